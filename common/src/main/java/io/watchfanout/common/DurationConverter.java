@@ -1,0 +1,61 @@
+package io.watchfanout.common;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * Parses durations written as a whole number and a unit: {@code 500ms}, {@code 5s},
+ * {@code 10m}, {@code 2h}, {@code 7d} (units ms, s, m, h, d), or ISO-8601 ({@code PT5S}).
+ * Negative durations are rejected.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class DurationConverter implements ITypeConverter<Duration> {
+  private static final Pattern SIMPLE = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
+
+  @Override
+  public Duration convert(String text) {
+    return parse(text);
+  }
+
+  /**
+   * @param text e.g. {@code 5s}
+   * @return the duration
+   * @throws TypeConversionException naming the value and the expected form
+   */
+  public static Duration parse(String text) {
+    String trimmed = text == null ? "" : text.trim().toLowerCase(Locale.ROOT);
+    Matcher m = SIMPLE.matcher(trimmed);
+    try {
+      if (m.matches()) {
+        long amount = Long.parseLong(m.group(1));
+        switch (m.group(2)) {
+          case "ms":
+            return Duration.ofMillis(amount);
+          case "s":
+            return Duration.ofSeconds(amount);
+          case "m":
+            return Duration.ofMinutes(amount);
+          case "h":
+            return Duration.ofHours(amount);
+          default:
+            return Duration.ofDays(amount);
+        }
+      }
+      if (trimmed.startsWith("p")) {
+        Duration d = Duration.parse(trimmed.toUpperCase(Locale.ROOT));
+        if (!d.isNegative()) {
+          return d;
+        }
+      }
+    } catch (RuntimeException e) {
+      // falls through to the message below
+    }
+    throw new TypeConversionException(
+        "'" + text + "' is not a duration (expected: a whole number and a unit, e.g. 500ms, 5s, 10m, 2h, 7d)");
+  }
+}

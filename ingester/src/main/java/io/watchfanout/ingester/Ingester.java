@@ -1,0 +1,381 @@
+package io.watchfanout.ingester;
+
+import io.etcd.jetcd.Client;
+import io.prometheus.client.CollectorRegistry;
+import io.watchfanout.common.KeyBytes;
+import io.watchfanout.ingester.etcd.EtcdSnapshot;
+import io.watchfanout.ingester.etcd.EtcdSnapshotReader;
+import io.watchfanout.ingester.etcd.EtcdWatchFeed;
+import io.watchfanout.ingester.etcd.KeyRange;
+import io.watchfanout.ingester.etcd.WatchSignal;
+import io.watchfanout.ingester.materializer.StateMaterializer;
+import io.watchfanout.ingester.ops.IngesterMetrics;
+import io.watchfanout.ingester.ops.OpsServer;
+import io.watchfanout.ingester.publish.DenseRevisionException;
+import io.watchfanout.ingester.publish.EventsPublisher;
+import io.watchfanout.ingester.publish.IngesterFencedException;
+import io.watchfanout.ingester.publish.KeyedRecord;
+import io.watchfanout.ingester.publish.PublishedLog;
+import io.watchfanout.ingester.publish.Resynchronizer;
+import io.watchfanout.ingester.publish.RevisionAssembler;
+import io.watchfanout.ingester.topics.TopicManager;
+import io.watchfanout.ingester.topics.TopicMisconfiguredException;
+import io.watchfanout.ingester.topics.TopicSettings;
+import io.watchfanout.schema.WatchFanoutSerdes;
+import io.watchfanout.schema.v1.Resync;
+import io.watchfanout.schema.v1.StateCheckpoint;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ingester: one etcd watch in, revision-ordered events out to Kafka, exactly once.
+ *
+ * <p>A single publisher thread owns the resume point. It (re)starts a session whenever
+ * Kafka or etcd fails: a new transactional producer (fencing any older one), the start
+ * point read back from the events topic (or the state topic's checkpoint, or an initial
+ * load of etcd when both are empty), then a watch from that point + 1. Responses pass
+ * through a {@link RevisionAssembler} (dense-revision check, prefix filter, numbering,
+ * chaining) and are committed in Kafka transactions that never split a revision. The
+ * state materializer (Kafka Streams) runs beside it unless disabled.
+ *
+ * <p>Thread-safety: {@link #start} and {@link #close} from any thread; the rest of the
+ * state belongs to the publisher thread.
+ */
+public final class Ingester implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Ingester.class);
+  private static final Duration POLL = Duration.ofMillis(500);
+
+  private final IngesterConfig config;
+  private final KeyRange range;
+  private final IngesterMetrics metrics;
+  private final CollectorRegistry registry;
+  private final String eventsTopic;
+  private final String stateTopic;
+  private final Client etcd;
+  private final Thread publisherThread;
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private volatile boolean running = true;
+  private volatile String notReady = "starting";
+  private volatile String fatal = "";
+  private OpsServer ops;
+  private StateMaterializer materializer;
+
+  /**
+   * @param config the settings
+   * @param registry where the metrics are registered
+   */
+  public Ingester(IngesterConfig config, CollectorRegistry registry) {
+    this.config = config;
+    this.registry = registry;
+    this.range = new KeyRange(config.keyPrefix());
+    this.metrics = new IngesterMetrics(registry);
+    this.eventsTopic = WatchFanoutSerdes.eventsTopic(config.topicPrefix());
+    this.stateTopic = WatchFanoutSerdes.stateTopic(config.topicPrefix());
+    this.etcd = Client.builder()
+        .endpoints(config.etcdEndpoints().toArray(String[]::new))
+        .maxInboundMessageSize(config.etcdMaxInboundBytes())
+        .keepaliveTime(Duration.ofSeconds(10))
+        .keepaliveTimeout(Duration.ofSeconds(5))
+        .build();
+    this.publisherThread = new Thread(this::runPublisher, "publisher");
+  }
+
+  /** Starts the operations endpoints, the publisher and the materializer. */
+  public void start() {
+    if (config.httpPort() >= 0) {
+      ops = new OpsServer(config.httpHost(), config.httpPort(), registry, () -> fatal.isEmpty() ? notReady : fatal,
+          () -> fatal);
+      log.info("operations endpoints on http://{}:{} (/metrics, /readyz, /livez)", config.httpHost(), ops.port());
+    }
+    log.info("publishing {} of etcd {} to {} with transactional.id {}", range, config.etcdEndpoints(),
+        eventsTopic, config.transactionalId());
+    publisherThread.start();
+  }
+
+  /** The bound port of the operations endpoints, or -1 when disabled. */
+  public int httpPort() {
+    return ops == null ? -1 : ops.port();
+  }
+
+  /** Empty while publishing from a live watch, else why not. */
+  public String notReadyReason() {
+    return fatal.isEmpty() ? notReady : fatal;
+  }
+
+  /** Empty unless the ingester stopped for good (fenced, misconfigured topics, ...). */
+  public String fatalReason() {
+    return fatal;
+  }
+
+  /**
+   * Waits until the publisher stops (after {@link #close} or a fatal error).
+   *
+   * @return false when the timeout passed first
+   */
+  public boolean awaitStop(Duration timeout) throws InterruptedException {
+    return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private void runPublisher() {
+    Duration backoff = Duration.ofMillis(200);
+    try (EtcdWatchFeed feed = new EtcdWatchFeed(etcd, config.watchQueueBytes())) {
+      logEtcdVersion();
+      while (running) {
+        try {
+          new TopicManager(config.kafkaBootstrap()).ensure(new TopicSettings(eventsTopic, stateTopic,
+              config.eventsRetention(), Duration.ofHours(1), config.maxRecordBytes(), config.statePartitions(),
+              config.replicationFactor()));
+          startMaterializerOnce();
+          try (EventsPublisher publisher = new EventsPublisher(config.kafkaBootstrap(), eventsTopic,
+              config.transactionalId(), config.maxRecordBytes(), config.transactionTimeout(), Map.of())) {
+            long lastPublished = startPoint(publisher);
+            backoff = Duration.ofMillis(200);
+            stream(feed, publisher, lastPublished);
+          }
+        } catch (IngesterFencedException e) {
+          fail(e.getMessage(), e);
+        } catch (TopicMisconfiguredException e) {
+          fail("refusing to start: " + e.getMessage(), e);
+        } catch (RecordTooLargeException e) {
+          fail("an etcd event does not fit a Kafka record: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        } catch (Exception e) {
+          if (!running) {
+            return;
+          }
+          notReady = "waiting for Kafka at " + config.kafkaBootstrap() + " or etcd at " + config.etcdEndpoints()
+              + ": " + e;
+          metrics.ready.set(0);
+          metrics.watchRestarts.labels("kafka").inc();
+          log.warn("[revision {}] {}; retrying in {} ms", (long) metrics.lastPublishedRevision.get(), notReady,
+              backoff.toMillis());
+          if (!sleep(backoff)) {
+            return;
+          }
+          backoff = min(backoff.multipliedBy(2), config.retryBackoffMax());
+        }
+      }
+    } finally {
+      metrics.ready.set(0);
+      stopped.countDown();
+    }
+  }
+
+  private void logEtcdVersion() {
+    String endpoint = config.etcdEndpoints().get(0);
+    try {
+      String version = etcd.getMaintenanceClient().statusMember(endpoint).get(10, TimeUnit.SECONDS).getVersion();
+      // Progress is proven by dense revisions; RequestProgress is never used, since etcd before
+      // 3.4.25 / 3.5.8 may answer it ahead of undelivered events (etcd issue 15220).
+      log.info("etcd {} runs version {}; progress comes from dense revisions and periodic notifications only",
+          endpoint, version);
+    } catch (Exception e) {
+      log.warn("cannot read etcd's version from {} yet ({}); continuing", endpoint, e.toString());
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private synchronized void startMaterializerOnce() {
+    if (config.runMaterializer() && materializer == null && running) {
+      materializer = new StateMaterializer(config.kafkaBootstrap(), config.topicPrefix(), config.maxRecordBytes(),
+          e -> fail("state materializer failed: " + e, e));
+      materializer.start();
+    }
+  }
+
+  /** Reads back where the events topic ends; on an empty topic publishes the initial state. */
+  private long startPoint(EventsPublisher publisher) throws Exception {
+    PublishedLog published = new PublishedLog(config.kafkaBootstrap(), eventsTopic, stateTopic,
+        config.transactionalId());
+    Optional<Long> tail = published.lastEventsRevision();
+    if (tail.isPresent()) {
+      log.info("[revision {}] resuming after the last revision in {}", tail.get(), eventsTopic);
+      return published(tail.get());
+    }
+    Optional<StateCheckpoint> checkpoint = published.checkpoint();
+    if (checkpoint.isPresent()) {
+      log.info("[revision {}] {} is empty; resuming after the checkpoint of {}", checkpoint.get().getRevision(),
+          eventsTopic, stateTopic);
+      return published(checkpoint.get().getRevision());
+    }
+    return resync(publisher, Map.of(), Resync.Reason.INITIAL, 0, 0);
+  }
+
+  private long resync(EventsPublisher publisher, Map<com.google.protobuf.ByteString, io.watchfanout.schema.v1.KeyValue> before,
+      Resync.Reason reason, long compactRevision, long lastRecordRevision) throws Exception {
+    notReady = "publishing the state of etcd (" + reason + ")";
+    EtcdSnapshot snapshot = new EtcdSnapshotReader(etcd, 1000, Duration.ofSeconds(30)).read(range);
+    List<KeyedRecord> records = Resynchronizer.records(before, snapshot, reason, compactRevision, lastRecordRevision);
+    checkSizes(records);
+    publisher.publish(records);
+    metrics.transactions.labels("commit").inc();
+    metrics.eventsPublished.inc(records.size() - 1);
+    metrics.resyncs.labels(reason.name().toLowerCase(java.util.Locale.ROOT)).inc();
+    log.info("[revision {}] published a resync ({}) of {} with {} entries ({} keys in etcd)", snapshot.revision(),
+        reason, range, records.size() - 1, snapshot.kvs().size());
+    return published(snapshot.revision());
+  }
+
+  private long published(long revision) {
+    metrics.lastPublishedRevision.set(revision);
+    return revision;
+  }
+
+  /** Watches from lastPublished + 1 and publishes until a failure that needs a new session. */
+  private void stream(EtcdWatchFeed feed, EventsPublisher publisher, long lastPublished) throws Exception {
+    RevisionAssembler assembler = new RevisionAssembler(range, lastPublished);
+    feed.watchFrom(lastPublished + 1);
+    Duration backoff = Duration.ofMillis(100);
+    notReady = "";
+    metrics.ready.set(1);
+    while (running) {
+      WatchSignal signal = feed.poll(POLL);
+      if (signal instanceof WatchSignal.Batch && !notReady.isEmpty()) {
+        notReady = "";
+        metrics.ready.set(1);
+        backoff = Duration.ofMillis(100);
+      }
+      try {
+        while (signal instanceof WatchSignal.Batch b) {
+          metrics.etcdRevision.set(Math.max(metrics.etcdRevision.get(), b.batch().headerRevision()));
+          assembler.accept(b.batch());
+          signal = assembler.pendingRecords() >= config.maxBatchRecords() ? null : feed.poll(Duration.ZERO);
+        }
+      } catch (DenseRevisionException e) {
+        log.warn("[revision {}] {}; re-watching from {}", lastPublished, e.getMessage(), lastPublished + 1);
+        metrics.watchRestarts.labels("gap").inc();
+        publishPending(publisher, assembler);
+        lastPublished = assembler.provenRevision();
+        assembler = new RevisionAssembler(range, lastPublished);
+        feed.watchFrom(lastPublished + 1);
+        continue;
+      }
+      lastPublished = publishPending(publisher, assembler);
+      metrics.watchQueueBytes.set(feed.queuedBytes());
+      metrics.watchLagRevisions.set(Math.max(0, metrics.etcdRevision.get() - lastPublished));
+      if (signal instanceof WatchSignal.Failed f) {
+        if (f.compactRevision() > 0) {
+          log.warn("[revision {}] etcd compacted revision {} before the ingester read it; resynchronising",
+              lastPublished, f.compactRevision());
+          metrics.watchRestarts.labels("compacted").inc();
+          lastPublished = resync(publisher,
+              new PublishedLog(config.kafkaBootstrap(), eventsTopic, stateTopic, config.transactionalId()).state(),
+              Resync.Reason.COMPACTED, f.compactRevision(), lastPublished);
+        } else {
+          notReady = "etcd watch failed: " + f.cause();
+          metrics.ready.set(0);
+          metrics.watchRestarts.labels("error").inc();
+          log.warn("[revision {}] etcd watch failed ({}); re-watching from {} in {} ms", lastPublished, f.cause(),
+              lastPublished + 1, backoff.toMillis());
+          if (!sleep(backoff)) {
+            return;
+          }
+          backoff = min(backoff.multipliedBy(2), config.retryBackoffMax());
+        }
+        assembler = new RevisionAssembler(range, lastPublished);
+        feed.watchFrom(lastPublished + 1);
+      } else if (signal instanceof WatchSignal.Overflow o) {
+        log.warn("[revision {}] {} bytes waiting for Kafka; closed the etcd watch, re-watching from {}",
+            lastPublished, o.queuedBytes(), lastPublished + 1);
+        metrics.watchRestarts.labels("overflow").inc();
+        assembler = new RevisionAssembler(range, lastPublished);
+        feed.watchFrom(lastPublished + 1);
+      }
+    }
+  }
+
+  /** Publishes every complete revision the assembler holds; returns the last published revision. */
+  private long publishPending(EventsPublisher publisher, RevisionAssembler assembler) throws InterruptedException {
+    while (true) {
+      boolean last = assembler.pendingRecords() <= config.maxBatchRecords();
+      List<KeyedRecord> records = last ? assembler.drain(true) : assembler.drainUpTo(config.maxBatchRecords());
+      if (!records.isEmpty()) {
+        checkSizes(records);
+        publisher.publish(records);
+        metrics.transactions.labels("commit").inc();
+        for (KeyedRecord r : records) {
+          if (r.value().hasProgress()) {
+            metrics.progressRecords.inc();
+          } else {
+            metrics.eventsPublished.inc();
+          }
+        }
+        published(records.get(records.size() - 1).revision());
+      }
+      if (last) {
+        return (long) metrics.lastPublishedRevision.get();
+      }
+    }
+  }
+
+  private void checkSizes(List<KeyedRecord> records) {
+    for (KeyedRecord r : records) {
+      int size = r.key().length + r.value().getSerializedSize();
+      if (size > config.maxRecordBytes() - 256) {
+        throw new RecordTooLargeException("the event of key " + KeyBytes.encode(r.key()) + " at revision "
+            + r.revision() + " needs " + size + " bytes (limit: --max-record-bytes " + config.maxRecordBytes()
+            + " minus 256 bytes of overhead); raise --max-record-bytes and the topics' max.message.bytes");
+      }
+    }
+  }
+
+  private void fail(String reason, Throwable cause) {
+    if (fatal.isEmpty()) {
+      fatal = reason;
+      log.error("{}; the ingester stops", reason, cause);
+    }
+    running = false;
+    metrics.ready.set(0);
+  }
+
+  private boolean sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+      return running;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  /**
+   * Stops publishing after the transaction in flight (committed or aborted), closes the
+   * watch, the materializer and the endpoints. Waits up to 20 s.
+   */
+  @Override
+  public void close() {
+    running = false;
+    try {
+      if (publisherThread.isAlive() && !stopped.await(15, TimeUnit.SECONDS)) {
+        publisherThread.interrupt();
+        stopped.await(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    synchronized (this) {
+      if (materializer != null) {
+        materializer.close();
+      }
+    }
+    etcd.close();
+    if (ops != null) {
+      ops.close();
+    }
+  }
+}

@@ -1,0 +1,47 @@
+package io.watchfanout.ingester;
+
+import com.google.protobuf.ByteString;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Settings of one ingester, as parsed from the command line by {@link IngesterMain}.
+ *
+ * @param etcdEndpoints etcd client URLs
+ * @param kafkaBootstrap Kafka bootstrap servers
+ * @param topicPrefix prefix of the topics {@code <prefix>.events} and {@code <prefix>.state}
+ * @param keyPrefix the etcd key prefix to publish; empty for every key
+ * @param httpHost address of the operations endpoints
+ * @param httpPort port of the operations endpoints; 0 for any free port, -1 for none
+ * @param transactionalId the ingester's identity: ingesters with the same id fence each other
+ * @param eventsRetention retention of the events topic when this ingester creates it
+ * @param maxRecordBytes largest events or state record ({@code max.message.bytes})
+ * @param statePartitions partitions of the state topic when this ingester creates it
+ * @param replicationFactor replication factor of created topics; -1 for the broker default
+ * @param transactionTimeout bound of one open Kafka transaction
+ * @param watchQueueBytes bound of the keys and values waiting between etcd and Kafka
+ * @param maxBatchRecords records per Kafka transaction before it is cut (between revisions)
+ * @param etcdMaxInboundBytes largest gRPC message accepted from etcd
+ * @param snapshotPageSize keys per range request of an initial load or resync
+ * @param runMaterializer whether this process also runs the state materializer
+ * @param retryBackoffMax longest wait between retries of etcd or Kafka
+ */
+public record IngesterConfig(
+    List<String> etcdEndpoints,
+    String kafkaBootstrap,
+    String topicPrefix,
+    ByteString keyPrefix,
+    String httpHost,
+    int httpPort,
+    String transactionalId,
+    Duration eventsRetention,
+    int maxRecordBytes,
+    int statePartitions,
+    short replicationFactor,
+    Duration transactionTimeout,
+    long watchQueueBytes,
+    int maxBatchRecords,
+    int etcdMaxInboundBytes,
+    int snapshotPageSize,
+    boolean runMaterializer,
+    Duration retryBackoffMax) {}

@@ -1,0 +1,16 @@
+package io.watchfanout.ingester.etcd;
+
+import io.watchfanout.schema.v1.Event;
+import java.util.List;
+
+/**
+ * One etcd watch response, converted on the publisher thread: its events in etcd order
+ * (each with type, kv, prev_kv and revision set; chain fields unset), or none for a
+ * progress notification.
+ *
+ * @param headerRevision the store revision in the response header
+ * @param progressNotify true for etcd's progress notification (a response with no events)
+ * @param events the events in etcd order, possibly of several revisions
+ * @param approximateBytes the size of keys and values held, for the hand-off queue's bound
+ */
+public record WatchBatch(long headerRevision, boolean progressNotify, List<Event> events, long approximateBytes) {}

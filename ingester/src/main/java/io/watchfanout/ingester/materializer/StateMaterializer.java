@@ -1,0 +1,93 @@
+package io.watchfanout.ingester.materializer;
+
+import io.watchfanout.schema.WatchFanoutSerdes;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Produced;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The state materializer: a Kafka Streams application ({@code exactly_once_v2}) that keeps
+ * the compacted state topic in step with the events topic — latest key-value per key,
+ * tombstone on delete, and a checkpoint under the empty key with the revision and the
+ * events-topic offset it is complete to. Each Streams transaction commits the key-values,
+ * the checkpoint and the consumed offset together.
+ *
+ * <p>An undecodable events record stops it (Kafka Streams' default
+ * {@code LogAndFailExceptionHandler}): the state topic never skips data. The failure is
+ * reported to the callback given at construction.
+ *
+ * <p>Thread-safe: start and close from any thread.
+ */
+public final class StateMaterializer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(StateMaterializer.class);
+
+  private final KafkaStreams streams;
+
+  /**
+   * @param bootstrap Kafka bootstrap servers
+   * @param topicPrefix the topic prefix; the application id is {@code <prefix>.state-materializer}
+   * @param maxRecordBytes the largest record to write
+   * @param onFailure called once when the materializer stops on an error
+   */
+  public StateMaterializer(String bootstrap, String topicPrefix, int maxRecordBytes, Consumer<Throwable> onFailure) {
+    Properties props = new Properties();
+    props.put(StreamsConfig.APPLICATION_ID_CONFIG, topicPrefix + ".state-materializer");
+    props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
+    props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), maxRecordBytes);
+    try {
+      props.put(StreamsConfig.STATE_DIR_CONFIG,
+          Files.createTempDirectory("watchfanout-materializer").toString());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the Kafka Streams state directory", e);
+    }
+    streams = new KafkaStreams(topology(topicPrefix), props);
+    streams.setUncaughtExceptionHandler(e -> {
+      log.error("state materializer stopped: {}", e.toString(), e);
+      onFailure.accept(e);
+      return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+    });
+  }
+
+  /** The topology: events topic → {@link StateProjection} → state topic. */
+  public static Topology topology(String topicPrefix) {
+    StreamsBuilder builder = new StreamsBuilder();
+    builder.stream(WatchFanoutSerdes.eventsTopic(topicPrefix),
+            Consumed.with(Serdes.ByteArray(), WatchFanoutSerdes.eventsRecord()))
+        .process(StateProjection::new)
+        .to(WatchFanoutSerdes.stateTopic(topicPrefix),
+            Produced.with(Serdes.ByteArray(), WatchFanoutSerdes.stateRecord()));
+    return builder.build();
+  }
+
+  /** Starts the stream thread. */
+  public void start() {
+    streams.start();
+  }
+
+  /** The Streams client's state (RUNNING once it processes). */
+  public KafkaStreams.State state() {
+    return streams.state();
+  }
+
+  /** Stops the stream thread, committing what it processed, within 10 s. */
+  @Override
+  public void close() {
+    streams.close(Duration.ofSeconds(10));
+  }
+}

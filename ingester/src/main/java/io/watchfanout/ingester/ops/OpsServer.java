@@ -1,0 +1,77 @@
+package io.watchfanout.ingester.ops;
+
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.exporter.common.TextFormat;
+import io.undertow.Undertow;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.server.RoutingHandler;
+import io.undertow.util.Headers;
+import io.undertow.util.StatusCodes;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.util.function.Supplier;
+
+/**
+ * The ingester's operations endpoints: {@code /metrics} (Prometheus text format),
+ * {@code /readyz} (200 while publishing from a live watch, else 503 with the reason) and
+ * {@code /livez} (200 unless the ingester has stopped for good).
+ *
+ * <p>Thread-safe.
+ */
+public final class OpsServer implements AutoCloseable {
+  private final Undertow server;
+
+  /**
+   * @param host address to bind
+   * @param port port to bind (0 for any free port)
+   * @param registry the metrics to serve
+   * @param notReadyReason empty string when ready, else why not
+   * @param notLiveReason empty string when live, else why not
+   */
+  public OpsServer(String host, int port, CollectorRegistry registry, Supplier<String> notReadyReason,
+      Supplier<String> notLiveReason) {
+    RoutingHandler routes = new RoutingHandler()
+        .get("/metrics", exchange -> metrics(exchange, registry))
+        .get("/readyz", exchange -> probe(exchange, notReadyReason.get()))
+        .get("/livez", exchange -> probe(exchange, notLiveReason.get()))
+        .setFallbackHandler(exchange -> {
+          exchange.setStatusCode(StatusCodes.NOT_FOUND);
+          exchange.getResponseSender().send("not found: " + exchange.getRequestPath() + "\n");
+        });
+    server = Undertow.builder().addHttpListener(port, host).setIoThreads(1).setWorkerThreads(2)
+        .setHandler(routes).build();
+    server.start();
+  }
+
+  /** The bound port. */
+  public int port() {
+    return ((java.net.InetSocketAddress) server.getListenerInfo().get(0).getAddress()).getPort();
+  }
+
+  private static void metrics(HttpServerExchange exchange, CollectorRegistry registry) {
+    StringWriter out = new StringWriter();
+    try {
+      TextFormat.write004(out, registry.metricFamilySamples());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, TextFormat.CONTENT_TYPE_004);
+    exchange.getResponseSender().send(out.toString());
+  }
+
+  private static void probe(HttpServerExchange exchange, String reason) {
+    exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "text/plain; charset=utf-8");
+    if (reason.isEmpty()) {
+      exchange.getResponseSender().send("ok\n");
+    } else {
+      exchange.setStatusCode(StatusCodes.SERVICE_UNAVAILABLE);
+      exchange.getResponseSender().send(reason + "\n");
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop();
+  }
+}

@@ -1,0 +1,20 @@
+package io.watchfanout.ingester.topics;
+
+import java.time.Duration;
+
+/**
+ * The settings the ingester's topics must have.
+ *
+ * @param eventsTopic name of the events topic
+ * @param stateTopic name of the state topic
+ * @param eventsRetention how long the events topic keeps records (resume window of watchers
+ *     that fall out of the fan-out nodes' memory, and of the ingester after an outage)
+ * @param stateSegment how long before the state topic's active segment rolls and becomes
+ *     compactable (the active segment is never compacted)
+ * @param maxRecordBytes {@code max.message.bytes} of both topics: must hold etcd's largest
+ *     value twice (prev_kv rides along) plus overhead
+ * @param statePartitions partitions of the state topic
+ * @param replicationFactor replication factor of new topics; -1 for the broker default
+ */
+public record TopicSettings(String eventsTopic, String stateTopic, Duration eventsRetention,
+    Duration stateSegment, int maxRecordBytes, int statePartitions, short replicationFactor) {}
