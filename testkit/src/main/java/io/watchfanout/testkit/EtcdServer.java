@@ -1,0 +1,550 @@
+package io.watchfanout.testkit;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real single-member etcd server (the {@code etcd} binary, Debian package {@code etcd-server})
+ * running as a child process on two free loopback ports, with its own data directory.
+ *
+ * <p>Started with {@code --experimental-watch-progress-notify-interval} (default 1 s, so that
+ * progress notifications come quickly in tests), {@code --max-request-bytes} 10 MiB (values of
+ * 1.4 MiB and multi-MiB transactions) and {@code --quota-backend-bytes} 4 GiB. etcd's own log
+ * (zap JSON lines) goes to {@link #logFile()}, next to the data directory, and is kept after
+ * {@link #close()}; the data directory is deleted on close unless a start failed,
+ * {@link Builder#keepData(boolean)} is set or the system property
+ * {@code watchfanout.testkit.keepData=true} is given.
+ *
+ * <p>Usage, a private server for a destructive test:
+ * <pre>{@code
+ * try (EtcdServer etcd = EtcdServer.builder().build().start()) {
+ *     Client client = Client.builder().endpoints(etcd.clientUrl()).build();
+ *     ...
+ *     etcd.kill();      // SIGKILL
+ *     etcd.restart();   // same data dir, same ports
+ * }
+ * }</pre>
+ * The shared server of a test JVM comes from {@link EtcdExtension}.
+ *
+ * <p>Thread-safety: all methods may be called from any thread; lifecycle methods ({@link #start},
+ * {@link #stop}, {@link #kill}, {@link #restart}, {@link #close}) are serialized and block until
+ * done. Errors are reported as {@link IllegalStateException} whose message names the log file
+ * and holds its last lines; an interrupt while waiting restores the interrupt flag and throws
+ * {@link IllegalStateException}.
+ */
+public final class EtcdServer implements AutoCloseable {
+    /** Default interval of etcd's periodic watch progress notifications: 1 s. */
+    public static final Duration DEFAULT_PROGRESS_NOTIFY_INTERVAL = Duration.ofSeconds(1);
+    /** Default {@code --max-request-bytes}: 10 MiB. */
+    public static final long DEFAULT_MAX_REQUEST_BYTES = 10L << 20;
+    /** Default {@code --quota-backend-bytes}: 4 GiB. */
+    public static final long DEFAULT_QUOTA_BACKEND_BYTES = 4L << 30;
+
+    private static final Logger LOG = LoggerFactory.getLogger(EtcdServer.class);
+
+    private final String executable;
+    private final Duration progressNotifyInterval;
+    private final long maxRequestBytes;
+    private final long quotaBackendBytes;
+    private final Duration startTimeout;
+    private final Duration stopTimeout;
+    private final boolean keepData;
+    private final List<String> extraArgs;
+    private final Path workDir;
+    private final Path dataDir;
+    private final Path logFile;
+    private final int clientPort;
+    private final int peerPort;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+    private volatile ManagedProcess process; // written under this; null until the first start
+    private boolean failed;         // guarded by this
+    private boolean closed;         // guarded by this
+
+    /** Creates a server with all defaults (not started yet; call {@link #start()}). */
+    public EtcdServer() {
+        this(builder());
+    }
+
+    private EtcdServer(Builder b) {
+        this.executable = b.executable;
+        this.progressNotifyInterval = b.progressNotifyInterval;
+        this.maxRequestBytes = b.maxRequestBytes;
+        this.quotaBackendBytes = b.quotaBackendBytes;
+        this.startTimeout = b.startTimeout;
+        this.stopTimeout = b.stopTimeout;
+        this.keepData = b.keepData;
+        this.extraArgs = List.copyOf(b.extraArgs);
+        this.workDir = b.workDir != null ? b.workDir.toAbsolutePath() : WorkDirs.newInstanceDir("etcd");
+        this.dataDir = workDir.resolve("data");
+        this.logFile = workDir.resolve("etcd.log");
+        this.clientPort = b.clientPort != 0 ? b.clientPort : FreePorts.pick();
+        this.peerPort = b.peerPort != 0 ? b.peerPort : FreePorts.pick();
+    }
+
+    /**
+     * Returns a builder for a server with non-default settings.
+     *
+     * @return a new builder; not thread-safe
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Starts etcd and waits until {@code GET /health} reports healthy. Calling it again after
+     * {@link #stop()} or {@link #kill()} starts etcd again on the same data dir and ports.
+     *
+     * @return this server
+     * @throws IllegalStateException if the binary is missing (names the Debian package), etcd is
+     *     already running, exits early or is not healthy within the start timeout (with log tail)
+     */
+    public synchronized EtcdServer start() {
+        if (closed) {
+            throw new IllegalStateException("etcd on port " + clientPort + " is closed");
+        }
+        if (process == null) {
+            process = new ManagedProcess("etcd :" + clientPort, command(), environment(), workDir, logFile);
+        }
+        process.launch();
+        awaitHealthy();
+        LOG.info("etcd ready at {} (pid {}, data {}, log {})", clientUrl(), process.pid(), dataDir, logFile);
+        return this;
+    }
+
+    private List<String> command() {
+        String binary = resolveExecutable(executable);
+        String peerUrl = "http://127.0.0.1:" + peerPort;
+        List<String> cmd = new ArrayList<>(List.of(
+                binary,
+                "--name", "testkit",
+                "--data-dir", dataDir.toString(),
+                "--listen-client-urls", clientUrl(),
+                "--advertise-client-urls", clientUrl(),
+                "--listen-peer-urls", peerUrl,
+                "--initial-advertise-peer-urls", peerUrl,
+                "--initial-cluster", "testkit=" + peerUrl,
+                "--initial-cluster-state", "new",
+                "--initial-cluster-token", "testkit-" + clientPort,
+                "--experimental-watch-progress-notify-interval", toGoDuration(progressNotifyInterval),
+                "--max-request-bytes", Long.toString(maxRequestBytes),
+                "--quota-backend-bytes", Long.toString(quotaBackendBytes),
+                "--logger", "zap",
+                "--log-outputs", "stderr"));
+        cmd.addAll(extraArgs);
+        return cmd;
+    }
+
+    /** The inherited environment without {@code ETCD_*} variables, which would override flags. */
+    private static Map<String, String> environment() {
+        Map<String, String> env = new HashMap<>();
+        System.getenv().keySet().stream().filter(k -> k.startsWith("ETCD_")).forEach(k -> env.put(k, null));
+        return env;
+    }
+
+    private static String toGoDuration(Duration d) {
+        return d.toMillis() + "ms";
+    }
+
+    private static String resolveExecutable(String executable) {
+        if (executable.contains(File.separator)) {
+            if (Files.isExecutable(Path.of(executable))) {
+                return executable;
+            }
+            throw new IllegalStateException("etcd binary " + executable + " is not an executable file"
+                    + " (expected: the etcd server binary, e.g. /usr/bin/etcd from the Debian package etcd-server)");
+        }
+        String path = Objects.requireNonNullElse(System.getenv("PATH"), "");
+        for (String dir : path.split(File.pathSeparator)) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, executable))) {
+                return Path.of(dir, executable).toString();
+            }
+        }
+        throw new IllegalStateException("'" + executable + "' not found on PATH (" + path + "): install the"
+                + " Debian package etcd-server (apt-get install -y etcd-server; etcd 3.4.23 is tested) or give"
+                + " its location with EtcdServer.builder().executable(\"/path/to/etcd\")");
+    }
+
+    private void awaitHealthy() {
+        long deadline = System.nanoTime() + startTimeout.toNanos();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(clientUrl() + "/health"))
+                .timeout(Duration.ofSeconds(2)).GET().build();
+        String lastAnswer = "no answer";
+        while (true) {
+            if (!process.isAlive()) {
+                failed = true;
+                throw new IllegalStateException("etcd exited with code " + process.exitCode().orElse(-1)
+                        + " while starting (client port " + clientPort + ", peer port " + peerPort + "); log "
+                        + logFile + ", last lines:\n" + process.logTail(40));
+            }
+            try {
+                HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+                if (response.statusCode() == 200 && response.body().replace(" ", "").contains("\"health\":\"true\"")) {
+                    return;
+                }
+                lastAnswer = "HTTP " + response.statusCode() + " " + response.body();
+            } catch (IOException e) {
+                lastAnswer = e.toString();
+            } catch (InterruptedException e) {
+                throw ManagedProcess.interrupted("waiting for etcd to become healthy", e);
+            }
+            if (System.nanoTime() >= deadline) {
+                failed = true;
+                throw new IllegalStateException("etcd at " + clientUrl() + " not healthy within "
+                        + startTimeout.toMillis() + " ms (last /health answer: " + lastAnswer + "); log "
+                        + logFile + ", last lines:\n" + process.logTail(40));
+            }
+            ManagedProcess.sleep(50);
+        }
+    }
+
+    /**
+     * The client URL, for jetcd's {@code Client.builder().endpoints(...)} and the HTTP/JSON
+     * gateway ({@code POST <url>/v3/kv/put}).
+     *
+     * @return {@code http://127.0.0.1:<clientPort>}; stable across restarts
+     */
+    public String clientUrl() {
+        return "http://127.0.0.1:" + clientPort;
+    }
+
+    /**
+     * The loopback TCP port etcd serves clients on (gRPC, {@code /v3/} JSON gateway, {@code /health}).
+     *
+     * @return the port; stable across restarts
+     */
+    public int clientPort() {
+        return clientPort;
+    }
+
+    /**
+     * The loopback TCP port of etcd's peer (Raft) listener.
+     *
+     * @return the port; stable across restarts
+     */
+    public int peerPort() {
+        return peerPort;
+    }
+
+    /**
+     * The data directory ({@code --data-dir}).
+     *
+     * @return an absolute path; stable across restarts
+     */
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /**
+     * The file receiving etcd's stdout and stderr, appended to across restarts and kept on close.
+     *
+     * @return an absolute path next to {@link #dataDir()}
+     */
+    public Path logFile() {
+        return logFile;
+    }
+
+    /**
+     * The configured {@code --experimental-watch-progress-notify-interval}.
+     *
+     * @return the interval
+     */
+    public Duration progressNotifyInterval() {
+        return progressNotifyInterval;
+    }
+
+    /**
+     * The configured {@code --max-request-bytes}.
+     *
+     * @return the limit in bytes
+     */
+    public long maxRequestBytes() {
+        return maxRequestBytes;
+    }
+
+    /**
+     * Whether the etcd process is running (it may still be starting).
+     *
+     * @return true between a start and the next stop, kill or crash
+     */
+    public boolean isAlive() {
+        ManagedProcess p = processOrNull();
+        return p != null && p.isAlive();
+    }
+
+    /**
+     * The operating-system process id of the current (or last) etcd process.
+     *
+     * @return the pid
+     * @throws IllegalStateException if it was never started
+     */
+    public long pid() {
+        ManagedProcess p = processOrNull();
+        if (p == null) {
+            throw new IllegalStateException("etcd on port " + clientPort + " was never started");
+        }
+        return p.pid();
+    }
+
+    private ManagedProcess processOrNull() {
+        return process;
+    }
+
+    /**
+     * Kills etcd with SIGKILL ({@link Process#destroyForcibly()}) and waits until it is gone: a
+     * crash, with no graceful shutdown. A no-op if it is not running.
+     */
+    public synchronized void kill() {
+        if (process != null) {
+            process.kill();
+        }
+    }
+
+    /**
+     * Stops etcd with SIGTERM and waits for it to exit (SIGKILL after the stop timeout, 30 s by
+     * default). A no-op if it is not running.
+     */
+    public synchronized void stop() {
+        if (process != null) {
+            process.stop(stopTimeout);
+        }
+    }
+
+    /**
+     * Stops etcd if it runs ({@link #stop()}), then starts it again on the same data directory
+     * and the same ports and waits until it is healthy.
+     *
+     * @throws IllegalStateException as {@link #start()}
+     */
+    public synchronized void restart() {
+        stop();
+        start();
+    }
+
+    /**
+     * The last lines of etcd's log.
+     *
+     * @param lines how many lines, at least 1
+     * @return the lines joined by {@code \n}; empty if nothing was logged yet
+     */
+    public String logTail(int lines) {
+        return ManagedProcess.tail(logFile, lines);
+    }
+
+    /**
+     * Stops etcd (SIGTERM, then SIGKILL after the stop timeout) and deletes the data directory
+     * unless data is to be kept (see the class comment). The log file is kept. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        stop();
+        if (failed || keepData) {
+            LOG.info("etcd closed; data kept in {}, log {}", dataDir, logFile);
+        } else {
+            WorkDirs.deleteRecursively(dataDir);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "EtcdServer{" + clientUrl() + ", dataDir=" + dataDir + ", alive=" + isAlive() + "}";
+    }
+
+    /**
+     * Settings of an {@link EtcdServer}. Not thread-safe; each setter returns this builder.
+     */
+    public static final class Builder {
+        private String executable = "etcd";
+        private Duration progressNotifyInterval = DEFAULT_PROGRESS_NOTIFY_INTERVAL;
+        private long maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
+        private long quotaBackendBytes = DEFAULT_QUOTA_BACKEND_BYTES;
+        private Duration startTimeout = Duration.ofSeconds(30);
+        private Duration stopTimeout = Duration.ofSeconds(30);
+        private boolean keepData = WorkDirs.keepDataByDefault();
+        private final List<String> extraArgs = new ArrayList<>();
+        private Path workDir;
+        private int clientPort;
+        private int peerPort;
+
+        private Builder() {}
+
+        /**
+         * A fixed client port (e.g. 2379 for a local stack); default 0: a free port.
+         *
+         * @param port 0 or a TCP port, bound on 127.0.0.1
+         * @return this builder
+         * @throws IllegalArgumentException if outside [0, 65535]
+         */
+        public Builder clientPort(int port) {
+            this.clientPort = requirePort(port, "clientPort");
+            return this;
+        }
+
+        /**
+         * A fixed peer port (e.g. 2380 for a local stack); default 0: a free port.
+         *
+         * @param port 0 or a TCP port, bound on 127.0.0.1
+         * @return this builder
+         * @throws IllegalArgumentException if outside [0, 65535]
+         */
+        public Builder peerPort(int port) {
+            this.peerPort = requirePort(port, "peerPort");
+            return this;
+        }
+
+        /**
+         * The etcd binary: a name looked up on {@code PATH} (default {@code etcd}) or a path.
+         *
+         * @param executable the name or path
+         * @return this builder
+         */
+        public Builder executable(String executable) {
+            this.executable = Objects.requireNonNull(executable, "executable");
+            return this;
+        }
+
+        /**
+         * {@code --experimental-watch-progress-notify-interval}; default 1 s.
+         *
+         * @param interval a positive duration, whole milliseconds
+         * @return this builder
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder progressNotifyInterval(Duration interval) {
+            if (interval.isNegative() || interval.toMillis() < 1) {
+                throw new IllegalArgumentException("progressNotifyInterval: " + interval + " (expected: >= 1ms)");
+            }
+            this.progressNotifyInterval = interval;
+            return this;
+        }
+
+        /**
+         * {@code --max-request-bytes}; default 10 MiB.
+         *
+         * @param bytes the largest request etcd accepts, in bytes
+         * @return this builder
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder maxRequestBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("maxRequestBytes: " + bytes + " (expected: >= 1)");
+            }
+            this.maxRequestBytes = bytes;
+            return this;
+        }
+
+        /**
+         * {@code --quota-backend-bytes}; default 4 GiB.
+         *
+         * @param bytes the backend size limit in bytes
+         * @return this builder
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder quotaBackendBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("quotaBackendBytes: " + bytes + " (expected: >= 1)");
+            }
+            this.quotaBackendBytes = bytes;
+            return this;
+        }
+
+        /**
+         * How long {@link EtcdServer#start()} waits for {@code /health}; default 30 s.
+         *
+         * @param timeout a positive duration
+         * @return this builder
+         */
+        public Builder startTimeout(Duration timeout) {
+            this.startTimeout = requirePositive(timeout, "startTimeout");
+            return this;
+        }
+
+        /**
+         * How long {@link EtcdServer#stop()} waits after SIGTERM before SIGKILL; default 30 s.
+         *
+         * @param timeout a positive duration
+         * @return this builder
+         */
+        public Builder stopTimeout(Duration timeout) {
+            this.stopTimeout = requirePositive(timeout, "stopTimeout");
+            return this;
+        }
+
+        /**
+         * Whether {@link EtcdServer#close()} keeps the data directory; default false, or the
+         * system property {@code watchfanout.testkit.keepData}.
+         *
+         * @param keep true to keep it
+         * @return this builder
+         */
+        public Builder keepData(boolean keep) {
+            this.keepData = keep;
+            return this;
+        }
+
+        /**
+         * The directory holding {@code data/} and {@code etcd.log}; default a new directory under
+         * {@code target/testkit} (see {@code watchfanout.testkit.dir}). An existing data
+         * directory is reused (etcd then ignores its {@code --initial-cluster*} flags).
+         *
+         * @param dir the directory
+         * @return this builder
+         */
+        public Builder workDir(Path dir) {
+            this.workDir = Objects.requireNonNull(dir, "dir");
+            return this;
+        }
+
+        /**
+         * An extra command-line argument for etcd, appended after the testkit's own flags.
+         *
+         * @param arg e.g. {@code --auto-compaction-retention=1}
+         * @return this builder
+         */
+        public Builder extraArg(String arg) {
+            this.extraArgs.add(Objects.requireNonNull(arg, "arg"));
+            return this;
+        }
+
+        /**
+         * Creates the server (picks its ports; does not start it).
+         *
+         * @return a new server
+         */
+        public EtcdServer build() {
+            return new EtcdServer(this);
+        }
+
+        private static int requirePort(int port, String name) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException(name + ": " + port + " (expected: 0..65535)");
+            }
+            return port;
+        }
+
+        private static Duration requirePositive(Duration d, String name) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
+            }
+            return d;
+        }
+    }
+}

@@ -1,0 +1,634 @@
+package io.watchfanout.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.Uuid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real single-node Kafka (KRaft, {@code process.roles=broker,controller}) running as a child
+ * JVM: {@code java -cp <classpath> kafka.Kafka server.properties}, after formatting its storage
+ * once with {@code kafka.tools.StorageTool format -t <clusterId> -c server.properties} (static
+ * quorum: {@code controller.quorum.voters}, hence no {@code --standalone}).
+ *
+ * <p>The class path defaults to this JVM's {@code java.class.path}, which holds
+ * {@code kafka_2.13} whenever the testkit is on the test class path; the Kafka version is thus
+ * the project's own. The broker listens on {@code PLAINTEXT://127.0.0.1:<brokerPort>} and its
+ * controller on {@code CONTROLLER://127.0.0.1:<controllerPort>}; it is configured for one node
+ * (replication factors and min ISR of the internal topics 1, no initial rebalance delay),
+ * {@code auto.create.topics.enable=false}, {@code message.max.bytes} and
+ * {@code replica.fetch.max.bytes} 16 MiB (records of a few MiB, transactions over 4 MiB),
+ * {@code log.cleaner.backoff.ms=1000}, {@code broker.session.timeout.ms=3000} (heartbeat 500 ms,
+ * so that a broker started again after {@link #kill()} can register within seconds rather than
+ * waiting 9 s for its dead predecessor's session to expire), and runs with {@code -Xmx512m}. Any
+ * broker property can be overridden with {@link Builder#brokerProperty(String, String)}.
+ *
+ * <p>The broker's log (INFO, through the child's SLF4J binding) goes to {@link #logFile()} and is
+ * kept after {@link #close()}; the data directory ({@code log.dirs}) is deleted on close unless a
+ * start failed, {@link Builder#keepData(boolean)} is set or the system property
+ * {@code watchfanout.testkit.keepData=true} is given.
+ *
+ * <p>Usage, a private broker for a destructive test:
+ * <pre>{@code
+ * try (KafkaBroker kafka = KafkaBroker.builder().build().start()) {
+ *     ... Map.of("bootstrap.servers", kafka.bootstrapServers()) ...
+ *     kafka.stop();     // SIGTERM, controlled shutdown
+ *     kafka.start();    // same data dir, same ports
+ * }
+ * }</pre>
+ * The shared broker of a test JVM comes from {@link KafkaExtension}.
+ *
+ * <p>Thread-safety: all methods may be called from any thread; lifecycle methods are serialized
+ * and block until done. Errors are reported as {@link IllegalStateException} whose message names
+ * the log file and holds its last lines; an interrupt while waiting restores the interrupt flag
+ * and throws {@link IllegalStateException}.
+ */
+public final class KafkaBroker implements AutoCloseable {
+    /** Default {@code message.max.bytes} and {@code replica.fetch.max.bytes}: 16 MiB. */
+    public static final int DEFAULT_MAX_MESSAGE_BYTES = 16 << 20;
+    /** Default maximum heap of the broker JVM, as for {@code -Xmx}. */
+    public static final String DEFAULT_MAX_HEAP = "512m";
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
+    private static final String MAIN_CLASS = "kafka.Kafka";
+    private static final String STORAGE_TOOL = "kafka.tools.StorageTool";
+
+    private final String classpath;
+    private final String maxHeap;
+    private final List<String> jvmArgs;
+    private final Map<String, String> propertyOverrides;
+    private final Duration startTimeout;
+    private final Duration stopTimeout;
+    private final boolean keepData;
+    private final Path workDir;
+    private final Path dataDir;
+    private final Path logFile;
+    private final Path propertiesFile;
+    private final int brokerPort;
+    private final int controllerPort;
+    private final String clusterId;
+
+    private volatile ManagedProcess process; // written under this; null until the first start
+    private boolean failed;                  // guarded by this
+    private boolean closed;                  // guarded by this
+
+    /** Creates a broker with all defaults (not started yet; call {@link #start()}). */
+    public KafkaBroker() {
+        this(builder());
+    }
+
+    private KafkaBroker(Builder b) {
+        this.classpath = b.classpath != null ? b.classpath : System.getProperty("java.class.path");
+        this.maxHeap = b.maxHeap;
+        this.jvmArgs = List.copyOf(b.jvmArgs);
+        this.propertyOverrides = new LinkedHashMap<>(b.properties);
+        this.startTimeout = b.startTimeout;
+        this.stopTimeout = b.stopTimeout;
+        this.keepData = b.keepData;
+        this.workDir = b.workDir != null ? b.workDir.toAbsolutePath() : WorkDirs.newInstanceDir("kafka");
+        this.dataDir = workDir.resolve("data");
+        this.logFile = workDir.resolve("kafka.log");
+        this.propertiesFile = workDir.resolve("server.properties");
+        this.brokerPort = b.brokerPort != 0 ? b.brokerPort : FreePorts.pick();
+        this.controllerPort = b.controllerPort != 0 ? b.controllerPort : FreePorts.pick();
+        this.clusterId = b.clusterId != null ? b.clusterId : Uuid.randomUuid().toString();
+    }
+
+    /**
+     * Returns a builder for a broker with non-default settings.
+     *
+     * @return a new builder; not thread-safe
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Formats the storage (first start only), starts the broker JVM and waits until an
+     * {@link Admin} {@code describeCluster} lists the broker. Calling it again after
+     * {@link #stop()} or {@link #kill()} starts the broker again on the same data directory and
+     * ports. Takes 4–10 s on a 2-core machine.
+     *
+     * @return this broker
+     * @throws IllegalStateException if the class path lacks {@code kafka.Kafka}, formatting fails,
+     *     the broker is already running, exits early or is not ready within the start timeout
+     *     (default 120 s); the message holds the tail of the log
+     */
+    public synchronized KafkaBroker start() {
+        if (closed) {
+            throw new IllegalStateException("Kafka broker on port " + brokerPort + " is closed");
+        }
+        if (process == null) {
+            writeConfigFiles();
+        }
+        if (!Files.exists(dataDir.resolve("meta.properties"))) {
+            format();
+        }
+        if (process == null) {
+            process = new ManagedProcess("kafka :" + brokerPort, javaCommand(maxHeap, MAIN_CLASS,
+                    List.of(propertiesFile.toString())), Map.of(), workDir, logFile);
+        }
+        process.launch();
+        awaitReady();
+        LOG.info("Kafka ready at {} (pid {}, data {}, log {})", bootstrapServers(), process.pid(), dataDir, logFile);
+        return this;
+    }
+
+    private void writeConfigFiles() {
+        if (classpath == null || classpath.isBlank()) {
+            throw new IllegalStateException("empty class path for the Kafka broker (expected: the jars of"
+                    + " org.apache.kafka:kafka_2.13 and its dependencies)");
+        }
+        Map<String, String> props = new LinkedHashMap<>();
+        props.put("node.id", "1");
+        props.put("process.roles", "broker,controller");
+        props.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        props.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+        props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        props.put("controller.listener.names", "CONTROLLER");
+        props.put("inter.broker.listener.name", "PLAINTEXT");
+        props.put("log.dirs", dataDir.toString());
+        props.put("num.partitions", "1");
+        props.put("default.replication.factor", "1");
+        props.put("min.insync.replicas", "1");
+        props.put("offsets.topic.replication.factor", "1");
+        props.put("offsets.topic.num.partitions", "5");
+        props.put("transaction.state.log.replication.factor", "1");
+        props.put("transaction.state.log.min.isr", "1");
+        props.put("transaction.state.log.num.partitions", "5");
+        props.put("share.coordinator.state.topic.replication.factor", "1");
+        props.put("share.coordinator.state.topic.min.isr", "1");
+        props.put("group.initial.rebalance.delay.ms", "0");
+        props.put("auto.create.topics.enable", "false");
+        props.put("message.max.bytes", Integer.toString(DEFAULT_MAX_MESSAGE_BYTES));
+        props.put("replica.fetch.max.bytes", Integer.toString(DEFAULT_MAX_MESSAGE_BYTES));
+        props.put("log.cleaner.backoff.ms", "1000");
+        // After a SIGKILL the restarted broker cannot register until the controller has expired
+        // the dead incarnation's session (DUPLICATE_BROKER_REGISTRATION): 9 s by default, which
+        // made a kill+start take 12.4 s here; 3 s (6 missed heartbeats) makes it ~6 s.
+        props.put("broker.heartbeat.interval.ms", "500");
+        props.put("broker.session.timeout.ms", "3000");
+        props.put("num.network.threads", "2");
+        props.put("num.io.threads", "4");
+        props.putAll(propertyOverrides);
+
+        StringBuilder text = new StringBuilder("# written by the watch-fanout testkit (KafkaBroker)\n");
+        props.forEach((k, v) -> text.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
+        String logback = "<configuration>\n"
+                + "  <appender name=\"OUT\" class=\"ch.qos.logback.core.ConsoleAppender\">\n"
+                + "    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{40} - %msg%n</pattern></encoder>\n"
+                + "  </appender>\n"
+                + "  <logger name=\"state.change.logger\" level=\"WARN\"/>\n"
+                + "  <logger name=\"kafka.request.logger\" level=\"WARN\"/>\n"
+                + "  <root level=\"INFO\"><appender-ref ref=\"OUT\"/></root>\n"
+                + "</configuration>\n";
+        String log4j2 = "status = warn\n"
+                + "appender.out.type = Console\n"
+                + "appender.out.name = OUT\n"
+                + "appender.out.layout.type = PatternLayout\n"
+                + "appender.out.layout.pattern = %d{HH:mm:ss.SSS} %-5p [%t] %c{1.} - %m%n\n"
+                + "logger.statechange.name = state.change.logger\n"
+                + "logger.statechange.level = warn\n"
+                + "rootLogger.level = info\n"
+                + "rootLogger.appenderRef.out.ref = OUT\n";
+        try {
+            Files.createDirectories(dataDir);
+            Files.writeString(propertiesFile, text, StandardCharsets.UTF_8);
+            Files.writeString(workDir.resolve("logback.xml"), logback, StandardCharsets.UTF_8);
+            Files.writeString(workDir.resolve("log4j2.properties"), log4j2, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the broker's configuration in " + workDir, e);
+        }
+        ManagedProcess.writeClasspathArgFile(workDir.resolve("classpath.args"), classpath);
+    }
+
+    private List<String> javaCommand(String heap, String mainClass, List<String> args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ManagedProcess.javaExecutable());
+        cmd.add("-Xmx" + heap);
+        cmd.add("-XX:+ExitOnOutOfMemoryError");
+        cmd.add("-Djava.awt.headless=true");
+        cmd.add("-Dlogback.configurationFile=" + workDir.resolve("logback.xml"));
+        cmd.add("-Dlog4j2.configurationFile=" + workDir.resolve("log4j2.properties"));
+        cmd.addAll(jvmArgs);
+        cmd.add("@" + workDir.resolve("classpath.args"));
+        cmd.add(mainClass);
+        cmd.addAll(args);
+        return cmd;
+    }
+
+    private void format() {
+        ManagedProcess formatter = new ManagedProcess("kafka-storage format", javaCommand("256m", STORAGE_TOOL,
+                List.of("format", "-t", clusterId, "-c", propertiesFile.toString())), Map.of(), workDir, logFile);
+        formatter.launch();
+        var exit = formatter.waitForExit(startTimeout);
+        if (exit.isEmpty() || exit.getAsInt() != 0) {
+            formatter.kill();
+            failed = true;
+            throw new IllegalStateException("formatting Kafka storage " + dataDir + " failed ("
+                    + (exit.isEmpty() ? "timeout after " + startTimeout.toMillis() + " ms" : "exit code " + exit.getAsInt())
+                    + "; expected exit code 0; is kafka_2.13 on the class path?); log " + logFile
+                    + ", last lines:\n" + formatter.logTail(40));
+        }
+    }
+
+    private void awaitReady() {
+        long deadline = System.nanoTime() + startTimeout.toNanos();
+        String lastProblem = "port " + brokerPort + " not open";
+        boolean portOpen = false;
+        Admin admin = null;
+        try {
+            while (true) {
+                if (!process.isAlive()) {
+                    failed = true;
+                    throw new IllegalStateException("Kafka broker exited with code " + process.exitCode().orElse(-1)
+                            + " while starting (ports " + brokerPort + "/" + controllerPort + "); log " + logFile
+                            + ", last lines:\n" + process.logTail(60));
+                }
+                if (!portOpen) {
+                    portOpen = isPortOpen(brokerPort);
+                }
+                if (portOpen) {
+                    if (admin == null) {
+                        admin = Admin.create(Map.of(
+                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+                                AdminClientConfig.CLIENT_ID_CONFIG, "testkit-readiness-" + brokerPort,
+                                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3000,
+                                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000,
+                                AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500));
+                    }
+                    try {
+                        Collection<Node> nodes = admin.describeCluster(new DescribeClusterOptions().timeoutMs(5000))
+                                .nodes().get(6, TimeUnit.SECONDS);
+                        if (!nodes.isEmpty()) {
+                            return;
+                        }
+                        lastProblem = "describeCluster listed no broker";
+                    } catch (ExecutionException | TimeoutException e) {
+                        lastProblem = "describeCluster: " + e;
+                    } catch (InterruptedException e) {
+                        throw ManagedProcess.interrupted("waiting for the Kafka broker", e);
+                    }
+                }
+                if (System.nanoTime() >= deadline) {
+                    failed = true;
+                    throw new IllegalStateException("Kafka broker at " + bootstrapServers() + " not ready within "
+                            + startTimeout.toMillis() + " ms (" + lastProblem + "); log " + logFile
+                            + ", last lines:\n" + process.logTail(60));
+                }
+                ManagedProcess.sleep(100);
+            }
+        } finally {
+            if (admin != null) {
+                admin.close(Duration.ofSeconds(5));
+            }
+        }
+    }
+
+    private static boolean isPortOpen(int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The {@code bootstrap.servers} value for clients.
+     *
+     * @return {@code 127.0.0.1:<brokerPort>}; stable across restarts
+     */
+    public String bootstrapServers() {
+        return "127.0.0.1:" + brokerPort;
+    }
+
+    /**
+     * The loopback TCP port of the PLAINTEXT (client) listener.
+     *
+     * @return the port; stable across restarts
+     */
+    public int brokerPort() {
+        return brokerPort;
+    }
+
+    /**
+     * The loopback TCP port of the KRaft CONTROLLER listener.
+     *
+     * @return the port; stable across restarts
+     */
+    public int controllerPort() {
+        return controllerPort;
+    }
+
+    /**
+     * The cluster id the storage was formatted with.
+     *
+     * @return a base64 Kafka {@link Uuid}
+     */
+    public String clusterId() {
+        return clusterId;
+    }
+
+    /**
+     * The broker's data directory ({@code log.dirs}, also the KRaft metadata log).
+     *
+     * @return an absolute path; stable across restarts
+     */
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /**
+     * The file receiving the broker's (and the storage formatter's) stdout and stderr, appended
+     * to across restarts and kept on close.
+     *
+     * @return an absolute path next to {@link #dataDir()}
+     */
+    public Path logFile() {
+        return logFile;
+    }
+
+    /**
+     * Whether the broker JVM is running (it may still be starting).
+     *
+     * @return true between a start and the next stop, kill or crash
+     */
+    public boolean isAlive() {
+        ManagedProcess p = process;
+        return p != null && p.isAlive();
+    }
+
+    /**
+     * The operating-system process id of the current (or last) broker JVM.
+     *
+     * @return the pid
+     * @throws IllegalStateException if it was never started
+     */
+    public long pid() {
+        ManagedProcess p = process;
+        if (p == null) {
+            throw new IllegalStateException("Kafka broker on port " + brokerPort + " was never started");
+        }
+        return p.pid();
+    }
+
+    /**
+     * Kills the broker JVM with SIGKILL ({@link Process#destroyForcibly()}) and waits until it is
+     * gone: a crash, no controlled shutdown. A no-op if it is not running.
+     */
+    public synchronized void kill() {
+        if (process != null) {
+            process.kill();
+        }
+    }
+
+    /**
+     * Stops the broker with SIGTERM (controlled shutdown) and waits for it to exit (SIGKILL after
+     * the stop timeout, 60 s by default). A no-op if it is not running.
+     */
+    public synchronized void stop() {
+        if (process != null) {
+            process.stop(stopTimeout);
+        }
+    }
+
+    /**
+     * Stops the broker if it runs ({@link #stop()}), then starts it again on the same data
+     * directory and the same ports and waits until it is ready.
+     *
+     * @throws IllegalStateException as {@link #start()}
+     */
+    public synchronized void restart() {
+        stop();
+        start();
+    }
+
+    /**
+     * The last lines of the broker's log.
+     *
+     * @param lines how many lines, at least 1
+     * @return the lines joined by {@code \n}; empty if nothing was logged yet
+     */
+    public String logTail(int lines) {
+        return ManagedProcess.tail(logFile, lines);
+    }
+
+    /**
+     * Stops the broker (SIGTERM, then SIGKILL after the stop timeout) and deletes the data
+     * directory unless data is to be kept (see the class comment). The log file is kept.
+     * Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        stop();
+        if (failed || keepData) {
+            LOG.info("Kafka broker closed; data kept in {}, log {}", dataDir, logFile);
+        } else {
+            WorkDirs.deleteRecursively(dataDir);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "KafkaBroker{" + bootstrapServers() + ", dataDir=" + dataDir + ", alive=" + isAlive() + "}";
+    }
+
+    /**
+     * Settings of a {@link KafkaBroker}. Not thread-safe; each setter returns this builder.
+     */
+    public static final class Builder {
+        private String classpath;
+        private String maxHeap = DEFAULT_MAX_HEAP;
+        private final List<String> jvmArgs = new ArrayList<>();
+        private final Map<String, String> properties = new LinkedHashMap<>();
+        private Duration startTimeout = Duration.ofSeconds(120);
+        private Duration stopTimeout = Duration.ofSeconds(60);
+        private boolean keepData = WorkDirs.keepDataByDefault();
+        private Path workDir;
+        private String clusterId;
+        private int brokerPort;
+        private int controllerPort;
+
+        private Builder() {}
+
+        /**
+         * A fixed PLAINTEXT port (e.g. 9092 for a local stack); default 0: a free port.
+         *
+         * @param port 0 or a TCP port, bound on 127.0.0.1
+         * @return this builder
+         * @throws IllegalArgumentException if outside [0, 65535]
+         */
+        public Builder brokerPort(int port) {
+            this.brokerPort = requirePort(port, "brokerPort");
+            return this;
+        }
+
+        /**
+         * A fixed CONTROLLER port; default 0: a free port.
+         *
+         * @param port 0 or a TCP port, bound on 127.0.0.1
+         * @return this builder
+         * @throws IllegalArgumentException if outside [0, 65535]
+         */
+        public Builder controllerPort(int port) {
+            this.controllerPort = requirePort(port, "controllerPort");
+            return this;
+        }
+
+        /**
+         * The class path of the broker JVM; default this JVM's {@code java.class.path}. It must
+         * hold {@code kafka_2.13} and its dependencies (e.g. from
+         * {@code mvn dependency:build-classpath} for {@code bin/local-stack}).
+         *
+         * @param classpath entries separated by {@code :}
+         * @return this builder
+         */
+        public Builder classpath(String classpath) {
+            this.classpath = Objects.requireNonNull(classpath, "classpath");
+            return this;
+        }
+
+        /**
+         * The broker JVM's maximum heap; default {@value KafkaBroker#DEFAULT_MAX_HEAP}.
+         *
+         * @param maxHeap a {@code -Xmx} value such as {@code 512m} or {@code 1g}
+         * @return this builder
+         */
+        public Builder maxHeap(String maxHeap) {
+            this.maxHeap = Objects.requireNonNull(maxHeap, "maxHeap");
+            return this;
+        }
+
+        /**
+         * An extra JVM option for the broker (and the storage formatter).
+         *
+         * @param arg e.g. {@code -XX:+UseSerialGC}
+         * @return this builder
+         */
+        public Builder jvmArg(String arg) {
+            this.jvmArgs.add(Objects.requireNonNull(arg, "arg"));
+            return this;
+        }
+
+        /**
+         * Sets or overrides one {@code server.properties} entry, e.g.
+         * {@code brokerProperty("log.retention.check.interval.ms", "1000")}.
+         *
+         * @param key the broker config name
+         * @param value its value
+         * @return this builder
+         */
+        public Builder brokerProperty(String key, String value) {
+            this.properties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+            return this;
+        }
+
+        /**
+         * How long {@link KafkaBroker#start()} may take (formatting and readiness); default 120 s.
+         *
+         * @param timeout a positive duration
+         * @return this builder
+         */
+        public Builder startTimeout(Duration timeout) {
+            this.startTimeout = requirePositive(timeout, "startTimeout");
+            return this;
+        }
+
+        /**
+         * How long {@link KafkaBroker#stop()} waits after SIGTERM before SIGKILL; default 60 s.
+         *
+         * @param timeout a positive duration
+         * @return this builder
+         */
+        public Builder stopTimeout(Duration timeout) {
+            this.stopTimeout = requirePositive(timeout, "stopTimeout");
+            return this;
+        }
+
+        /**
+         * Whether {@link KafkaBroker#close()} keeps the data directory; default false, or the
+         * system property {@code watchfanout.testkit.keepData}.
+         *
+         * @param keep true to keep it
+         * @return this builder
+         */
+        public Builder keepData(boolean keep) {
+            this.keepData = keep;
+            return this;
+        }
+
+        /**
+         * The directory holding {@code data/}, {@code kafka.log} and {@code server.properties};
+         * default a new directory under {@code target/testkit} (see {@code watchfanout.testkit.dir}).
+         * A formatted {@code data/} is reused as is, but then the cluster id and ports must match
+         * those it was formatted with.
+         *
+         * @param dir the directory
+         * @return this builder
+         */
+        public Builder workDir(Path dir) {
+            this.workDir = Objects.requireNonNull(dir, "dir");
+            return this;
+        }
+
+        /**
+         * The cluster id to format the storage with; default a random {@link Uuid}.
+         *
+         * @param clusterId a base64 Kafka Uuid (22 characters)
+         * @return this builder
+         */
+        public Builder clusterId(String clusterId) {
+            this.clusterId = Objects.requireNonNull(clusterId, "clusterId");
+            return this;
+        }
+
+        /**
+         * Creates the broker (picks its ports; does not start it).
+         *
+         * @return a new broker
+         */
+        public KafkaBroker build() {
+            return new KafkaBroker(this);
+        }
+
+        private static int requirePort(int port, String name) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException(name + ": " + port + " (expected: 0..65535)");
+            }
+            return port;
+        }
+
+        private static Duration requirePositive(Duration d, String name) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
+            }
+            return d;
+        }
+    }
+}

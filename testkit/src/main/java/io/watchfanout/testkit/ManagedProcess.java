@@ -1,0 +1,315 @@
+package io.watchfanout.testkit;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.lang.ProcessBuilder.Redirect;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One child process with stdout and stderr appended to a log file; it can be launched again
+ * with the same command after it exited (restart).
+ *
+ * <p>Thread-safety: launch, kill and stop are serialized on this object; {@link #isAlive()},
+ * {@link #pid()} and the log readers may be called from any thread at any time.
+ */
+final class ManagedProcess {
+    private static final Logger LOG = LoggerFactory.getLogger(ManagedProcess.class);
+    private static final Duration KILL_WAIT = Duration.ofSeconds(30);
+
+    private final String description;
+    private final List<String> command;
+    private final Map<String, String> environment;
+    private final Path workingDirectory;
+    private final Path logFile;
+    private volatile Process process;
+    private volatile long logStartOffset;
+
+    ManagedProcess(String description, List<String> command, Map<String, String> environment,
+            Path workingDirectory, Path logFile) {
+        this.description = description;
+        this.command = List.copyOf(command);
+        this.environment = environment;
+        this.workingDirectory = workingDirectory;
+        this.logFile = logFile;
+    }
+
+    String description() {
+        return description;
+    }
+
+    Path logFile() {
+        return logFile;
+    }
+
+    /**
+     * Starts the command. {@code environment} entries with a {@code null} value are removed from
+     * the inherited environment.
+     *
+     * @throws IllegalStateException if it is already running or cannot be started
+     */
+    synchronized void launch() {
+        Process current = process;
+        if (current != null && current.isAlive()) {
+            throw new IllegalStateException(description + " is already running (pid " + current.pid() + ")");
+        }
+        try {
+            Files.createDirectories(logFile.toAbsolutePath().getParent());
+            logStartOffset = Files.exists(logFile) ? Files.size(logFile) : 0;
+            Files.writeString(logFile, "==== testkit " + Instant.now() + ": starting " + description + ": "
+                    + String.join(" ", command) + System.lineSeparator(), StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write log file " + logFile, e);
+        }
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .directory(workingDirectory.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(Redirect.appendTo(logFile.toFile()));
+        environment.forEach((key, value) -> {
+            if (value == null) {
+                builder.environment().remove(key);
+            } else {
+                builder.environment().put(key, value);
+            }
+        });
+        Process started;
+        try {
+            started = builder.start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start " + description + " (" + command.get(0) + "): "
+                    + e.getMessage(), e);
+        }
+        ChildProcesses.register(started);
+        try {
+            started.getOutputStream().close(); // stdin: end of file
+        } catch (IOException e) {
+            LOG.debug("closing stdin of {} failed", description, e);
+        }
+        process = started;
+        LOG.info("started {} (pid {}), log {}", description, started.pid(), logFile);
+    }
+
+    boolean isAlive() {
+        Process current = process;
+        return current != null && current.isAlive();
+    }
+
+    /** The pid of the current (or last) process. */
+    long pid() {
+        Process current = process;
+        if (current == null) {
+            throw new IllegalStateException(description + " was never started");
+        }
+        return current.pid();
+    }
+
+    /** The exit code of the last process, empty while it runs or if it never started. */
+    OptionalInt exitCode() {
+        Process current = process;
+        if (current == null || current.isAlive()) {
+            return OptionalInt.empty();
+        }
+        return OptionalInt.of(current.exitValue());
+    }
+
+    /** Waits up to {@code timeout} for the process to exit; empty if it is still running. */
+    OptionalInt waitForExit(Duration timeout) {
+        Process current = process;
+        if (current == null) {
+            return OptionalInt.empty();
+        }
+        try {
+            if (current.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                return OptionalInt.of(current.exitValue());
+            }
+            return OptionalInt.empty();
+        } catch (InterruptedException e) {
+            throw interrupted("waiting for " + description + " to exit", e);
+        }
+    }
+
+    /** SIGKILL to the process and its descendants; waits until it is gone. No-op if not running. */
+    synchronized void kill() {
+        Process current = process;
+        if (current == null || !current.isAlive()) {
+            return;
+        }
+        current.descendants().forEach(ProcessHandle::destroyForcibly);
+        current.destroyForcibly();
+        if (waitForExit(KILL_WAIT).isEmpty()) {
+            throw new IllegalStateException(description + " (pid " + current.pid() + ") still alive "
+                    + KILL_WAIT.toSeconds() + " s after SIGKILL");
+        }
+        LOG.info("killed {} (pid {})", description, current.pid());
+    }
+
+    /**
+     * SIGTERM, then waits up to {@code timeout}; if the process is still alive then, SIGKILL.
+     *
+     * @return the exit code, empty if it was never started
+     */
+    synchronized OptionalInt stop(Duration timeout) {
+        Process current = process;
+        if (current == null) {
+            return OptionalInt.empty();
+        }
+        if (current.isAlive()) {
+            long startNanos = System.nanoTime();
+            current.destroy();
+            if (waitForExit(timeout).isEmpty()) {
+                LOG.warn("{} (pid {}) did not exit within {} ms of SIGTERM; sending SIGKILL. Log: {}",
+                        description, current.pid(), timeout.toMillis(), logFile);
+                kill();
+            } else {
+                LOG.info("stopped {} (pid {}) in {} ms", description, current.pid(),
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
+            }
+        }
+        return OptionalInt.of(current.exitValue());
+    }
+
+    /** The last {@code lines} lines of the log file (all of it if shorter); "" if there is none. */
+    String logTail(int lines) {
+        return tail(logFile, lines);
+    }
+
+    /**
+     * Waits until a line written since the last launch matches {@code condition}.
+     *
+     * @return the first matching line
+     * @throws IllegalStateException on timeout or if the process exits first, with the log tail
+     */
+    String awaitLogLine(Predicate<String> condition, String what, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long offset = logStartOffset; // first byte not yet split into complete lines
+        while (true) {
+            boolean wasAlive = isAlive();
+            byte[] fresh = readFrom(logFile, offset);
+            int cut = lastNewline(fresh);
+            if (cut >= 0) {
+                offset += cut + 1;
+                for (String line : new String(fresh, 0, cut + 1, StandardCharsets.UTF_8).split("\r?\n")) {
+                    if (condition.test(line)) {
+                        return line;
+                    }
+                }
+            }
+            String unterminated = new String(fresh, cut + 1, fresh.length - cut - 1, StandardCharsets.UTF_8);
+            if (!unterminated.isEmpty() && condition.test(unterminated)) {
+                return unterminated;
+            }
+            if (!wasAlive) {
+                throw new IllegalStateException(description + " exited (code " + exitCode().orElse(-1)
+                        + ") before logging " + what + "; log " + logFile + ", last lines:\n" + logTail(40));
+            }
+            if (System.nanoTime() >= deadline) {
+                throw new IllegalStateException(description + " did not log " + what + " within "
+                        + timeout.toMillis() + " ms; log " + logFile + ", last lines:\n" + logTail(40));
+            }
+            sleep(50);
+        }
+    }
+
+    private static int lastNewline(byte[] bytes) {
+        for (int i = bytes.length - 1; i >= 0; i--) {
+            if (bytes[i] == '\n') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static byte[] readFrom(Path file, long offset) {
+        if (!Files.exists(file)) {
+            return new byte[0];
+        }
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+            long length = raf.length();
+            if (length <= offset) {
+                return new byte[0];
+            }
+            byte[] bytes = new byte[(int) Math.min(length - offset, 8L << 20)];
+            raf.seek(offset);
+            raf.readFully(bytes);
+            return bytes;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
+    }
+
+    /** The last {@code lines} lines of {@code file}; "" if it does not exist. */
+    static String tail(Path file, int lines) {
+        if (lines < 1) {
+            throw new IllegalArgumentException("lines: " + lines + " (expected: >= 1)");
+        }
+        if (!Files.exists(file)) {
+            return "";
+        }
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+            long length = raf.length();
+            long window = Math.min(length, Math.max(64L << 10, lines * 1024L));
+            byte[] bytes = new byte[(int) window];
+            raf.seek(length - window);
+            raf.readFully(bytes);
+            String text = new String(bytes, StandardCharsets.UTF_8);
+            List<String> all = new ArrayList<>(List.of(text.split("\r?\n", -1)));
+            if (!all.isEmpty() && all.get(all.size() - 1).isEmpty()) {
+                all.remove(all.size() - 1);
+            }
+            if (window < length && !all.isEmpty()) {
+                all.remove(0); // probably cut in the middle
+            }
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            throw interrupted("sleeping", e);
+        }
+    }
+
+    /** Restores the interrupt flag and wraps {@code e}. */
+    static IllegalStateException interrupted(String doing, InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return new IllegalStateException("interrupted while " + doing, e);
+    }
+
+    /** The java launcher of the running JVM. */
+    static String javaExecutable() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /**
+     * Writes a java launcher argument file ({@code java @file}) holding {@code -cp <classpath>},
+     * so that long class paths neither hit the kernel's per-argument limit nor clutter {@code ps}.
+     */
+    static Path writeClasspathArgFile(Path file, String classpath) {
+        String quoted = "\"" + classpath.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+        try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            Files.writeString(file, "-cp\n" + quoted + "\n", StandardCharsets.UTF_8);
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+    }
+}

@@ -1,0 +1,18 @@
+/**
+ * Real etcd and Kafka processes for integration tests and the local stack.
+ *
+ * <ul>
+ *   <li>{@link io.watchfanout.testkit.EtcdServer}: the {@code etcd} binary as a child process;</li>
+ *   <li>{@link io.watchfanout.testkit.KafkaBroker}: a single-node KRaft Kafka as a child JVM;</li>
+ *   <li>{@link io.watchfanout.testkit.EtcdExtension}, {@link io.watchfanout.testkit.KafkaExtension}:
+ *       one shared server of each per test JVM, injected as a parameter;</li>
+ *   <li>{@link io.watchfanout.testkit.JavaProcess}: any main class as a child JVM (kill -9 tests);</li>
+ *   <li>{@link io.watchfanout.testkit.FreePorts}, {@link io.watchfanout.testkit.TopicPrefixes}.</li>
+ * </ul>
+ *
+ * <p>All servers bind 127.0.0.1 only. Work directories live under {@code target/testkit} (system
+ * property {@code watchfanout.testkit.dir} to change); process logs are always kept there, data
+ * directories are deleted on close unless {@code watchfanout.testkit.keepData=true}. Every child
+ * process is killed by a JVM shutdown hook at the latest.
+ */
+package io.watchfanout.testkit;

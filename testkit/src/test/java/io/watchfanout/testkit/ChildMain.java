@@ -1,0 +1,31 @@
+package io.watchfanout.testkit;
+
+/** A main class for {@link JavaProcessTest}: prints what it got, then sleeps or exits. */
+public final class ChildMain {
+    private ChildMain() {}
+
+    /**
+     * Entry point.
+     *
+     * @param args {@code exit <code>} to exit at once, {@code etcd} to start an etcd and never
+     *     close it, anything else to sleep until killed
+     * @throws Exception never, in practice
+     */
+    public static void main(String[] args) throws Exception {
+        System.out.println("args=" + String.join(",", args));
+        System.out.println("env=" + System.getenv("TESTKIT_GREETING"));
+        System.out.println("maxHeapMiB=" + Runtime.getRuntime().maxMemory() / (1 << 20));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> System.out.println("shutdown hook ran")));
+        if (args.length == 2 && args[0].equals("exit")) {
+            System.out.println("exiting");
+            System.exit(Integer.parseInt(args[1]));
+        }
+        if (args.length == 1 && args[0].equals("etcd")) {
+            EtcdServer etcd = EtcdServer.builder().build().start(); // never closed: the shutdown hook must kill it
+            System.out.println("etcd dir=" + etcd.dataDir().getParent() + " pid=" + etcd.pid());
+        }
+        System.out.println("ready");
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE);
+    }
+}

@@ -1,0 +1,84 @@
+package io.watchfanout.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class JavaProcessTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    @Test
+    void passesArgsEnvAndHeapAndKillsWithSigkill() throws Exception {
+        try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName())
+                .args("one", "two").env("TESTKIT_GREETING", "hi").maxHeap("64m").start()) {
+            assertThat(child.awaitLog("ready", TIMEOUT)).isEqualTo("ready");
+            assertThat(child.pid()).isPositive().isNotEqualTo(ProcessHandle.current().pid());
+            String log = Files.readString(child.logFile());
+            assertThat(log).contains("args=one,two").contains("env=hi");
+            assertThat(child.awaitLog("maxHeapMiB=", TIMEOUT)).matches("maxHeapMiB=(5\\d|6\\d)");
+
+            child.kill();
+            assertThat(child.isAlive()).isFalse();
+            assertThat(child.exitCode()).hasValue(137);
+            assertThat(child.logTail(3)).doesNotContain("shutdown hook ran");
+        }
+    }
+
+    @Test
+    void stopSendsSigtermSoShutdownHooksRun() {
+        try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName()).start()) {
+            child.awaitLog("ready", TIMEOUT);
+            assertThat(child.stop()).isEqualTo(143);
+            assertThat(child.logTail(1)).isEqualTo("shutdown hook ran");
+        }
+    }
+
+    @Test
+    void awaitLogFailsFastWhenTheProcessExits() {
+        try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName()).args("exit", "3").start()) {
+            assertThatThrownBy(() -> child.awaitLog("never printed", TIMEOUT))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("exited (code 3)")
+                    .hasMessageContaining(child.logFile().toString())
+                    .hasMessageContaining("exiting");
+            assertThat(child.exitCode()).hasValue(3);
+        }
+    }
+
+    @Test
+    void awaitLogTimesOutWithTheLogTail() {
+        try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName()).start()) {
+            child.awaitLog("ready", TIMEOUT);
+            assertThatThrownBy(() -> child.awaitLog("never printed", Duration.ofMillis(300)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("did not log 'never printed' within 300 ms")
+                    .hasMessageContaining("ready");
+        }
+    }
+
+    @Test
+    void childProcessesDieWithTheJvmThatStartedThem() {
+        long etcdPid;
+        Path etcdDir;
+        try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName()).args("etcd").start()) {
+            String line = child.awaitLog("etcd dir=", TIMEOUT);
+            etcdDir = Path.of(line.substring("etcd dir=".length(), line.indexOf(" pid=")));
+            etcdPid = Long.parseLong(line.substring(line.indexOf(" pid=") + " pid=".length()).trim());
+            assertThat(ProcessHandle.of(etcdPid).map(ProcessHandle::isAlive)).hasValue(true);
+            child.stop(); // SIGTERM: the child JVM exits without closing its etcd
+        }
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        Optional<ProcessHandle> etcd = ProcessHandle.of(etcdPid);
+        while (etcd.isPresent() && etcd.get().isAlive() && System.nanoTime() < deadline) {
+            etcd = ProcessHandle.of(etcdPid);
+        }
+        assertThat(etcd.map(ProcessHandle::isAlive)).as("etcd left behind").isNotEqualTo(Optional.of(true));
+        assertThat(etcdDir).isDirectory();
+        WorkDirs.deleteRecursively(etcdDir); // its data (~120 MB of preallocated WAL) was never closed
+    }
+}
