@@ -140,7 +140,9 @@ public final class Ingester implements AutoCloseable {
             stream(feed, publisher, lastPublished);
           }
         } catch (IngesterFencedException e) {
-          fail(e.getMessage(), e);
+          if (anotherIngesterPublishes(e)) {
+            return;
+          }
         } catch (TopicMisconfiguredException e) {
           fail("refusing to start: " + e.getMessage(), e);
         } catch (RecordTooLargeException e) {
@@ -168,6 +170,34 @@ public final class Ingester implements AutoCloseable {
       metrics.ready.set(0);
       stopped.countDown();
     }
+  }
+
+  /**
+   * After a fencing error: waits a moment and reads the events topic. When it moved past
+   * what this ingester published, another ingester with the same identity is active, and
+   * this one stops for good; otherwise (a transaction aborted on timeout) it goes on.
+   */
+  private boolean anotherIngesterPublishes(IngesterFencedException e) {
+    long ours = (long) metrics.lastPublishedRevision.get();
+    log.warn("[revision {}] {}; checking whether another ingester publishes", ours, e.getMessage());
+    if (!sleep(Duration.ofSeconds(3))) {
+      return true;
+    }
+    long tail;
+    try {
+      tail = new PublishedLog(config.kafkaBootstrap(), eventsTopic, stateTopic, config.transactionalId())
+          .lastEventsRevision().orElse(0L);
+    } catch (RuntimeException readFailure) {
+      log.warn("cannot read {} ({}); retrying", eventsTopic, readFailure.toString());
+      return false;
+    }
+    if (tail > ours) {
+      fail("another ingester with transactional.id '" + config.transactionalId() + "' has taken over ("
+          + eventsTopic + " moved from revision " + ours + " to " + tail + "); this one stops writing", e);
+      return true;
+    }
+    log.info("[revision {}] nobody else publishes to {}; resuming", ours, eventsTopic);
+    return false;
   }
 
   private void logEtcdVersion() {
@@ -234,6 +264,15 @@ public final class Ingester implements AutoCloseable {
 
   /** Watches from lastPublished + 1 and publishes until a failure that needs a new session. */
   private void stream(EtcdWatchFeed feed, EventsPublisher publisher, long lastPublished) throws Exception {
+    try {
+      streamWatch(feed, publisher, lastPublished);
+    } finally {
+      // Whatever ended the session, etcd's events wait in etcd, not in this process.
+      feed.stop();
+    }
+  }
+
+  private void streamWatch(EtcdWatchFeed feed, EventsPublisher publisher, long lastPublished) throws Exception {
     RevisionAssembler assembler = new RevisionAssembler(range, lastPublished);
     feed.watchFrom(lastPublished + 1);
     Duration backoff = Duration.ofMillis(100);

@@ -57,6 +57,21 @@ public final class EtcdWatchFeed implements AutoCloseable {
   });
   private volatile Watch.Watcher watcher;
 
+  /** The watcher of one generation, known to its own callbacks once jetcd returns it. */
+  private static final class Handle {
+    volatile Watch.Watcher watcher;
+    volatile boolean closeRequested;
+
+    /** Closes the watcher now, or as soon as it is known. */
+    void close(ExecutorService closer) {
+      closeRequested = true;
+      Watch.Watcher w = watcher;
+      if (w != null) {
+        closer.execute(w::close);
+      }
+    }
+  }
+
   /**
    * @param client a jetcd client whose maximum inbound message size is well above etcd's
    *     request limit (a large transaction's events arrive in one response)
@@ -88,11 +103,16 @@ public final class EtcdWatchFeed implements AutoCloseable {
         .withPrevKV(true)
         .withProgressNotify(true)
         .build();
+    Handle handle = new Handle();
     Watch.Listener listener = Watch.listener(
-        response -> onNext(gen, response),
-        error -> onError(gen, error),
-        () -> onCompleted(gen));
+        response -> onNext(gen, handle, response),
+        error -> onError(gen, handle, error),
+        () -> onCompleted(gen, handle));
     watcher = client.getWatchClient().watch(ALL_KEYS, option, listener);
+    handle.watcher = watcher;
+    if (handle.closeRequested) {
+      handle.close(closer);
+    }
     log.info("watching etcd from revision {} (watch generation {})", revision, gen);
     return gen;
   }
@@ -135,7 +155,7 @@ public final class EtcdWatchFeed implements AutoCloseable {
     return gen == generation.get() && endedGeneration.getAndSet(gen) != gen;
   }
 
-  private void onNext(long gen, WatchResponse response) {
+  private void onNext(long gen, Handle handle, WatchResponse response) {
     if (!live(gen)) {
       return;
     }
@@ -149,14 +169,17 @@ public final class EtcdWatchFeed implements AutoCloseable {
         events.add(event);
       }
     } catch (RuntimeException e) {
-      fail(gen, e, 0);
+      fail(gen, handle, e, 0);
       return;
     }
-    if (queuedBytes.addAndGet(bytes) > maxQueuedBytes && !events.isEmpty()) {
+    long before = queuedBytes.getAndAdd(bytes);
+    // One response always fits, however large: otherwise a catch-up response bigger than the
+    // bound would overflow forever.
+    if (before > 0 && before + bytes > maxQueuedBytes && !events.isEmpty()) {
       queuedBytes.addAndGet(-bytes);
       if (end(gen)) {
-        queue.add(new WatchSignal.Overflow(gen, queuedBytes.get()));
-        closeAsync(watcher);
+        queue.add(new WatchSignal.Overflow(gen, before));
+        handle.close(closer);
       }
       return;
     }
@@ -165,22 +188,22 @@ public final class EtcdWatchFeed implements AutoCloseable {
         new WatchBatch(response.getHeader().getRevision(), progress, events, bytes)));
   }
 
-  private void onError(long gen, Throwable error) {
+  private void onError(long gen, Handle handle, Throwable error) {
     long compactRevision = error instanceof CompactedException
         ? ((CompactedException) error).getCompactedRevision() : 0;
-    fail(gen, error, compactRevision);
+    fail(gen, handle, error, compactRevision);
   }
 
-  private void onCompleted(long gen) {
-    fail(gen, new IllegalStateException("etcd ended the watch"), 0);
+  private void onCompleted(long gen, Handle handle) {
+    fail(gen, handle, new IllegalStateException("etcd ended the watch"), 0);
   }
 
-  private void fail(long gen, Throwable error, long compactRevision) {
+  private void fail(long gen, Handle handle, Throwable error, long compactRevision) {
     if (!end(gen)) {
       return;
     }
     queue.add(new WatchSignal.Failed(gen, error, compactRevision));
-    closeAsync(watcher);
+    handle.close(closer);
   }
 
   private void closeCurrent() {
@@ -191,10 +214,12 @@ public final class EtcdWatchFeed implements AutoCloseable {
     }
   }
 
-  private void closeAsync(Watch.Watcher w) {
-    if (w != null) {
-      closer.execute(w::close);
-    }
+  /** Closes the current watch until the next {@link #watchFrom}; queued signals are dropped. */
+  public void stop() {
+    generation.incrementAndGet();
+    closeCurrent();
+    queue.clear();
+    queuedBytes.set(0);
   }
 
   /** Closes the watch; signals already queued are dropped. */

@@ -15,6 +15,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
@@ -81,7 +82,7 @@ public final class EventsPublisher implements AutoCloseable {
    * Publishes the records in one transaction and waits for its commit.
    *
    * @param records records in topic order; a revision never spans two calls
-   * @throws IngesterFencedException when another ingester took over the id
+   * @throws IngesterFencedException when another ingester may have taken over the id
    * @throws RecordTooLargeException when a record exceeds the topic's limit
    * @throws KafkaException for any other failure; the transaction's outcome is then
    *     unknown until the tail is read again with a new publisher
@@ -110,10 +111,13 @@ public final class EventsPublisher implements AutoCloseable {
   }
 
   private RuntimeException translate(RuntimeException e) {
+    // With Kafka 4's transactions (KIP-890) a producer whose epoch was bumped by a newer one
+    // sees InvalidTxnStateException rather than ProducerFencedException. A coordinator that
+    // aborted a transaction on timeout bumps the epoch too, so these mean "possibly fenced".
     if (e instanceof ProducerFencedException || e instanceof InvalidProducerEpochException
-        || e instanceof TransactionalIdAuthorizationException) {
-      return new IngesterFencedException("another ingester with transactional.id '" + transactionalId
-          + "' has taken over; this one stops writing", e);
+        || e instanceof InvalidTxnStateException || e instanceof TransactionalIdAuthorizationException) {
+      return new IngesterFencedException("transactional.id '" + transactionalId
+          + "' was taken over or its transaction aborted (" + e + ")", e);
     }
     if (e instanceof KafkaException && e.getCause() instanceof ProducerFencedException) {
       return translate((RuntimeException) e.getCause());

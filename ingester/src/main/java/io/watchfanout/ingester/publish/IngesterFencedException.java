@@ -1,9 +1,11 @@
 package io.watchfanout.ingester.publish;
 
 /**
- * Another ingester took over the transactional id: this one must stop writing at once.
+ * The producer's epoch was bumped: another ingester took over the transactional id, or the
+ * transaction coordinator aborted a transaction that outlived {@code transaction.timeout.ms}.
  * Kafka's producer fencing (KIP-98) is what keeps a restarted or duplicate ingester from
- * publishing twice.
+ * publishing twice; the ingester tells the two cases apart by whether the events topic moves
+ * on without it.
  */
 public final class IngesterFencedException extends RuntimeException {
   private static final long serialVersionUID = 1L;

@@ -1,0 +1,40 @@
+package io.watchfanout.ingester.support;
+
+import com.google.protobuf.ByteString;
+import io.prometheus.client.CollectorRegistry;
+import io.watchfanout.ingester.Ingester;
+import io.watchfanout.ingester.IngesterConfig;
+import io.watchfanout.testkit.JavaProcess;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Starts ingesters for tests: in this JVM, or as a real child process that can be killed. */
+public final class Ingesters {
+  private Ingesters() {}
+
+  /** A configuration with test-sized defaults. */
+  public static IngesterConfig config(String etcdUrl, String bootstrap, String topicPrefix, String keyPrefix) {
+    return new IngesterConfig(List.of(etcdUrl), bootstrap, topicPrefix, ByteString.copyFromUtf8(keyPrefix),
+        "127.0.0.1", 0, topicPrefix + ".ingester", Duration.ofDays(1), 8 << 20, 1, (short) -1,
+        Duration.ofSeconds(20), 64L << 20, 5000, 512 << 20, 1000, true, Duration.ofSeconds(1));
+  }
+
+  /** Starts an ingester in this JVM with its own metrics registry. */
+  public static Ingester inProcess(IngesterConfig config) {
+    Ingester ingester = new Ingester(config, new CollectorRegistry());
+    ingester.start();
+    return ingester;
+  }
+
+  /** Starts {@code IngesterMain} as a child JVM with the given flags (besides the required ones). */
+  public static JavaProcess process(String name, String etcdUrl, String bootstrap, String topicPrefix,
+      String keyPrefix, String... extra) {
+    List<String> args = new ArrayList<>(List.of("--etcd-endpoints", etcdUrl, "--kafka-bootstrap", bootstrap,
+        "--topic-prefix", topicPrefix, "--key-prefix", keyPrefix, "--http-port", "0",
+        "--http-host", "127.0.0.1", "--transaction-timeout", "10s", "--retry-backoff-max", "1s"));
+    args.addAll(List.of(extra));
+    return JavaProcess.builder("io.watchfanout.ingester.IngesterMain").name(name).maxHeap("256m").args(args)
+        .start();
+  }
+}
