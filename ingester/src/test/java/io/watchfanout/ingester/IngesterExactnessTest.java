@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.google.protobuf.ByteString;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
-import io.watchfanout.ingester.support.EtcdWorkload;
+import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.ingester.support.EventsTopicDump;
 import io.watchfanout.ingester.support.Exactness;
 import io.watchfanout.ingester.support.Ingesters;

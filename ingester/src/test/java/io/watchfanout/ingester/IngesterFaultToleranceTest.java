@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
 import io.etcd.jetcd.Client;
-import io.watchfanout.ingester.support.BackgroundWriter;
-import io.watchfanout.ingester.support.EtcdWorkload;
+import io.watchfanout.testkit.BackgroundWriter;
+import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.ingester.support.EventsTopicDump;
 import io.watchfanout.ingester.support.Exactness;
 import io.watchfanout.ingester.support.Ingesters;

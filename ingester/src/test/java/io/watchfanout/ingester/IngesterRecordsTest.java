@@ -8,7 +8,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.PutOption;
-import io.watchfanout.ingester.support.EtcdWorkload;
+import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.ingester.support.EventsTopicDump;
 import io.watchfanout.ingester.support.Exactness;
 import io.watchfanout.ingester.support.Ingesters;

@@ -1,4 +1,4 @@
-package io.watchfanout.ingester.support;
+package io.watchfanout.testkit;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -13,7 +13,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Writes a reproducible mix of etcd operations under a key prefix: creates, updates,
+ * Test load for etcd. Writes a reproducible mix of etcd operations under a key prefix: creates, updates,
  * deletes and multi-key transactions (puts and deletes in one revision). Not thread-safe.
  */
 public final class EtcdWorkload {
@@ -35,6 +35,7 @@ public final class EtcdWorkload {
     this.keySpace = keySpace;
   }
 
+  /** The UTF-8 bytes of {@code s}. */
   public static ByteSequence bytes(String s) {
     return ByteSequence.from(s, StandardCharsets.UTF_8);
   }

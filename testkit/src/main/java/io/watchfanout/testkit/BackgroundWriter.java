@@ -1,4 +1,4 @@
-package io.watchfanout.ingester.support;
+package io.watchfanout.testkit;
 
 import io.etcd.jetcd.Client;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,0 +1,93 @@
+package io.watchfanout.fanout;
+
+import io.prometheus.client.CollectorRegistry;
+import io.watchfanout.fanout.cache.WatchCache;
+import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.http.HttpApi;
+import io.watchfanout.fanout.http.HttpSettings;
+import io.watchfanout.fanout.kafka.KafkaCacheLoader;
+import io.watchfanout.fanout.kafka.RebuildProgress;
+import io.watchfanout.fanout.metrics.NodeMetrics;
+import io.watchfanout.fanout.watch.WatchHub;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One fan-out node: the watch cache and hub, the Kafka feed that rebuilds and tails it, and
+ * the HTTP API. {@link #start} starts it; {@link #close()} drains and stops it.
+ *
+ * <p>Thread-safety: start and close from one controlling thread.
+ */
+public final class FanoutNode implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(FanoutNode.class);
+
+  private final NodeConfig config;
+  private final WatchHub hub;
+  private final HttpApi api;
+  private final KafkaCacheLoader loader;
+  private boolean closed;
+
+  private FanoutNode(NodeConfig config) {
+    this.config = config;
+    FrameEncoder encoder = new FrameEncoder();
+    WatchCache cache = new WatchCache(config.historyMaxEvents(), config.historyMaxAge(), System::currentTimeMillis);
+    hub = new WatchHub(cache, encoder, config.watcherQueueFrames(), config.nodeId());
+    RebuildProgress progress = new RebuildProgress();
+    CollectorRegistry registry = NodeMetrics.registry(hub, progress);
+    api = new HttpApi(hub, new HttpSettings(config.bookmarkInterval(), config.resourceVersionWait(), 1, config.nodeId()),
+        registry, config.bindAddress(), config.port());
+    loader = new KafkaCacheLoader(config.kafkaBootstrap(), config.topicPrefix(), hub, progress, config.nodeId());
+  }
+
+  /** Starts the HTTP API (answering 503 until ready) and the rebuild from Kafka. */
+  public static FanoutNode start(NodeConfig config) {
+    FanoutNode node = new FanoutNode(config);
+    node.api.start();
+    node.loader.start();
+    LOG.info("[node {}] started: Kafka {} topics {}.events/{}.state, HTTP {}:{}", config.nodeId(),
+        config.kafkaBootstrap(), config.topicPrefix(), config.topicPrefix(), config.bindAddress(), node.api.port());
+    return node;
+  }
+
+  /** The HTTP port. */
+  public int port() {
+    return api.port();
+  }
+
+  /** The node's watch hub. */
+  public WatchHub hub() {
+    return hub;
+  }
+
+  /**
+   * Graceful stop (SIGTERM): readiness fails and new requests get 503, every open stream
+   * gets a final BOOKMARK (when it allowed bookmarks) and its end, streams get up to the
+   * drain time to take their last frames, then the server and the feed stop.
+   */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    api.stopAccepting();
+    int streams = hub.finishAll();
+    LOG.info("[node {}] shutting down: ended {} watch streams, draining up to {} ms", config.nodeId(), streams,
+        config.shutdownDrain().toMillis());
+    long deadline = System.nanoTime() + config.shutdownDrain().toNanos();
+    try {
+      while (hub.watcherCount() > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (hub.watcherCount() > 0) {
+      LOG.warn("[node {}] {} watch streams did not drain in time; closing them", config.nodeId(), hub.watcherCount());
+    }
+    api.stop();
+    loader.close();
+    LOG.info("[node {}] stopped", config.nodeId());
+  }
+
+}

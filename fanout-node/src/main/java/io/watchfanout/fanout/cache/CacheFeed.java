@@ -1,0 +1,39 @@
+package io.watchfanout.fanout.cache;
+
+import com.google.protobuf.ByteString;
+import io.watchfanout.schema.v1.Event;
+import io.watchfanout.schema.v1.KeyValue;
+import java.util.List;
+
+/**
+ * The write side of the watch cache: what the rebuild from Kafka (or a test's in-memory
+ * source) feeds it. Every method is called from one feed thread, in topic order.
+ */
+public interface CacheFeed {
+  /** A key-value of the state topic's snapshot (rebuild, before {@link #startAt}). */
+  void loadKey(KeyValue kv);
+
+  /** A tombstone of the state topic's snapshot (rebuild, before {@link #startAt}). */
+  void unloadKey(ByteString key);
+
+  /** The loaded snapshot is the state at {@code revision}; events follow after it. */
+  void startAt(long revision);
+
+  /** The events of one complete revision, index {@code 0..count-1}. */
+  void applyRevision(List<Event> events);
+
+  /** A progress record: the range is complete up to {@code revision}. */
+  void applyProgress(long revision);
+
+  /** A resync at {@code revision} with all its entries; history before it is gone. */
+  void applyResync(long revision, List<Event> entries);
+
+  /** Periodic housekeeping on the feed thread (history expiry by age). */
+  void tick();
+
+  /** The feed has caught up with the end of the events topic: the node may serve. */
+  void markReady();
+
+  /** The feed found bad data and stopped for good: the node must stop serving (invariant 8). */
+  void fail(String reason);
+}

@@ -1,0 +1,33 @@
+package io.watchfanout.fanout.cache;
+
+/**
+ * A read asked for history that the cache no longer holds: etcd's "required revision has
+ * been compacted", Kubernetes' 410 Gone with reason {@code Expired}. The client must list again.
+ */
+public final class HistoryExpiredException extends Exception {
+  private static final long serialVersionUID = 1L;
+
+  private final long requested;
+  private final long oldestServable;
+
+  /**
+   * @param requested the revision asked for
+   * @param oldestServable the oldest revision the cache can serve from
+   */
+  public HistoryExpiredException(long requested, long oldestServable) {
+    super("too old resource version: " + requested + " (the oldest this node can serve from is "
+        + oldestServable + "; list again)");
+    this.requested = requested;
+    this.oldestServable = oldestServable;
+  }
+
+  /** The revision asked for. */
+  public long requested() {
+    return requested;
+  }
+
+  /** The oldest revision the cache could serve from when this was thrown. */
+  public long oldestServable() {
+    return oldestServable;
+  }
+}

@@ -1,0 +1,299 @@
+package io.watchfanout.fanout.cache;
+
+import com.google.protobuf.ByteString;
+import io.watchfanout.fanout.frame.CachedEvent;
+import io.watchfanout.schema.v1.Event;
+import io.watchfanout.schema.v1.KeyValue;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import java.util.function.LongSupplier;
+
+/**
+ * The fan-out node's copy of the watched etcd range, as Kubernetes' {@code watchCache}:
+ * the current state (an ordered map by key, unsigned byte order, for range reads) and a
+ * {@link HistoryWindow} of recent events for watches that start in the past.
+ *
+ * <p>Its revision is the newest revision the cache is consistent to: advanced by complete
+ * revisions and by progress records, never inside a revision (invariant 2). At revision R
+ * the state equals etcd's at R for the watched range (invariant 4).
+ *
+ * <p>Not thread-safe: the owner ({@code WatchHub}) serializes every call under its lock.
+ */
+public final class WatchCache {
+  private final TreeMap<ByteString, StateEntry> state = new TreeMap<>(KeyRange.KEY_ORDER);
+  private final HistoryWindow history;
+  private final LongSupplier clockMillis;
+  private long revision;
+  private final List<CachedEvent> evicted = new ArrayList<>();
+
+  /**
+   * @param historyMaxEvents events kept in the history window, {@code >= 1}
+   * @param historyMaxAge how long events are kept in the window, {@code > 0}
+   * @param clockMillis the clock for history expiry, in milliseconds (tests fake it)
+   */
+  public WatchCache(int historyMaxEvents, Duration historyMaxAge, LongSupplier clockMillis) {
+    this.history = new HistoryWindow(historyMaxEvents, historyMaxAge.toMillis());
+    this.clockMillis = clockMillis;
+  }
+
+  /** The newest revision the cache is consistent to (0 before anything was loaded). */
+  public long revision() {
+    return revision;
+  }
+
+  /** Watches and reads from a revision older than this get {@link HistoryExpiredException}. */
+  public long historyStartRevision() {
+    return history.startRevision();
+  }
+
+  /** The revision of the oldest event in the history window, 0 when it is empty. */
+  public long oldestHistoryRevision() {
+    return history.oldestRevision();
+  }
+
+  /** Events in the history window. */
+  public int historySize() {
+    return history.size();
+  }
+
+  /** Keys in the current state. */
+  public int keyCount() {
+    return state.size();
+  }
+
+  // ---- rebuild from the state topic -------------------------------------------------
+
+  /** Loads a key-value read from the state topic (before {@link #startAt}). */
+  public void loadKey(KeyValue kv) {
+    state.put(kv.getKey(), new StateEntry(kv, null));
+  }
+
+  /** Removes a key whose state-topic record is a tombstone (before {@link #startAt}). */
+  public void unloadKey(ByteString key) {
+    state.remove(key);
+  }
+
+  /** Declares the loaded state to be the state at {@code revision}; history starts after it. */
+  public void startAt(long revision) {
+    this.revision = revision;
+    history.reset(revision, evicted);
+    releaseEvicted();
+  }
+
+  // ---- updates from the events topic ------------------------------------------------
+
+  /**
+   * Applies the events of one complete revision atomically: state and history change and
+   * the revision advances together.
+   *
+   * @param events all events of one revision, index {@code 0..count-1} in order
+   * @return the events as cached, in the same order (their frames are memoized)
+   * @throws IllegalArgumentException if the events are not one whole revision after the
+   *     cache's revision
+   */
+  public List<CachedEvent> applyRevision(List<Event> events) {
+    if (events.isEmpty()) {
+      throw new IllegalArgumentException("a revision has at least one event");
+    }
+    Event first = events.get(0);
+    long rev = first.getRevision();
+    if (rev <= revision) {
+      throw new IllegalArgumentException(
+          "revision " + rev + " does not advance past the cache's revision " + revision);
+    }
+    if (first.getCount() != events.size()) {
+      throw new IllegalArgumentException("revision " + rev + " has " + events.size()
+          + " events (expected: " + first.getCount() + ")");
+    }
+    long now = clockMillis.getAsLong();
+    List<CachedEvent> cached = new ArrayList<>(events.size());
+    for (int i = 0; i < events.size(); i++) {
+      Event e = events.get(i);
+      if (e.getRevision() != rev || e.getIndex() != i) {
+        throw new IllegalArgumentException("event " + e.getIndex() + " at revision "
+            + e.getRevision() + " in revision " + rev + " at position " + i);
+      }
+      CachedEvent ce = new CachedEvent(e, now);
+      cached.add(ce);
+      if (e.getType() == Event.Type.DELETE) {
+        state.remove(e.getKv().getKey());
+      } else {
+        state.put(e.getKv().getKey(), new StateEntry(e.getKv(), ce));
+      }
+    }
+    history.appendRevision(cached, evicted);
+    revision = rev;
+    releaseEvicted();
+    return cached;
+  }
+
+  /** A progress record: every event up to {@code progressRevision} has been applied. */
+  public void applyProgress(long progressRevision) {
+    if (progressRevision > revision) {
+      revision = progressRevision;
+    }
+  }
+
+  /**
+   * Applies a resync: the entries (PUT or DELETE, {@code resync = true}) replace the state
+   * of their keys, the cache moves to {@code resyncRevision} and the history window is
+   * emptied, so that every watch or read from before it gets {@link HistoryExpiredException}.
+   */
+  public void applyResync(long resyncRevision, List<Event> entries) {
+    for (Event e : entries) {
+      if (e.getType() == Event.Type.DELETE) {
+        state.remove(e.getKv().getKey());
+      } else {
+        state.put(e.getKv().getKey(), new StateEntry(e.getKv(), null));
+      }
+    }
+    revision = Math.max(revision, resyncRevision);
+    history.reset(resyncRevision, evicted);
+    releaseEvicted();
+  }
+
+  /** Evicts the history older than the maximum age; call periodically. */
+  public void expireHistory() {
+    history.expire(clockMillis.getAsLong(), evicted);
+    releaseEvicted();
+  }
+
+  /**
+   * Evicted events drop their frames, and the state stops pointing at them, so that frames
+   * live only within the window.
+   */
+  private void releaseEvicted() {
+    if (evicted.isEmpty()) {
+      return;
+    }
+    for (CachedEvent e : evicted) {
+      e.release();
+      StateEntry entry = state.get(e.key());
+      if (entry != null && entry.lastEvent() == e) {
+        state.put(e.key(), new StateEntry(entry.kv(), null));
+      }
+    }
+    evicted.clear();
+  }
+
+  // ---- reads ------------------------------------------------------------------------
+
+  /** The key-values in {@code range} at the cache's revision, in key order. */
+  public List<StateEntry> snapshot(KeyRange range) {
+    if (range.isSingleKey()) {
+      StateEntry e = state.get(range.start());
+      return e == null ? List.of() : List.of(e);
+    }
+    return new ArrayList<>(subMap(range, range.start()).values());
+  }
+
+  private NavigableMap<ByteString, StateEntry> subMap(KeyRange range, ByteString from) {
+    return range.end() == null ? state.tailMap(from, true) : state.subMap(from, true, range.end(), false);
+  }
+
+  /**
+   * One page of the key-values in {@code range} as they were at {@code atRevision}: the
+   * current state with the history window's events after {@code atRevision} undone (their
+   * {@code prev_kv}), so that every page of a paged list is consistent at one revision.
+   *
+   * @param from the first key of the page (inclusive), within the range
+   * @param atRevision {@code <=} {@link #revision()}
+   * @param limit the most key-values on the page, {@code >= 1}
+   * @throws HistoryExpiredException if {@code atRevision} is older than the history window
+   */
+  public ListPage list(KeyRange range, ByteString from, long atRevision, int limit)
+      throws HistoryExpiredException {
+    if (atRevision > revision) {
+      throw new IllegalArgumentException("revision " + atRevision + " is ahead of the cache at " + revision);
+    }
+    if (atRevision < history.startRevision()) {
+      throw new HistoryExpiredException(atRevision, history.startRevision());
+    }
+    if (range.isAfterEnd(from) || KeyRange.KEY_ORDER.compare(from, range.start()) < 0) {
+      return new ListPage(List.of(), atRevision, null);
+    }
+    // key -> state at atRevision (null value = absent), for keys changed after it.
+    TreeMap<ByteString, KeyValue> undo = new TreeMap<>(KeyRange.KEY_ORDER);
+    Map<ByteString, Boolean> seen = new java.util.HashMap<>();
+    for (int i = history.firstAfter(atRevision); i < history.size(); i++) {
+      Event e = history.get(i).event();
+      ByteString key = e.getKv().getKey();
+      if (range.contains(key) && KeyRange.KEY_ORDER.compare(key, from) >= 0
+          && seen.putIfAbsent(key, Boolean.TRUE) == null) {
+        undo.put(key, e.hasPrevKv() ? e.getPrevKv() : null);
+      }
+    }
+    Iterator<Map.Entry<ByteString, StateEntry>> current = range.isSingleKey()
+        ? (state.containsKey(from) ? Map.of(from, state.get(from)).entrySet().iterator()
+            : java.util.Collections.emptyIterator())
+        : subMap(range, from).entrySet().iterator();
+    Iterator<Map.Entry<ByteString, KeyValue>> changed = undo.entrySet().iterator();
+    Map.Entry<ByteString, StateEntry> c = current.hasNext() ? current.next() : null;
+    Map.Entry<ByteString, KeyValue> u = changed.hasNext() ? changed.next() : null;
+    List<KeyValue> out = new ArrayList<>(Math.min(limit, 1024));
+    while (c != null || u != null) {
+      int cmp = c == null ? 1 : u == null ? -1 : KeyRange.KEY_ORDER.compare(c.getKey(), u.getKey());
+      KeyValue kv;
+      ByteString key;
+      if (cmp < 0) {
+        key = c.getKey();
+        kv = c.getValue().kv();
+        c = current.hasNext() ? current.next() : null;
+      } else {
+        key = u.getKey();
+        kv = u.getValue();
+        u = changed.hasNext() ? changed.next() : null;
+        if (cmp == 0) {
+          c = current.hasNext() ? current.next() : null;
+        }
+      }
+      if (kv == null) {
+        continue;
+      }
+      if (out.size() == limit) {
+        return new ListPage(out, atRevision, key);
+      }
+      out.add(kv);
+    }
+    return new ListPage(out, atRevision, null);
+  }
+
+  /**
+   * Reads the events after {@code cursor} that match {@code range}, whole revisions at a time,
+   * until {@code maxEvents} matched or {@code maxScan} events were looked at.
+   *
+   * @throws HistoryExpiredException if events after {@code cursor} have left the window
+   */
+  public HistoryRead readHistory(long cursor, KeyRange range, int maxEvents, int maxScan)
+      throws HistoryExpiredException {
+    if (cursor < history.startRevision()) {
+      throw new HistoryExpiredException(cursor, history.startRevision());
+    }
+    List<CachedEvent> out = new ArrayList<>();
+    int scanned = 0;
+    int i = history.firstAfter(cursor);
+    long readTo = cursor;
+    while (i < history.size()) {
+      long rev = history.get(i).revision();
+      while (i < history.size() && history.get(i).revision() == rev) {
+        CachedEvent e = history.get(i);
+        if (range.contains(e.key())) {
+          out.add(e);
+        }
+        i++;
+        scanned++;
+      }
+      readTo = rev;
+      if (out.size() >= maxEvents || scanned >= maxScan) {
+        boolean end = i >= history.size() && rev == revision;
+        return new HistoryRead(out, readTo, end);
+      }
+    }
+    return new HistoryRead(out, Math.max(readTo, revision), true);
+  }
+}

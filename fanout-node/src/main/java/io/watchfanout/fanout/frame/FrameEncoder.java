@@ -1,0 +1,159 @@
+package io.watchfanout.fanout.frame;
+
+import com.google.protobuf.CodedOutputStream;
+import io.watchfanout.schema.v1.Event;
+import io.watchfanout.schema.v1.KeyValue;
+import io.watchfanout.schema.v1.Status;
+import io.watchfanout.schema.v1.WatchEvent;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Builds watch frames: maps etcd events to {@code WatchEvent}s (API.md, "Mapping") and
+ * encodes them into read-only direct buffers, counting every encode per encoding and
+ * {@link FrameKind}. One instance per node; the counters prove invariant 6 (serialize once).
+ *
+ * <p>Frames are direct buffers so that the socket write of a shared frame needs no
+ * per-connection copy into a temporary direct buffer; callers {@code duplicate()} a frame
+ * before writing it (its position is shared).
+ *
+ * <p>Thread-safe.
+ */
+public final class FrameEncoder {
+  private final LongAdder[][] encodes =
+      new LongAdder[Encoding.all().length][FrameKind.values().length];
+  private final AtomicReference<BookmarkMemo> bookmark = new AtomicReference<>(new BookmarkMemo(-1));
+
+  /** A new encoder with zeroed counters. */
+  public FrameEncoder() {
+    for (LongAdder[] row : encodes) {
+      for (int i = 0; i < row.length; i++) {
+        row[i] = new LongAdder();
+      }
+    }
+  }
+
+  /**
+   * The watch frame of an etcd event, as API.md maps it: PUT with {@code kv.version == 1} is
+   * ADDED, any other PUT is MODIFIED, DELETE is DELETED with the previous key-value as its
+   * object (the bare deleted key when the record has no {@code prev_kv}).
+   *
+   * @param event an event of the events topic
+   * @param resourceVersion the revision a client resumes from after this frame
+   */
+  public static WatchEvent toWatchEvent(Event event, long resourceVersion) {
+    WatchEvent.Builder b = WatchEvent.newBuilder()
+        .setResourceVersion(resourceVersion)
+        .setIndex(event.getIndex())
+        .setCount(event.getCount());
+    if (event.getType() == Event.Type.DELETE) {
+      b.setType(WatchEvent.Type.DELETED).setObject(event.hasPrevKv() ? event.getPrevKv() : event.getKv());
+    } else {
+      b.setType(event.getKv().getVersion() == 1 ? WatchEvent.Type.ADDED : WatchEvent.Type.MODIFIED)
+          .setObject(event.getKv());
+    }
+    return b.build();
+  }
+
+  /**
+   * Encodes one frame and counts it.
+   *
+   * @return a read-only direct buffer at position 0; never modified afterwards
+   */
+  public ByteBuffer encode(WatchEvent event, Encoding encoding, FrameKind kind) {
+    byte[] bytes = encoding == Encoding.JSON ? ProtoJson.toJsonLine(event) : delimited(event);
+    encodes[encoding.ordinal()][kind.ordinal()].increment();
+    ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length);
+    direct.put(bytes).flip();
+    return direct.asReadOnlyBuffer();
+  }
+
+  private static byte[] delimited(WatchEvent event) {
+    int size = event.getSerializedSize();
+    byte[] out = new byte[CodedOutputStream.computeUInt32SizeNoTag(size) + size];
+    CodedOutputStream cos = CodedOutputStream.newInstance(out);
+    try {
+      cos.writeUInt32NoTag(size);
+      event.writeTo(cos);
+      cos.checkNoSpaceLeft();
+    } catch (IOException e) {
+      throw new UncheckedIOException("encoding into an array cannot fail", e);
+    }
+    return out;
+  }
+
+  /**
+   * A BOOKMARK frame at {@code revision}. The newest revision's bookmark is memoized per
+   * encoding, so that every watcher bookmarked at the same revision gets the same bytes;
+   * bookmarks at older revisions (a parked watcher's cursor) are built unshared.
+   */
+  public ByteBuffer bookmark(long revision, Encoding encoding) {
+    BookmarkMemo memo = bookmark.get();
+    while (memo.revision < revision) {
+      BookmarkMemo next = new BookmarkMemo(revision);
+      if (bookmark.compareAndSet(memo, next)) {
+        memo = next;
+      } else {
+        memo = bookmark.get();
+      }
+    }
+    if (memo.revision != revision) {
+      return encode(bookmarkEvent(revision, false), encoding, FrameKind.BOOKMARK);
+    }
+    return memo.frame(this, encoding);
+  }
+
+  /** The BOOKMARK at {@code revision} that closes the initial events (not shared). */
+  public ByteBuffer initialEventsEnd(long revision, Encoding encoding) {
+    return encode(bookmarkEvent(revision, true), encoding, FrameKind.BOOKMARK);
+  }
+
+  /** An ADDED frame of a key's current state for sendInitialEvents, not memoized. */
+  public ByteBuffer initialEvent(KeyValue kv, Encoding encoding) {
+    return encode(initialWatchEvent(kv), encoding, FrameKind.INITIAL);
+  }
+
+  /** An ERROR frame carrying {@code status}. */
+  public ByteBuffer error(Status status, Encoding encoding) {
+    return encode(WatchEvent.newBuilder().setType(WatchEvent.Type.ERROR).setStatus(status).build(),
+        encoding, FrameKind.ERROR);
+  }
+
+  /**
+   * The initial event of a key: ADDED with its current key-value; like the objects of a
+   * Kubernetes watch-list, it carries the key's own mod revision, and the resume point of
+   * the initial events is the closing bookmark.
+   */
+  static WatchEvent initialWatchEvent(KeyValue kv) {
+    return WatchEvent.newBuilder().setType(WatchEvent.Type.ADDED).setObject(kv)
+        .setResourceVersion(kv.getModRevision()).build();
+  }
+
+  static WatchEvent bookmarkEvent(long revision, boolean initialEventsEnd) {
+    return WatchEvent.newBuilder().setType(WatchEvent.Type.BOOKMARK).setResourceVersion(revision)
+        .setInitialEventsEnd(initialEventsEnd).build();
+  }
+
+  /** Frames encoded so far of this encoding and kind. */
+  public long encodes(Encoding encoding, FrameKind kind) {
+    return encodes[encoding.ordinal()][kind.ordinal()].sum();
+  }
+
+  /** The bookmark frames of one revision, built lazily once per encoding. */
+  private static final class BookmarkMemo {
+    final long revision;
+    private final FrameMemo frames = new FrameMemo(Encoding.all().length);
+
+    BookmarkMemo(long revision) {
+      this.revision = revision;
+    }
+
+    ByteBuffer frame(FrameEncoder encoder, Encoding encoding) {
+      return frames.get(encoding.ordinal(),
+          () -> encoder.encode(bookmarkEvent(revision, false), encoding, FrameKind.BOOKMARK));
+    }
+  }
+}

@@ -1,0 +1,93 @@
+package io.watchfanout.fanout.http;
+
+import com.google.protobuf.ByteString;
+import io.undertow.server.HttpHandler;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.Headers;
+import io.watchfanout.fanout.cache.HistoryExpiredException;
+import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.fanout.cache.ListPage;
+import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.ProtoJson;
+import io.watchfanout.fanout.watch.RevisionWaiter;
+import io.watchfanout.fanout.watch.Statuses;
+import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.schema.v1.KeyValueList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code GET /v1/kv}: a range read from the cache (API.md). Runs on a worker thread (a big
+ * list is encoded there, off the IO threads). Every page of a paged list is read at the
+ * revision of the first page, carried in the continue token; a token older than the
+ * history window gets 410 Expired, as Kubernetes answers an expired continue.
+ */
+final class KvHandler implements HttpHandler {
+  private final WatchHub hub;
+  private final HttpSettings settings;
+
+  KvHandler(WatchHub hub, HttpSettings settings) {
+    this.hub = hub;
+    this.settings = settings;
+  }
+
+  @Override
+  public void handleRequest(HttpServerExchange exchange) throws InterruptedException {
+    if (exchange.isInIoThread()) {
+      exchange.dispatch(this);
+      return;
+    }
+    try {
+      QueryParams q = QueryParams.parse(exchange.getQueryString());
+      KeyRange range = KeyRangeParams.parse(q);
+      long rv = q.nonNegative("resourceVersion", 0, "a revision");
+      long limit = q.nonNegative("limit", 0, "the most key-values per page, 0 for all");
+      String token = q.text("continue");
+      Encoding encoding = AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT));
+      HttpApi.checkServing(hub);
+      long at = 0;
+      ByteString from = null;
+      if (token != null && !token.isEmpty()) {
+        ContinueToken t = ContinueToken.decode(token);
+        if (!range.contains(t.nextKey()) && !t.nextKey().equals(range.start())) {
+          throw new ApiException(Statuses.badRequest("parameter continue: the token's next key \""
+              + KeyRange.printable(t.nextKey()) + "\" is outside " + range
+              + " (expected: the same key, prefix and rangeEnd as the first page)"));
+        }
+        at = t.revision();
+        from = t.nextKey();
+      } else if (rv > hub.revision()) {
+        awaitRevision(rv);
+      }
+      ListPage page;
+      try {
+        page = hub.list(range, from, at, limit == 0 || limit > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) limit);
+      } catch (HistoryExpiredException e) {
+        throw new ApiException(Statuses.expired(e.getMessage()));
+      }
+      KeyValueList.Builder list = KeyValueList.newBuilder().addAllKvs(page.kvs())
+          .setResourceVersion(page.revision());
+      if (page.nextKey() != null) {
+        list.setContinue(new ContinueToken(page.revision(), page.nextKey()).encode());
+      }
+      KeyValueList answer = list.build();
+      Responses.ok(exchange, encoding.mediaType(),
+          encoding == Encoding.JSON ? ProtoJson.toJson(answer) : answer.toByteArray());
+    } catch (ApiException e) {
+      Responses.error(exchange, e);
+    }
+  }
+
+  /** Blocks this worker thread until the cache reaches {@code rv}, or answers 504. */
+  private void awaitRevision(long rv) throws ApiException, InterruptedException {
+    CountDownLatch reached = new CountDownLatch(1);
+    RevisionWaiter waiter = hub.awaitRevision(rv, reached::countDown);
+    long waitMillis = settings.resourceVersionWait().toMillis();
+    if (!reached.await(waitMillis, TimeUnit.MILLISECONDS) && hub.cancel(waiter)) {
+      throw new ApiException(Statuses.timeout("resourceVersion " + rv + " is ahead of this node (at revision "
+          + hub.revision() + ") and it did not catch up within " + waitMillis + " ms; retry, or ask another node"),
+          settings.retryAfterSeconds());
+    }
+    HttpApi.checkServing(hub);
+  }
+}

@@ -1,0 +1,93 @@
+package io.watchfanout.fanout.http;
+
+import io.undertow.server.HttpHandler;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.Headers;
+import io.undertow.util.SameThreadExecutor;
+import io.watchfanout.fanout.cache.HistoryExpiredException;
+import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.watch.RevisionWaiter;
+import io.watchfanout.fanout.watch.Statuses;
+import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchSpec;
+import io.watchfanout.fanout.watch.Watcher;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code GET /v1/watch} (API.md). Runs on the IO thread and never blocks: a
+ * {@code resourceVersion} ahead of the node waits on the hub's revision waiters with a
+ * timer, and the stream itself is a {@link WatchStream}. Errors found before streaming get
+ * their HTTP status and a JSON {@code Status}; after that, an ERROR frame.
+ */
+final class WatchHandler implements HttpHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(WatchHandler.class);
+
+  private final WatchHub hub;
+  private final HttpSettings settings;
+
+  WatchHandler(WatchHub hub, HttpSettings settings) {
+    this.hub = hub;
+    this.settings = settings;
+  }
+
+  @Override
+  public void handleRequest(HttpServerExchange exchange) {
+    WatchSpec spec;
+    long timeoutSeconds;
+    try {
+      QueryParams q = QueryParams.parse(exchange.getQueryString());
+      KeyRange range = KeyRangeParams.parse(q);
+      long rv = q.nonNegative("resourceVersion", 0, "a revision");
+      boolean bookmarks = q.bool("allowWatchBookmarks");
+      boolean initial = q.bool("sendInitialEvents");
+      timeoutSeconds = q.nonNegative("timeoutSeconds", 0, "seconds");
+      Encoding encoding = AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT));
+      HttpApi.checkServing(hub);
+      spec = new WatchSpec(range, encoding, rv, bookmarks, initial);
+    } catch (ApiException e) {
+      Responses.error(exchange, e);
+      return;
+    }
+    if (spec.resourceVersion() <= hub.revision()) {
+      // Dispatched (on this same IO thread) so that Undertow keeps the exchange open after
+      // handleRequest returns: the stream lives on in write listeners and timers.
+      exchange.dispatch(SameThreadExecutor.INSTANCE, () -> start(exchange, spec, timeoutSeconds));
+      return;
+    }
+    // The node is behind the requested revision: wait a bounded time for it (API.md).
+    exchange.dispatch(SameThreadExecutor.INSTANCE, () -> {
+      RevisionWaiter waiter = hub.awaitRevision(spec.resourceVersion(),
+          () -> exchange.getIoThread().execute(() -> start(exchange, spec, timeoutSeconds)));
+      Duration wait = settings.resourceVersionWait();
+      exchange.getIoThread().executeAfter(() -> {
+        if (hub.cancel(waiter)) {
+          Responses.status(exchange, Statuses.timeout("resourceVersion " + spec.resourceVersion()
+              + " is ahead of this node (at revision " + hub.revision() + ") and it did not catch up within "
+              + wait.toMillis() + " ms; retry, or ask another node"), settings.retryAfterSeconds());
+        }
+      }, wait.toMillis(), TimeUnit.MILLISECONDS);
+    });
+  }
+
+  /** Opens the watcher and starts streaming (IO thread). */
+  private void start(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds) {
+    Watcher watcher;
+    WatchStream stream = new WatchStream(exchange, hub.stats(), settings.bookmarkInterval(), settings.nodeId());
+    try {
+      HttpApi.checkServing(hub);
+      watcher = hub.watch(spec, stream);
+    } catch (ApiException e) {
+      Responses.error(exchange, e);
+      return;
+    } catch (HistoryExpiredException e) {
+      Responses.status(exchange, Statuses.expired(e.getMessage()), 0);
+      return;
+    }
+    LOG.debug("[node {}] {} from resourceVersion {}", settings.nodeId(), watcher, spec.resourceVersion());
+    stream.start(watcher, timeoutSeconds, spec.encoding().mediaType());
+  }
+}

@@ -1,0 +1,218 @@
+package io.watchfanout.fanout.http;
+
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.Headers;
+import io.watchfanout.fanout.watch.WatchSink;
+import io.watchfanout.fanout.watch.WatchStats;
+import io.watchfanout.fanout.watch.Watcher;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.xnio.IoUtils;
+import org.xnio.XnioIoThread;
+import org.xnio.channels.StreamSinkChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP transport of one {@link Watcher}: non-blocking writes on the exchange's IO
+ * thread, at most one write in flight, every waiting frame gathered into one write.
+ *
+ * <p>Why we frame the HTTP chunks ourselves: Undertow's {@code ChunkedStreamSinkConduit}
+ * writes only the first buffer of a gathering write (one chunk and one syscall per frame),
+ * which would waste the main throughput lever on loopback (TOOLING.md: ~16 frames per write
+ * is ~10x the frame rate of one per write). So the response is marked non-persistent (Undertow
+ * then passes bytes through), {@code Transfer-Encoding: chunked} is set by hand, and each
+ * write is one chunk: {@code [size CRLF, frame 1..n, CRLF]} with the shared frames
+ * {@code duplicate()}d, never copied. The connection closes after the stream, which a
+ * watch connection does anyway in practice.
+ *
+ * <p>Thread-safety: everything except {@link #wakeUp()} runs on the exchange's IO thread.
+ */
+final class WatchStream implements WatchSink {
+  private static final Logger LOG = LoggerFactory.getLogger(WatchStream.class);
+  /** Frames gathered into one write at most (IOV_MAX is 1024; a chunk header and CRLF ride along). */
+  static final int MAX_FRAMES_PER_WRITE = 64;
+  private static final ByteBuffer CRLF = ByteBuffer.wrap("\r\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
+  private static final ByteBuffer LAST_CHUNK = ByteBuffer.wrap("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
+
+  private final HttpServerExchange exchange;
+  private final XnioIoThread io;
+  private final WatchStats stats;
+  private final Duration tickInterval;
+  private final String nodeId;
+  private final AtomicBoolean wakePending = new AtomicBoolean();
+  private final Runnable pumpTask = () -> {
+    wakePending.set(false);
+    pump();
+  };
+
+  private Watcher watcher;
+  private StreamSinkChannel channel;
+  private final List<ByteBuffer> polled = new ArrayList<>(MAX_FRAMES_PER_WRITE);
+  private final ByteBuffer[] pending = new ByteBuffer[MAX_FRAMES_PER_WRITE + 2];
+  private final ByteBuffer chunkHeader = ByteBuffer.allocate(16);
+  private int pendingFrom;
+  private int pendingCount;
+  private long pendingBytes;
+  private boolean lastChunkQueued;
+  private boolean closed;
+
+  WatchStream(HttpServerExchange exchange, WatchStats stats, Duration tickInterval, String nodeId) {
+    this.exchange = exchange;
+    this.io = exchange.getIoThread();
+    this.stats = stats;
+    this.tickInterval = tickInterval;
+    this.nodeId = nodeId;
+  }
+
+  /**
+   * Starts streaming (IO thread): sends the 200 headers, starts the periodic tick and the
+   * stream timeout, and pulls the first frames.
+   */
+  void start(Watcher w, long timeoutSeconds, String contentType) {
+    this.watcher = w;
+    exchange.setStatusCode(200);
+    exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, contentType);
+    exchange.getResponseHeaders().put(Headers.CACHE_CONTROL, "no-cache");
+    exchange.setPersistent(false);
+    channel = exchange.getResponseChannel();
+    exchange.getResponseHeaders().put(Headers.TRANSFER_ENCODING, Headers.CHUNKED.toString());
+    channel.getWriteSetter().set(ch -> pump());
+    exchange.addExchangeCompleteListener((ex, next) -> {
+      abort(null);
+      next.proceed();
+    });
+    scheduleTick();
+    if (timeoutSeconds > 0) {
+      io.executeAfter(() -> {
+        if (!closed) {
+          watcher.finish();
+        }
+      }, timeoutSeconds, TimeUnit.SECONDS);
+    }
+    pump();
+  }
+
+  private void scheduleTick() {
+    io.executeAfter(() -> {
+      if (!closed) {
+        watcher.tick();
+        scheduleTick();
+      }
+    }, tickInterval.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void wakeUp() {
+    if (wakePending.compareAndSet(false, true)) {
+      io.execute(pumpTask);
+    }
+  }
+
+  /** Writes until the socket would block or nothing is waiting (IO thread). */
+  private void pump() {
+    if (closed || channel == null) {
+      return;
+    }
+    try {
+      while (true) {
+        if (pendingBytes > 0) {
+          long n = channel.write(pending, pendingFrom, pendingCount - pendingFrom);
+          pendingBytes -= n;
+          stats.addBytesSent(watcher.spec().encoding(), n);
+          while (pendingFrom < pendingCount && !pending[pendingFrom].hasRemaining()) {
+            pending[pendingFrom++] = null;
+          }
+          if (pendingBytes > 0) {
+            channel.resumeWrites();
+            return;
+          }
+        }
+        if (!channel.flush()) {
+          channel.resumeWrites();
+          return;
+        }
+        if (lastChunkQueued) {
+          finishExchange();
+          return;
+        }
+        polled.clear();
+        switch (watcher.poll(polled, MAX_FRAMES_PER_WRITE)) {
+          case FRAMES:
+            stage(polled);
+            break;
+          case END:
+            stageLastChunk();
+            break;
+          case YIELD:
+            channel.suspendWrites();
+            wakeUp();
+            return;
+          case IDLE:
+          default:
+            channel.suspendWrites();
+            return;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      abort(e);
+    }
+  }
+
+  private void stage(List<ByteBuffer> frames) {
+    long size = 0;
+    pendingFrom = 0;
+    pendingCount = 0;
+    pending[pendingCount++] = chunkHeader;
+    for (ByteBuffer f : frames) {
+      ByteBuffer d = f.duplicate();
+      size += d.remaining();
+      pending[pendingCount++] = d;
+    }
+    chunkHeader.clear();
+    chunkHeader.put(Long.toHexString(size).getBytes(StandardCharsets.US_ASCII)).put((byte) '\r').put((byte) '\n').flip();
+    pending[pendingCount++] = CRLF.duplicate();
+    pendingBytes = size + chunkHeader.remaining() + 2;
+  }
+
+  private void stageLastChunk() {
+    pendingFrom = 0;
+    pendingCount = 1;
+    pending[0] = LAST_CHUNK.duplicate();
+    pendingBytes = pending[0].remaining();
+    lastChunkQueued = true;
+  }
+
+  private void finishExchange() {
+    closed = true;
+    watcher.close();
+    try {
+      channel.shutdownWrites();
+      channel.flush();
+    } catch (IOException e) {
+      LOG.debug("[node {}] closing {}: {}", nodeId, watcher, e.toString());
+    }
+    exchange.endExchange();
+  }
+
+  /** The client went away or a write failed: drop the connection and the watcher. */
+  private void abort(Throwable cause) {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (cause != null) {
+      LOG.debug("[node {}] {} ended: {}", nodeId, watcher, cause.toString());
+    }
+    if (watcher != null) {
+      watcher.close();
+    }
+    IoUtils.safeClose(exchange.getConnection());
+  }
+}

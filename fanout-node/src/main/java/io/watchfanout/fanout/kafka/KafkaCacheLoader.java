@@ -1,0 +1,364 @@
+package io.watchfanout.fanout.kafka;
+
+import com.google.protobuf.ByteString;
+import io.watchfanout.fanout.cache.CacheFeed;
+import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.fanout.cache.RecordApplier;
+import io.watchfanout.schema.EventsRecordDeserializer;
+import io.watchfanout.schema.RevisionChainException;
+import io.watchfanout.schema.StateRecordDeserializer;
+import io.watchfanout.schema.WatchFanoutSerdes;
+import io.watchfanout.schema.v1.EventsRecord;
+import io.watchfanout.schema.v1.KeyValue;
+import io.watchfanout.schema.v1.StateCheckpoint;
+import io.watchfanout.schema.v1.StateRecord;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.RecordDeserializationException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Rebuilds the watch cache from Kafka and keeps it current, on its own feed thread:
+ * reads {@code <prefix>.state} to its end offsets (the snapshot and its checkpoint), then
+ * tails {@code <prefix>.events} from the checkpoint's offset through a {@link RecordApplier}
+ * into the {@link CacheFeed}. Consumers use {@code assign()} (every node reads every
+ * partition; no group) and {@code read_committed}; caught up means position {@code >=} end
+ * offset, since transaction markers take offsets. Ready once the events topic's end offset
+ * at start has been reached.
+ *
+ * <p>Fail closed (invariant 8): an undecodable record, a broken revision chain, a state topic
+ * without a checkpoint or an events topic that no longer holds the checkpoint's offset stops
+ * the feed for good ({@link CacheFeed#fail}); nothing is skipped. An unreachable Kafka or a
+ * missing topic is waited for, with backoff and a log line saying what for.
+ *
+ * <p>Thread-safety: {@link #start()} and {@link #close()} from a controlling thread; all
+ * Kafka calls on the feed thread.
+ */
+public final class KafkaCacheLoader implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaCacheLoader.class);
+  private static final Duration POLL = Duration.ofMillis(100);
+  private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(5);
+  private static final long PROGRESS_LOG_NANOS = 5_000_000_000L;
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+
+  private final String bootstrap;
+  private final String stateTopic;
+  private final String eventsTopic;
+  private final CacheFeed feed;
+  private final RebuildProgress progress;
+  private final String nodeId;
+  private final Thread thread;
+  private volatile boolean running = true;
+  private volatile KafkaConsumer<byte[], ?> current;
+
+  /**
+   * @param bootstrap Kafka's bootstrap servers, {@code host:port[,host:port]}
+   * @param topicPrefix the topics are {@code <prefix>.state} and {@code <prefix>.events}
+   * @param feed the cache to feed
+   * @param progress where to report progress
+   * @param nodeId the node's id, for log lines and client ids
+   */
+  public KafkaCacheLoader(String bootstrap, String topicPrefix, CacheFeed feed, RebuildProgress progress,
+      String nodeId) {
+    this.bootstrap = bootstrap;
+    this.stateTopic = WatchFanoutSerdes.stateTopic(topicPrefix);
+    this.eventsTopic = WatchFanoutSerdes.eventsTopic(topicPrefix);
+    this.feed = feed;
+    this.progress = progress;
+    this.nodeId = nodeId;
+    this.thread = new Thread(this::run, "watchfanout-feed-" + nodeId);
+    this.thread.setDaemon(true);
+  }
+
+  /** Starts the feed thread. */
+  public void start() {
+    thread.start();
+  }
+
+  /** Stops the feed thread and waits for it (at most 10 s; returns early if interrupted). */
+  @Override
+  public void close() {
+    running = false;
+    KafkaConsumer<byte[], ?> c = current;
+    if (c != null) {
+      c.wakeup();
+    }
+    try {
+      thread.join(10_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private Properties props(Class<? extends Deserializer<?>> valueDeserializer, String role) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "watchfanout-" + nodeId + "-" + role);
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, valueDeserializer.getName());
+    return p;
+  }
+
+  private void run() {
+    long start = System.nanoTime();
+    try {
+      Snapshot snapshot = readState();
+      if (snapshot == null) {
+        return;
+      }
+      tailEvents(snapshot, start);
+    } catch (WakeupException | InterruptException e) {
+      if (running) {
+        fail("the feed thread was interrupted: " + e);
+      }
+    } catch (RecordDeserializationException e) {
+      fail("undecodable record in " + e.topicPartition() + " at offset " + e.offset() + ": "
+          + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
+    } catch (FeedException e) {
+      fail(e.getMessage());
+    } catch (KafkaException | IllegalStateException | IllegalArgumentException e) {
+      fail("unexpected error while reading Kafka: " + e);
+    } finally {
+      current = null;
+    }
+  }
+
+  private void fail(String reason) {
+    progress.phase = "failed";
+    LOG.error("[node {}] CACHE FAILED, this node stops serving (not ready, /v1/* answer 503): {}", nodeId, reason);
+    feed.fail(reason);
+  }
+
+  /** A checkpointed snapshot read from the state topic; checkpoint null = topic empty. */
+  private record Snapshot(StateCheckpoint checkpoint, int keys) {}
+
+  private Snapshot readState() throws FeedException {
+    progress.phase = "state";
+    try (KafkaConsumer<byte[], StateRecord> consumer = new KafkaConsumer<>(props(StateRecordDeserializer.class, "state"))) {
+      current = consumer;
+      List<TopicPartition> tps = waitForPartitions(consumer, stateTopic);
+      if (tps == null) {
+        return null;
+      }
+      consumer.assign(tps);
+      consumer.seekToBeginning(tps);
+      Map<TopicPartition, Long> begin = retry(() -> consumer.beginningOffsets(tps, METADATA_TIMEOUT), "beginning offsets of " + stateTopic);
+      Map<TopicPartition, Long> end = retry(() -> consumer.endOffsets(tps, METADATA_TIMEOUT), "end offsets of " + stateTopic);
+      if (begin == null || end == null) {
+        return null;
+      }
+      long total = 0;
+      for (TopicPartition tp : tps) {
+        total += Math.max(0, end.get(tp) - begin.get(tp));
+      }
+      LOG.info("[node {}] reading {} ({} partitions, {} records up to the end offsets)", nodeId, stateTopic, tps.size(), total);
+      Map<ByteString, KeyValue> keys = new HashMap<>();
+      StateCheckpoint checkpoint = null;
+      long records = 0;
+      long lastLog = System.nanoTime();
+      while (running && !caughtUp(consumer, tps, end)) {
+        ConsumerRecords<byte[], StateRecord> batch = consumer.poll(POLL);
+        for (ConsumerRecord<byte[], StateRecord> r : batch) {
+          records++;
+          if (r.key() == null) {
+            throw new FeedException("state record without a key in " + r.topic() + "-" + r.partition() + " at offset " + r.offset());
+          }
+          ByteString key = ByteString.copyFrom(r.key());
+          StateRecord v = r.value();
+          if (key.isEmpty()) {
+            if (v != null && !v.hasCheckpoint()) {
+              throw new FeedException("the empty key of " + stateTopic + " at offset " + r.offset()
+                  + " holds a " + v.getBodyCase() + " (expected: a StateCheckpoint)");
+            }
+            checkpoint = v == null ? null : v.getCheckpoint();
+          } else if (v == null) {
+            keys.remove(key);
+          } else if (v.hasKv()) {
+            keys.put(key, v.getKv());
+          } else {
+            throw new FeedException("key " + KeyRange.printable(key) + " of " + stateTopic + " at offset "
+                + r.offset() + " holds a " + v.getBodyCase() + " (expected: a KeyValue)");
+          }
+        }
+        progress.stateRecords = records;
+        progress.keysLoaded = keys.size();
+        progress.stateRatio = total == 0 ? 1 : Math.min(1, (double) records / total);
+        if (System.nanoTime() - lastLog > PROGRESS_LOG_NANOS) {
+          lastLog = System.nanoTime();
+          LOG.info("[node {}] rebuild: {} keys loaded, {} % of {}", nodeId, keys.size(),
+              Math.round(progress.stateRatio * 100), stateTopic);
+        }
+      }
+      if (!running) {
+        return null;
+      }
+      if (checkpoint == null && !keys.isEmpty()) {
+        throw new FeedException(stateTopic + " holds " + keys.size()
+            + " keys but no checkpoint under the empty key: cannot tell their revision");
+      }
+      for (KeyValue kv : keys.values()) {
+        feed.loadKey(kv);
+      }
+      progress.stateRatio = 1;
+      progress.keysLoaded = keys.size();
+      LOG.info("[node {}] rebuild: loaded {} keys from {} at revision {} (events from offset {})", nodeId, keys.size(),
+          stateTopic, checkpoint == null ? 0 : checkpoint.getRevision(), checkpoint == null ? 0 : checkpoint.getEventsOffset());
+      return new Snapshot(checkpoint, keys.size());
+    }
+  }
+
+  private void tailEvents(Snapshot snapshot, long startNanos) throws FeedException {
+    progress.phase = "events";
+    try (KafkaConsumer<byte[], EventsRecord> consumer = new KafkaConsumer<>(props(EventsRecordDeserializer.class, "events"))) {
+      current = consumer;
+      List<TopicPartition> tps = waitForPartitions(consumer, eventsTopic);
+      if (tps == null) {
+        return;
+      }
+      if (tps.size() != 1) {
+        throw new FeedException(eventsTopic + " has " + tps.size() + " partitions (expected: 1, for total order)");
+      }
+      TopicPartition tp = tps.get(0);
+      consumer.assign(tps);
+      long startOffset = snapshot.checkpoint() == null ? 0 : snapshot.checkpoint().getEventsOffset();
+      Map<TopicPartition, Long> begin = retry(() -> consumer.beginningOffsets(tps, METADATA_TIMEOUT), "beginning offsets of " + eventsTopic);
+      Map<TopicPartition, Long> endMap = retry(() -> consumer.endOffsets(tps, METADATA_TIMEOUT), "end offsets of " + eventsTopic);
+      if (begin == null || endMap == null) {
+        return;
+      }
+      if (begin.get(tp) > startOffset) {
+        throw new FeedException(eventsTopic + " starts at offset " + begin.get(tp) + ", after offset " + startOffset
+            + " that the state checkpoint needs (retention removed it): wait for the state topic to move on");
+      }
+      long end = endMap.get(tp);
+      long revision = snapshot.checkpoint() == null ? -1 : snapshot.checkpoint().getRevision();
+      feed.startAt(Math.max(0, revision));
+      consumer.seek(tp, startOffset);
+      RecordApplier applier = new RecordApplier(feed, revision);
+      LOG.info("[node {}] tailing {} from offset {} (revision {}); ready at offset {}", nodeId, eventsTopic, startOffset,
+          Math.max(0, revision), end);
+      boolean ready = false;
+      long lastLog = System.nanoTime();
+      while (running) {
+        ConsumerRecords<byte[], EventsRecord> batch = consumer.poll(POLL);
+        for (ConsumerRecord<byte[], EventsRecord> r : batch) {
+          try {
+            applier.accept(r.value());
+          } catch (RevisionChainException e) {
+            throw new FeedException("revision chain broken in " + eventsTopic + " at offset " + r.offset() + ": " + e.getMessage());
+          }
+        }
+        long position = consumer.position(tp);
+        progress.eventsRecords = applier.records();
+        progress.consumerLag = consumer.currentLag(tp).orElse(-1);
+        feed.tick();
+        if (!ready) {
+          progress.eventsRatio = end <= startOffset ? 1 : Math.min(1, (double) (position - startOffset) / (end - startOffset));
+          if (position >= end) {
+            ready = true;
+            progress.eventsRatio = 1;
+            progress.rebuildSeconds = (System.nanoTime() - startNanos) / 1e9;
+            progress.phase = "serving";
+            feed.markReady();
+            LOG.info("[node {}] rebuild done in {} s: caught up with {} at offset {} (revision {}); ready", nodeId,
+                String.format("%.2f", progress.rebuildSeconds), eventsTopic, position, applier.lastRevision());
+          } else if (System.nanoTime() - lastLog > PROGRESS_LOG_NANOS) {
+            lastLog = System.nanoTime();
+            LOG.info("[node {}] rebuild: {} % of {} applied (offset {} of {})", nodeId,
+                Math.round(progress.eventsRatio * 100), eventsTopic, position, end);
+          }
+        }
+      }
+    }
+  }
+
+  private static boolean caughtUp(KafkaConsumer<byte[], ?> consumer, List<TopicPartition> tps, Map<TopicPartition, Long> end) {
+    for (TopicPartition tp : tps) {
+      if (consumer.position(tp) < end.get(tp)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The topic's partitions, waiting (with backoff) for Kafka and for the topic; null when closed. */
+  private List<TopicPartition> waitForPartitions(KafkaConsumer<byte[], ?> consumer, String topic) {
+    List<PartitionInfo> infos = retry(() -> {
+      List<PartitionInfo> p = consumer.partitionsFor(topic, METADATA_TIMEOUT);
+      if (p == null || p.isEmpty()) {
+        throw new TimeoutException("topic " + topic + " does not exist yet");
+      }
+      return p;
+    }, "topic " + topic);
+    if (infos == null) {
+      return null;
+    }
+    List<TopicPartition> tps = new ArrayList<>();
+    for (PartitionInfo i : infos) {
+      tps.add(new TopicPartition(topic, i.partition()));
+    }
+    tps.sort((a, b) -> Integer.compare(a.partition(), b.partition()));
+    return tps;
+  }
+
+  /** Retries a metadata call on timeouts with exponential backoff; null when closed. */
+  private <T> T retry(java.util.function.Supplier<T> call, String what) {
+    long backoffMillis = 200;
+    int attempt = 0;
+    String phase = progress.phase;
+    while (running) {
+      try {
+        T result = call.get();
+        progress.phase = phase;
+        if (attempt > 0) {
+          LOG.info("[node {}] Kafka at {} answered ({}) after {} attempts", nodeId, bootstrap, what, attempt + 1);
+        }
+        return result;
+      } catch (TimeoutException e) {
+        attempt++;
+        progress.phase = "waiting for Kafka";
+        if (attempt == 1 || attempt % 10 == 0) {
+          LOG.warn("[node {}] waiting for Kafka at {} ({}; attempt {}): {}", nodeId, bootstrap, what, attempt, e.getMessage());
+        }
+        try {
+          Thread.sleep(backoffMillis);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          return null;
+        }
+        backoffMillis = Math.min(backoffMillis * 2, MAX_BACKOFF.toMillis());
+      }
+    }
+    return null;
+  }
+
+  /** Bad data: the feed stops for good. */
+  private static final class FeedException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    FeedException(String message) {
+      super(message);
+    }
+  }
+}

@@ -1,0 +1,118 @@
+package io.watchfanout.fanout.metrics;
+
+import io.prometheus.client.Collector;
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.CounterMetricFamily;
+import io.prometheus.client.GaugeMetricFamily;
+import io.prometheus.client.hotspot.DefaultExports;
+import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.kafka.RebuildProgress;
+import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchStats;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The node's Prometheus metrics (prefix {@code watchfanout_}), read at scrape time from the
+ * counters the hub, the frame encoder and the rebuild keep, so the hot path only bumps
+ * {@code LongAdder}s. One registry per node (not the default one), so several nodes can
+ * live in one JVM in tests.
+ */
+public final class NodeMetrics extends Collector {
+  private final WatchHub hub;
+  private final RebuildProgress rebuild;
+
+  private NodeMetrics(WatchHub hub, RebuildProgress rebuild) {
+    this.hub = hub;
+    this.rebuild = rebuild;
+  }
+
+  /**
+   * A registry with the node's metrics and the JVM's (memory, GC, threads).
+   *
+   * @param rebuild the rebuild's progress, or null without Kafka (tests)
+   */
+  public static CollectorRegistry registry(WatchHub hub, RebuildProgress rebuild) {
+    CollectorRegistry registry = new CollectorRegistry(true);
+    new NodeMetrics(hub, rebuild).register(registry);
+    DefaultExports.register(registry);
+    return registry;
+  }
+
+  @Override
+  public List<MetricFamilySamples> collect() {
+    List<MetricFamilySamples> out = new ArrayList<>();
+    WatchStats s = hub.stats();
+    FrameEncoder enc = hub.frameEncoder();
+    List<String> encodingLabel = List.of("encoding");
+
+    GaugeMetricFamily watchers = new GaugeMetricFamily("watchfanout_watchers",
+        "Open watch streams by encoding.", encodingLabel);
+    CounterMetricFamily delivered = new CounterMetricFamily("watchfanout_frames_delivered_total",
+        "Frames handed to watch streams (events, bookmarks, errors), by encoding.", encodingLabel);
+    CounterMetricFamily bytes = new CounterMetricFamily("watchfanout_bytes_sent_total",
+        "Bytes written to watch streams, by encoding.", encodingLabel);
+    CounterMetricFamily encoded = new CounterMetricFamily("watchfanout_frames_encoded_total",
+        "Frames encoded, by encoding and kind; each event is encoded at most once per encoding.",
+        List.of("encoding", "kind"));
+    for (Encoding e : Encoding.values()) {
+      String name = e.name().toLowerCase(Locale.ROOT);
+      watchers.addMetric(List.of(name), hub.watcherCount(e));
+      delivered.addMetric(List.of(name), s.framesDelivered(e));
+      bytes.addMetric(List.of(name), s.bytesSent(e));
+      for (FrameKind k : FrameKind.values()) {
+        encoded.addMetric(List.of(name, k.name().toLowerCase(Locale.ROOT)), enc.encodes(e, k));
+      }
+    }
+    out.add(watchers);
+    out.add(delivered);
+    out.add(bytes);
+    out.add(encoded);
+    out.add(gauge("watchfanout_watchers_live", "Watchers in live dispatch.", hub.liveWatcherCount()));
+    out.add(counter("watchfanout_events_dispatched_total", "Events applied and dispatched to matching watchers.",
+        s.eventsDispatched()));
+    out.add(counter("watchfanout_watcher_visits_total", "Watchers visited by dispatch (index matches).",
+        hub.watcherVisits()));
+    out.add(counter("watchfanout_bookmarks_sent_total", "BOOKMARK frames queued to watchers.", s.bookmarksSent()));
+    out.add(counter("watchfanout_watchers_parked_total", "Live watchers parked after overflowing their queue.",
+        s.parked()));
+    out.add(counter("watchfanout_watchers_unparked_total", "Parked watchers that caught up and rejoined live dispatch.",
+        s.unparked()));
+    out.add(counter("watchfanout_watchers_expired_total",
+        "Slow watchers ended with 410 Expired after falling behind the history window.", s.endedExpired()));
+    out.add(gauge("watchfanout_cache_revision", "The newest revision the cache is consistent to.", hub.revision()));
+    out.add(gauge("watchfanout_cache_keys", "Keys in the cache.", hub.keyCount()));
+    out.add(gauge("watchfanout_history_events", "Events in the history window.", hub.historySize()));
+    out.add(gauge("watchfanout_history_oldest_revision", "Revision of the oldest event in the history window.",
+        hub.oldestHistoryRevision()));
+    out.add(gauge("watchfanout_history_start_revision",
+        "Watches from a revision older than this get 410 Expired.", hub.historyStartRevision()));
+    out.add(gauge("watchfanout_cache_ready", "1 when the node serves (caught up with Kafka).", hub.isReady() ? 1 : 0));
+    out.add(gauge("watchfanout_cache_failed", "1 when the node stopped serving on bad data (see the log).",
+        hub.failure() != null ? 1 : 0));
+    if (rebuild != null) {
+      out.add(gauge("watchfanout_rebuild_duration_seconds", "Seconds the rebuild from Kafka took (-1 until done).",
+          rebuild.rebuildSeconds()));
+      out.add(gauge("watchfanout_rebuild_keys_loaded", "Keys loaded from the state topic.", rebuild.keysLoaded()));
+      out.add(gauge("watchfanout_rebuild_state_progress_ratio", "Fraction of the state topic read (0..1).",
+          rebuild.stateRatio()));
+      out.add(gauge("watchfanout_rebuild_events_progress_ratio",
+          "Fraction of the events topic's end offset at start that was applied (0..1).", rebuild.eventsRatio()));
+      out.add(gauge("watchfanout_consumer_lag_records", "Events-topic records not yet read (-1 when unknown).",
+          rebuild.consumerLag()));
+    }
+    return out;
+  }
+
+  private static GaugeMetricFamily gauge(String name, String help, double value) {
+    return new GaugeMetricFamily(name, help, value);
+  }
+
+  private static CounterMetricFamily counter(String name, String help, double value) {
+    return new CounterMetricFamily(name, help, value);
+  }
+
+}

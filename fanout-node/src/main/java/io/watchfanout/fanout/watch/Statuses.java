@@ -1,0 +1,56 @@
+package io.watchfanout.fanout.watch;
+
+import io.watchfanout.schema.v1.Status;
+
+/**
+ * The {@code Status} shapes of the API (API.md, "Errors"), named as Kubernetes'
+ * {@code metav1.StatusReason}s so that its clients react the same way (410 Expired: list again).
+ */
+public final class Statuses {
+  private Statuses() {}
+
+  /** 400 BadRequest: a malformed parameter. */
+  public static Status badRequest(String message) {
+    return of(400, "BadRequest", message);
+  }
+
+  /** 404 NotFound: no such path. */
+  public static Status notFound(String message) {
+    return of(404, "NotFound", message);
+  }
+
+  /** 405 MethodNotAllowed. */
+  public static Status methodNotAllowed(String message) {
+    return of(405, "MethodNotAllowed", message);
+  }
+
+  /** 406 NotAcceptable: no supported encoding in {@code Accept}. */
+  public static Status notAcceptable(String message) {
+    return of(406, "NotAcceptable", message);
+  }
+
+  /** 410 Expired: the requested revision is older than the history this node holds. */
+  public static Status expired(String message) {
+    return of(410, "Expired", message);
+  }
+
+  /** 503 NotReady: the cache is rebuilding, or stopped on bad data. */
+  public static Status notReady(String message) {
+    return of(503, "NotReady", message);
+  }
+
+  /** 504 Timeout: the node did not reach the requested revision in time. */
+  public static Status timeout(String message) {
+    return of(504, "Timeout", message);
+  }
+
+  /** 500 InternalError. */
+  public static Status internalError(String message) {
+    return of(500, "InternalError", message);
+  }
+
+  /** A status with the given code, reason and message. */
+  public static Status of(int code, String reason, String message) {
+    return Status.newBuilder().setCode(code).setReason(reason).setMessage(message).build();
+  }
+}

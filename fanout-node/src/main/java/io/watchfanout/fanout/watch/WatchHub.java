@@ -1,0 +1,562 @@
+package io.watchfanout.fanout.watch;
+
+import com.google.protobuf.ByteString;
+import io.watchfanout.fanout.cache.CacheFeed;
+import io.watchfanout.fanout.cache.HistoryExpiredException;
+import io.watchfanout.fanout.cache.HistoryRead;
+import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.fanout.cache.ListPage;
+import io.watchfanout.fanout.cache.StateEntry;
+import io.watchfanout.fanout.cache.WatchCache;
+import io.watchfanout.fanout.frame.CachedEvent;
+import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.schema.v1.Event;
+import io.watchfanout.schema.v1.KeyValue;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The center of the node: owns the {@link WatchCache}, the index of live watchers and the
+ * dispatch of each revision to them (Kubernetes' {@code Cacher}). It is the cache's
+ * {@link CacheFeed} (one feed thread applies revisions) and serves watches and lists.
+ *
+ * <p>Dispatch, as ZooKeeper's {@code triggerWatch}: under the lock the feed thread applies a
+ * revision and picks the watchers whose range holds one of its keys (cost in proportion to
+ * the matches, {@link RangeIndex}); after releasing it, it offers each of them its frames,
+ * built once per encoding. Nothing writes to a socket, calls a transport or blocks under the
+ * lock. A watcher that overflows is parked and taken out of the index; it catches up from
+ * history on its transport's thread and rejoins under the lock once its cursor equals the
+ * cache's revision, so the handoff loses and repeats nothing.
+ *
+ * <p>Thread-safety: the cache, the index and the revision waiters are guarded by
+ * {@code lock}; the feed methods run on one thread; the serving methods on any thread.
+ */
+public final class WatchHub implements CacheFeed {
+  private static final Logger LOG = LoggerFactory.getLogger(WatchHub.class);
+  /** History events one catch-up step looks at while holding the lock. */
+  private static final int MAX_SCAN_PER_STEP = 4096;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final WatchCache cache;
+  private final RangeIndex<Watcher> index = new RangeIndex<>();
+  private final PriorityQueue<RevisionWaiter> waiters =
+      new PriorityQueue<>((a, b) -> Long.compare(a.revision, b.revision));
+  private final Set<Watcher> watchers = ConcurrentHashMap.newKeySet();
+  private final FrameEncoder encoder;
+  private final WatchStats stats = new WatchStats();
+  private final int queueFrames;
+  private final String nodeId;
+
+  private volatile long revision;
+  private volatile long dispatchedRevision;
+  private volatile long historyStartRevision;
+  private volatile long oldestHistoryRevision;
+  private volatile int historySize;
+  private volatile int keyCount;
+  private volatile boolean ready;
+  private volatile String failure;
+
+  /** Feed thread only: parked watchers found during one dispatch. */
+  private final List<Watcher> overflowed = new ArrayList<>();
+  private final List<Watcher> touched = new ArrayList<>();
+
+  /**
+   * @param cache the cache, owned by this hub from now on
+   * @param encoder the node's frame encoder
+   * @param queueFrames the bound of a live watcher's queue, {@code >= 1}
+   * @param nodeId the node's id, for log lines
+   */
+  public WatchHub(WatchCache cache, FrameEncoder encoder, int queueFrames, String nodeId) {
+    if (queueFrames < 1) {
+      throw new IllegalArgumentException("queueFrames: " + queueFrames + " (expected: >= 1)");
+    }
+    this.cache = cache;
+    this.encoder = encoder;
+    this.queueFrames = queueFrames;
+    this.nodeId = nodeId;
+  }
+
+  FrameEncoder encoder() {
+    return encoder;
+  }
+
+  /** The node's frame encoder (its encode counters). */
+  public FrameEncoder frameEncoder() {
+    return encoder;
+  }
+
+  /** Dispatch and watcher counters. */
+  public WatchStats stats() {
+    return stats;
+  }
+
+  // ---- state, lock-free reads -------------------------------------------------------
+
+  /** The cache's revision: the newest revision the node is consistent to. */
+  public long revision() {
+    return revision;
+  }
+
+  /** The last revision whose dispatch to live watchers is complete. */
+  public long dispatchedRevision() {
+    return dispatchedRevision;
+  }
+
+  /** Watches from a revision older than this get 410 Expired. */
+  public long historyStartRevision() {
+    return historyStartRevision;
+  }
+
+  /** The oldest revision in the history window (0 when empty). */
+  public long oldestHistoryRevision() {
+    return oldestHistoryRevision;
+  }
+
+  /** Events in the history window. */
+  public int historySize() {
+    return historySize;
+  }
+
+  /** Keys in the cache. */
+  public int keyCount() {
+    return keyCount;
+  }
+
+  /** True once the feed caught up with Kafka, until it fails. */
+  public boolean isReady() {
+    return ready && failure == null;
+  }
+
+  /** Why the node stopped serving, or null. */
+  public String failure() {
+    return failure;
+  }
+
+  /** Open watchers by encoding. */
+  public long watcherCount(Encoding encoding) {
+    return watchers.stream().filter(w -> w.encoding() == encoding).count();
+  }
+
+  /** Open watchers. */
+  public int watcherCount() {
+    return watchers.size();
+  }
+
+  /** Live watchers in the index. */
+  public int liveWatcherCount() {
+    lock.lock();
+    try {
+      return index.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Watchers visited by dispatch so far (matches handed out by the index). */
+  public long watcherVisits() {
+    lock.lock();
+    try {
+      return index.visits();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Interval-tree nodes examined by dispatch so far. */
+  public long indexNodesExamined() {
+    lock.lock();
+    try {
+      return index.nodesExamined();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void publishLocked() {
+    revision = cache.revision();
+    historyStartRevision = cache.historyStartRevision();
+    oldestHistoryRevision = cache.oldestHistoryRevision();
+    historySize = cache.historySize();
+    keyCount = cache.keyCount();
+  }
+
+  // ---- CacheFeed (the feed thread) --------------------------------------------------
+
+  @Override
+  public void loadKey(KeyValue kv) {
+    lock.lock();
+    try {
+      cache.loadKey(kv);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void unloadKey(ByteString key) {
+    lock.lock();
+    try {
+      cache.unloadKey(key);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void startAt(long startRevision) {
+    lock.lock();
+    try {
+      cache.startAt(startRevision);
+      publishLocked();
+    } finally {
+      lock.unlock();
+    }
+    dispatchedRevision = startRevision;
+  }
+
+  @Override
+  public void applyRevision(List<Event> events) {
+    List<CachedEvent> applied;
+    Map<Watcher, List<CachedEvent>> multi = null;
+    List<RevisionWaiter> due;
+    long previous;
+    lock.lock();
+    try {
+      previous = cache.revision();
+      applied = cache.applyRevision(events);
+      if (applied.size() == 1) {
+        index.forEachMatching(applied.get(0).key(), touched::add);
+      } else {
+        Map<Watcher, List<CachedEvent>> byWatcher = new IdentityHashMap<>();
+        for (CachedEvent e : applied) {
+          index.forEachMatching(e.key(), w -> byWatcher.computeIfAbsent(w, k -> new ArrayList<>(2)).add(e));
+        }
+        multi = byWatcher;
+      }
+      publishLocked();
+      due = dueWaitersLocked();
+    } finally {
+      lock.unlock();
+    }
+    long rev = applied.get(0).revision();
+    if (multi == null) {
+      CachedEvent event = applied.get(0);
+      ByteBuffer[] byEncoding = new ByteBuffer[Encoding.values().length];
+      for (Watcher w : touched) {
+        int enc = w.encoding().ordinal();
+        if (byEncoding[enc] == null) {
+          byEncoding[enc] = event.frame(w.encoding(), encoder);
+        }
+        if (!w.offerLive(byEncoding[enc], null, rev, previous)) {
+          overflowed.add(w);
+        }
+      }
+      touched.clear();
+    } else {
+      // A multi-event revision goes to each watcher whole: all its matching events at once.
+      for (Map.Entry<Watcher, List<CachedEvent>> m : multi.entrySet()) {
+        Watcher w = m.getKey();
+        List<ByteBuffer> frames = new ArrayList<>(m.getValue().size());
+        for (CachedEvent e : m.getValue()) {
+          frames.add(e.frame(w.encoding(), encoder));
+        }
+        if (!w.offerLive(null, frames, rev, previous)) {
+          overflowed.add(w);
+        }
+      }
+    }
+    if (!overflowed.isEmpty()) {
+      lock.lock();
+      try {
+        for (Watcher w : overflowed) {
+          if (w.handle != null && w.isParkedLocked()) {
+            index.remove(w.handle);
+            w.handle = null;
+          }
+        }
+      } finally {
+        lock.unlock();
+      }
+      overflowed.clear();
+    }
+    dispatchedRevision = rev;
+    stats.eventsDispatched.add(applied.size());
+    runWaiters(due);
+  }
+
+  @Override
+  public void applyProgress(long progressRevision) {
+    List<RevisionWaiter> due;
+    lock.lock();
+    try {
+      cache.applyProgress(progressRevision);
+      publishLocked();
+      due = dueWaitersLocked();
+    } finally {
+      lock.unlock();
+    }
+    dispatchedRevision = Math.max(dispatchedRevision, progressRevision);
+    runWaiters(due);
+  }
+
+  @Override
+  public void applyResync(long resyncRevision, List<Event> entries) {
+    List<RevisionWaiter> due;
+    lock.lock();
+    try {
+      cache.applyResync(resyncRevision, entries);
+      publishLocked();
+      due = dueWaitersLocked();
+    } finally {
+      lock.unlock();
+    }
+    dispatchedRevision = Math.max(dispatchedRevision, resyncRevision);
+    int ended = 0;
+    // Every open stream predates the resync: its history is gone, it must list again.
+    for (Watcher w : watchers) {
+      w.endWithError(Statuses.expired("the node resynchronised at revision " + resyncRevision
+          + " (etcd history was compacted); list again"));
+      ended++;
+    }
+    LOG.warn("[node {}] resync at revision {} with {} entries; ended {} watchers with 410 Expired",
+        nodeId, resyncRevision, entries.size(), ended);
+    runWaiters(due);
+  }
+
+  @Override
+  public void tick() {
+    lock.lock();
+    try {
+      cache.expireHistory();
+      publishLocked();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void markReady() {
+    ready = true;
+  }
+
+  @Override
+  public void fail(String reason) {
+    failure = reason;
+    List<RevisionWaiter> all;
+    lock.lock();
+    try {
+      all = new ArrayList<>(waiters);
+      waiters.clear();
+    } finally {
+      lock.unlock();
+    }
+    for (Watcher w : watchers) {
+      w.endWithError(Statuses.notReady("this node stopped serving: " + reason));
+    }
+    runWaiters(all);
+  }
+
+  private List<RevisionWaiter> dueWaitersLocked() {
+    List<RevisionWaiter> due = null;
+    while (!waiters.isEmpty() && waiters.peek().revision <= cache.revision()) {
+      if (due == null) {
+        due = new ArrayList<>();
+      }
+      due.add(waiters.poll());
+    }
+    return due == null ? List.of() : due;
+  }
+
+  private static void runWaiters(List<RevisionWaiter> due) {
+    for (RevisionWaiter w : due) {
+      w.complete();
+    }
+  }
+
+  // ---- serving ----------------------------------------------------------------------
+
+  /**
+   * Calls {@code onReached} (on the feed thread, or on this one when already there) once the
+   * cache's revision is {@code >= rev} or the node failed; the caller re-checks which.
+   * {@link #cancel} the returned waiter on timeout.
+   */
+  public RevisionWaiter awaitRevision(long rev, Runnable onReached) {
+    RevisionWaiter w = new RevisionWaiter(rev, onReached);
+    boolean now;
+    lock.lock();
+    try {
+      now = cache.revision() >= rev || failure != null;
+      if (!now) {
+        waiters.add(w);
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (now) {
+      w.complete();
+    }
+    return w;
+  }
+
+  /** @return true if the waiter was cancelled before it completed */
+  public boolean cancel(RevisionWaiter w) {
+    if (!w.tryCancel()) {
+      return false;
+    }
+    lock.lock();
+    try {
+      waiters.remove(w);
+    } finally {
+      lock.unlock();
+    }
+    return true;
+  }
+
+  /**
+   * Opens a watcher. The caller has checked readiness and waited until the cache's revision
+   * is {@code >= spec.resourceVersion()}. The watcher starts catching up from its start
+   * revision (or sending its initial events) when its transport first polls it.
+   *
+   * @throws HistoryExpiredException if {@code spec.resourceVersion()} is older than the history
+   */
+  public Watcher watch(WatchSpec spec, WatchSink sink) throws HistoryExpiredException {
+    Watcher w;
+    lock.lock();
+    try {
+      long current = cache.revision();
+      if (spec.sendInitialEvents()) {
+        w = new Watcher(spec, sink, this, queueFrames, current, cache.snapshot(spec.range()));
+      } else {
+        long from = spec.resourceVersion() == 0 ? current : spec.resourceVersion();
+        if (from < cache.historyStartRevision()) {
+          throw new HistoryExpiredException(from, cache.historyStartRevision());
+        }
+        if (from > current) {
+          throw new IllegalStateException("resourceVersion " + from + " is ahead of the cache at "
+              + current + "; await it first");
+        }
+        w = new Watcher(spec, sink, this, queueFrames, from, null);
+        if (w.goLiveLocked(current)) {
+          w.handle = index.add(spec.range(), w);
+        }
+      }
+      watchers.add(w);
+    } finally {
+      lock.unlock();
+    }
+    return w;
+  }
+
+  /**
+   * One catch-up step of a watcher that is not live, on its transport's thread: rejoin live
+   * dispatch when its cursor is the cache's revision, else read the next events from history
+   * (a bounded scan under the lock; frames are built after it), or end it with 410 Expired.
+   */
+  void catchUp(Watcher w) {
+    HistoryRead read;
+    lock.lock();
+    try {
+      long cursor = w.catchUpCursor();
+      if (cursor < 0) {
+        return;
+      }
+      if (w.goLiveLocked(cache.revision())) {
+        if (w.handle == null) {
+          w.handle = index.add(w.spec().range(), w);
+        }
+        return;
+      }
+      read = cache.readHistory(cursor, w.spec().range(), queueFrames, MAX_SCAN_PER_STEP);
+    } catch (HistoryExpiredException e) {
+      read = null;
+    } finally {
+      lock.unlock();
+    }
+    if (read == null) {
+      expire(w);
+    } else {
+      w.enqueueCatchUp(read.events(), read.cursor());
+    }
+  }
+
+  /** Ends a watcher that fell behind the history window with 410 Expired. */
+  void expire(Watcher w) {
+    long cursor = w.cursor();
+    stats.endedExpired.increment();
+    LOG.info("[node {}] {} fell behind the history window (cursor {}, history starts after {}): 410 Expired",
+        nodeId, w, cursor, historyStartRevision);
+    w.endWithError(Statuses.expired("too old resource version: " + cursor
+        + " (this node's history starts after revision " + historyStartRevision
+        + "; the watcher fell behind it); list again"));
+  }
+
+  /** Takes a watcher out of live dispatch (it stays registered until closed). */
+  void leaveIndex(Watcher w) {
+    lock.lock();
+    try {
+      if (w.handle != null) {
+        index.remove(w.handle);
+        w.handle = null;
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Forgets a closed watcher. */
+  void unregister(Watcher w) {
+    leaveIndex(w);
+    watchers.remove(w);
+  }
+
+  /**
+   * One page of a range read at {@code atRevision} (0 = the cache's revision).
+   *
+   * @throws HistoryExpiredException if {@code atRevision} is older than the history window
+   */
+  public ListPage list(KeyRange range, ByteString from, long atRevision, int limit)
+      throws HistoryExpiredException {
+    lock.lock();
+    try {
+      long at = atRevision == 0 ? cache.revision() : atRevision;
+      return cache.list(range, from == null ? range.start() : from, at, limit);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The current state of a range (for tests and tools). */
+  public List<StateEntry> snapshot(KeyRange range) {
+    lock.lock();
+    try {
+      return cache.snapshot(range);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Ends every open stream (node shutdown): each gets a final BOOKMARK when it allowed
+   * bookmarks, then its end.
+   *
+   * @return the number of streams ended
+   */
+  public int finishAll() {
+    int n = 0;
+    for (Watcher w : watchers) {
+      w.finish();
+      n++;
+    }
+    return n;
+  }
+}

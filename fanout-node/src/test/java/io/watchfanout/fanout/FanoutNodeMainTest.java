@@ -1,0 +1,59 @@
+package io.watchfanout.fanout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class FanoutNodeMainTest {
+  private static CommandLine cli(FanoutNodeMain main, Map<String, String> env, StringWriter err) {
+    CommandLine cl = new CommandLine(main).setDefaultValueProvider(new FanoutNodeMain.EnvDefaults(env));
+    cl.setErr(new PrintWriter(err));
+    cl.setOut(new PrintWriter(err));
+    return cl;
+  }
+
+  @Test
+  void flagsAndEnvironmentAndDefaults() {
+    FanoutNodeMain main = new FanoutNodeMain();
+    cli(main, Map.of("WATCHFANOUT_TOPIC_PREFIX", "watch", "WATCHFANOUT_HISTORY_MAX_AGE", "2m"), new StringWriter())
+        .parseArgs("--kafka-bootstrap", "127.0.0.1:9092", "--port", "8081", "--bookmark-interval", "500ms");
+    NodeConfig c = main.toConfig();
+    assertThat(c.topicPrefix()).isEqualTo("watch");
+    assertThat(c.historyMaxAge()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(c.bookmarkInterval()).isEqualTo(Duration.ofMillis(500));
+    assertThat(c.resourceVersionWait()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(c.historyMaxEvents()).isEqualTo(100_000);
+    assertThat(c.bindAddress()).isEqualTo("127.0.0.1");
+    assertThat(c.nodeId()).endsWith("-8081");
+    assertThat(FanoutNodeMain.EnvDefaults.envName("--kafka-bootstrap")).isEqualTo("WATCHFANOUT_KAFKA_BOOTSTRAP");
+  }
+
+  @Test
+  void badFlagsExitWithStatus2AndSayWhatWasExpected() {
+    StringWriter err = new StringWriter();
+    assertThat(cli(new FanoutNodeMain(), Map.of(), err).execute("--kafka-bootstrap", "k:9092", "--topic-prefix", "w",
+        "--port", "1", "--bookmark-interval", "5")).isEqualTo(2);
+    assertThat(err.toString()).contains("expected: a non-negative number with a unit");
+    StringWriter missing = new StringWriter();
+    assertThat(cli(new FanoutNodeMain(), Map.of(), missing).execute("--port", "1")).isEqualTo(2);
+    assertThat(missing.toString()).contains("--kafka-bootstrap").contains("WATCHFANOUT_KAFKA_BOOTSTRAP");
+    StringWriter invalid = new StringWriter();
+    assertThat(cli(new FanoutNodeMain(), Map.of(), invalid).execute("--kafka-bootstrap", "k:9092", "--topic-prefix", "w",
+        "--port", "1", "--history-max-events", "0")).isEqualTo(2);
+    assertThat(invalid.toString()).contains("--history-max-events: 0 (expected: >= 1)");
+  }
+
+  @Test
+  void helpListsEveryFlagWithItsDefault() {
+    StringWriter out = new StringWriter();
+    assertThat(cli(new FanoutNodeMain(), Map.of(), out).execute("--help")).isZero();
+    assertThat(out.toString()).contains("--kafka-bootstrap", "--topic-prefix", "--port", "--bookmark-interval",
+        "--history-max-events", "--history-max-age", "--resource-version-wait", "--node-id", "--bind-address",
+        "--watcher-queue-frames", "default: 5s", "default: 100000", "default: 10m", "WATCHFANOUT_");
+  }
+}

@@ -1,0 +1,274 @@
+package io.watchfanout.fanout.cache;
+
+import static io.watchfanout.fanout.testing.EtcdLog.key;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.ByteString;
+import io.watchfanout.fanout.frame.CachedEvent;
+import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.testing.FakeClock;
+import io.watchfanout.schema.RevisionChainException;
+import io.watchfanout.schema.v1.Event;
+import io.watchfanout.schema.v1.EventsRecord;
+import io.watchfanout.schema.v1.KeyValue;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+class WatchCacheTest {
+  private final FakeClock clock = new FakeClock();
+  private final EtcdLog etcd = new EtcdLog(100);
+
+  /** A feed straight into a cache (what WatchHub does under its lock). */
+  private static final class Direct implements CacheFeed {
+    final WatchCache cache;
+
+    Direct(WatchCache cache) {
+      this.cache = cache;
+    }
+
+    @Override
+    public void loadKey(KeyValue kv) {
+      cache.loadKey(kv);
+    }
+
+    @Override
+    public void unloadKey(ByteString key) {
+      cache.unloadKey(key);
+    }
+
+    @Override
+    public void startAt(long revision) {
+      cache.startAt(revision);
+    }
+
+    @Override
+    public void applyRevision(List<Event> events) {
+      cache.applyRevision(events);
+    }
+
+    @Override
+    public void applyProgress(long revision) {
+      cache.applyProgress(revision);
+    }
+
+    @Override
+    public void applyResync(long revision, List<Event> entries) {
+      cache.applyResync(revision, entries);
+    }
+
+    @Override
+    public void tick() {
+      cache.expireHistory();
+    }
+
+    @Override
+    public void markReady() {}
+
+    @Override
+    public void fail(String reason) {}
+  }
+
+  private WatchCache cache(int maxEvents, Duration maxAge) {
+    WatchCache c = new WatchCache(maxEvents, maxAge, clock);
+    c.startAt(100);
+    return c;
+  }
+
+  private static void feed(RecordApplier applier, List<EventsRecord> records) {
+    records.forEach(applier::accept);
+  }
+
+  private static Map<ByteString, KeyValue> state(WatchCache c, KeyRange range) {
+    return c.snapshot(range).stream().collect(Collectors.toMap(e -> e.kv().getKey(), StateEntry::kv));
+  }
+
+  @Test
+  void appliesEventsProgressAndEqualsTheModel() {
+    WatchCache c = cache(1000, Duration.ofMinutes(10));
+    RecordApplier applier = new RecordApplier(new Direct(c), 100);
+    feed(applier, etcd.put("/a/1", "x"));
+    feed(applier, etcd.put("/a/2", "y"));
+    feed(applier, etcd.txn(EtcdLog.Op.put("/a/1", "x2"), EtcdLog.Op.delete("/a/2"), EtcdLog.Op.put("/b/1", "z")));
+    applier.accept(etcd.progress());
+    assertThat(c.revision()).isEqualTo(etcd.revision()).isEqualTo(104);
+    assertThat(state(c, KeyRange.all())).isEqualTo(etcd.state());
+    assertThat(c.historySize()).isEqualTo(5);
+    assertThat(c.keyCount()).isEqualTo(2);
+    assertThat(state(c, KeyRange.prefix(key("/a/"))).keySet()).containsExactly(key("/a/1"));
+    assertThat(state(c, KeyRange.single(key("/b/1"))).keySet()).containsExactly(key("/b/1"));
+    assertThat(state(c, KeyRange.of(key("/a/"), key("/b/"))).keySet()).containsExactly(key("/a/1"));
+    assertThat(state(c, KeyRange.of(key("/a/2"), ByteString.copyFrom(new byte[] {0}))).keySet())
+        .containsExactly(key("/b/1"));
+  }
+
+  @Test
+  void aMultiEventRevisionIsAppliedOnlyWhenCompleteAndNoResumePointFallsInside() {
+    WatchCache c = cache(1000, Duration.ofMinutes(10));
+    RecordApplier applier = new RecordApplier(new Direct(c), 100);
+    List<EventsRecord> txn = etcd.txn(EtcdLog.Op.put("a", "1"), EtcdLog.Op.put("b", "2"), EtcdLog.Op.put("c", "3"));
+    applier.accept(txn.get(0));
+    applier.accept(txn.get(1));
+    assertThat(c.revision()).as("not inside a revision").isEqualTo(100);
+    assertThat(c.keyCount()).isZero();
+    applier.accept(txn.get(2));
+    assertThat(c.revision()).isEqualTo(101);
+    List<CachedEvent> events = readAll(c, 100, KeyRange.all());
+    assertThat(events).extracting(CachedEvent::resourceVersion).containsExactly(100L, 100L, 101L);
+  }
+
+  @Test
+  void brokenChainIsRefusedAndNothingApplied() {
+    WatchCache c = cache(1000, Duration.ofMinutes(10));
+    RecordApplier applier = new RecordApplier(new Direct(c), 100);
+    etcd.put("skipped", "x");
+    List<EventsRecord> next = etcd.put("a", "1");
+    assertThatThrownBy(() -> applier.accept(next.get(0))).isInstanceOf(RevisionChainException.class)
+        .hasMessageContaining("gap");
+    assertThat(c.revision()).isEqualTo(100);
+    RecordApplier fresh = new RecordApplier(new Direct(cache(10, Duration.ofMinutes(1))), -1);
+    List<EventsRecord> txn = new EtcdLog(5).txn(EtcdLog.Op.put("a", "1"), EtcdLog.Op.put("b", "2"));
+    assertThatThrownBy(() -> fresh.accept(txn.get(1))).isInstanceOf(RevisionChainException.class)
+        .hasMessageContaining("starts inside revision");
+  }
+
+  @Test
+  void resyncReplacesStateAndExpiresOlderHistory() throws Exception {
+    WatchCache c = cache(1000, Duration.ofMinutes(10));
+    RecordApplier applier = new RecordApplier(new Direct(c), 100);
+    feed(applier, etcd.put("a", "1"));
+    feed(applier, etcd.put("b", "1"));
+    long before = c.revision();
+    feed(applier, etcd.resync(Map.of("b", "2", "c", "3")));
+    assertThat(c.revision()).isEqualTo(etcd.revision());
+    assertThat(state(c, KeyRange.all())).isEqualTo(etcd.state());
+    assertThat(c.historySize()).isZero();
+    assertThat(c.historyStartRevision()).isEqualTo(etcd.revision());
+    assertThatThrownBy(() -> c.readHistory(before, KeyRange.all(), 10, 10)).isInstanceOf(HistoryExpiredException.class);
+    assertThat(c.readHistory(etcd.revision(), KeyRange.all(), 10, 10).events()).isEmpty();
+    feed(applier, etcd.put("d", "4"));
+    assertThat(readAll(c, etcd.revision() - 1, KeyRange.all())).hasSize(1);
+  }
+
+  @Test
+  void historySearchFindsEventsAfterARevisionInRange() throws Exception {
+    WatchCache c = cache(1000, Duration.ofMinutes(10));
+    RecordApplier applier = new RecordApplier(new Direct(c), 100);
+    for (int i = 0; i < 50; i++) {
+      feed(applier, etcd.put((i % 2 == 0 ? "/even/" : "/odd/") + i, "v"));
+      if (i % 10 == 0) {
+        applier.accept(etcd.progress());
+      }
+    }
+    List<CachedEvent> even = readAll(c, 120, KeyRange.prefix(key("/even/")));
+    assertThat(even).allMatch(e -> e.revision() > 120 && e.key().toStringUtf8().startsWith("/even/"));
+    assertThat(even).isSortedAccordingTo((a, b) -> Long.compare(a.revision(), b.revision()));
+    long expected = etcd.state().keySet().stream().filter(k -> k.toStringUtf8().startsWith("/even/"))
+        .filter(k -> c.snapshot(KeyRange.single(k)).get(0).kv().getModRevision() > 120).count();
+    assertThat(even).hasSize((int) expected);
+    HistoryRead step = c.readHistory(100, KeyRange.all(), 3, 1000);
+    assertThat(step.events()).hasSize(3);
+    assertThat(step.reachedEnd()).isFalse();
+    assertThat(step.cursor()).isEqualTo(step.events().get(2).revision());
+    HistoryRead end = c.readHistory(c.revision(), KeyRange.all(), 3, 1000);
+    assertThat(end.events()).isEmpty();
+    assertThat(end.reachedEnd()).isTrue();
+  }
+
+  @Test
+  void historyIsBoundedByCountInWholeRevisions() throws Exception {
+    WatchCache c = cache(5, Duration.ofMinutes(10));
+    RecordApplier applier = new RecordApplier(new Direct(c), 100);
+    feed(applier, etcd.put("a", "1"));                                                    // 101
+    feed(applier, etcd.txn(EtcdLog.Op.put("b", "1"), EtcdLog.Op.put("c", "1")));          // 102 (2)
+    feed(applier, etcd.put("d", "1"));                                                    // 103
+    feed(applier, etcd.put("e", "1"));                                                    // 104
+    assertThat(c.historySize()).isEqualTo(5);
+    feed(applier, etcd.put("f", "1"));                                                    // 105: evicts 101
+    assertThat(c.historySize()).isEqualTo(5);
+    assertThat(c.historyStartRevision()).isEqualTo(101);
+    feed(applier, etcd.put("g", "1"));                                                    // 106: evicts all of 102
+    assertThat(c.historySize()).isEqualTo(4);
+    assertThat(c.historyStartRevision()).isEqualTo(102);
+    assertThat(c.oldestHistoryRevision()).isEqualTo(103);
+    assertThatThrownBy(() -> c.readHistory(101, KeyRange.all(), 10, 100)).isInstanceOf(HistoryExpiredException.class);
+    assertThat(readAll(c, 102, KeyRange.all())).extracting(CachedEvent::revision).containsExactly(103L, 104L, 105L, 106L);
+    assertThat(state(c, KeyRange.all())).isEqualTo(etcd.state());
+  }
+
+  @Test
+  void historyExpiresByAgeWithAFakeClockAndReleasesFrames() throws Exception {
+    WatchCache c = cache(1000, Duration.ofSeconds(60));
+    RecordApplier applier = new RecordApplier(new Direct(c), 100);
+    feed(applier, etcd.put("old", "1"));
+    clock.advance(Duration.ofSeconds(40));
+    feed(applier, etcd.put("new", "1"));
+    FrameEncoder encoder = new FrameEncoder();
+    CachedEvent oldEvent = readAll(c, 100, KeyRange.all()).get(0);
+    oldEvent.frame(Encoding.JSON, encoder);
+    c.expireHistory();
+    assertThat(c.historySize()).isEqualTo(2);
+    clock.advance(Duration.ofSeconds(21));
+    c.expireHistory();
+    assertThat(c.historySize()).isEqualTo(1);
+    assertThat(c.historyStartRevision()).isEqualTo(101);
+    assertThat(c.snapshot(KeyRange.single(key("old"))).get(0).lastEvent()).as("state forgets evicted events").isNull();
+    assertThat(c.snapshot(KeyRange.single(key("new"))).get(0).lastEvent()).isNotNull();
+    oldEvent.frame(Encoding.JSON, encoder);
+    assertThat(encoder.encodes(Encoding.JSON, FrameKind.EVENT)).as("evicted events keep no frames").isEqualTo(2);
+  }
+
+  @Test
+  void pagedListsAreConsistentAtTheFirstPagesRevision() throws Exception {
+    WatchCache c = cache(1000, Duration.ofMinutes(10));
+    RecordApplier applier = new RecordApplier(new Direct(c), 100);
+    for (int i = 0; i < 10; i++) {
+      feed(applier, etcd.put("k" + i, "v" + i));
+    }
+    Map<ByteString, KeyValue> atFirstPage = etcd.state();
+    long rev = c.revision();
+    ListPage p1 = c.list(KeyRange.prefix(key("k")), key("k"), rev, 4);
+    assertThat(p1.kvs()).hasSize(4);
+    // Changes after the first page: the next pages must not see them.
+    feed(applier, etcd.delete("k5"));
+    feed(applier, etcd.put("k6", "changed"));
+    feed(applier, etcd.put("k55", "new"));
+    List<KeyValue> all = new ArrayList<>(p1.kvs());
+    ByteString next = p1.nextKey();
+    while (next != null) {
+      ListPage p = c.list(KeyRange.prefix(key("k")), next, rev, 4);
+      assertThat(p.revision()).isEqualTo(rev);
+      all.addAll(p.kvs());
+      next = p.nextKey();
+    }
+    assertThat(all).containsExactlyElementsOf(atFirstPage.values());
+    ListPage now = c.list(KeyRange.prefix(key("k")), key("k"), c.revision(), 100);
+    assertThat(now.kvs()).containsExactlyElementsOf(etcd.state().values());
+    assertThat(now.nextKey()).isNull();
+    assertThatThrownBy(() -> c.list(KeyRange.all(), ByteString.EMPTY, 99, 10)).isInstanceOf(HistoryExpiredException.class);
+  }
+
+  static List<CachedEvent> readAll(WatchCache c, long from, KeyRange range) {
+    try {
+      List<CachedEvent> out = new ArrayList<>();
+      long cursor = from;
+      while (true) {
+        HistoryRead r = c.readHistory(cursor, range, 7, 11);
+        out.addAll(r.events());
+        cursor = r.cursor();
+        if (r.reachedEnd()) {
+          return out;
+        }
+      }
+    } catch (HistoryExpiredException e) {
+      throw new AssertionError(e);
+    }
+  }
+}

@@ -1,0 +1,145 @@
+package io.watchfanout.fanout.frame;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.testing.Frames;
+import io.watchfanout.schema.v1.Event;
+import io.watchfanout.schema.v1.EventsRecord;
+import io.watchfanout.schema.v1.KeyValue;
+import io.watchfanout.schema.v1.WatchEvent;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class FrameEncoderTest {
+  private final FrameEncoder encoder = new FrameEncoder();
+  private final EtcdLog etcd = new EtcdLog(10);
+
+  private Event only(List<EventsRecord> records) {
+    return records.get(0).getEvent();
+  }
+
+  @Test
+  void mapsEtcdEventsAsApiMdSays() {
+    Event added = only(etcd.put("a", "1"));
+    Event modified = only(etcd.put("a", "2"));
+    Event deleted = only(etcd.delete("a"));
+    assertThat(FrameEncoder.toWatchEvent(added, 11).getType()).isEqualTo(WatchEvent.Type.ADDED);
+    assertThat(FrameEncoder.toWatchEvent(modified, 12).getType()).isEqualTo(WatchEvent.Type.MODIFIED);
+    WatchEvent del = FrameEncoder.toWatchEvent(deleted, 13);
+    assertThat(del.getType()).isEqualTo(WatchEvent.Type.DELETED);
+    assertThat(del.getObject()).as("DELETED carries the previous key-value unchanged").isEqualTo(modified.getKv());
+    assertThat(del.getResourceVersion()).isEqualTo(13);
+    assertThat(del.getCount()).isEqualTo(1);
+  }
+
+  @Test
+  void protobufFramesAreWriteDelimitedToFormat() throws Exception {
+    Event e = only(etcd.put("k", "v"));
+    WatchEvent expected = FrameEncoder.toWatchEvent(e, 11);
+    ByteBuffer frame = encoder.encode(expected, Encoding.PROTOBUF, FrameKind.EVENT);
+    ByteArrayOutputStream ref = new ByteArrayOutputStream();
+    expected.writeDelimitedTo(ref);
+    byte[] ours = new byte[frame.remaining()];
+    frame.duplicate().get(ours);
+    assertThat(ours).isEqualTo(ref.toByteArray());
+    assertThat(frame.isReadOnly()).isTrue();
+    assertThat(frame.isDirect()).isTrue();
+    assertThat(Frames.decode(frame, false)).isEqualTo(expected);
+  }
+
+  @Test
+  void jsonFramesAreOneLineEach() {
+    Event e = only(etcd.put("k", "v"));
+    ByteBuffer frame = encoder.encode(FrameEncoder.toWatchEvent(e, 11), Encoding.JSON, FrameKind.EVENT);
+    byte[] bytes = new byte[frame.remaining()];
+    frame.duplicate().get(bytes);
+    String s = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(s).endsWith("\n").doesNotContain("\n\n");
+    assertThat(s.indexOf('\n')).isEqualTo(s.length() - 1);
+    assertThat(Frames.decode(frame, true)).isEqualTo(FrameEncoder.toWatchEvent(e, 11));
+  }
+
+  @Test
+  void cachedEventEncodesOncePerEncodingEvenUnderConcurrentFirstUse() throws Exception {
+    List<CachedEvent> events = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      events.add(new CachedEvent(only(etcd.put("k" + i, "v")), 0));
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    CountDownLatch go = new CountDownLatch(1);
+    List<Future<List<ByteBuffer>>> results = new ArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      Encoding enc = Encoding.values()[t % 2];
+      results.add(pool.submit(() -> {
+        go.await();
+        List<ByteBuffer> got = new ArrayList<>();
+        for (CachedEvent e : events) {
+          got.add(e.frame(enc, encoder));
+        }
+        return got;
+      }));
+    }
+    go.countDown();
+    List<List<ByteBuffer>> all = new ArrayList<>();
+    for (Future<List<ByteBuffer>> f : results) {
+      all.add(f.get(10, TimeUnit.SECONDS));
+    }
+    pool.shutdown();
+    assertThat(encoder.encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(50);
+    assertThat(encoder.encodes(Encoding.PROTOBUF, FrameKind.EVENT)).isEqualTo(50);
+    for (int i = 0; i < 50; i++) {
+      assertThat(all.get(2).get(i)).as("same buffer instance for every caller").isSameAs(all.get(0).get(i));
+    }
+  }
+
+  @Test
+  void releasedEventsStopMemoizing() {
+    CachedEvent e = new CachedEvent(only(etcd.put("k", "v")), 0);
+    ByteBuffer first = e.frame(Encoding.JSON, encoder);
+    assertThat(e.frame(Encoding.JSON, encoder)).isSameAs(first);
+    e.release();
+    e.frame(Encoding.JSON, encoder);
+    e.frame(Encoding.JSON, encoder);
+    assertThat(encoder.encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(3);
+  }
+
+  @Test
+  void bookmarksAreSharedPerRevisionAndEncoding() {
+    ByteBuffer a = encoder.bookmark(100, Encoding.JSON);
+    assertThat(encoder.bookmark(100, Encoding.JSON)).isSameAs(a);
+    assertThat(Frames.decode(a, true)).isEqualTo(WatchEvent.newBuilder().setType(WatchEvent.Type.BOOKMARK)
+        .setResourceVersion(100).build());
+    encoder.bookmark(100, Encoding.PROTOBUF);
+    encoder.bookmark(101, Encoding.JSON);
+    encoder.bookmark(101, Encoding.JSON);
+    encoder.bookmark(100, Encoding.JSON); // older than the memo: built unshared
+    assertThat(encoder.encodes(Encoding.JSON, FrameKind.BOOKMARK)).isEqualTo(3);
+    assertThat(encoder.encodes(Encoding.PROTOBUF, FrameKind.BOOKMARK)).isEqualTo(1);
+  }
+
+  @Test
+  void initialFramesAreAddedWithTheKeysModRevisionAndOnlyForPuts() {
+    Event put = only(etcd.put("k", "v"));
+    put = only(etcd.put("k", "v2"));
+    CachedEvent e = new CachedEvent(put, 0);
+    WatchEvent initial = Frames.decode(e.initialFrame(Encoding.JSON, encoder), true);
+    assertThat(initial.getType()).isEqualTo(WatchEvent.Type.ADDED);
+    assertThat(initial.getObject()).isEqualTo(put.getKv());
+    assertThat(initial.getResourceVersion()).isEqualTo(put.getKv().getModRevision());
+    assertThat(e.initialFrame(Encoding.JSON, encoder)).isSameAs(e.initialFrame(Encoding.JSON, encoder));
+    CachedEvent del = new CachedEvent(only(etcd.delete("k")), 0);
+    assertThatThrownBy(() -> del.initialFrame(Encoding.JSON, encoder)).isInstanceOf(IllegalStateException.class);
+    assertThat(Frames.decode(encoder.initialEvent(KeyValue.getDefaultInstance(), Encoding.PROTOBUF), false).getType())
+        .isEqualTo(WatchEvent.Type.ADDED);
+  }
+}

@@ -1,0 +1,159 @@
+package io.watchfanout.fanout.kafka;
+
+import static io.watchfanout.fanout.testing.EtcdLog.key;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.fanout.cache.StateEntry;
+import io.watchfanout.fanout.cache.WatchCache;
+import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.http.HttpApi;
+import io.watchfanout.fanout.http.HttpSettings;
+import io.watchfanout.fanout.metrics.NodeMetrics;
+import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.testing.Frames;
+import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.schema.EventsRecordSerializer;
+import io.watchfanout.schema.StateRecordSerializer;
+import io.watchfanout.schema.WatchFanoutSerdes;
+import io.watchfanout.schema.v1.EventsRecord;
+import io.watchfanout.schema.v1.KeyValue;
+import io.watchfanout.schema.v1.StateCheckpoint;
+import io.watchfanout.schema.v1.StateRecord;
+import io.watchfanout.schema.v1.WatchEvent;
+import io.watchfanout.testkit.KafkaBroker;
+import io.watchfanout.testkit.KafkaExtension;
+import io.watchfanout.testkit.TopicPrefixes;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Rebuild, readiness, a watch and fail-closed against a real Kafka broker (testkit). */
+@ExtendWith(KafkaExtension.class)
+@Timeout(120)
+class KafkaCacheLoaderTest {
+  @Test
+  void rebuildsFromStateAndEventsServesAWatchAndFailsClosedOnAnUndecodableRecord(KafkaBroker kafka, TestInfo info)
+      throws Exception {
+    String prefix = TopicPrefixes.unique(info);
+    String events = WatchFanoutSerdes.eventsTopic(prefix);
+    String state = WatchFanoutSerdes.stateTopic(prefix);
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+      admin.createTopics(List.of(new NewTopic(events, 1, (short) 1),
+          new NewTopic(state, 1, (short) 1).configs(Map.of("cleanup.policy", "compact")))).all().get();
+    }
+    Properties p = new Properties();
+    p.put("bootstrap.servers", kafka.bootstrapServers());
+    p.put("transactional.id", prefix + "-test");
+    p.put("key.serializer", ByteArraySerializer.class.getName());
+    p.put("value.serializer", ByteArraySerializer.class.getName());
+    EtcdLog etcd = new EtcdLog(0);
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+      producer.initTransactions();
+      // Events 1..3 are already in the state topic (checkpoint revision 3, events offset = after them).
+      List<EventsRecord> first = new java.util.ArrayList<>();
+      first.addAll(etcd.put("/a", "1"));
+      first.addAll(etcd.put("/b", "1"));
+      first.addAll(etcd.put("/c", "1"));
+      send(producer, events, first);
+      producer.beginTransaction();
+      StateRecordSerializer ss = new StateRecordSerializer();
+      for (KeyValue kv : etcd.state().values()) {
+        producer.send(new ProducerRecord<>(state, kv.getKey().toByteArray(),
+            ss.serialize(state, StateRecord.newBuilder().setKv(kv).build())));
+      }
+      // Offsets 0..2 hold events; offset 3 the commit marker: the next event record is at 4.
+      producer.send(new ProducerRecord<>(state, new byte[0], ss.serialize(state, StateRecord.newBuilder()
+          .setCheckpoint(StateCheckpoint.newBuilder().setRevision(3).setEventsOffset(4)).build())));
+      producer.commitTransaction();
+      // After the checkpoint: a transaction of two events, a delete and a progress record.
+      send(producer, events, etcd.txn(EtcdLog.Op.put("/a", "2"), EtcdLog.Op.put("/d", "1")));
+      send(producer, events, etcd.delete("/b"));
+      send(producer, events, List.of(etcd.progress()));
+
+      WatchHub hub = new WatchHub(new WatchCache(1000, Duration.ofMinutes(10), System::currentTimeMillis),
+          new FrameEncoder(), 256, "kafka-test");
+      RebuildProgress progress = new RebuildProgress();
+      HttpApi api = new HttpApi(hub, new HttpSettings(Duration.ofSeconds(1), Duration.ofSeconds(1), 1, "kafka-test"),
+          NodeMetrics.registry(hub, progress), "127.0.0.1", 0);
+      api.start();
+      KafkaCacheLoader loader = new KafkaCacheLoader(kafka.bootstrapServers(), prefix, hub, progress, "kafka-test");
+      HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+      try {
+        loader.start();
+        await().atMost(Duration.ofSeconds(60)).until(hub::isReady);
+        assertThat(hub.revision()).isEqualTo(etcd.revision());
+        Map<?, ?> cached = hub.snapshot(KeyRange.all()).stream()
+            .collect(Collectors.toMap(e -> e.kv().getKey(), StateEntry::kv));
+        assertThat(cached).isEqualTo(etcd.state());
+        assertThat(progress.rebuildSeconds()).isPositive();
+        assertThat(client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + "/readyz")).build(),
+            HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+
+        HttpResponse<InputStream> watch = client.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + api.port() + "/v1/watch?key=%2F&prefix=true&resourceVersion=3")).build(),
+            HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(watch.statusCode()).isEqualTo(200);
+        send(producer, events, etcd.put("/e", "1"));
+        BufferedReader in = new BufferedReader(new InputStreamReader(watch.body(), StandardCharsets.UTF_8));
+        List<WatchEvent> got = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+          got.add(Frames.parseJsonLine(in.readLine()));
+        }
+        assertThat(got).extracting(e -> e.getObject().getKey().toStringUtf8()).containsExactly("/a", "/d", "/b", "/e");
+        assertThat(got).extracting(WatchEvent::getType).containsExactly(WatchEvent.Type.MODIFIED,
+            WatchEvent.Type.ADDED, WatchEvent.Type.DELETED, WatchEvent.Type.ADDED);
+
+        // An undecodable record: the node stops serving, tells the open watch, never skips it.
+        producer.beginTransaction();
+        producer.send(new ProducerRecord<>(events, key("/x").toByteArray(), new byte[] {(byte) 0xff, 1, 2}));
+        producer.commitTransaction();
+        send(producer, events, etcd.put("/after-bad", "1"));
+        WatchEvent error = Frames.parseJsonLine(in.readLine());
+        assertThat(error.getType()).isEqualTo(WatchEvent.Type.ERROR);
+        assertThat(error.getStatus().getCode()).isEqualTo(503);
+        assertThat(error.getStatus().getMessage()).contains("undecodable record");
+        assertThat(hub.isReady()).isFalse();
+        assertThat(hub.snapshot(KeyRange.single(key("/after-bad")))).as("nothing after the bad record").isEmpty();
+        HttpResponse<String> kv = client.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + api.port() + "/v1/kv?key=%2Fa")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(kv.statusCode()).isEqualTo(503);
+        assertThat(client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + "/metrics")).build(),
+            HttpResponse.BodyHandlers.ofString()).body()).contains("watchfanout_cache_failed 1.0");
+      } finally {
+        loader.close();
+        api.stop();
+      }
+    }
+  }
+
+  private static void send(KafkaProducer<byte[], byte[]> producer, String topic, List<EventsRecord> records) {
+    EventsRecordSerializer ser = new EventsRecordSerializer();
+    producer.beginTransaction();
+    for (EventsRecord r : records) {
+      byte[] k = r.hasEvent() ? r.getEvent().getKv().getKey().toByteArray() : new byte[0];
+      producer.send(new ProducerRecord<>(topic, k, ser.serialize(topic, r)));
+    }
+    producer.commitTransaction();
+  }
+}

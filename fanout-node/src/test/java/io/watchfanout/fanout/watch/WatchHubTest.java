@@ -1,0 +1,321 @@
+package io.watchfanout.fanout.watch;
+
+import static io.watchfanout.fanout.testing.EtcdLog.key;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.watchfanout.fanout.cache.HistoryExpiredException;
+import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.fanout.cache.RecordApplier;
+import io.watchfanout.fanout.cache.WatchCache;
+import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.testing.FakeClock;
+import io.watchfanout.schema.v1.EventsRecord;
+import io.watchfanout.schema.v1.WatchEvent;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/** Dispatch, parking, catch-up and rejoin, with transports the test drives by hand. */
+class WatchHubTest {
+  private final FakeClock clock = new FakeClock();
+  private final EtcdLog etcd = new EtcdLog(100);
+  private WatchHub hub;
+  private RecordApplier applier;
+
+  private void newHub(int historyMaxEvents, int queueFrames) {
+    hub = new WatchHub(new WatchCache(historyMaxEvents, Duration.ofMinutes(10), clock), new FrameEncoder(), queueFrames, "test");
+    hub.startAt(100);
+    hub.markReady();
+    applier = new RecordApplier(hub, 100);
+  }
+
+  private void feed(List<EventsRecord> records) {
+    records.forEach(applier::accept);
+  }
+
+  private TestSink watch(KeyRange range, Encoding enc, long rv, boolean bookmarks) throws HistoryExpiredException {
+    return watch(new WatchSpec(range, enc, rv, bookmarks, false));
+  }
+
+  private TestSink watch(WatchSpec spec) throws HistoryExpiredException {
+    TestSink sink = new TestSink();
+    sink.watcher = hub.watch(spec, sink);
+    return sink;
+  }
+
+  @Test
+  void dispatchVisitsOnlyTheMatchingWatcherAmongTenThousand() throws Exception {
+    newHub(1000, 16);
+    List<TestSink> sinks = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) {
+      sinks.add(watch(KeyRange.single(key("/k/" + i)), Encoding.PROTOBUF, 0, false));
+    }
+    assertThat(hub.liveWatcherCount()).isEqualTo(10_000);
+    long before = hub.watcherVisits();
+    feed(etcd.put("/k/1234", "v"));
+    assertThat(hub.watcherVisits() - before).isEqualTo(1);
+    assertThat(sinks.get(1234).watcher.queued()).isEqualTo(1);
+    assertThat(sinks.get(1233).watcher.queued()).isZero();
+    // Prefix watchers too: one disjoint prefix each, one more event.
+    newHub(1000, 16);
+    for (int i = 0; i < 10_000; i++) {
+      watch(KeyRange.prefix(key(String.format("/ns/%05d/", i))), Encoding.JSON, 0, false);
+    }
+    long visits = hub.watcherVisits();
+    long nodes = hub.indexNodesExamined();
+    feed(new EtcdLog(100).put("/ns/00042/pod", "v"));
+    assertThat(hub.watcherVisits() - visits).isEqualTo(1);
+    assertThat(hub.indexNodesExamined() - nodes).isLessThan(200);
+  }
+
+  @Test
+  void eachEventIsEncodedOncePerEncodingAndDeliveredToEveryWatcher() throws Exception {
+    newHub(1000, 1000);
+    List<TestSink> sinks = new ArrayList<>();
+    String[] prefixes = {"/a/", "/a/b/", "/", "/c/"};
+    for (int i = 0; i < 40; i++) {
+      sinks.add(watch(KeyRange.prefix(key(prefixes[i % prefixes.length])), Encoding.values()[(i / 4) % 2], 0, false));
+    }
+    for (int i = 0; i < 60; i++) {
+      feed(etcd.put(i % 3 == 0 ? "/a/b/" + i : i % 3 == 1 ? "/a/" + i : "/c/" + i, "v"));
+    }
+    feed(etcd.txn(EtcdLog.Op.put("/a/x", "1"), EtcdLog.Op.put("/c/y", "2")));
+    long delivered = 0;
+    for (TestSink s : sinks) {
+      s.readAll();
+      delivered += s.received.size();
+    }
+    // Every event matches the "/" watchers of both encodings: 62 distinct events x 2 encodings.
+    assertThat(hub.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(62);
+    assertThat(hub.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.EVENT)).isEqualTo(62);
+    assertThat(hub.stats().framesDelivered(Encoding.JSON) + hub.stats().framesDelivered(Encoding.PROTOBUF))
+        .isEqualTo(delivered);
+    // Same bytes, not copies: the frames of one event are the same buffer for every watcher.
+    TestSink all1 = sinks.get(2);
+    TestSink all2 = sinks.get(10);
+    assertThat(all1.watcher.spec().encoding()).isEqualTo(all2.watcher.spec().encoding());
+    for (int i = 0; i < all1.rawFrames.size(); i++) {
+      assertThat(all1.rawFrames.get(i)).isSameAs(all2.rawFrames.get(i));
+    }
+    assertThat(sinks.get(1).events()).as("the /a/b/ watcher").hasSize(20);
+    assertThat(sinks.get(0).events()).as("the /a/ watcher").hasSize(41);
+  }
+
+  @Test
+  void aStalledWatcherIsParkedWhileTwentyFastOnesGetEverythingThenCatchesUpAndRejoins() throws Exception {
+    newHub(10_000, 8);
+    TestSink slow = watch(KeyRange.prefix(key("/")), Encoding.JSON, 0, false);
+    List<TestSink> fast = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      fast.add(watch(KeyRange.prefix(key("/")), Encoding.values()[i % 2], 0, false));
+    }
+    List<Long> expected = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      feed(etcd.put("/k" + (i % 17), "v" + i));
+      expected.add(etcd.revision());
+      fast.forEach(TestSink::readAll);
+    }
+    assertThat(hub.stats().parked()).isEqualTo(1);
+    assertThat(slow.watcher.isLive()).isFalse();
+    assertThat(slow.watcher.queued()).as("memory bounded by the queue, not the backlog").isLessThanOrEqualTo(8);
+    for (TestSink f : fast) {
+      assertThat(f.eventRevisions()).containsExactlyElementsOf(expected);
+    }
+    // The slow reader reads at its own pace, a few frames at a time, while events keep coming.
+    for (int i = 0; i < 100; i++) {
+      slow.read(3);
+      feed(etcd.put("/late" + (i % 5), "v"));
+      expected.add(etcd.revision());
+    }
+    slow.readAll();
+    assertThat(slow.eventRevisions()).as("in order, nothing lost or repeated").containsExactlyElementsOf(expected);
+    assertThat(slow.watcher.isLive()).isTrue();
+    assertThat(hub.stats().unparked()).isEqualTo(1);
+    feed(etcd.put("/after", "v"));
+    expected.add(etcd.revision());
+    assertThat(slow.watcher.queued()).as("live again: dispatch reaches it").isEqualTo(1);
+    slow.readAll();
+    assertThat(slow.eventRevisions()).containsExactlyElementsOf(expected);
+  }
+
+  @Test
+  void aWatcherStalledPastTheHistoryWindowGets410ExpiredThenTheEnd() throws Exception {
+    newHub(20, 4);
+    TestSink slow = watch(KeyRange.prefix(key("/")), Encoding.PROTOBUF, 0, true);
+    for (int i = 0; i < 50; i++) {
+      feed(etcd.put("/k" + i, "v"));
+    }
+    assertThat(slow.watcher.isCatchingUp()).isTrue();
+    slow.readAll();
+    WatchEvent last = slow.received.get(slow.received.size() - 1);
+    assertThat(last.getType()).isEqualTo(WatchEvent.Type.ERROR);
+    assertThat(last.getStatus().getCode()).isEqualTo(410);
+    assertThat(last.getStatus().getReason()).isEqualTo("Expired");
+    assertThat(slow.ended).isTrue();
+    assertThat(hub.stats().endedExpired()).isEqualTo(1);
+    assertThat(hub.watcherCount()).isZero();
+  }
+
+  @Test
+  void theTickEndsAParkedWatcherThatFellBehindEvenIfItDoesNotRead() throws Exception {
+    newHub(20, 4);
+    TestSink slow = watch(KeyRange.prefix(key("/")), Encoding.JSON, 0, false);
+    for (int i = 0; i < 50; i++) {
+      feed(etcd.put("/k" + i, "v"));
+    }
+    slow.watcher.tick();
+    assertThat(slow.watcher.queued()).as("backlog dropped, only the ERROR waits").isEqualTo(1);
+    slow.readAll();
+    assertThat(slow.received).extracting(WatchEvent::getType).containsExactly(WatchEvent.Type.ERROR);
+  }
+
+  @Test
+  void aMultiEventRevisionArrivesWholeEvenWhenLargerThanTheQueue() throws Exception {
+    newHub(1000, 2);
+    TestSink w = watch(KeyRange.prefix(key("/")), Encoding.JSON, 0, true);
+    feed(etcd.txn(EtcdLog.Op.put("/a", "1"), EtcdLog.Op.put("/b", "1"), EtcdLog.Op.put("/c", "1")));
+    long rev = etcd.revision();
+    w.read(64);
+    assertThat(w.events()).hasSize(3);
+    assertThat(w.events()).extracting(WatchEvent::getIndex).containsExactly(0, 1, 2);
+    assertThat(w.events()).extracting(WatchEvent::getCount).containsExactly(3, 3, 3);
+    assertThat(w.events()).extracting(WatchEvent::getResourceVersion).containsExactly(rev - 1, rev - 1, rev);
+    w.watcher.tick();
+    w.readAll();
+    WatchEvent bookmark = w.received.get(w.received.size() - 1);
+    assertThat(bookmark.getType()).isEqualTo(WatchEvent.Type.BOOKMARK);
+    assertThat(bookmark.getResourceVersion()).isEqualTo(rev);
+  }
+
+  @Test
+  void bookmarksCarryTheRevisionProgressAdvancesAndResumingThereMissesNothing() throws Exception {
+    newHub(1000, 64);
+    TestSink quiet = watch(KeyRange.prefix(key("/quiet/")), Encoding.JSON, 0, true);
+    feed(etcd.put("/busy/1", "v"));
+    applier.accept(etcd.progress());
+    quiet.watcher.tick();
+    quiet.readAll();
+    assertThat(quiet.received).extracting(WatchEvent::getType).containsExactly(WatchEvent.Type.BOOKMARK);
+    long bookmark = quiet.received.get(0).getResourceVersion();
+    assertThat(bookmark).isEqualTo(etcd.revision());
+    feed(etcd.put("/quiet/a", "v"));
+    TestSink resumed = watch(KeyRange.prefix(key("/quiet/")), Encoding.JSON, bookmark, true);
+    resumed.readAll();
+    assertThat(resumed.eventRevisions()).containsExactly(etcd.revision());
+    assertThat(hub.frameEncoder().encodes(Encoding.JSON, FrameKind.BOOKMARK)).isEqualTo(1);
+  }
+
+  @Test
+  void sendInitialEventsListsTheRangeThenBookmarksThenStreams() throws Exception {
+    newHub(1000, 4);
+    for (int i = 0; i < 10; i++) {
+      feed(etcd.put("/p/" + i, "v"));
+    }
+    feed(etcd.put("/p/3", "changed"));
+    feed(etcd.put("/other", "v"));
+    long s = etcd.revision();
+    TestSink w = watch(new WatchSpec(KeyRange.prefix(key("/p/")), Encoding.PROTOBUF, 0, false, true));
+    feed(etcd.put("/p/new", "v"));
+    w.readAll();
+    List<WatchEvent> got = w.received;
+    assertThat(got.subList(0, 10)).allMatch(e -> e.getType() == WatchEvent.Type.ADDED);
+    assertThat(got.subList(0, 10)).extracting(e -> e.getObject().getKey().toStringUtf8())
+        .containsExactly("/p/0", "/p/1", "/p/2", "/p/3", "/p/4", "/p/5", "/p/6", "/p/7", "/p/8", "/p/9");
+    assertThat(got.get(3).getObject().getVersion()).isEqualTo(2);
+    assertThat(got.get(10).getType()).isEqualTo(WatchEvent.Type.BOOKMARK);
+    assertThat(got.get(10).getInitialEventsEnd()).isTrue();
+    assertThat(got.get(10).getResourceVersion()).isEqualTo(s);
+    assertThat(got.get(11).getObject().getKey().toStringUtf8()).isEqualTo("/p/new");
+    assertThat(got).hasSize(12);
+    assertThat(hub.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.INITIAL)).isEqualTo(10);
+    TestSink again = watch(new WatchSpec(KeyRange.prefix(key("/p/")), Encoding.PROTOBUF, 0, false, true));
+    again.readAll();
+    assertThat(hub.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.INITIAL))
+        .as("initial frames of keys whose last event is in the window are memoized").isEqualTo(11);
+  }
+
+  @Test
+  void resumeFromBeforeTheWindowIs410AndAResyncEndsOpenWatchers() throws Exception {
+    newHub(5, 64);
+    for (int i = 0; i < 10; i++) {
+      feed(etcd.put("/k" + i, "v"));
+    }
+    assertThatThrownBy(() -> watch(KeyRange.prefix(key("/")), Encoding.JSON, 101, false))
+        .isInstanceOf(HistoryExpiredException.class);
+    TestSink open = watch(KeyRange.prefix(key("/")), Encoding.JSON, 0, false);
+    long before = etcd.revision();
+    feed(etcd.resync(Map.of("/k1", "new")));
+    open.readAll();
+    assertThat(open.received).extracting(WatchEvent::getType).containsExactly(WatchEvent.Type.ERROR);
+    assertThat(open.received.get(0).getStatus().getCode()).isEqualTo(410);
+    assertThatThrownBy(() -> watch(KeyRange.prefix(key("/")), Encoding.JSON, before, false))
+        .isInstanceOf(HistoryExpiredException.class);
+  }
+
+  @Test
+  void aFailedFeedSendsAnErrorFrameToEveryOpenWatcher() throws Exception {
+    newHub(100, 64);
+    TestSink a = watch(KeyRange.prefix(key("/")), Encoding.JSON, 0, false);
+    hub.fail("undecodable record at offset 7");
+    a.readAll();
+    assertThat(a.received).hasSize(1);
+    assertThat(a.received.get(0).getStatus().getCode()).isEqualTo(503);
+    assertThat(a.received.get(0).getStatus().getMessage()).contains("offset 7");
+    assertThat(hub.isReady()).isFalse();
+  }
+
+  @Test
+  void concurrentFeedAndSlowReadersLoseAndRepeatNothingAcrossParkAndRejoin() throws Exception {
+    newHub(100_000, 4);
+    int readers = 6;
+    List<TestSink> sinks = new ArrayList<>();
+    for (int i = 0; i < readers; i++) {
+      sinks.add(watch(KeyRange.prefix(key(i % 2 == 0 ? "/" : "/odd/")), Encoding.values()[i % 2], 0, false));
+    }
+    AtomicBoolean done = new AtomicBoolean();
+    List<Thread> threads = new ArrayList<>();
+    for (TestSink s : sinks) {
+      Thread t = new Thread(() -> {
+        int n = 0;
+        while (!done.get() || s.read(64) > 0) {
+          if (s.read(1 + (n++ % 5)) == 0) {
+            Thread.onSpinWait();
+          }
+        }
+      });
+      t.start();
+      threads.add(t);
+    }
+    List<Long> all = new ArrayList<>();
+    List<Long> odd = new ArrayList<>();
+    for (int i = 0; i < 3000; i++) {
+      boolean isOdd = i % 3 == 0;
+      feed(etcd.put(isOdd ? "/odd/" + (i % 11) : "/even/" + (i % 13), "v" + i));
+      all.add(etcd.revision());
+      if (isOdd) {
+        odd.add(etcd.revision());
+      }
+    }
+    done.set(true);
+    for (Thread t : threads) {
+      t.join(30_000);
+    }
+    for (int i = 0; i < readers; i++) {
+      sinks.get(i).readAll();
+      assertThat(sinks.get(i).eventRevisions()).as("reader %d", i).containsExactlyElementsOf(i % 2 == 0 ? all : odd);
+    }
+    assertThat(hub.stats().parked()).as("the small queues forced parking").isPositive();
+    Set<Long> encodes = new HashSet<>();
+    encodes.add(hub.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT));
+    assertThat(encodes).containsExactly(3000L);
+  }
+}
