@@ -8,6 +8,7 @@ import io.watchfanout.ingester.etcd.EtcdSnapshotReader;
 import io.watchfanout.ingester.etcd.EtcdWatchFeed;
 import io.watchfanout.ingester.etcd.KeyRange;
 import io.watchfanout.ingester.etcd.WatchSignal;
+import io.watchfanout.ingester.election.LeaderElection;
 import io.watchfanout.ingester.materializer.StateMaterializer;
 import io.watchfanout.ingester.ops.IngesterMetrics;
 import io.watchfanout.ingester.ops.OpsServer;
@@ -64,6 +65,7 @@ public final class Ingester implements AutoCloseable {
   private volatile boolean running = true;
   private volatile String notReady = "starting";
   private volatile String fatal = "";
+  private final LeaderElection election;
   private OpsServer ops;
   private StateMaterializer materializer;
 
@@ -84,6 +86,8 @@ public final class Ingester implements AutoCloseable {
         .keepaliveTime(Duration.ofSeconds(10))
         .keepaliveTimeout(Duration.ofSeconds(5))
         .build();
+    this.election = config.leaderElection()
+        ? new LeaderElection(etcd, config.electionName(), identity(), config.electionLeaseTtl()) : null;
     this.publisherThread = new Thread(this::runPublisher, "publisher");
   }
 
@@ -129,6 +133,11 @@ public final class Ingester implements AutoCloseable {
       logEtcdVersion();
       while (running) {
         try {
+          if (election != null && !election.isLeader()) {
+            notReady = "standby: another replica leads " + config.electionName();
+            metrics.ready.set(0);
+            election.awaitLeadership();
+          }
           new TopicManager(config.kafkaBootstrap()).ensure(new TopicSettings(eventsTopic, stateTopic,
               config.eventsRetention(), Duration.ofHours(1), config.maxRecordBytes(), config.statePartitions(),
               config.replicationFactor()));
@@ -140,9 +149,17 @@ public final class Ingester implements AutoCloseable {
             stream(feed, publisher, lastPublished);
           }
         } catch (IngesterFencedException e) {
-          if (anotherIngesterPublishes(e)) {
+          if (election != null) {
+            // Another replica was elected while this one still wrote: give way and campaign again.
+            log.warn("[revision {}] {}; giving up leadership", (long) metrics.lastPublishedRevision.get(), e.getMessage());
+            election.resign();
+          } else if (anotherIngesterPublishes(e)) {
             return;
           }
+        } catch (LeadershipLostException e) {
+          log.warn("[revision {}] lost the leadership of {} (lease not renewed in time); publishing stops",
+              (long) metrics.lastPublishedRevision.get(), config.electionName());
+          election.resign();
         } catch (TopicMisconfiguredException e) {
           fail("refusing to start: " + e.getMessage(), e);
         } catch (RecordTooLargeException e) {
@@ -279,6 +296,9 @@ public final class Ingester implements AutoCloseable {
     notReady = "";
     metrics.ready.set(1);
     while (running) {
+      if (election != null && !election.isLeader()) {
+        throw new LeadershipLostException();
+      }
       WatchSignal signal = feed.poll(POLL);
       if (signal instanceof WatchSignal.Batch && !notReady.isEmpty()) {
         notReady = "";
@@ -388,6 +408,22 @@ public final class Ingester implements AutoCloseable {
     }
   }
 
+  /** This process's name in elections and logs: host name and pid. */
+  private static String identity() {
+    String host;
+    try {
+      host = java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.net.UnknownHostException e) {
+      host = "unknown-host";
+    }
+    return host + "/" + ProcessHandle.current().pid();
+  }
+
+  /** The election lease was not renewed in time: another replica may lead by now. */
+  private static final class LeadershipLostException extends Exception {
+    private static final long serialVersionUID = 1L;
+  }
+
   private static Duration min(Duration a, Duration b) {
     return a.compareTo(b) <= 0 ? a : b;
   }
@@ -399,6 +435,9 @@ public final class Ingester implements AutoCloseable {
   @Override
   public void close() {
     running = false;
+    if (election != null && !election.isLeader()) {
+      publisherThread.interrupt(); // a standby waits in its campaign: nothing to finish
+    }
     try {
       if (publisherThread.isAlive() && !stopped.await(15, TimeUnit.SECONDS)) {
         publisherThread.interrupt();
@@ -406,6 +445,9 @@ public final class Ingester implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    if (election != null) {
+      election.resign();
     }
     synchronized (this) {
       if (materializer != null) {

@@ -25,6 +25,9 @@ import java.util.List;
  * @param snapshotPageSize keys per range request of an initial load or resync
  * @param runMaterializer whether this process also runs the state materializer
  * @param retryBackoffMax longest wait between retries of etcd or Kafka
+ * @param leaderElection whether replicas elect one publisher through etcd's election API
+ * @param electionName the election's name (an etcd key prefix)
+ * @param electionLeaseTtl the election lease's time-to-live
  */
 public record IngesterConfig(
     List<String> etcdEndpoints,
@@ -44,4 +47,7 @@ public record IngesterConfig(
     int etcdMaxInboundBytes,
     int snapshotPageSize,
     boolean runMaterializer,
-    Duration retryBackoffMax) {}
+    Duration retryBackoffMax,
+    boolean leaderElection,
+    String electionName,
+    Duration electionLeaseTtl) {}

@@ -106,6 +106,20 @@ public final class IngesterMain implements Callable<Integer> {
       paramLabel = "DURATION", description = "Longest wait between retries of etcd or Kafka. Default: ${DEFAULT-VALUE}.")
   Duration retryBackoffMax;
 
+  @Option(names = "--leader-election", defaultValue = "false", negatable = true, fallbackValue = "true",
+      description = "Elect one publishing replica through etcd's election API; the others wait. "
+          + "Default: ${DEFAULT-VALUE}.")
+  boolean leaderElection;
+
+  @Option(names = "--election-name", paramLabel = "KEY",
+      description = "etcd key prefix of the election. Default: /watchfanout/elections/<topic-prefix>/ingester.")
+  String electionName;
+
+  @Option(names = "--election-lease-ttl", defaultValue = "10s", converter = DurationConverter.class,
+      paramLabel = "DURATION", description = "Lease time-to-live of the election: how long a dead leader "
+          + "delays the next one. Default: ${DEFAULT-VALUE}.")
+  Duration electionLeaseTtl;
+
   /** Parses flags, runs until SIGTERM or a fatal error, and exits. */
   public static void main(String[] args) {
     System.exit(commandLine().execute(args));
@@ -124,6 +138,7 @@ public final class IngesterMain implements Callable<Integer> {
     require(snapshotPageSize >= 1, "--snapshot-page-size", snapshotPageSize, ">= 1", spec);
     require(httpPort >= -1 && httpPort <= 65535, "--http-port", httpPort, "-1..65535", spec);
     require(maxRecordBytes >= 64 * 1024, "--max-record-bytes", maxRecordBytes, ">= 64KiB", spec);
+    require(electionLeaseTtl.toSeconds() >= 2, "--election-lease-ttl", electionLeaseTtl, ">= 2s", spec);
     byte[] prefix;
     try {
       prefix = KeyBytes.decode(keyPrefix);
@@ -133,7 +148,8 @@ public final class IngesterMain implements Callable<Integer> {
     return new IngesterConfig(List.copyOf(etcdEndpoints), kafkaBootstrap, topicPrefix, ByteString.copyFrom(prefix),
         httpHost, httpPort, transactionalId != null ? transactionalId : topicPrefix + ".ingester", eventsRetention,
         maxRecordBytes, statePartitions, replicationFactor, transactionTimeout, watchQueueBytes, maxBatchRecords,
-        etcdMaxInboundBytes, snapshotPageSize, materializer, retryBackoffMax);
+        etcdMaxInboundBytes, snapshotPageSize, materializer, retryBackoffMax, leaderElection,
+        electionName != null ? electionName : "/watchfanout/elections/" + topicPrefix + "/ingester", electionLeaseTtl);
   }
 
   private void require(boolean ok, String flag, Object value, String expected, CommandLine.Model.CommandSpec spec) {

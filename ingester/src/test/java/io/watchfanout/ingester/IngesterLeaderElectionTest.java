@@ -1,0 +1,106 @@
+package io.watchfanout.ingester;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.ByteString;
+import io.etcd.jetcd.Client;
+import io.watchfanout.ingester.support.EventsTopicDump;
+import io.watchfanout.ingester.support.Exactness;
+import io.watchfanout.ingester.support.Ingesters;
+import io.watchfanout.schema.EventsRecords;
+import io.watchfanout.schema.WatchFanoutSerdes;
+import io.watchfanout.schema.v1.EventsRecord;
+import io.watchfanout.testkit.BackgroundWriter;
+import io.watchfanout.testkit.EtcdExtension;
+import io.watchfanout.testkit.EtcdServer;
+import io.watchfanout.testkit.EtcdWorkload;
+import io.watchfanout.testkit.JavaProcess;
+import io.watchfanout.testkit.KafkaBroker;
+import io.watchfanout.testkit.KafkaExtension;
+import io.watchfanout.testkit.TopicPrefixes;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Two ingester replicas with leader election through etcd: exactly one publishes; when it
+ * dies the other takes over within the election lease time, and the topic stays exact.
+ */
+@ExtendWith({EtcdExtension.class, KafkaExtension.class})
+class IngesterLeaderElectionTest {
+  private static final String TTL = "3s";
+  private final EtcdServer etcdServer;
+  private final KafkaBroker kafka;
+
+  IngesterLeaderElectionTest(EtcdServer etcdServer, KafkaBroker kafka) {
+    this.etcdServer = etcdServer;
+    this.kafka = kafka;
+  }
+
+  private static String log(JavaProcess p) throws Exception {
+    return Files.readString(p.logFile());
+  }
+
+  @Test
+  void oneReplicaPublishesAndTheOtherTakesOverWhenItDies(TestInfo info) throws Exception {
+    String prefix = TopicPrefixes.unique(info);
+    String keyPrefix = "/" + prefix + "/";
+    String events = WatchFanoutSerdes.eventsTopic(prefix);
+    try (Client etcd = Client.builder().endpoints(etcdServer.clientUrl()).build();
+        BackgroundWriter writer = new BackgroundWriter(etcd, keyPrefix, 5);
+        JavaProcess first = Ingesters.process("replica-1", etcdServer.clientUrl(), kafka.bootstrapServers(), prefix,
+            keyPrefix, "--leader-election", "--election-lease-ttl", TTL);
+        JavaProcess second = Ingesters.process("replica-2", etcdServer.clientUrl(), kafka.bootstrapServers(), prefix,
+            keyPrefix, "--leader-election", "--election-lease-ttl", TTL)) {
+      await().atMost(Duration.ofSeconds(60)).until(() -> log(first).contains("watching etcd from revision")
+          || log(second).contains("watching etcd from revision"));
+      Thread.sleep(3000);
+      JavaProcess leader = log(first).contains("became the leader") ? first : second;
+      JavaProcess standby = leader == first ? second : first;
+      assertThat(log(standby)).contains("campaigning").doesNotContain("became the leader")
+          .doesNotContain("watching etcd");
+
+      leader.kill();
+      long killedAt = System.nanoTime();
+      standby.awaitLog("watching etcd from revision", Duration.ofSeconds(30));
+      long takeoverMillis = (System.nanoTime() - killedAt) / 1_000_000;
+      // The dead leader's lease expires after its TTL; the standby is elected right then.
+      assertThat(log(standby)).contains("became the leader");
+      System.out.println("takeover after " + takeoverMillis + " ms (lease TTL " + TTL + ")");
+      Thread.sleep(2000);
+      writer.stop();
+
+      long until = EtcdWorkload.currentRevision(etcd);
+      await().atMost(Duration.ofSeconds(60)).until(() -> {
+        List<ConsumerRecord<byte[], EventsRecord>> r = EventsTopicDump.read(kafka.bootstrapServers(), events);
+        return EventsRecords.revision(r.get(r.size() - 1).value()) >= until;
+      });
+      Exactness.assertTopicEqualsEtcd(EventsTopicDump.read(kafka.bootstrapServers(), events), etcd,
+          ByteString.copyFromUtf8(keyPrefix), until);
+    }
+  }
+
+  @Test
+  void sigtermResignsSoTheStandbyTakesOverAtOnce(TestInfo info) throws Exception {
+    String prefix = TopicPrefixes.unique(info);
+    String keyPrefix = "/" + prefix + "/";
+    try (JavaProcess first = Ingesters.process("replica-1", etcdServer.clientUrl(), kafka.bootstrapServers(), prefix,
+            keyPrefix, "--leader-election", "--election-lease-ttl", "30s")) {
+      first.awaitLog("watching etcd from revision", Duration.ofSeconds(60));
+      try (JavaProcess second = Ingesters.process("replica-2", etcdServer.clientUrl(), kafka.bootstrapServers(),
+          prefix, keyPrefix, "--leader-election", "--election-lease-ttl", "30s")) {
+        second.awaitLog("campaigning", Duration.ofSeconds(60));
+        first.stop(Duration.ofSeconds(30));
+        assertThat(log(first)).contains("resigned the leadership");
+        // Well before the 30 s lease would expire on its own.
+        second.awaitLog("became the leader", Duration.ofSeconds(15));
+        second.awaitLog("watching etcd from revision", Duration.ofSeconds(30));
+      }
+    }
+  }
+}
