@@ -171,8 +171,7 @@ public final class Ingester implements AutoCloseable {
           if (!running) {
             return;
           }
-          notReady = "waiting for Kafka at " + config.kafkaBootstrap() + " or etcd at " + config.etcdEndpoints()
-              + ": " + e;
+          notReady = "waiting for " + dependencyOf(e) + ": " + e;
           metrics.ready.set(0);
           metrics.watchRestarts.labels("kafka").inc();
           log.warn("[revision {}] {}; retrying in {} ms", (long) metrics.lastPublishedRevision.get(), notReady,
@@ -406,6 +405,20 @@ public final class Ingester implements AutoCloseable {
       Thread.currentThread().interrupt();
       return false;
     }
+  }
+
+  /** Which of the two services a failure came from, for the log line that says what we wait for. */
+  private String dependencyOf(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String type = t.getClass().getName();
+      if (type.startsWith("org.apache.kafka.")) {
+        return "Kafka at " + config.kafkaBootstrap();
+      }
+      if (type.startsWith("io.etcd.") || type.startsWith("io.grpc.")) {
+        return "etcd at " + String.join(",", config.etcdEndpoints());
+      }
+    }
+    return "Kafka at " + config.kafkaBootstrap() + " or etcd at " + String.join(",", config.etcdEndpoints());
   }
 
   /** This process's name in elections and logs: host name and pid. */

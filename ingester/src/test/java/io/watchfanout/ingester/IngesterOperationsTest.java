@@ -96,6 +96,40 @@ class IngesterOperationsTest {
   }
 
   @Test
+  void anEventLargerThanARecordStopsTheIngesterWithAClearError(TestInfo info) throws Exception {
+    String prefix = TopicPrefixes.unique(info);
+    try (Client etcd = Client.builder().endpoints(etcdServer.clientUrl()).build();
+        JavaProcess ingester = Ingesters.process("ingester", etcdServer.clientUrl(), kafka.bootstrapServers(), prefix,
+            "/" + prefix + "/", "--max-record-bytes", "64KiB")) {
+      ingester.awaitLog("watching etcd from revision", Duration.ofSeconds(60));
+      long revision = etcd.getKVClient().put(EtcdWorkload.bytes("/" + prefix + "/big"),
+          io.etcd.jetcd.ByteSequence.from(new byte[100_000])).get().getHeader().getRevision();
+      assertThat(ingester.waitForExit(Duration.ofSeconds(60))).hasValue(1);
+      assertThat(Files.readString(ingester.logFile()))
+          .contains("an etcd event does not fit a Kafka record: the event of key /" + prefix + "/big at revision "
+              + revision)
+          .contains("raise --max-record-bytes");
+      // Nothing after the oversize event was published in its place: the topic ends before it.
+      var records = io.watchfanout.ingester.support.EventsTopicDump.read(kafka.bootstrapServers(),
+          WatchFanoutSerdes.eventsTopic(prefix));
+      assertThat(io.watchfanout.schema.EventsRecords.revision(records.get(records.size() - 1).value()))
+          .isLessThan(revision);
+    }
+  }
+
+  @Test
+  void waitsForKafkaAndSaysSo(TestInfo info) throws Exception {
+    String prefix = TopicPrefixes.unique(info);
+    int unusedPort = io.watchfanout.testkit.FreePorts.pick();
+    try (JavaProcess ingester = Ingesters.process("ingester", etcdServer.clientUrl(), "127.0.0.1:" + unusedPort,
+        prefix, "/" + prefix + "/")) {
+      String line = ingester.awaitLog("waiting for Kafka at 127.0.0.1:" + unusedPort, Duration.ofSeconds(90));
+      assertThat(line).contains("retrying in");
+      assertThat(ingester.isAlive()).isTrue();
+    }
+  }
+
+  @Test
   void sigtermStopsCleanlyAndARestartResumesWithoutDuplicates(TestInfo info) throws Exception {
     String prefix = TopicPrefixes.unique(info);
     try (Client etcd = Client.builder().endpoints(etcdServer.clientUrl()).build()) {
