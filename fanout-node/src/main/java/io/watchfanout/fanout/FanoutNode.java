@@ -34,8 +34,8 @@ public final class FanoutNode implements AutoCloseable {
     hub = new WatchHub(cache, encoder, config.watcherQueueFrames(), config.nodeId());
     RebuildProgress progress = new RebuildProgress();
     CollectorRegistry registry = NodeMetrics.registry(hub, progress);
-    api = new HttpApi(hub, new HttpSettings(config.bookmarkInterval(), config.resourceVersionWait(), 1, config.nodeId()),
-        registry, config.bindAddress(), config.port());
+    api = new HttpApi(hub, new HttpSettings(config.bookmarkInterval(), config.resourceVersionWait(), 1, config.nodeId(),
+        config.stalledCloseAfter()), registry, config.bindAddress(), config.port());
     loader = new KafkaCacheLoader(config.kafkaBootstrap(), config.topicPrefix(), hub, progress, config.nodeId());
   }
 

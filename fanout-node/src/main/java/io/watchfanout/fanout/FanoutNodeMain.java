@@ -1,44 +1,34 @@
 package io.watchfanout.fanout;
 
+import io.watchfanout.common.DurationConverter;
+import io.watchfanout.common.EnvironmentDefaults;
 import java.net.InetAddress;
 import java.time.Duration;
-import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.ArgSpec;
-import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 
 /**
  * The fan-out node's command line (API.md, "Command line"):
  * {@code java -jar fanout-node.jar --kafka-bootstrap HOSTS --topic-prefix NAME --port PORT}.
  * Every flag also reads from {@code WATCHFANOUT_<FLAG_NAME>} (e.g. {@code --kafka-bootstrap}
- * from {@code WATCHFANOUT_KAFKA_BOOTSTRAP}); a flag on the command line wins. Defaults live in
- * one table, {@link #DEFAULTS}, which {@code --help} shows. Bad flags exit with status 2.
+ * from {@code WATCHFANOUT_KAFKA_BOOTSTRAP}, by the project's {@link EnvironmentDefaults}); a
+ * flag on the command line wins over the environment, which wins over the default in the
+ * flag's annotation (the single source of {@code --help}'s defaults). Bad flags exit with
+ * status 2.
  */
 @Command(name = "fanout-node", mixinStandardHelpOptions = true, sortOptions = false,
     version = "watch-fanout fan-out node 0.1.0",
-    defaultValueProvider = FanoutNodeMain.EnvDefaults.class,
+    defaultValueProvider = EnvironmentDefaults.class,
     description = {
         "Rebuilds a watch cache of an etcd range from Kafka (<prefix>.state, then <prefix>.events) and serves",
         "HTTP watch streams: GET /v1/watch, GET /v1/kv, /readyz, /livez, /metrics.",
         "Every flag can also be set by the environment variable WATCHFANOUT_<FLAG_NAME>,",
-        "e.g. WATCHFANOUT_KAFKA_BOOTSTRAP. Durations: 500ms, 5s, 10m, 1h."},
+        "e.g. WATCHFANOUT_KAFKA_BOOTSTRAP. Durations: 500ms, 5s, 10m, 2h, 7d."},
     footer = {"", "Exit status: 143 after SIGTERM (a graceful drain), 1 on a startup failure, 2 on bad flags."})
 public final class FanoutNodeMain implements Callable<Integer> {
-  /** Defaults of the flags that have one; the single source of {@code --help}'s defaults. */
-  static final Map<String, String> DEFAULTS = Map.of(
-      "--bind-address", "127.0.0.1",
-      "--bookmark-interval", "5s",
-      "--history-max-events", "100000",
-      "--history-max-age", "10m",
-      "--resource-version-wait", "3s",
-      "--watcher-queue-frames", "256",
-      "--shutdown-drain", "5s");
-
   @Option(names = "--kafka-bootstrap", paramLabel = "HOSTS",
       description = "Kafka bootstrap servers, host:port[,host:port] (required).")
   String kafkaBootstrap;
@@ -50,73 +40,49 @@ public final class FanoutNodeMain implements Callable<Integer> {
   @Option(names = "--port", paramLabel = "PORT", description = "HTTP port, 0 for a free one (required).")
   Integer port;
 
-  @Option(names = "--bind-address", paramLabel = "ADDRESS", description = "HTTP listen address (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--bind-address", defaultValue = "127.0.0.1", paramLabel = "ADDRESS",
+      description = "HTTP listen address (default: ${DEFAULT-VALUE}).")
   String bindAddress;
 
   @Option(names = "--node-id", paramLabel = "ID",
       description = "Id of this node in log lines and Kafka client ids (default: <hostname>-<port>).")
   String nodeId;
 
-  @Option(names = "--bookmark-interval", paramLabel = "DURATION", converter = DurationConverter.class,
+  @Option(names = "--bookmark-interval", defaultValue = "5s", paramLabel = "DURATION", converter = DurationConverter.class,
       description = "Period of BOOKMARK frames on watch streams with allowWatchBookmarks=true (default: ${DEFAULT-VALUE}).")
   Duration bookmarkInterval;
 
-  @Option(names = "--history-max-events", paramLabel = "N",
+  @Option(names = "--history-max-events", defaultValue = "100000", paramLabel = "N",
       description = "Events kept in the history window for resumes, in events (default: ${DEFAULT-VALUE}).")
   Integer historyMaxEvents;
 
-  @Option(names = "--history-max-age", paramLabel = "DURATION", converter = DurationConverter.class,
+  @Option(names = "--history-max-age", defaultValue = "10m", paramLabel = "DURATION", converter = DurationConverter.class,
       description = "Age after which events leave the history window (default: ${DEFAULT-VALUE}).")
   Duration historyMaxAge;
 
-  @Option(names = "--resource-version-wait", paramLabel = "DURATION", converter = DurationConverter.class,
+  @Option(names = "--resource-version-wait", defaultValue = "3s", paramLabel = "DURATION", converter = DurationConverter.class,
       description = "How long a request for a resourceVersion ahead of the node waits before 504 Timeout "
           + "(default: ${DEFAULT-VALUE}).")
   Duration resourceVersionWait;
 
-  @Option(names = "--watcher-queue-frames", paramLabel = "N",
+  @Option(names = "--watcher-queue-frames", defaultValue = "256", paramLabel = "N",
       description = "Frames a live watcher may have waiting before it is parked and catches up from history, "
           + "in frames (default: ${DEFAULT-VALUE}).")
   Integer watcherQueueFrames;
 
-  @Option(names = "--shutdown-drain", paramLabel = "DURATION", converter = DurationConverter.class,
+  @Option(names = "--shutdown-drain", defaultValue = "5s", paramLabel = "DURATION", converter = DurationConverter.class,
       description = "On SIGTERM, how long open streams get to take their final frames (default: ${DEFAULT-VALUE}).")
   Duration shutdownDrain;
 
+  @Option(names = "--stalled-close-after", defaultValue = "30s", paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description = "Once a watch stream has ended (an ERROR frame such as 410 Expired, timeoutSeconds, shutdown), "
+          + "how long its client gets to take the last frames before the connection is closed; a client "
+          + "that stopped reading does not hold a connection forever (default: ${DEFAULT-VALUE}).")
+  Duration stalledCloseAfter;
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
-
-  /** Reads each flag from {@code WATCHFANOUT_<FLAG_NAME>}, else from {@link #DEFAULTS}. */
-  public static final class EnvDefaults implements CommandLine.IDefaultValueProvider {
-    private final Map<String, String> env;
-
-    /** Reads the process environment. */
-    public EnvDefaults() {
-      this(System.getenv());
-    }
-
-    EnvDefaults(Map<String, String> env) {
-      this.env = env;
-    }
-
-    /** The environment variable of a flag: {@code --kafka-bootstrap} → {@code WATCHFANOUT_KAFKA_BOOTSTRAP}. */
-    static String envName(String flag) {
-      return "WATCHFANOUT_" + flag.replaceFirst("^-+", "").replace('-', '_').toUpperCase(Locale.ROOT);
-    }
-
-    @Override
-    public String defaultValue(ArgSpec arg) {
-      if (!(arg instanceof OptionSpec)) {
-        return null;
-      }
-      String flag = ((OptionSpec) arg).longestName();
-      if (flag.equals("--help") || flag.equals("--version")) {
-        return null;
-      }
-      String fromEnv = env.get(envName(flag));
-      return fromEnv != null && !fromEnv.isEmpty() ? fromEnv : DEFAULTS.get(flag);
-    }
-  }
 
   /** Builds the node configuration from the parsed flags. */
   NodeConfig toConfig() {
@@ -135,7 +101,7 @@ public final class FanoutNodeMain implements Callable<Integer> {
     }
     try {
       return new NodeConfig(kafkaBootstrap, topicPrefix, bindAddress, port, id, bookmarkInterval, historyMaxEvents,
-          historyMaxAge, resourceVersionWait, watcherQueueFrames, shutdownDrain);
+          historyMaxAge, resourceVersionWait, watcherQueueFrames, shutdownDrain, stalledCloseAfter);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -144,7 +110,7 @@ public final class FanoutNodeMain implements Callable<Integer> {
   private void require(Object value, String flag) {
     if (value == null) {
       throw new CommandLine.ParameterException(spec.commandLine(), "Missing required option " + flag
-          + " (or environment variable " + EnvDefaults.envName(flag) + ")");
+          + " (or environment variable " + EnvironmentDefaults.variableFor(flag) + ")");
     }
   }
 

@@ -18,10 +18,12 @@ import java.util.Objects;
  * @param resourceVersionWait how long a request ahead of the node waits before 504, {@code >= 0}
  * @param watcherQueueFrames frames a live watcher may have waiting before it is parked, {@code >= 1}
  * @param shutdownDrain how long shutdown waits for open streams to take their last frames
+ * @param stalledCloseAfter how long an ended stream's client gets to take its last frames before
+ *     the connection is closed, {@code > 0}
  */
 public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindAddress, int port, String nodeId,
     Duration bookmarkInterval, int historyMaxEvents, Duration historyMaxAge, Duration resourceVersionWait,
-    int watcherQueueFrames, Duration shutdownDrain) {
+    int watcherQueueFrames, Duration shutdownDrain, Duration stalledCloseAfter) {
   /** Validates every field, with messages that name the flag, the value and what was expected. */
   public NodeConfig {
     Objects.requireNonNull(kafkaBootstrap, "kafkaBootstrap");
@@ -37,6 +39,7 @@ public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindA
     check(!resourceVersionWait.isNegative(), "--resource-version-wait: " + resourceVersionWait + " (expected: >= 0)");
     check(watcherQueueFrames >= 1, "--watcher-queue-frames: " + watcherQueueFrames + " (expected: >= 1)");
     check(!shutdownDrain.isNegative(), "--shutdown-drain: " + shutdownDrain + " (expected: >= 0)");
+    check(stalledCloseAfter.toMillis() >= 1, "--stalled-close-after: " + stalledCloseAfter + " (expected: >= 1ms)");
   }
 
   private static void check(boolean ok, String message) {

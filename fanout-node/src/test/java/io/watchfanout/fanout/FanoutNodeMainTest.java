@@ -2,6 +2,7 @@ package io.watchfanout.fanout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.watchfanout.common.EnvironmentDefaults;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -11,7 +12,7 @@ import picocli.CommandLine;
 
 class FanoutNodeMainTest {
   private static CommandLine cli(FanoutNodeMain main, Map<String, String> env, StringWriter err) {
-    CommandLine cl = new CommandLine(main).setDefaultValueProvider(new FanoutNodeMain.EnvDefaults(env));
+    CommandLine cl = new CommandLine(main).setDefaultValueProvider(new EnvironmentDefaults(env));
     cl.setErr(new PrintWriter(err));
     cl.setOut(new PrintWriter(err));
     return cl;
@@ -30,7 +31,8 @@ class FanoutNodeMainTest {
     assertThat(c.historyMaxEvents()).isEqualTo(100_000);
     assertThat(c.bindAddress()).isEqualTo("127.0.0.1");
     assertThat(c.nodeId()).endsWith("-8081");
-    assertThat(FanoutNodeMain.EnvDefaults.envName("--kafka-bootstrap")).isEqualTo("WATCHFANOUT_KAFKA_BOOTSTRAP");
+    assertThat(c.stalledCloseAfter()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.watcherQueueFrames()).isEqualTo(256);
   }
 
   @Test
@@ -38,7 +40,7 @@ class FanoutNodeMainTest {
     StringWriter err = new StringWriter();
     assertThat(cli(new FanoutNodeMain(), Map.of(), err).execute("--kafka-bootstrap", "k:9092", "--topic-prefix", "w",
         "--port", "1", "--bookmark-interval", "5")).isEqualTo(2);
-    assertThat(err.toString()).contains("expected: a non-negative number with a unit");
+    assertThat(err.toString()).contains("'5' is not a duration").contains("expected: a whole number and a unit");
     StringWriter missing = new StringWriter();
     assertThat(cli(new FanoutNodeMain(), Map.of(), missing).execute("--port", "1")).isEqualTo(2);
     assertThat(missing.toString()).contains("--kafka-bootstrap").contains("WATCHFANOUT_KAFKA_BOOTSTRAP");
@@ -54,6 +56,6 @@ class FanoutNodeMainTest {
     assertThat(cli(new FanoutNodeMain(), Map.of(), out).execute("--help")).isZero();
     assertThat(out.toString()).contains("--kafka-bootstrap", "--topic-prefix", "--port", "--bookmark-interval",
         "--history-max-events", "--history-max-age", "--resource-version-wait", "--node-id", "--bind-address",
-        "--watcher-queue-frames", "default: 5s", "default: 100000", "default: 10m", "WATCHFANOUT_");
+        "--watcher-queue-frames", "--stalled-close-after", "default: 5s", "default: 30s", "default: 100000", "default: 10m", "WATCHFANOUT_");
   }
 }

@@ -25,7 +25,10 @@ public interface CacheFeed {
   /** A progress record: the range is complete up to {@code revision}. */
   void applyProgress(long revision);
 
-  /** A resync at {@code revision} with all its entries; history before it is gone. */
+  /**
+   * A resync at {@code revision} with all its entries; history before it is gone, so the node
+   * ends every open watch stream with 410 Expired (clients list again), logs and counts it.
+   */
   void applyResync(long revision, List<Event> entries);
 
   /** Periodic housekeeping on the feed thread (history expiry by age). */

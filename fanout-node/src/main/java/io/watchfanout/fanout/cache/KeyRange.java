@@ -1,6 +1,7 @@
 package io.watchfanout.fanout.cache;
 
 import com.google.protobuf.ByteString;
+import io.watchfanout.common.KeyBytes;
 import java.util.Comparator;
 import java.util.Objects;
 
@@ -126,17 +127,12 @@ public final class KeyRange {
         : "[" + printable(start) + ", " + (end == null ? "+inf" : printable(end)) + ")";
   }
 
-  /** A key for log lines and error messages: printable ASCII kept, other bytes as {@code \xNN}. */
+  /**
+   * A key for log lines and error messages, percent-encoded as the API and the command line
+   * take keys ({@link KeyBytes#encode}: printable ASCII kept, other bytes as {@code %XX}), so
+   * that a key in a message can be pasted back into a request.
+   */
   public static String printable(ByteString key) {
-    StringBuilder sb = new StringBuilder(key.size());
-    for (int i = 0; i < key.size(); i++) {
-      int b = key.byteAt(i) & 0xff;
-      if (b >= 0x20 && b < 0x7f && b != '\\') {
-        sb.append((char) b);
-      } else {
-        sb.append(String.format("\\x%02x", b));
-      }
-    }
-    return sb.toString();
+    return KeyBytes.encode(key.toByteArray());
   }
 }

@@ -8,7 +8,13 @@ public enum Encoding {
   /** One proto3 canonical JSON object of {@code WatchEvent} per line. */
   JSON("application/json"),
   /** {@code WatchEvent} messages, each preceded by its varint length (protobuf's delimited format). */
-  PROTOBUF("application/x-protobuf");
+  PROTOBUF("application/x-protobuf"),
+  /**
+   * Server-Sent Events: per frame {@code id:} (the resource version, only where resuming is
+   * safe, see {@link SseFrames}), {@code event:} (the frame's type) and {@code data:} (the JSON
+   * frame without its newline). Only for watch streams.
+   */
+  SSE("text/event-stream");
 
   private static final Encoding[] VALUES = values();
 

@@ -16,6 +16,14 @@ import java.util.concurrent.atomic.LongAdder;
  * encodes them into read-only direct buffers, counting every encode per encoding and
  * {@link FrameKind}. One instance per node; the counters prove invariant 6 (serialize once).
  *
+ * <p>Server-Sent Events frames are built from the JSON bytes ({@link SseFrames}): from the
+ * event's memoized JSON frame when there is one, else from a fresh JSON rendering (which is
+ * not counted as a JSON encode: no JSON frame is produced).
+ *
+ * <p>It also keeps the node's account of memoized frames ({@link #memoizedFrames()},
+ * {@link #memoizedBytes()}): frames held by events of the history window, which are released
+ * when the events leave it, so that the count follows the window and never a watcher's backlog.
+ *
  * <p>Frames are direct buffers so that the socket write of a shared frame needs no
  * per-connection copy into a temporary direct buffer; callers {@code duplicate()} a frame
  * before writing it (its position is shared).
@@ -26,6 +34,8 @@ public final class FrameEncoder {
   private final LongAdder[][] encodes =
       new LongAdder[Encoding.all().length][FrameKind.values().length];
   private final AtomicReference<BookmarkMemo> bookmark = new AtomicReference<>(new BookmarkMemo(-1));
+  private final LongAdder memoizedFrames = new LongAdder();
+  private final LongAdder memoizedBytes = new LongAdder();
 
   /** A new encoder with zeroed counters. */
   public FrameEncoder() {
@@ -59,12 +69,40 @@ public final class FrameEncoder {
   }
 
   /**
-   * Encodes one frame and counts it.
+   * Encodes one frame and counts it. In {@link Encoding#SSE}, EVENT and BOOKMARK frames carry
+   * an {@code id:} line with their resource version, INITIAL and ERROR frames none (see
+   * {@link SseFrames} for why).
    *
    * @return a read-only direct buffer at position 0; never modified afterwards
    */
   public ByteBuffer encode(WatchEvent event, Encoding encoding, FrameKind kind) {
-    byte[] bytes = encoding == Encoding.JSON ? ProtoJson.toJsonLine(event) : delimited(event);
+    return encode(event, encoding, kind, null);
+  }
+
+  /**
+   * As {@link #encode(WatchEvent, Encoding, FrameKind)}; an SSE frame is built from
+   * {@code jsonFrame}, the event's JSON frame, when given (no second JSON rendering).
+   */
+  ByteBuffer encode(WatchEvent event, Encoding encoding, FrameKind kind, ByteBuffer jsonFrame) {
+    byte[] bytes;
+    switch (encoding) {
+      case JSON:
+        bytes = ProtoJson.toJsonLine(event);
+        break;
+      case PROTOBUF:
+        bytes = delimited(event);
+        break;
+      default:
+        boolean withId = kind == FrameKind.EVENT || kind == FrameKind.BOOKMARK;
+        if (jsonFrame != null) {
+          byte[] json = new byte[jsonFrame.remaining()];
+          jsonFrame.duplicate().get(json);
+          bytes = SseFrames.build(event, withId, json, json.length);
+        } else {
+          byte[] json = ProtoJson.toJson(event);
+          bytes = SseFrames.build(event, withId, json, json.length);
+        }
+    }
     encodes[encoding.ordinal()][kind.ordinal()].increment();
     ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length);
     direct.put(bytes).flip();
@@ -137,6 +175,26 @@ public final class FrameEncoder {
         .setInitialEventsEnd(initialEventsEnd).build();
   }
 
+  /** Frames held memoized by events of the history window, all encodings. */
+  public long memoizedFrames() {
+    return memoizedFrames.sum();
+  }
+
+  /** Bytes of the frames held memoized by events of the history window. */
+  public long memoizedBytes() {
+    return memoizedBytes.sum();
+  }
+
+  void memoAdded(ByteBuffer frame) {
+    memoizedFrames.increment();
+    memoizedBytes.add(frame.capacity());
+  }
+
+  void memoReleased(int frames, long bytes) {
+    memoizedFrames.add(-frames);
+    memoizedBytes.add(-bytes);
+  }
+
   /** Frames encoded so far of this encoding and kind. */
   public long encodes(Encoding encoding, FrameKind kind) {
     return encodes[encoding.ordinal()][kind.ordinal()].sum();
@@ -152,7 +210,7 @@ public final class FrameEncoder {
     }
 
     ByteBuffer frame(FrameEncoder encoder, Encoding encoding) {
-      return frames.get(encoding.ordinal(),
+      return frames.get(encoding.ordinal(), null,
           () -> encoder.encode(bookmarkEvent(revision, false), encoding, FrameKind.BOOKMARK));
     }
   }

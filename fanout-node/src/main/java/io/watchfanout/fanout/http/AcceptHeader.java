@@ -10,11 +10,12 @@ final class AcceptHeader {
 
   /**
    * @param accept the header, or null
+   * @param allowEventStream whether {@code text/event-stream} is offered (watch streams only)
    * @return JSON when absent or for {@code *}{@code /*} / {@code application/*}; otherwise the
    *     acceptable supported type with the highest q (ties: the first listed)
    * @throws ApiException 406 when no supported type is acceptable
    */
-  static Encoding negotiate(String accept) throws ApiException {
+  static Encoding negotiate(String accept, boolean allowEventStream) throws ApiException {
     if (accept == null || accept.isBlank()) {
       return Encoding.JSON;
     }
@@ -44,6 +45,9 @@ final class AcceptHeader {
         case "application/x-protobuf":
           e = Encoding.PROTOBUF;
           break;
+        case "text/event-stream":
+          e = allowEventStream ? Encoding.SSE : null;
+          break;
         default:
           e = null;
       }
@@ -53,8 +57,9 @@ final class AcceptHeader {
       }
     }
     if (best == null) {
-      throw new ApiException(Statuses.notAcceptable("Accept: \"" + accept
-          + "\" (expected: application/json or application/x-protobuf)"));
+      throw new ApiException(Statuses.notAcceptable("Accept: \"" + accept + "\" (expected: "
+          + (allowEventStream ? "application/json, application/x-protobuf or text/event-stream"
+              : "application/json or application/x-protobuf") + ")"));
     }
     return best;
   }

@@ -2,26 +2,45 @@ package io.watchfanout.fanout.http;
 
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.exporter.common.TextFormat;
-import io.undertow.Undertow;
 import io.undertow.UndertowOptions;
+import io.undertow.server.DefaultByteBufferPool;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
+import io.undertow.server.protocol.http.HttpOpenListener;
 import io.undertow.util.Methods;
 import io.watchfanout.fanout.watch.Statuses;
 import io.watchfanout.fanout.watch.WatchHub;
-import java.io.StringWriter;
 import java.io.IOException;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.xnio.ChannelListener;
+import org.xnio.ChannelListeners;
+import org.xnio.IoUtils;
+import org.xnio.OptionMap;
 import org.xnio.Options;
+import org.xnio.StreamConnection;
+import org.xnio.Xnio;
+import org.xnio.XnioWorker;
+import org.xnio.channels.AcceptingChannel;
+import org.xnio.conduits.ConduitStreamSourceChannel;
 
 /**
  * The fan-out node's HTTP server (Undertow): {@code /v1/watch}, {@code /v1/kv},
  * {@code /readyz}, {@code /livez}, {@code /metrics}; any other path is a 404 {@code Status}.
+ *
+ * <p>The listener is assembled from Undertow's parts (an XNIO worker, an
+ * {@link HttpOpenListener}) as {@code Undertow.start()} does, with one difference: each
+ * accepted connection's read side first gets a {@link RequestTargetGuard}, so that a request
+ * target Undertow's parser would refuse with a bare 400 (a bad percent-escape such as
+ * {@code key=%zz}, a raw {@code ^}) is answered with a JSON {@code Status} instead. URL
+ * decoding is off: the query is decoded to raw bytes by {@link QueryParams}.
  *
  * <p>Thread-safety: {@link #start()} and {@link #stop()} from one controlling thread;
  * {@link #stopAccepting()} from any thread.
@@ -34,8 +53,11 @@ public final class HttpApi {
   private final CollectorRegistry registry;
   private final String bindAddress;
   private final int requestedPort;
+  private final int ioThreads;
   private final AtomicBoolean draining = new AtomicBoolean();
-  private Undertow server;
+  private XnioWorker worker;
+  private HttpOpenListener openListener;
+  private AcceptingChannel<StreamConnection> server;
   private int port;
 
   /**
@@ -46,30 +68,78 @@ public final class HttpApi {
    * @param port the port, 0 for a free one
    */
   public HttpApi(WatchHub hub, HttpSettings settings, CollectorRegistry registry, String bindAddress, int port) {
+    this(hub, settings, registry, bindAddress, port, Math.max(2, Runtime.getRuntime().availableProcessors()));
+  }
+
+  /** As the public constructor, with {@code ioThreads} IO threads (Undertow's default: cores, at least 2). */
+  HttpApi(WatchHub hub, HttpSettings settings, CollectorRegistry registry, String bindAddress, int port,
+      int ioThreads) {
     this.hub = hub;
     this.settings = settings;
     this.registry = registry;
     this.bindAddress = bindAddress;
     this.requestedPort = port;
+    this.ioThreads = ioThreads;
   }
 
-  /** Starts listening; {@link #port()} tells where. */
+  /**
+   * Starts listening; {@link #port()} tells where.
+   *
+   * @throws UncheckedIOException if the address cannot be bound
+   */
   public void start() {
     WatchHandler watch = new WatchHandler(hub, settings);
     KvHandler kv = new KvHandler(hub, settings);
     HttpHandler root = exchange -> route(exchange, watch, kv);
-    server = Undertow.builder()
-        .addHttpListener(requestedPort, bindAddress)
-        .setSocketOption(Options.TCP_NODELAY, true)
-        .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, -1)
-        // We decode the query ourselves, to raw bytes (etcd keys are not text), and answer
-        // bad percent-encoding with a Status body rather than Undertow's bare 400.
-        .setServerOption(UndertowOptions.DECODE_URL, false)
-        .setHandler(root)
-        .build();
-    server.start();
-    port = ((InetSocketAddress) server.getListenerInfo().get(0).getAddress()).getPort();
+    // Undertow.start()'s worker, socket and buffer settings, for a heap of 128 MiB or more.
+    worker = createWorker(OptionMap.builder()
+        .set(Options.WORKER_NAME, "watchfanout-http-" + settings.nodeId())
+        .set(Options.WORKER_IO_THREADS, ioThreads)
+        .set(Options.WORKER_TASK_CORE_THREADS, ioThreads * 8)
+        .set(Options.WORKER_TASK_MAX_THREADS, ioThreads * 8)
+        .set(Options.CONNECTION_HIGH_WATER, 1_000_000)
+        .set(Options.CONNECTION_LOW_WATER, 1_000_000)
+        .set(Options.TCP_NODELAY, true)
+        .set(Options.CORK, true)
+        .getMap(), "watchfanout-http-" + settings.nodeId());
+    OptionMap undertowOptions = OptionMap.builder()
+        .set(UndertowOptions.NO_REQUEST_TIMEOUT, -1)
+        // We decode the query ourselves, to raw bytes (etcd keys are not text).
+        .set(UndertowOptions.DECODE_URL, false)
+        .getMap();
+    openListener = new HttpOpenListener(new DefaultByteBufferPool(true, 16 * 1024 - 20, -1, 4), undertowOptions);
+    openListener.setRootHandler(root);
+    ChannelListener<StreamConnection> guarded = connection -> {
+      ConduitStreamSourceChannel source = connection.getSourceChannel();
+      source.setConduit(new RequestTargetGuard(source.getConduit()));
+      openListener.handleEvent(connection);
+    };
+    OptionMap socketOptions = OptionMap.builder()
+        .set(Options.WORKER_IO_THREADS, ioThreads)
+        .set(Options.TCP_NODELAY, true)
+        .set(Options.REUSE_ADDRESSES, true)
+        .set(Options.BALANCING_TOKENS, 1)
+        .set(Options.BALANCING_CONNECTIONS, 2)
+        .set(Options.BACKLOG, 1000)
+        .getMap();
+    try {
+      server = worker.createStreamConnectionServer(new InetSocketAddress(InetAddress.getByName(bindAddress),
+          requestedPort), ChannelListeners.openListenerAdapter(guarded), socketOptions);
+    } catch (IOException e) {
+      worker.shutdownNow();
+      throw new UncheckedIOException("cannot listen on " + bindAddress + ":" + requestedPort, e);
+    }
+    server.resumeAccepts();
+    port = ((InetSocketAddress) server.getLocalAddress()).getPort();
     LOG.info("[node {}] serving HTTP on {}:{}", settings.nodeId(), bindAddress, port);
+  }
+
+  private static XnioWorker createWorker(OptionMap options, String name) {
+    try {
+      return Xnio.getInstance(HttpApi.class.getClassLoader()).createWorker(options);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the HTTP worker " + name, e);
+    }
   }
 
   /** The port listened on (after {@link #start()}). */
@@ -84,16 +154,34 @@ public final class HttpApi {
 
   /** Stops the server and closes every connection. */
   public void stop() {
-    if (server != null) {
-      server.stop();
-      server = null;
+    if (server == null) {
+      return;
     }
+    IoUtils.safeClose(server);
+    openListener.closeConnections();
+    worker.shutdownNow();
+    try {
+      if (!worker.awaitTermination(10, TimeUnit.SECONDS)) {
+        LOG.warn("[node {}] HTTP worker threads did not stop within 10 s", settings.nodeId());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    server = null;
+  }
+
+  /** The IO threads' worker (tests hold an IO thread to make frames wait). */
+  XnioWorker worker() {
+    return worker;
   }
 
   private void route(HttpServerExchange exchange, WatchHandler watch, KvHandler kv) throws Exception {
     String path = exchange.getRequestPath();
     boolean get = exchange.getRequestMethod().equals(Methods.GET) || exchange.getRequestMethod().equals(Methods.HEAD);
     switch (path) {
+      case RequestTargetRewriter.INVALID_TARGET_PATH:
+        InvalidTargetHandler.handle(exchange);
+        return;
       case "/v1/watch":
       case "/v1/kv":
         if (!exchange.getRequestMethod().equals(Methods.GET)) {

@@ -12,9 +12,11 @@ import java.util.Objects;
  *     before 504 Timeout, {@code >= 0}
  * @param retryAfterSeconds the {@code Retry-After} of 503 and 504 answers, {@code >= 1}
  * @param nodeId the node's id, for log lines
+ * @param stalledCloseAfter once a stream has ended (ERROR frame, timeoutSeconds, shutdown), how
+ *     long its client gets to take the last frames before the connection is closed, {@code > 0}
  */
 public record HttpSettings(Duration bookmarkInterval, Duration resourceVersionWait,
-    int retryAfterSeconds, String nodeId) {
+    int retryAfterSeconds, String nodeId, Duration stalledCloseAfter) {
   /** Validates the fields. */
   public HttpSettings {
     Objects.requireNonNull(nodeId, "nodeId");
@@ -23,6 +25,9 @@ public record HttpSettings(Duration bookmarkInterval, Duration resourceVersionWa
     }
     if (resourceVersionWait.isNegative()) {
       throw new IllegalArgumentException("resourceVersionWait: " + resourceVersionWait + " (expected: >= 0)");
+    }
+    if (stalledCloseAfter.toMillis() < 1) {
+      throw new IllegalArgumentException("stalledCloseAfter: " + stalledCloseAfter + " (expected: >= 1ms)");
     }
     if (retryAfterSeconds < 1) {
       throw new IllegalArgumentException("retryAfterSeconds: " + retryAfterSeconds + " (expected: >= 1)");

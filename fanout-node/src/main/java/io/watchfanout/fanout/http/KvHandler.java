@@ -43,7 +43,7 @@ final class KvHandler implements HttpHandler {
       long rv = q.nonNegative("resourceVersion", 0, "a revision");
       long limit = q.nonNegative("limit", 0, "the most key-values per page, 0 for all");
       String token = q.text("continue");
-      Encoding encoding = AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT));
+      Encoding encoding = AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT), false);
       HttpApi.checkServing(hub);
       long at = 0;
       ByteString from = null;
@@ -82,11 +82,8 @@ final class KvHandler implements HttpHandler {
   private void awaitRevision(long rv) throws ApiException, InterruptedException {
     CountDownLatch reached = new CountDownLatch(1);
     RevisionWaiter waiter = hub.awaitRevision(rv, reached::countDown);
-    long waitMillis = settings.resourceVersionWait().toMillis();
-    if (!reached.await(waitMillis, TimeUnit.MILLISECONDS) && hub.cancel(waiter)) {
-      throw new ApiException(Statuses.timeout("resourceVersion " + rv + " is ahead of this node (at revision "
-          + hub.revision() + ") and it did not catch up within " + waitMillis + " ms; retry, or ask another node"),
-          settings.retryAfterSeconds());
+    if (!reached.await(settings.resourceVersionWait().toMillis(), TimeUnit.MILLISECONDS) && hub.cancel(waiter)) {
+      throw ApiException.notCaughtUp(rv, hub.revision(), settings.resourceVersionWait(), settings.retryAfterSeconds());
     }
     HttpApi.checkServing(hub);
   }

@@ -10,8 +10,14 @@ import java.util.Map;
 /**
  * The query string of a request, percent-decoded to raw bytes: etcd keys are arbitrary
  * bytes, and decoding them as UTF-8 text (as servlet-style parameter maps do) would corrupt
- * them. {@code +} means a space, as in HTML forms and Go's {@code url.ParseQuery}; send a
- * literal plus as {@code %2B}.
+ * them: {@code %C3%28} is the two bytes C3 28 (not UTF-8), {@code %00} a zero byte. {@code +}
+ * means a space, as in HTML forms, WHATWG {@code URLSearchParams} and Go's
+ * {@code url.ParseQuery} (so clients that encode with those get what they meant); send a
+ * literal plus as {@code %2B}. (The command line's {@code KeyBytes} keeps {@code +}: a flag
+ * is not form data.) A {@code %} without two hex digits, and a raw character that must be
+ * percent-encoded ({@code " # < > \ ^ ` { | }}, controls, non-ASCII), are a 400 naming the
+ * parameter and its value; {@link RequestTargetRewriter} routes such targets here past
+ * Undertow's parser, which would refuse them itself with a bare 400.
  *
  * <p>Immutable after parsing; thread-safe.
  */
@@ -25,7 +31,8 @@ final class QueryParams {
   /**
    * Parses a raw (still percent-encoded) query string.
    *
-   * @throws ApiException 400 for bad percent-encoding or a parameter given twice
+   * @throws ApiException 400 for bad percent-encoding, a character that must be
+   *     percent-encoded, or a parameter given twice
    */
   static QueryParams parse(String rawQuery) throws ApiException {
     Map<String, ByteString> values = new HashMap<>();
@@ -38,7 +45,7 @@ final class QueryParams {
       }
       int eq = part.indexOf('=');
       String rawName = eq < 0 ? part : part.substring(0, eq);
-      String name = decode(rawName, rawName).toString(StandardCharsets.UTF_8);
+      String name = decode(rawName, null).toString(StandardCharsets.UTF_8);
       ByteString value = eq < 0 ? ByteString.EMPTY : decode(part.substring(eq + 1), name);
       if (values.putIfAbsent(name, value) != null) {
         throw new ApiException(Statuses.badRequest(
@@ -49,28 +56,70 @@ final class QueryParams {
   }
 
   private static ByteString decode(String s, String param) throws ApiException {
+    check(param == null ? "parameter name" : "parameter " + param, s);
     ByteArrayOutputStream out = new ByteArrayOutputStream(s.length());
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       if (c == '+') {
         out.write(' ');
       } else if (c == '%') {
-        int hi = i + 1 < s.length() ? Character.digit(s.charAt(i + 1), 16) : -1;
-        int lo = i + 2 < s.length() ? Character.digit(s.charAt(i + 2), 16) : -1;
-        if (hi < 0 || lo < 0) {
-          throw new ApiException(Statuses.badRequest("parameter " + param + ": bad percent-encoding \""
-              + s + "\" at position " + i + " (expected: % followed by two hex digits)"));
-        }
-        out.write(hi << 4 | lo);
+        out.write(Character.digit(s.charAt(i + 1), 16) << 4 | Character.digit(s.charAt(i + 2), 16));
         i += 2;
-      } else if (c < 0x80) {
-        out.write(c);
       } else {
-        byte[] utf8 = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
-        out.write(utf8, 0, utf8.length);
+        out.write(c);
       }
     }
     return ByteString.copyFrom(out.toByteArray());
+  }
+
+  /**
+   * Checks raw (still percent-encoded) URL text: every {@code %} starts two hex digits, every
+   * other character may stand unescaped in a URL.
+   *
+   * @param what what the text is, for the message, e.g. "parameter key"
+   * @throws ApiException 400 naming {@code what}, the value, the position and the fix
+   */
+  static void check(String what, String raw) throws ApiException {
+    for (int i = 0; i < raw.length(); i++) {
+      char c = raw.charAt(i);
+      if (c == '%') {
+        if (i + 2 >= raw.length() || !RequestTargetRewriter.isHex(raw.charAt(i + 1))
+            || !RequestTargetRewriter.isHex(raw.charAt(i + 2))) {
+          throw new ApiException(Statuses.badRequest(what + ": \"" + printable(raw)
+              + "\" has a bad percent-encoding at position " + i
+              + " (expected: % followed by two hex digits; a literal % is %25)"));
+        }
+        i += 2;
+      } else if (!RequestTargetRewriter.isAllowedRaw(c)) {
+        throw new ApiException(Statuses.badRequest(what + ": \"" + printable(raw) + "\" has the character "
+            + printable(String.valueOf(c)) + " at position " + i + ", which must be percent-encoded (expected: "
+            + percentEncoded(c) + ")"));
+      }
+    }
+  }
+
+  /** URL text for a message: printable ASCII as is, other characters as their %XX bytes. */
+  static String printable(String raw) {
+    StringBuilder sb = new StringBuilder(raw.length());
+    for (int i = 0; i < raw.length(); i++) {
+      char c = raw.charAt(i);
+      if (c > 0x20 && c < 0x7f) {
+        sb.append(c);
+      } else {
+        sb.append(percentEncoded(c));
+      }
+    }
+    return sb.toString();
+  }
+
+  /** A character as %XX: its byte when the text came from bytes (<= 0xFF), else its UTF-8 bytes. */
+  private static String percentEncoded(char c) {
+    byte[] bytes = c <= 0xff ? new byte[] {(byte) c} : String.valueOf(c).getBytes(StandardCharsets.UTF_8);
+    StringBuilder sb = new StringBuilder();
+    for (byte b : bytes) {
+      sb.append(String.format("%%%02X", b & 0xff));
+    }
+    return sb.toString();
   }
 
   /** The raw bytes of a parameter, or null when absent. */

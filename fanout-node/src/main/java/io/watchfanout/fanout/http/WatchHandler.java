@@ -3,6 +3,7 @@ package io.watchfanout.fanout.http;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
+import io.undertow.util.HttpString;
 import io.undertow.util.SameThreadExecutor;
 import io.watchfanout.fanout.cache.HistoryExpiredException;
 import io.watchfanout.fanout.cache.KeyRange;
@@ -22,9 +23,22 @@ import org.slf4j.LoggerFactory;
  * {@code resourceVersion} ahead of the node waits on the hub's revision waiters with a
  * timer, and the stream itself is a {@link WatchStream}. Errors found before streaming get
  * their HTTP status and a JSON {@code Status}; after that, an ERROR frame.
+ *
+ * <p>Server-Sent Events ({@code Accept: text/event-stream}) and {@code Last-Event-ID}: an
+ * EventSource reconnects to the same URL and adds the header with the last {@code id} it
+ * received, which the node only puts where resuming is safe (the end of a revision for this
+ * watcher, or a bookmark; see {@code SseFrames}). The header therefore wins over the URL: with
+ * {@code Last-Event-ID: N} the stream resumes exactly like {@code resourceVersion=N} whatever
+ * the URL's {@code resourceVersion} (the starting point of the first connection, which the
+ * client cannot change), and {@code sendInitialEvents} is ignored (the client received the
+ * initial events up to the bookmark whose id it sends). A resume older than the history gets
+ * 410 Expired, which ends an EventSource (it does not retry a non-200 answer): list again.
+ * The header is read only for {@code text/event-stream}; other encodings resume by
+ * {@code resourceVersion} alone.
  */
 final class WatchHandler implements HttpHandler {
   private static final Logger LOG = LoggerFactory.getLogger(WatchHandler.class);
+  private static final HttpString LAST_EVENT_ID = new HttpString("Last-Event-ID");
 
   private final WatchHub hub;
   private final HttpSettings settings;
@@ -45,7 +59,14 @@ final class WatchHandler implements HttpHandler {
       boolean bookmarks = q.bool("allowWatchBookmarks");
       boolean initial = q.bool("sendInitialEvents");
       timeoutSeconds = q.nonNegative("timeoutSeconds", 0, "seconds");
-      Encoding encoding = AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT));
+      Encoding encoding = AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT), true);
+      if (encoding == Encoding.SSE) {
+        long lastEventId = lastEventId(exchange.getRequestHeaders().getFirst(LAST_EVENT_ID));
+        if (lastEventId >= 0) {
+          rv = lastEventId;
+          initial = false;
+        }
+      }
       HttpApi.checkServing(hub);
       spec = new WatchSpec(range, encoding, rv, bookmarks, initial);
     } catch (ApiException e) {
@@ -65,18 +86,41 @@ final class WatchHandler implements HttpHandler {
       Duration wait = settings.resourceVersionWait();
       exchange.getIoThread().executeAfter(() -> {
         if (hub.cancel(waiter)) {
-          Responses.status(exchange, Statuses.timeout("resourceVersion " + spec.resourceVersion()
-              + " is ahead of this node (at revision " + hub.revision() + ") and it did not catch up within "
-              + wait.toMillis() + " ms; retry, or ask another node"), settings.retryAfterSeconds());
+          Responses.error(exchange, ApiException.notCaughtUp(spec.resourceVersion(), hub.revision(), wait,
+              settings.retryAfterSeconds()));
         }
       }, wait.toMillis(), TimeUnit.MILLISECONDS);
     });
   }
 
+  /**
+   * The revision named by a {@code Last-Event-ID} header, or -1 when there is none (absent or
+   * empty: an EventSource sends none before its first id).
+   *
+   * @throws ApiException 400 when it is not a revision
+   */
+  static long lastEventId(String header) throws ApiException {
+    if (header == null || header.isBlank()) {
+      return -1;
+    }
+    String v = header.trim();
+    try {
+      long n = Long.parseLong(v);
+      if (n >= 0) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new ApiException(Statuses.badRequest("header Last-Event-ID: \"" + v + "\" (expected: the id of a frame "
+        + "of this stream, a non-negative revision)"));
+  }
+
   /** Opens the watcher and starts streaming (IO thread). */
   private void start(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds) {
     Watcher watcher;
-    WatchStream stream = new WatchStream(exchange, hub.stats(), settings.bookmarkInterval(), settings.nodeId());
+    WatchStream stream = new WatchStream(exchange, hub.stats(), settings.bookmarkInterval(),
+        settings.stalledCloseAfter(), settings.nodeId());
     try {
       HttpApi.checkServing(hub);
       watcher = hub.watch(spec, stream);

@@ -32,6 +32,12 @@ import org.slf4j.LoggerFactory;
  * {@code duplicate()}d, never copied. The connection closes after the stream, which a
  * watch connection does anyway in practice.
  *
+ * <p>Ending: once the watcher is ending (an ERROR frame such as 410 Expired, timeoutSeconds,
+ * shutdown), the client gets {@code stalledCloseAfter} to take the last frames; a client that
+ * stopped reading (its socket full) has its connection closed then, counted in
+ * {@link WatchStats#closedStalled()}, instead of holding it forever. A live or parked stream
+ * whose client reads slowly is not subject to this bound: parking is the slow-watcher policy.
+ *
  * <p>Thread-safety: everything except {@link #wakeUp()} runs on the exchange's IO thread.
  */
 final class WatchStream implements WatchSink {
@@ -45,6 +51,7 @@ final class WatchStream implements WatchSink {
   private final XnioIoThread io;
   private final WatchStats stats;
   private final Duration tickInterval;
+  private final Duration stalledCloseAfter;
   private final String nodeId;
   private final AtomicBoolean wakePending = new AtomicBoolean();
   private final Runnable pumpTask = () -> {
@@ -61,13 +68,16 @@ final class WatchStream implements WatchSink {
   private int pendingCount;
   private long pendingBytes;
   private boolean lastChunkQueued;
+  private boolean closeTimerArmed;
   private boolean closed;
 
-  WatchStream(HttpServerExchange exchange, WatchStats stats, Duration tickInterval, String nodeId) {
+  WatchStream(HttpServerExchange exchange, WatchStats stats, Duration tickInterval, Duration stalledCloseAfter,
+      String nodeId) {
     this.exchange = exchange;
     this.io = exchange.getIoThread();
     this.stats = stats;
     this.tickInterval = tickInterval;
+    this.stalledCloseAfter = stalledCloseAfter;
     this.nodeId = nodeId;
   }
 
@@ -120,6 +130,9 @@ final class WatchStream implements WatchSink {
     if (closed || channel == null) {
       return;
     }
+    if (!closeTimerArmed && watcher.isEnding()) {
+      armCloseTimer();
+    }
     try {
       while (true) {
         if (pendingBytes > 0) {
@@ -163,6 +176,19 @@ final class WatchStream implements WatchSink {
     } catch (IOException | RuntimeException e) {
       abort(e);
     }
+  }
+
+  /** The stream has ended: its client gets a bounded time to take the last frames. */
+  private void armCloseTimer() {
+    closeTimerArmed = true;
+    io.executeAfter(() -> {
+      if (!closed) {
+        stats.addClosedStalled();
+        LOG.info("[node {}] {} ended but its client took no last frames within {} ms; closing the connection",
+            nodeId, watcher, stalledCloseAfter.toMillis());
+        abort(null);
+      }
+    }, stalledCloseAfter.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private void stage(List<ByteBuffer> frames) {

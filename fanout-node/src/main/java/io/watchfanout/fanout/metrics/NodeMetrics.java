@@ -83,6 +83,20 @@ public final class NodeMetrics extends Collector {
         s.unparked()));
     out.add(counter("watchfanout_watchers_expired_total",
         "Slow watchers ended with 410 Expired after falling behind the history window.", s.endedExpired()));
+    out.add(counter("watchfanout_resyncs_total",
+        "Resync records applied (etcd history compacted); each ends every open stream with 410 Expired.",
+        s.resyncs()));
+    out.add(counter("watchfanout_watchers_ended_resync_total", "Watch streams ended with 410 Expired by a resync.",
+        s.endedByResync()));
+    out.add(counter("watchfanout_streams_closed_stalled_total",
+        "Connections closed because an ended stream's client did not take its last frames in time.",
+        s.closedStalled()));
+    out.add(gauge("watchfanout_watcher_queued_frames", "Frames waiting in watchers' bounded queues, all watchers.",
+        hub.queuedFrames()));
+    out.add(gauge("watchfanout_frames_memoized", "Frames memoized by events of the history window.",
+        enc.memoizedFrames()));
+    out.add(gauge("watchfanout_frames_memoized_bytes", "Bytes of the frames memoized by events of the history window.",
+        enc.memoizedBytes()));
     out.add(gauge("watchfanout_cache_revision", "The newest revision the cache is consistent to.", hub.revision()));
     out.add(gauge("watchfanout_cache_keys", "Keys in the cache.", hub.keyCount()));
     out.add(gauge("watchfanout_history_events", "Events in the history window.", hub.historySize()));

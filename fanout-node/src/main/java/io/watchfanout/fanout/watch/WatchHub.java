@@ -38,6 +38,8 @@ import org.slf4j.LoggerFactory;
  * history on its transport's thread and rejoins under the lock once its cursor equals the
  * cache's revision, so the handoff loses and repeats nothing.
  *
+ * <p>A resync record ends every open stream with 410 Expired ({@link #applyResync}).
+ *
  * <p>Thread-safety: the cache, the index and the revision waiters are guarded by
  * {@code lock}; the feed methods run on one thread; the serving methods on any thread.
  */
@@ -152,6 +154,18 @@ public final class WatchHub implements CacheFeed {
     return watchers.size();
   }
 
+  /**
+   * Frames waiting in watchers' queues, summed over the open watchers (each queue is bounded
+   * by the watcher queue size plus one revision, whatever a watcher's backlog).
+   */
+  public long queuedFrames() {
+    long n = 0;
+    for (Watcher w : watchers) {
+      n += w.queued();
+    }
+    return n;
+  }
+
   /** Live watchers in the index. */
   public int liveWatcherCount() {
     lock.lock();
@@ -264,11 +278,13 @@ public final class WatchHub implements CacheFeed {
       touched.clear();
     } else {
       // A multi-event revision goes to each watcher whole: all its matching events at once.
+      // Its last frame for this watcher is the one that may name a resume point (SSE id).
       for (Map.Entry<Watcher, List<CachedEvent>> m : multi.entrySet()) {
         Watcher w = m.getKey();
-        List<ByteBuffer> frames = new ArrayList<>(m.getValue().size());
-        for (CachedEvent e : m.getValue()) {
-          frames.add(e.frame(w.encoding(), encoder));
+        List<CachedEvent> matched = m.getValue();
+        List<ByteBuffer> frames = new ArrayList<>(matched.size());
+        for (int i = 0; i < matched.size(); i++) {
+          frames.add(matched.get(i).frame(w.encoding(), encoder, i == matched.size() - 1));
         }
         if (!w.offerLive(null, frames, rev, previous)) {
           overflowed.add(w);
@@ -309,27 +325,41 @@ public final class WatchHub implements CacheFeed {
     runWaiters(due);
   }
 
+  /**
+   * A resync (the ingester lost its place to an etcd compaction and republished the state at
+   * {@code resyncRevision}): the cache takes the new state and its history is emptied, and
+   * every watch stream open at that moment is ended with an ERROR frame, 410 {@code Expired}.
+   * That is Kubernetes' relist signal: the events between a watcher's position and the resync
+   * are gone from etcd, so no node can deliver them, and the client must list again and watch
+   * from the list's revision. Each resync is logged (WARN, with the number of streams ended)
+   * and counted ({@link WatchStats#resyncs()}, {@link WatchStats#endedByResync()}).
+   */
   @Override
   public void applyResync(long resyncRevision, List<Event> entries) {
     List<RevisionWaiter> due;
+    List<Watcher> predating;
     lock.lock();
     try {
       cache.applyResync(resyncRevision, entries);
       publishLocked();
       due = dueWaitersLocked();
+      // Watchers register under this lock: the ones seen here opened before the resync.
+      predating = new ArrayList<>(watchers);
     } finally {
       lock.unlock();
     }
     dispatchedRevision = Math.max(dispatchedRevision, resyncRevision);
+    stats.resyncs.increment();
     int ended = 0;
-    // Every open stream predates the resync: its history is gone, it must list again.
-    for (Watcher w : watchers) {
-      w.endWithError(Statuses.expired("the node resynchronised at revision " + resyncRevision
-          + " (etcd history was compacted); list again"));
-      ended++;
+    for (Watcher w : predating) {
+      if (w.endWithError(Statuses.expired("the node resynchronised at revision " + resyncRevision
+          + " (etcd history was compacted); list again"))) {
+        ended++;
+      }
     }
-    LOG.warn("[node {}] resync at revision {} with {} entries; ended {} watchers with 410 Expired",
-        nodeId, resyncRevision, entries.size(), ended);
+    stats.endedByResync.add(ended);
+    LOG.warn("[node {}] resync at revision {} with {} entries: history emptied, ended {} watch streams with "
+        + "410 Expired (clients list again)", nodeId, resyncRevision, entries.size(), ended);
     runWaiters(due);
   }
 

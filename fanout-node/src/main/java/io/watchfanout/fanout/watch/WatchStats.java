@@ -15,6 +15,9 @@ public final class WatchStats {
   final LongAdder unparked = new LongAdder();
   final LongAdder endedExpired = new LongAdder();
   final LongAdder[] bytesSent = adders(Encoding.values().length);
+  final LongAdder resyncs = new LongAdder();
+  final LongAdder endedByResync = new LongAdder();
+  final LongAdder closedStalled = new LongAdder();
 
   private static LongAdder[] adders(int n) {
     LongAdder[] a = new LongAdder[n];
@@ -52,6 +55,29 @@ public final class WatchStats {
   /** Watchers ended with 410 Expired because they fell behind the history window. */
   public long endedExpired() {
     return endedExpired.sum();
+  }
+
+  /** Resync records applied (each ends every open stream with 410 Expired). */
+  public long resyncs() {
+    return resyncs.sum();
+  }
+
+  /** Watch streams ended with 410 Expired by a resync. */
+  public long endedByResync() {
+    return endedByResync.sum();
+  }
+
+  /**
+   * Connections closed because the stream had ended but its client did not take the last
+   * frames within the stalled-close bound (counted by the transport).
+   */
+  public long closedStalled() {
+    return closedStalled.sum();
+  }
+
+  /** Counts a connection closed by the stalled-close bound. */
+  public void addClosedStalled() {
+    closedStalled.increment();
   }
 
   /** Bytes written to watch streams of this encoding (counted by the transport). */

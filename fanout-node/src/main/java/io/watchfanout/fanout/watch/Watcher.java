@@ -107,6 +107,11 @@ public final class Watcher {
     return phase == Phase.CATCHING_UP;
   }
 
+  /** True once the stream is ending (its last frames are queued) or over. */
+  public synchronized boolean isEnding() {
+    return phase == Phase.ENDING || phase == Phase.DONE;
+  }
+
   /** Frames waiting for the transport. */
   public synchronized int queued() {
     return queue.size();
@@ -229,11 +234,17 @@ public final class Watcher {
     return phase == Phase.CATCHING_UP ? cursor : -1;
   }
 
-  /** Queues events read from history; the cursor moves to {@code newCursor}. */
+  /**
+   * Queues events read from history (whole revisions, only the events this watcher matches);
+   * the cursor moves to {@code newCursor}. The last frame of each revision is the one that may
+   * name a resume point (SSE id).
+   */
   void enqueueCatchUp(List<CachedEvent> events, long newCursor) {
     List<ByteBuffer> frames = new ArrayList<>(events.size());
-    for (CachedEvent e : events) {
-      frames.add(e.frame(spec.encoding(), encoder));
+    for (int i = 0; i < events.size(); i++) {
+      CachedEvent e = events.get(i);
+      boolean last = i == events.size() - 1 || events.get(i + 1).revision() != e.revision();
+      frames.add(e.frame(spec.encoding(), encoder, last));
     }
     synchronized (this) {
       if (phase == Phase.CATCHING_UP && newCursor >= cursor) {
@@ -332,19 +343,24 @@ public final class Watcher {
     sink.wakeUp();
   }
 
-  /** Ends the stream with an ERROR frame carrying {@code status}; queued frames are dropped. */
-  public void endWithError(Status status) {
+  /**
+   * Ends the stream with an ERROR frame carrying {@code status}; queued frames are dropped.
+   *
+   * @return false if the stream was already ending or over (nothing changed)
+   */
+  public boolean endWithError(Status status) {
     hub.leaveIndex(this);
     ByteBuffer frame = encoder.error(status, spec.encoding());
     synchronized (this) {
       if (phase == Phase.ENDING || phase == Phase.DONE) {
-        return;
+        return false;
       }
       queue.clear();
       queue.add(frame);
       phase = Phase.ENDING;
     }
     sink.wakeUp();
+    return true;
   }
 
   /** The transport is gone (client disconnected or stream ended): forget this watcher. */

@@ -121,7 +121,10 @@ class WatchCacheTest {
     applier.accept(txn.get(2));
     assertThat(c.revision()).isEqualTo(101);
     List<CachedEvent> events = readAll(c, 100, KeyRange.all());
-    assertThat(events).extracting(CachedEvent::resourceVersion).containsExactly(100L, 100L, 101L);
+    assertThat(events).as("every frame carries its revision").extracting(CachedEvent::resourceVersion)
+        .containsExactly(101L, 101L, 101L);
+    assertThat(events).as("only the last closes the revision").extracting(CachedEvent::endsRevision)
+        .containsExactly(false, false, true);
   }
 
   @Test

@@ -7,6 +7,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.util.JsonFormat;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
+import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.KeyValueList;
 import io.watchfanout.schema.v1.WatchEvent;
@@ -34,7 +35,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Invariants 4–6 end to end: real etcd, real Kafka, the real ingester jar and fan-out nodes
- * as child processes, watched over plain HTTP and compared with direct etcd watches.
+ * as child processes, watched over plain HTTP in all three encodings (JSON lines, protobuf,
+ * Server-Sent Events) and compared with direct etcd watches.
  */
 @ExtendWith({EtcdExtension.class, KafkaExtension.class})
 class FanoutEndToEndTest {
@@ -183,7 +185,7 @@ class FanoutEndToEndTest {
     List<String[]> ranges = ranges();
     List<WatchClient> clients = new ArrayList<>();
     for (int i = 0; i < ranges.size(); i++) {
-      WatchClient c = keep(new WatchClient("w" + i, ranges.get(i)[0], ranges.get(i)[1], i % 2 == 0));
+      WatchClient c = keep(new WatchClient("w" + i, ranges.get(i)[0], ranges.get(i)[1], Encoding.values()[i % 3]));
       assertThat(c.connect((i % 4 < 2 ? a : b).url(), start)).isEqualTo(200);
       clients.add(c);
     }
@@ -205,12 +207,12 @@ class FanoutEndToEndTest {
     // of that encoding received; deliveries equal the sum over those watchers.
     for (Stack.Node node : List.of(a, b)) {
       Map<String, Double> metrics = Stack.metrics(node);
-      for (boolean json : List.of(true, false)) {
+      for (Encoding encoding : Encoding.values()) {
         Set<String> distinct = new HashSet<>();
         long delivered = 0;
         for (int i = 0; i < clients.size(); i++) {
           Stack.Node servedBy = i % 4 < 2 ? a : b;
-          if (servedBy != node || clients.get(i).json() != json) {
+          if (servedBy != node || clients.get(i).encoding() != encoding) {
             continue;
           }
           for (WatchEvent f : clients.get(i).frames()) {
@@ -220,7 +222,7 @@ class FanoutEndToEndTest {
             }
           }
         }
-        String enc = json ? "json" : "protobuf";
+        String enc = encoding.name().toLowerCase(java.util.Locale.ROOT);
         assertThat(metrics.get("watchfanout_frames_encoded_total{encoding=\"" + enc + "\",kind=\"event\",}"))
             .as(node.url() + " " + enc + " encodes").isEqualTo((double) distinct.size());
         assertThat(metrics.get("watchfanout_frames_delivered_total{encoding=\"" + enc + "\",}"))
@@ -238,7 +240,7 @@ class FanoutEndToEndTest {
     List<String[]> ranges = ranges().subList(0, 12);
     List<WatchClient> clients = new ArrayList<>();
     for (int i = 0; i < ranges.size(); i++) {
-      WatchClient c = keep(new WatchClient("w" + i, ranges.get(i)[0], ranges.get(i)[1], i % 2 == 0));
+      WatchClient c = keep(new WatchClient("w" + i, ranges.get(i)[0], ranges.get(i)[1], Encoding.values()[i % 3]));
       assertThat(c.connect(b.url(), start)).isEqualTo(200);
       clients.add(c);
     }
@@ -249,7 +251,11 @@ class FanoutEndToEndTest {
         await().atMost(Duration.ofSeconds(10)).until(c::ended);
         c.awaitReader();
         long resumeFrom = c.trimToResumePoint(start);
-        assertThat(c.connect(a.url(), resumeFrom)).as(c.name() + " resumes from " + resumeFrom).isEqualTo(200);
+        // An SSE client reconnects as an EventSource: same URL (resourceVersion=start), and
+        // Last-Event-ID, which must win over the URL.
+        int status = c.encoding() == Encoding.SSE ? c.reconnectAsEventSource(a.url(), start)
+            : c.connect(a.url(), resumeFrom);
+        assertThat(status).as(c.name() + " resumes from " + resumeFrom).isEqualTo(200);
       }
       await().atMost(Duration.ofSeconds(30)).until(() -> writer.operations() > 600);
     }

@@ -1,6 +1,8 @@
 package io.watchfanout.fanout.e2e;
 
 import com.google.protobuf.util.JsonFormat;
+import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.testing.Frames;
 import io.watchfanout.schema.v1.WatchEvent;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -18,17 +20,22 @@ import java.util.List;
 
 /**
  * A watch client as a user would write one against API.md: streams {@code GET /v1/watch},
- * decodes JSON lines or delimited protobuf, and resumes on another node from its last
- * complete point (the last bookmark or the last event of a revision), dropping the frames of
- * a revision that was cut in the middle. Thread-safe.
+ * decodes JSON lines, delimited protobuf or Server-Sent Events, and resumes on another node
+ * from its last complete point (the last bookmark or the last event of a revision), dropping
+ * the frames of a revision that was cut in the middle. An SSE client resumes as an
+ * EventSource does: the same URL, and the last {@code id} it received as
+ * {@code Last-Event-ID}. Thread-safe.
  */
 public final class WatchClient implements AutoCloseable {
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private final String name;
   private final String query;
-  private final boolean json;
+  private final Encoding encoding;
   private final List<WatchEvent> frames = new ArrayList<>();
+  /** SSE: how many frames had arrived when the last {@code id} came, and that id (-1: none). */
+  private int framesAtLastId;
+  private long lastEventId = -1;
   private volatile Thread reader;
   private volatile InputStream body;
   private volatile boolean closed;
@@ -42,8 +49,18 @@ public final class WatchClient implements AutoCloseable {
    * @param json JSON lines or protobuf frames
    */
   public WatchClient(String name, String key, String mode, boolean json) {
+    this(name, key, mode, json ? Encoding.JSON : Encoding.PROTOBUF);
+  }
+
+  /**
+   * @param name for messages
+   * @param key the watched key (raw string, encoded here)
+   * @param mode "prefix", "key" or a range end
+   * @param encoding the frames asked for by {@code Accept}
+   */
+  public WatchClient(String name, String key, String mode, Encoding encoding) {
     this.name = name;
-    this.json = json;
+    this.encoding = encoding;
     String q = "key=" + enc(key) + "&allowWatchBookmarks=true";
     if (mode.equals("prefix")) {
       q += "&prefix=true";
@@ -62,7 +79,11 @@ public final class WatchClient implements AutoCloseable {
   }
 
   public boolean json() {
-    return json;
+    return encoding == Encoding.JSON;
+  }
+
+  public Encoding encoding() {
+    return encoding;
   }
 
   /**
@@ -71,9 +92,29 @@ public final class WatchClient implements AutoCloseable {
    * @return the HTTP status
    */
   public synchronized int connect(String baseUrl, long resourceVersion) throws IOException, InterruptedException {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/watch?" + query
+    return connect(baseUrl, resourceVersion, -1);
+  }
+
+  /**
+   * Reconnects as an EventSource does after a lost connection: the same URL (which still says
+   * {@code resourceVersion=initialResourceVersion}) and {@code Last-Event-ID} with the last id
+   * received, if any. Call {@link #trimToResumePoint} first.
+   *
+   * @return the HTTP status
+   */
+  public synchronized int reconnectAsEventSource(String baseUrl, long initialResourceVersion)
+      throws IOException, InterruptedException {
+    return connect(baseUrl, initialResourceVersion, lastEventId);
+  }
+
+  private int connect(String baseUrl, long resourceVersion, long lastId) throws IOException, InterruptedException {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/watch?" + query
             + "&resourceVersion=" + resourceVersion))
-        .header("Accept", json ? "application/json" : "application/x-protobuf").GET().build();
+        .header("Accept", encoding.mediaType()).GET();
+    if (lastId >= 0) {
+      b.header("Last-Event-ID", Long.toString(lastId));
+    }
+    HttpRequest request = b.build();
     HttpResponse<InputStream> response = HTTP.send(request, HttpResponse.BodyHandlers.ofInputStream());
     if (response.statusCode() != 200) {
       response.body().close();
@@ -90,13 +131,32 @@ public final class WatchClient implements AutoCloseable {
 
   private void read(InputStream in) {
     try {
-      if (json) {
+      if (encoding == Encoding.JSON) {
         BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
         String line;
         while ((line = lines.readLine()) != null) {
           WatchEvent.Builder b = WatchEvent.newBuilder();
           JsonFormat.parser().merge(line, b);
           add(b.build());
+        }
+      } else if (encoding == Encoding.SSE) {
+        BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+        StringBuilder block = new StringBuilder();
+        String line;
+        while ((line = lines.readLine()) != null) {
+          if (!line.isEmpty()) {
+            block.append(block.length() == 0 ? "" : "\n").append(line);
+            continue;
+          }
+          Frames.SseEvent e = Frames.parseSse(block.toString());
+          block.setLength(0);
+          synchronized (frames) {
+            frames.add(e.frame());
+            if (e.id() != null) {
+              lastEventId = Long.parseLong(e.id());
+              framesAtLastId = frames.size();
+            }
+          }
         }
       } else {
         WatchEvent e;
@@ -153,6 +213,12 @@ public final class WatchClient implements AutoCloseable {
    */
   public long trimToResumePoint(long initialResourceVersion) {
     synchronized (frames) {
+      if (encoding == Encoding.SSE) {
+        // Frames after the last id belong to a revision not received whole: the node sends it
+        // again from the last id, so a client drops them (an EventSource app sees them twice).
+        frames.subList(framesAtLastId, frames.size()).clear();
+        return lastEventId >= 0 ? lastEventId : initialResourceVersion;
+      }
       if (!frames.isEmpty()) {
         WatchEvent last = frames.get(frames.size() - 1);
         boolean complete = last.getType() == WatchEvent.Type.BOOKMARK || last.getIndex() == last.getCount() - 1;

@@ -142,4 +142,59 @@ class FrameEncoderTest {
     assertThat(Frames.decode(encoder.initialEvent(KeyValue.getDefaultInstance(), Encoding.PROTOBUF), false).getType())
         .isEqualTo(WatchEvent.Type.ADDED);
   }
+
+  private static String text(ByteBuffer frame) {
+    byte[] bytes = new byte[frame.remaining()];
+    frame.duplicate().get(bytes);
+    return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void sseFramesAreIdEventAndTheJsonFrameAsData() {
+    List<EventsRecord> txn = etcd.txn(EtcdLog.Op.put("a", "1"), EtcdLog.Op.put("b", "2"));
+    CachedEvent first = new CachedEvent(txn.get(0).getEvent(), 0);
+    String json = text(first.frame(Encoding.JSON, encoder));
+    String sse = text(first.frame(Encoding.SSE, encoder));
+    assertThat(sse).isEqualTo("id: 11\nevent: ADDED\ndata: " + json.substring(0, json.length() - 1) + "\n\n");
+    assertThat(Frames.parseSseFrame(first.frame(Encoding.SSE, encoder)).frame())
+        .isEqualTo(FrameEncoder.toWatchEvent(txn.get(0).getEvent(), 11));
+    // Inside a revision: the same bytes without the id line, a view, not a second encode.
+    ByteBuffer inside = first.frameInRevision(Encoding.SSE, encoder);
+    assertThat(text(inside)).isEqualTo(sse.substring(sse.indexOf('\n') + 1));
+    assertThat(inside.isReadOnly()).isTrue();
+    assertThat(inside.isDirect()).isTrue();
+    assertThat(first.frameInRevision(Encoding.SSE, encoder)).isSameAs(inside);
+    assertThat(first.frameInRevision(Encoding.JSON, encoder)).isSameAs(first.frame(Encoding.JSON, encoder));
+    assertThat(encoder.encodes(Encoding.SSE, FrameKind.EVENT)).isEqualTo(1);
+    // Bookmarks carry an id; initial events and errors none.
+    assertThat(text(encoder.bookmark(12, Encoding.SSE))).startsWith("id: 12\nevent: BOOKMARK\ndata: {");
+    assertThat(text(first.initialFrame(Encoding.SSE, encoder))).startsWith("event: ADDED\ndata: {");
+    assertThat(text(encoder.error(io.watchfanout.fanout.watch.Statuses.expired("gone"), Encoding.SSE)))
+        .startsWith("event: ERROR\ndata: {").endsWith("}\n\n");
+    // Without a memoized JSON frame the SSE frame is the same.
+    CachedEvent fresh = new CachedEvent(txn.get(0).getEvent(), 0);
+    assertThat(text(fresh.frame(Encoding.SSE, encoder))).isEqualTo(sse);
+  }
+
+  @Test
+  void memoizedFramesAreCountedUntilTheirEventIsReleased() {
+    CachedEvent a = new CachedEvent(only(etcd.put("a", "1")), 0);
+    CachedEvent b = new CachedEvent(only(etcd.put("b", "1")), 0);
+    ByteBuffer aJson = a.frame(Encoding.JSON, encoder);
+    a.frame(Encoding.SSE, encoder);
+    a.frameInRevision(Encoding.SSE, encoder);
+    ByteBuffer bProto = b.frame(Encoding.PROTOBUF, encoder);
+    encoder.bookmark(20, Encoding.JSON);
+    assertThat(encoder.memoizedFrames()).as("event frames, not views or bookmarks").isEqualTo(3);
+    long aBytes = encoder.memoizedBytes() - bProto.capacity();
+    assertThat(aBytes).isGreaterThan(aJson.capacity());
+    a.release();
+    assertThat(encoder.memoizedFrames()).isEqualTo(1);
+    assertThat(encoder.memoizedBytes()).isEqualTo(bProto.capacity());
+    a.frame(Encoding.JSON, encoder);
+    assertThat(encoder.memoizedFrames()).as("a released event no longer memoizes").isEqualTo(1);
+    b.release();
+    assertThat(encoder.memoizedFrames()).isZero();
+    assertThat(encoder.memoizedBytes()).isZero();
+  }
 }

@@ -16,7 +16,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -26,23 +25,20 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The HTTP API against real HTTP clients, fed from memory (no Kafka). */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HttpApiTest {
   private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  @RegisterExtension
+  final TestNodes nodes = new TestNodes();
   private TestNode node;
 
-  @AfterEach
-  void stop() {
-    if (node != null) {
-      node.close();
-    }
-  }
 
   private HttpResponse<String> get(String pathAndQuery, String accept) throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(node.uri(pathAndQuery));
@@ -60,11 +56,6 @@ class HttpApiTest {
     return client.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
   }
 
-  private static Status status(HttpResponse<String> r) throws Exception {
-    Status.Builder b = Status.newBuilder();
-    JsonFormat.parser().merge(r.body(), b);
-    return b.build();
-  }
 
   private static WatchEvent nextJson(BufferedReader in) throws IOException {
     String line = in.readLine();
@@ -74,7 +65,7 @@ class HttpApiTest {
 
   @Test
   void jsonWatchStreamsMappedEventsAsLines() throws Exception {
-    node = new TestNode(1000, 256, true);
+    node = nodes.start(1000, 256, true);
     HttpResponse<InputStream> r = stream("/v1/watch?key=%2Fa%2F&prefix=true", null);
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json");
@@ -99,7 +90,7 @@ class HttpApiTest {
 
   @Test
   void protobufWatchStreamsDelimitedFramesAndRawKeysAreBytes() throws Exception {
-    node = new TestNode(1000, 256, true);
+    node = nodes.start(1000, 256, true);
     HttpResponse<InputStream> r = stream("/v1/watch?key=%00%FF&rangeEnd=%00", "application/x-protobuf");
     assertThat(r.headers().firstValue("Content-Type")).hasValue("application/x-protobuf");
     node.feed(node.etcd.put("\u0000x", "below the range"));
@@ -118,7 +109,7 @@ class HttpApiTest {
 
   @Test
   void bookmarksAdvanceWithProgressAndTheStreamEndsWithOneAfterTimeoutSeconds() throws Exception {
-    node = new TestNode(1000, 256, true);
+    node = nodes.start(1000, 256, true);
     HttpResponse<InputStream> r = stream("/v1/watch?key=%2Fquiet%2F&prefix=true&allowWatchBookmarks=true&timeoutSeconds=2", null);
     node.feed(node.etcd.put("/busy", "1"));
     node.feed(node.etcd.progress());
@@ -137,7 +128,7 @@ class HttpApiTest {
 
   @Test
   void resumesFromAResourceVersionAndRejectsTooOldOrFutureOnes() throws Exception {
-    node = new TestNode(5, 256, true);
+    node = nodes.start(5, 256, true);
     for (int i = 0; i < 10; i++) {
       node.feed(node.etcd.put("/k" + i, "v"));
     }
@@ -148,17 +139,17 @@ class HttpApiTest {
     }
     HttpResponse<String> old = get("/v1/watch?key=%2F&prefix=true&resourceVersion=101", null);
     assertThat(old.statusCode()).isEqualTo(410);
-    assertThat(status(old).getReason()).isEqualTo("Expired");
-    assertThat(status(old).getCode()).isEqualTo(410);
+    assertThat(Frames.parseStatus(old.body()).getReason()).isEqualTo("Expired");
+    assertThat(Frames.parseStatus(old.body()).getCode()).isEqualTo(410);
     HttpResponse<String> future = get("/v1/watch?key=%2F&prefix=true&resourceVersion=999", null);
     assertThat(future.statusCode()).isEqualTo(504);
-    assertThat(status(future).getReason()).isEqualTo("Timeout");
+    assertThat(Frames.parseStatus(future.body()).getReason()).isEqualTo("Timeout");
     assertThat(future.headers().firstValue("Retry-After")).hasValue("1");
   }
 
   @Test
   void aWatchAheadOfTheNodeStartsOnceTheNodeCatchesUp() throws Exception {
-    node = new TestNode(1000, 256, true);
+    node = nodes.start(1000, 256, true);
     java.util.concurrent.CompletableFuture<HttpResponse<InputStream>> pending = client.sendAsync(
         HttpRequest.newBuilder(node.uri("/v1/watch?key=a&resourceVersion=101")).build(),
         HttpResponse.BodyHandlers.ofInputStream());
@@ -174,7 +165,7 @@ class HttpApiTest {
 
   @Test
   void errorsBeforeStreamingGetTheirStatusAndTheNodeKeepsServing() throws Exception {
-    node = new TestNode(1000, 256, true);
+    node = nodes.start(1000, 256, true);
     String[][] bad = {
         {"/v1/watch", "key"},
         {"/v1/watch?key=a&resourceVersion=abc", "resourceVersion"},
@@ -193,24 +184,26 @@ class HttpApiTest {
       HttpResponse<String> r = get(b[0], null);
       assertThat(r.statusCode()).as(b[0]).isEqualTo(400);
       assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json");
-      Status s = status(r);
+      Status s = Frames.parseStatus(r.body());
       assertThat(s.getReason()).isEqualTo("BadRequest");
       assertThat(s.getCode()).isEqualTo(400);
       assertThat(s.getMessage()).as(b[0]).contains(b[1]).contains("expected");
     }
-    String raw = rawGet("/v1/watch?key=%zz");
-    // Undertow's request parser itself refuses malformed percent-encoding (a bare 400).
-    assertThat(raw).startsWith("HTTP/1.1 400");
+    // Undertow's parser would refuse this target itself with a bare 400; the guard below it
+    // lets the API answer with its Status (RequestTargetTest has the cases).
+    String raw = RawHttp.get(node, "/v1/watch?key=%zz");
+    assertThat(raw).startsWith("HTTP/1.1 400").containsIgnoringCase("content-type: application/json");
+    assertThat(RawHttp.body(raw)).contains("\"reason\":\"BadRequest\"").contains("parameter key").contains("%zz");
     HttpResponse<String> notAcceptable = get("/v1/watch?key=a", "text/html");
     assertThat(notAcceptable.statusCode()).isEqualTo(406);
-    assertThat(status(notAcceptable).getReason()).isEqualTo("NotAcceptable");
+    assertThat(Frames.parseStatus(notAcceptable.body()).getReason()).isEqualTo("NotAcceptable");
     HttpResponse<InputStream> any = stream("/v1/watch?key=a", "*/*");
     assertThat(any.statusCode()).isEqualTo(200);
     assertThat(any.headers().firstValue("Content-Type")).hasValue("application/json");
     any.body().close();
     HttpResponse<String> notFound = get("/v2/nothing", null);
     assertThat(notFound.statusCode()).isEqualTo(404);
-    assertThat(status(notFound).getReason()).isEqualTo("NotFound");
+    assertThat(Frames.parseStatus(notFound.body()).getReason()).isEqualTo("NotFound");
     // Still serving.
     node.feed(node.etcd.put("a", "1"));
     HttpResponse<String> list = get("/v1/kv?key=a", null);
@@ -220,10 +213,10 @@ class HttpApiTest {
 
   @Test
   void notReadyAnswers503WithRetryAfterAndReadyzFollowsTheCache() throws Exception {
-    node = new TestNode(1000, 256, false);
+    node = nodes.start(1000, 256, false);
     HttpResponse<String> r = get("/v1/watch?key=a", null);
     assertThat(r.statusCode()).isEqualTo(503);
-    assertThat(status(r).getReason()).isEqualTo("NotReady");
+    assertThat(Frames.parseStatus(r.body()).getReason()).isEqualTo("NotReady");
     assertThat(r.headers().firstValue("Retry-After")).isPresent();
     assertThat(get("/v1/kv?key=a", null).statusCode()).isEqualTo(503);
     assertThat(get("/readyz", null).statusCode()).isEqualTo(503);
@@ -234,13 +227,13 @@ class HttpApiTest {
     assertThat(get("/readyz", null).body()).contains("offset 12");
     HttpResponse<String> failed = get("/v1/kv?key=a", null);
     assertThat(failed.statusCode()).isEqualTo(503);
-    assertThat(status(failed).getMessage()).contains("offset 12");
+    assertThat(Frames.parseStatus(failed.body()).getMessage()).contains("offset 12");
     assertThat(get("/metrics", null).body()).contains("watchfanout_cache_failed 1.0");
   }
 
   @Test
   void kvListsPageByLimitAndContinueInBothEncodings() throws Exception {
-    node = new TestNode(1000, 256, true);
+    node = nodes.start(1000, 256, true);
     for (int i = 0; i < 7; i++) {
       node.feed(node.etcd.put("/p/" + i, "v" + i));
     }
@@ -272,45 +265,51 @@ class HttpApiTest {
 
   @Test
   void chunksAreFramedByHandAndManyWaitingFramesGoOutInOneChunk() throws Exception {
-    node = new TestNode(100_000, 4096, true);
-    try (Socket s = new Socket("127.0.0.1", node.api.port())) {
-      OutputStream out = s.getOutputStream();
-      out.write("GET /v1/watch?key=k&prefix=true HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-      out.flush();
+    node = nodes.start(100_000, 4096, true);
+    try (Socket s = RawHttp.connect(node, 0)) {
+      RawHttp.sendGet(s, "/v1/watch?key=k&prefix=true", "");
       InputStream in = s.getInputStream();
-      String headers = readHeaders(in);
+      String headers = RawHttp.readHeaders(in);
       assertThat(headers).startsWith("HTTP/1.1 200").containsIgnoringCase("transfer-encoding: chunked");
       node.feed(node.etcd.put("k0", "v"));
-      // Wait until the first frame went out, then queue many frames while the stream is idle
-      // and let them go out together.
-      String firstChunk = readChunk(in);
+      String firstChunk = RawHttp.readChunk(in);
       assertThat(firstChunk.split("\n")).hasSize(1);
-      synchronized (node) {
-        for (int i = 1; i <= 40; i++) {
-          node.applier.accept(node.etcd.put("k" + i, "v").get(0));
+      // Hold the node's only IO thread while 40 events are dispatched: their frames wait in
+      // the watcher's queue, and the stream's next write takes them all.
+      CountDownLatch held = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      node.api.worker().getIoThread().execute(() -> {
+        held.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
         }
+      });
+      held.await();
+      for (int i = 1; i <= 40; i++) {
+        node.feed(node.etcd.put("k" + i, "v"));
       }
+      release.countDown();
       int lines = 0;
       int chunks = 0;
       while (lines < 40) {
-        String chunk = readChunk(in);
+        String chunk = RawHttp.readChunk(in);
         chunks++;
         lines += chunk.split("\n").length;
       }
       assertThat(lines).isEqualTo(40);
-      assertThat(chunks).as("gathered writes: fewer chunks than frames").isLessThan(40);
+      assertThat(chunks).as("gathered writes: one chunk for the 40 waiting frames").isEqualTo(1);
     }
   }
 
   @Test
   void aStalledSocketIsParkedWhileTwentyWatchersGetEverythingAndThenCatchesUp() throws Exception {
-    node = new TestNode(100_000, 16, true);
-    Socket slow = new Socket();
-    slow.setReceiveBufferSize(4096);
-    slow.connect(new java.net.InetSocketAddress("127.0.0.1", node.api.port()));
-    slow.getOutputStream().write("GET /v1/watch?key=%2F&prefix=true HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    node = nodes.start(100_000, 16, true);
+    Socket slow = RawHttp.connect(node, 4096);
+    RawHttp.sendGet(slow, "/v1/watch?key=%2F&prefix=true", "");
     InputStream slowIn = slow.getInputStream();
-    readHeaders(slowIn);
+    RawHttp.readHeaders(slowIn);
     List<HttpResponse<InputStream>> fast = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
       fast.add(stream("/v1/watch?key=%2F&prefix=true", i % 2 == 0 ? null : "application/x-protobuf"));
@@ -356,7 +355,7 @@ class HttpApiTest {
     List<Long> slowGot = new ArrayList<>();
     StringBuilder partial = new StringBuilder();
     while (slowGot.size() < events) {
-      for (String line : (partial + readChunk(slowIn)).split("\n", -1)) {
+      for (String line : (partial + RawHttp.readChunk(slowIn)).split("\n", -1)) {
         partial.setLength(0);
         partial.append(line);
         if (line.endsWith("}")) {
@@ -370,42 +369,5 @@ class HttpApiTest {
     assertThat(node.hub.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(events);
     assertThat(node.hub.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.EVENT)).isEqualTo(events);
     slow.close();
-  }
-
-  private String rawGet(String pathAndQuery) throws IOException {
-    try (Socket s = new Socket("127.0.0.1", node.api.port())) {
-      s.getOutputStream().write(("GET " + pathAndQuery + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-          .getBytes(StandardCharsets.US_ASCII));
-      return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    }
-  }
-
-  private static String readHeaders(InputStream in) throws IOException {
-    StringBuilder sb = new StringBuilder();
-    while (!sb.toString().endsWith("\r\n\r\n")) {
-      int c = in.read();
-      if (c < 0) {
-        throw new IOException("EOF in headers: " + sb);
-      }
-      sb.append((char) c);
-    }
-    return sb.toString();
-  }
-
-  /** Reads one HTTP chunk and returns its data as text. */
-  private static String readChunk(InputStream in) throws IOException {
-    StringBuilder size = new StringBuilder();
-    int c;
-    while ((c = in.read()) != '\r') {
-      if (c < 0) {
-        throw new IOException("EOF");
-      }
-      size.append((char) c);
-    }
-    in.read();
-    int n = Integer.parseInt(size.toString(), 16);
-    byte[] data = in.readNBytes(n);
-    in.readNBytes(2);
-    return new String(data, StandardCharsets.UTF_8);
   }
 }

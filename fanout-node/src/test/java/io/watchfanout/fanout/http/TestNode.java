@@ -19,6 +19,15 @@ final class TestNode implements AutoCloseable {
   final RecordApplier applier;
 
   TestNode(int historyMaxEvents, int queueFrames, boolean ready) {
+    this(historyMaxEvents, queueFrames, ready, Duration.ofSeconds(30));
+  }
+
+  /**
+   * A node with one IO thread (a test can hold it to make frames wait) and 200 ms bookmarks.
+   *
+   * @param stalledCloseAfter how long an ended stream's client gets to take its last frames
+   */
+  TestNode(int historyMaxEvents, int queueFrames, boolean ready, Duration stalledCloseAfter) {
     hub = new WatchHub(new WatchCache(historyMaxEvents, Duration.ofMinutes(10), System::currentTimeMillis),
         new FrameEncoder(), queueFrames, "http-test");
     hub.startAt(100);
@@ -26,8 +35,8 @@ final class TestNode implements AutoCloseable {
       hub.markReady();
     }
     applier = new RecordApplier(hub, 100);
-    api = new HttpApi(hub, new HttpSettings(Duration.ofMillis(200), Duration.ofMillis(300), 1, "http-test"),
-        NodeMetrics.registry(hub, null), "127.0.0.1", 0);
+    api = new HttpApi(hub, new HttpSettings(Duration.ofMillis(200), Duration.ofMillis(300), 1, "http-test",
+        stalledCloseAfter), NodeMetrics.registry(hub, null), "127.0.0.1", 0, 1);
     api.start();
   }
 

@@ -94,7 +94,8 @@ class KafkaCacheLoaderTest {
       WatchHub hub = new WatchHub(new WatchCache(1000, Duration.ofMinutes(10), System::currentTimeMillis),
           new FrameEncoder(), 256, "kafka-test");
       RebuildProgress progress = new RebuildProgress();
-      HttpApi api = new HttpApi(hub, new HttpSettings(Duration.ofSeconds(1), Duration.ofSeconds(1), 1, "kafka-test"),
+      HttpApi api = new HttpApi(hub, new HttpSettings(Duration.ofSeconds(1), Duration.ofSeconds(1), 1, "kafka-test",
+          Duration.ofSeconds(30)),
           NodeMetrics.registry(hub, progress), "127.0.0.1", 0);
       api.start();
       KafkaCacheLoader loader = new KafkaCacheLoader(kafka.bootstrapServers(), prefix, hub, progress, "kafka-test");

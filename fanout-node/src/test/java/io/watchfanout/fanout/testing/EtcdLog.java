@@ -61,21 +61,36 @@ public final class EtcdLog {
   }
 
   /** One revision with the given operations (deletes of missing keys are dropped, like etcd). */
+  /** A put of a key given as bytes (keys need not be UTF-8). */
+  public List<EventsRecord> putBytes(ByteString key, String value) {
+    return txn(List.of(Map.entry(key, value)));
+  }
+
   public List<EventsRecord> txn(Op... ops) {
+    List<Map.Entry<ByteString, String>> byKey = new ArrayList<>();
+    for (Op op : ops) {
+      byKey.add(new java.util.AbstractMap.SimpleEntry<>(key(op.key()), op.value()));
+    }
+    return txn(byKey);
+  }
+
+  /** A transaction of (key, value) puts, a null value being a delete. */
+  private List<EventsRecord> txn(List<Map.Entry<ByteString, String>> ops) {
     long rev = revision + 1;
     List<Event> events = new ArrayList<>();
-    for (Op op : ops) {
-      ByteString k = key(op.key());
+    for (Map.Entry<ByteString, String> op : ops) {
+      ByteString k = op.getKey();
       KeyValue prev = kvs.get(k);
       Event.Builder e = Event.newBuilder().setRevision(rev);
-      if (op.value() == null) {
+      String value = op.getValue();
+      if (value == null) {
         if (prev == null) {
           continue;
         }
         kvs.remove(k);
         e.setType(Event.Type.DELETE).setKv(KeyValue.newBuilder().setKey(k).setModRevision(rev)).setPrevKv(prev);
       } else {
-        KeyValue kv = KeyValue.newBuilder().setKey(k).setValue(ByteString.copyFromUtf8(op.value()))
+        KeyValue kv = KeyValue.newBuilder().setKey(k).setValue(ByteString.copyFromUtf8(value))
             .setCreateRevision(prev == null ? rev : prev.getCreateRevision()).setModRevision(rev)
             .setVersion(prev == null ? 1 : prev.getVersion() + 1).build();
         kvs.put(k, kv);

@@ -1,7 +1,10 @@
 package io.watchfanout.fanout.testing;
 
 import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
+import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.schema.v1.Status;
 import io.watchfanout.schema.v1.WatchEvent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,17 +17,83 @@ import java.util.List;
 public final class Frames {
   private Frames() {}
 
-  public static WatchEvent parseJsonLine(String line) {
-    WatchEvent.Builder b = WatchEvent.newBuilder();
+  private static <B extends Message.Builder> B merge(String json, B builder) {
     try {
-      JsonFormat.parser().merge(line, b);
+      JsonFormat.parser().merge(json, builder);
     } catch (IOException e) {
-      throw new UncheckedIOException("not a WatchEvent: " + line, e);
+      throw new UncheckedIOException("not a " + builder.getDescriptorForType().getName() + ": " + json, e);
     }
-    return b.build();
+    return builder;
   }
 
-  /** Decodes one frame of either encoding. */
+  /** Parses one JSON frame (with or without its newline). */
+  public static WatchEvent parseJsonLine(String line) {
+    return merge(line, WatchEvent.newBuilder()).build();
+  }
+
+  /** Parses a JSON {@code Status} body (an error answer). */
+  public static Status parseStatus(String json) {
+    return merge(json, Status.newBuilder()).build();
+  }
+
+  /** One Server-Sent Events block: its fields (id null when absent) and the frame in its data. */
+  public record SseEvent(String id, String event, WatchEvent frame) {}
+
+  /**
+   * Parses one SSE event block (the text up to and without its blank line), requiring the
+   * node's form: optional {@code id:}, then {@code event:}, then one {@code data:} line.
+   */
+  public static SseEvent parseSse(String block) {
+    String id = null;
+    String event = null;
+    String data = null;
+    for (String line : block.split("\n", -1)) {
+      if (line.startsWith("id: ")) {
+        if (event != null || id != null) {
+          throw new IllegalStateException("id line out of place in " + block);
+        }
+        id = line.substring(4);
+      } else if (line.startsWith("event: ")) {
+        event = line.substring(7);
+      } else if (line.startsWith("data: ")) {
+        if (data != null) {
+          throw new IllegalStateException("two data lines in " + block);
+        }
+        data = line.substring(6);
+      } else {
+        throw new IllegalStateException("unexpected line '" + line + "' in " + block);
+      }
+    }
+    if (event == null || data == null) {
+      throw new IllegalStateException("no event or data in " + block);
+    }
+    WatchEvent frame = parseJsonLine(data);
+    if (!event.equals(frame.getType().name())) {
+      throw new IllegalStateException("event " + event + " but data of type " + frame.getType());
+    }
+    return new SseEvent(id, event, frame);
+  }
+
+  /** Decodes one frame of the given encoding. */
+  public static WatchEvent decode(ByteBuffer frame, Encoding encoding) {
+    if (encoding != Encoding.SSE) {
+      return decode(frame, encoding == Encoding.JSON);
+    }
+    return parseSseFrame(frame).frame();
+  }
+
+  /** Parses one SSE frame buffer (its block and the blank line that ends it). */
+  public static SseEvent parseSseFrame(ByteBuffer frame) {
+    byte[] bytes = new byte[frame.remaining()];
+    frame.duplicate().get(bytes);
+    String s = new String(bytes, StandardCharsets.UTF_8);
+    if (!s.endsWith("\n\n") || s.indexOf("\n\n") != s.length() - 2) {
+      throw new IllegalStateException("not one SSE block: " + s);
+    }
+    return parseSse(s.substring(0, s.length() - 2));
+  }
+
+  /** Decodes one frame of JSON or protobuf. */
   public static WatchEvent decode(ByteBuffer frame, boolean json) {
     byte[] bytes = new byte[frame.remaining()];
     frame.duplicate().get(bytes);

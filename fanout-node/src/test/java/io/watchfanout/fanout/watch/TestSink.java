@@ -1,6 +1,5 @@
 package io.watchfanout.fanout.watch;
 
-import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.testing.Frames;
 import io.watchfanout.schema.v1.WatchEvent;
 import java.nio.ByteBuffer;
@@ -34,7 +33,7 @@ final class TestSink implements WatchSink {
     }
     for (ByteBuffer f : out) {
       rawFrames.add(f);
-      received.add(Frames.decode(f, watcher.spec().encoding() == Encoding.JSON));
+      received.add(Frames.decode(f, watcher.spec().encoding()));
     }
     return out.size();
   }

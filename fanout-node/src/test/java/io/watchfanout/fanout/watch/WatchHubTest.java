@@ -147,13 +147,19 @@ class WatchHubTest {
     assertThat(slow.eventRevisions()).containsExactlyElementsOf(expected);
   }
 
-  @Test
-  void aWatcherStalledPastTheHistoryWindowGets410ExpiredThenTheEnd() throws Exception {
+  /** A watcher that read nothing while 50 events went through a history window of 20. */
+  private TestSink stalledPastAWindowOf20(Encoding encoding, boolean bookmarks) throws Exception {
     newHub(20, 4);
-    TestSink slow = watch(KeyRange.prefix(key("/")), Encoding.PROTOBUF, 0, true);
+    TestSink slow = watch(KeyRange.prefix(key("/")), encoding, 0, bookmarks);
     for (int i = 0; i < 50; i++) {
       feed(etcd.put("/k" + i, "v"));
     }
+    return slow;
+  }
+
+  @Test
+  void aWatcherStalledPastTheHistoryWindowGets410ExpiredThenTheEnd() throws Exception {
+    TestSink slow = stalledPastAWindowOf20(Encoding.PROTOBUF, true);
     assertThat(slow.watcher.isCatchingUp()).isTrue();
     slow.readAll();
     WatchEvent last = slow.received.get(slow.received.size() - 1);
@@ -167,11 +173,7 @@ class WatchHubTest {
 
   @Test
   void theTickEndsAParkedWatcherThatFellBehindEvenIfItDoesNotRead() throws Exception {
-    newHub(20, 4);
-    TestSink slow = watch(KeyRange.prefix(key("/")), Encoding.JSON, 0, false);
-    for (int i = 0; i < 50; i++) {
-      feed(etcd.put("/k" + i, "v"));
-    }
+    TestSink slow = stalledPastAWindowOf20(Encoding.JSON, false);
     slow.watcher.tick();
     assertThat(slow.watcher.queued()).as("backlog dropped, only the ERROR waits").isEqualTo(1);
     slow.readAll();
@@ -188,7 +190,8 @@ class WatchHubTest {
     assertThat(w.events()).hasSize(3);
     assertThat(w.events()).extracting(WatchEvent::getIndex).containsExactly(0, 1, 2);
     assertThat(w.events()).extracting(WatchEvent::getCount).containsExactly(3, 3, 3);
-    assertThat(w.events()).extracting(WatchEvent::getResourceVersion).containsExactly(rev - 1, rev - 1, rev);
+    assertThat(w.events()).as("every frame carries its revision").extracting(WatchEvent::getResourceVersion)
+        .containsExactly(rev, rev, rev);
     w.watcher.tick();
     w.readAll();
     WatchEvent bookmark = w.received.get(w.received.size() - 1);
@@ -259,6 +262,71 @@ class WatchHubTest {
     assertThat(open.received.get(0).getStatus().getCode()).isEqualTo(410);
     assertThatThrownBy(() -> watch(KeyRange.prefix(key("/")), Encoding.JSON, before, false))
         .isInstanceOf(HistoryExpiredException.class);
+    assertThat(hub.stats().resyncs()).isEqualTo(1);
+    assertThat(hub.stats().endedByResync()).isEqualTo(1);
+    TestSink after = watch(KeyRange.prefix(key("/")), Encoding.JSON, 0, false);
+    feed(etcd.put("/k1", "after the resync"));
+    after.readAll();
+    assertThat(after.eventRevisions()).as("a watch opened after the resync is not ended by it")
+        .containsExactly(etcd.revision());
+  }
+
+  /** The SSE id lines of the frames a sink received, in order (null where a frame has none). */
+  private static List<String> sseIds(TestSink sink) {
+    List<String> ids = new ArrayList<>();
+    for (java.nio.ByteBuffer f : sink.rawFrames) {
+      ids.add(io.watchfanout.fanout.testing.Frames.parseSseFrame(f).id());
+    }
+    return ids;
+  }
+
+  @Test
+  void sseIdsStandOnlyOnEachWatchersLastFrameOfARevisionLiveAndFromHistory() throws Exception {
+    newHub(1000, 64);
+    TestSink all = watch(KeyRange.prefix(key("/")), Encoding.SSE, 0, false);
+    TestSink partial = watch(KeyRange.prefix(key("/a/")), Encoding.SSE, 0, false);
+    long start = etcd.revision();
+    feed(etcd.put("/a/1", "v"));
+    long single = etcd.revision();
+    // Index 0 and 2 match /a/, index 1 and 3 do not: /a/ never sees index == count - 1.
+    feed(etcd.txn(EtcdLog.Op.put("/a/x", "1"), EtcdLog.Op.put("/c/y", "2"), EtcdLog.Op.put("/a/z", "3"),
+        EtcdLog.Op.put("/c/w", "4")));
+    long txn = etcd.revision();
+    all.readAll();
+    partial.readAll();
+    String s = Long.toString(single);
+    String t = Long.toString(txn);
+    assertThat(sseIds(all)).containsExactly(s, null, null, null, t);
+    assertThat(sseIds(partial)).containsExactly(s, null, t);
+    // The same from history (a watcher catching up) and the frames are the very same buffers.
+    TestSink replay = watch(KeyRange.prefix(key("/a/")), Encoding.SSE, start, false);
+    replay.readAll();
+    assertThat(sseIds(replay)).containsExactly(s, null, t);
+    for (int i = 0; i < 3; i++) {
+      assertThat(replay.rawFrames.get(i)).isSameAs(partial.rawFrames.get(i));
+    }
+    assertThat(hub.frameEncoder().encodes(Encoding.SSE, FrameKind.EVENT)).as("once per event").isEqualTo(5);
+    // A client cut after the first /a/ frame of the transaction knows the id `single` at most:
+    // resuming from it delivers the transaction again, whole; nothing is lost.
+    TestSink resumed = watch(KeyRange.prefix(key("/a/")), Encoding.SSE, single, false);
+    resumed.readAll();
+    assertThat(resumed.events()).extracting(e -> e.getObject().getKey().toStringUtf8()).containsExactly("/a/x", "/a/z");
+    assertThat(sseIds(resumed)).containsExactly(null, t);
+  }
+
+  @Test
+  void sseInitialEventsCarryNoIdAndTheirClosingBookmarkDoes() throws Exception {
+    newHub(1000, 64);
+    feed(etcd.put("/p/1", "v"));
+    feed(etcd.put("/p/2", "v"));
+    long s = etcd.revision();
+    TestSink w = watch(new WatchSpec(KeyRange.prefix(key("/p/")), Encoding.SSE, 0, true, true));
+    w.readAll();
+    assertThat(sseIds(w)).containsExactly(null, null, Long.toString(s));
+    assertThat(w.received.get(2).getInitialEventsEnd()).isTrue();
+    w.watcher.endWithError(Statuses.expired("test"));
+    w.readAll();
+    assertThat(sseIds(w)).as("no id on ERROR frames").endsWith((String) null);
   }
 
   @Test

@@ -1,0 +1,38 @@
+package io.watchfanout.fanout.http;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Starts {@link TestNode}s for a test and stops them after it:
+ * {@code @RegisterExtension final TestNodes nodes = new TestNodes();}.
+ */
+final class TestNodes implements AfterEachCallback {
+  private final List<TestNode> started = new ArrayList<>();
+
+  /** A node with the given history, queue and readiness (see {@link TestNode}). */
+  TestNode start(int historyMaxEvents, int queueFrames, boolean ready) {
+    return keep(new TestNode(historyMaxEvents, queueFrames, ready));
+  }
+
+  /** A ready node whose ended streams are closed after {@code stalledCloseAfter}. */
+  TestNode start(int historyMaxEvents, int queueFrames, Duration stalledCloseAfter) {
+    return keep(new TestNode(historyMaxEvents, queueFrames, true, stalledCloseAfter));
+  }
+
+  private TestNode keep(TestNode node) {
+    started.add(node);
+    return node;
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    for (TestNode node : started) {
+      node.close();
+    }
+    started.clear();
+  }
+}
