@@ -79,6 +79,7 @@ class IngesterExactnessTest {
   void eventsTopicEqualsADirectWatchAndStateTopicEqualsEtcd() throws Exception {
     EtcdWorkload workload = new EtcdWorkload(etcd, keyPrefix, 42, 60);
     workload.run(100); // before the ingester starts: becomes the initial resync
+    long beforeLease = EtcdWorkload.currentRevision(etcd);
     long lease = workload.leaseWithKeys(4, 2);
     String events = WatchFanoutSerdes.eventsTopic(topicPrefix);
     try (Ingester ingester = Ingesters.inProcess(
@@ -87,7 +88,7 @@ class IngesterExactnessTest {
       long last = workload.run(1000);
       // Writes outside the range move revisions on without events of the range.
       new EtcdWorkload(etcd, "/elsewhere/" + topicPrefix + "/", 7, 10).run(20);
-      long leaseGone = waitForLeaseExpiry(lease);
+      long leaseGone = waitForLeaseExpiry(lease, beforeLease);
       long until = Math.max(last, leaseGone);
       await().atMost(Duration.ofSeconds(60)).until(() -> lastRevision(events) >= until);
 
@@ -106,13 +107,13 @@ class IngesterExactnessTest {
     }
   }
 
-  private long waitForLeaseExpiry(long lease) throws Exception {
+  private long waitForLeaseExpiry(long lease, long since) throws Exception {
     await().atMost(Duration.ofSeconds(30)).until(() -> etcd.getLeaseClient().timeToLive(lease,
         io.etcd.jetcd.options.LeaseOption.DEFAULT).get(5, TimeUnit.SECONDS).getTTL() <= 0
         && etcd.getKVClient().get(EtcdWorkload.bytes(keyPrefix + "lease-" + lease + "-0")).get(5, TimeUnit.SECONDS)
             .getKvs().isEmpty());
     List<Event> deletes = io.watchfanout.ingester.support.EtcdHistory.events(etcd,
-        ByteString.copyFromUtf8(keyPrefix + "lease-" + lease + "-"), 1, EtcdWorkload.currentRevision(etcd));
+        ByteString.copyFromUtf8(keyPrefix + "lease-" + lease + "-"), since + 1, EtcdWorkload.currentRevision(etcd));
     return deletes.get(deletes.size() - 1).getRevision();
   }
 
