@@ -1,21 +1,73 @@
 package io.watchfanout.testkit;
 
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Registry of every child process the testkit started, with a JVM shutdown hook that kills
- * (SIGKILL) those still alive, and their descendants, when the JVM exits — so that a test JVM
- * leaves no etcd or Kafka behind even when a test forgot to close its server.
+ * Registry of every child process the testkit started, with a JVM shutdown hook (the reaper)
+ * that kills (SIGKILL) those still alive, and their descendants, when the JVM exits — so that a
+ * test JVM leaves no etcd or Kafka behind even when a test forgot to close its server.
+ *
+ * <p>A long-running program that owns its children (the local stack) has two knobs, both off
+ * by default:
+ * <ul>
+ *   <li>{@link #runBeforeReaping(Runnable)}: the reaper first runs a graceful, ordered stop,
+ *       then kills only what is left. (JVM shutdown hooks run concurrently and in no defined
+ *       order, so a second hook of the program's own would race with the reaper's SIGKILL.)</li>
+ *   <li>{@link #startInOwnSession(boolean)}: each child becomes the leader of a session of its
+ *       own ({@code setsid}), so that Ctrl-C in a terminal — SIGINT to the whole foreground
+ *       process group — reaches only this JVM, whose shutdown stops the children in order,
+ *       instead of every child at once.</li>
+ * </ul>
  *
  * <p>Thread-safe.
  */
-final class ChildProcesses {
+public final class ChildProcesses {
+    private static final Logger LOG = LoggerFactory.getLogger(ChildProcesses.class);
     private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+    private static final List<Runnable> BEFORE_REAPING = new CopyOnWriteArrayList<>();
+    private static volatile boolean ownSession;
     private static boolean hookInstalled; // guarded by ChildProcesses.class
+    private static String setsidPath;     // guarded by ChildProcesses.class; "" when missing
 
     private ChildProcesses() {}
+
+    /**
+     * Runs {@code action} in the reaper's shutdown hook, before it kills the children still
+     * alive: the place for a graceful stop of the children in the right order. Actions run in
+     * the order they were added; an exception of one is logged and the next runs.
+     *
+     * @param action e.g. a method that stops the children with SIGTERM and waits for them;
+     *     it must return in bounded time (the JVM waits for it)
+     */
+    public static void runBeforeReaping(Runnable action) {
+        BEFORE_REAPING.add(Objects.requireNonNull(action, "action"));
+        installHook();
+    }
+
+    /**
+     * Whether children started from now on are made leaders of their own session (and process
+     * group) with the {@code setsid} program (util-linux), so that a signal to this JVM's
+     * process group (Ctrl-C, SIGINT) does not reach them. The child's pid stays the one
+     * {@link Process#pid()} reports ({@code setsid} executes the command in place). Where
+     * {@code setsid} is not on {@code PATH}, children are started as usual and a warning is
+     * logged once.
+     *
+     * @param enabled true to start children in their own session; default false
+     */
+    public static void startInOwnSession(boolean enabled) {
+        ownSession = enabled;
+    }
 
     /** Tracks {@code process} until it exits. */
     static void register(Process process) {
@@ -24,11 +76,59 @@ final class ChildProcesses {
         process.onExit().thenRun(() -> LIVE.remove(process));
     }
 
+    /**
+     * The command to start: {@code command} itself, or prefixed by {@code setsid} when
+     * {@link #startInOwnSession(boolean)} is on and the program exists.
+     */
+    static List<String> launchCommand(List<String> command) {
+        if (!ownSession) {
+            return command;
+        }
+        String setsid = setsid();
+        if (setsid.isEmpty()) {
+            return command;
+        }
+        List<String> wrapped = new ArrayList<>(command.size() + 1);
+        wrapped.add(setsid);
+        wrapped.addAll(command);
+        return wrapped;
+    }
+
+    private static synchronized String setsid() {
+        if (setsidPath == null) {
+            setsidPath = "";
+            String path = Objects.requireNonNullElse(System.getenv("PATH"), "");
+            for (String dir : path.split(File.pathSeparator)) {
+                Path candidate = Path.of(dir.isEmpty() ? "." : dir, "setsid");
+                if (Files.isExecutable(candidate)) {
+                    setsidPath = candidate.toAbsolutePath().toString();
+                    break;
+                }
+            }
+            if (setsidPath.isEmpty()) {
+                LOG.warn("'setsid' not found on PATH ({}): children share this JVM's process group, so"
+                        + " Ctrl-C reaches them directly (install util-linux to avoid it)", path);
+            }
+        }
+        return setsidPath;
+    }
+
     private static synchronized void installHook() {
         if (!hookInstalled) {
-            Runtime.getRuntime().addShutdownHook(new Thread(ChildProcesses::killAll, "testkit-child-reaper"));
+            Runtime.getRuntime().addShutdownHook(new Thread(ChildProcesses::reap, "testkit-child-reaper"));
             hookInstalled = true;
         }
+    }
+
+    private static void reap() {
+        for (Runnable action : BEFORE_REAPING) {
+            try {
+                action.run();
+            } catch (RuntimeException | Error e) {
+                LOG.error("shutdown action {} failed; killing the remaining children", action, e);
+            }
+        }
+        killAll();
     }
 
     private static void killAll() {

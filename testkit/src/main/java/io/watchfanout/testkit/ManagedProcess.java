@@ -75,7 +75,7 @@ final class ManagedProcess {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write log file " + logFile, e);
         }
-        ProcessBuilder builder = new ProcessBuilder(command)
+        ProcessBuilder builder = new ProcessBuilder(ChildProcesses.launchCommand(command))
                 .directory(workingDirectory.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(Redirect.appendTo(logFile.toFile()));

@@ -7,7 +7,9 @@
  *   <li>{@link io.watchfanout.testkit.EtcdExtension}, {@link io.watchfanout.testkit.KafkaExtension}:
  *       one shared server of each per test JVM, injected as a parameter;</li>
  *   <li>{@link io.watchfanout.testkit.JavaProcess}: any main class as a child JVM (kill -9 tests);</li>
- *   <li>{@link io.watchfanout.testkit.FreePorts}, {@link io.watchfanout.testkit.TopicPrefixes}.</li>
+ *   <li>{@link io.watchfanout.testkit.FreePorts}, {@link io.watchfanout.testkit.TopicPrefixes};</li>
+ *   <li>{@link io.watchfanout.testkit.ChildProcesses}: the shutdown reaper of every child, with
+ *       hooks for a program that stops its children in order (the local stack).</li>
  * </ul>
  *
  * <p>All servers bind 127.0.0.1 only. Work directories live under {@code target/testkit} (system

@@ -8,7 +8,8 @@ public final class ChildMain {
      * Entry point.
      *
      * @param args {@code exit <code>} to exit at once, {@code etcd} to start an etcd and never
-     *     close it, anything else to sleep until killed
+     *     close it, {@code graceful-etcd} to start an etcd in its own session that a
+     *     {@link ChildProcesses#runBeforeReaping} action stops, anything else to sleep until killed
      * @throws Exception never, in practice
      */
     public static void main(String[] args) throws Exception {
@@ -23,6 +24,16 @@ public final class ChildMain {
         if (args.length == 1 && args[0].equals("etcd")) {
             EtcdServer etcd = EtcdServer.builder().build().start(); // never closed: the shutdown hook must kill it
             System.out.println("etcd dir=" + etcd.dataDir().getParent() + " pid=" + etcd.pid());
+        }
+        if (args.length == 1 && args[0].equals("graceful-etcd")) {
+            ChildProcesses.startInOwnSession(true);
+            EtcdServer etcd = EtcdServer.builder().build().start();
+            ChildProcesses.runBeforeReaping(() -> {
+                System.out.println("before reaping: etcd alive=" + etcd.isAlive());
+                etcd.close();
+                System.out.println("before reaping: etcd closed, alive=" + etcd.isAlive());
+            });
+            System.out.println("etcd pid=" + etcd.pid());
         }
         System.out.println("ready");
         System.out.flush();

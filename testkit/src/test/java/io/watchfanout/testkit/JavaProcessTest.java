@@ -81,4 +81,38 @@ class JavaProcessTest {
         assertThat(etcdDir).isDirectory();
         WorkDirs.deleteRecursively(etcdDir); // its data (~120 MB of preallocated WAL) was never closed
     }
+
+    @Test
+    void ownSessionKeepsThePidAndLeavesThisProcessGroup() throws Exception {
+        ChildProcesses.startInOwnSession(true);
+        try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName()).start()) {
+            child.awaitLog("ready", TIMEOUT);
+            long pid = child.pid();
+            // /proc/<pid>/stat: pid (comm) state ppid pgrp session ...
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            assertThat(Long.parseLong(fields[2])).as("process group").isEqualTo(pid);
+            assertThat(Long.parseLong(fields[3])).as("session").isEqualTo(pid);
+            assertThat(ProcessHandle.of(pid).flatMap(h -> h.info().command())).hasValueSatisfying(
+                    command -> assertThat(command).endsWith("java"));
+            assertThat(child.stop()).isEqualTo(143);
+        } finally {
+            ChildProcesses.startInOwnSession(false);
+        }
+    }
+
+    @Test
+    void actionsBeforeReapingStopChildrenGracefully() {
+        long etcdPid;
+        try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName()).args("graceful-etcd").start()) {
+            String line = child.awaitLog("etcd pid=", TIMEOUT);
+            etcdPid = Long.parseLong(line.substring("etcd pid=".length()).trim());
+            child.awaitLog("ready", TIMEOUT);
+            child.stop(); // SIGTERM: the reaper runs the action, which stops etcd with SIGTERM
+            assertThat(child.logTail(5))
+                    .contains("before reaping: etcd alive=true")
+                    .contains("before reaping: etcd closed, alive=false");
+        }
+        assertThat(ProcessHandle.of(etcdPid).map(ProcessHandle::isAlive)).isNotEqualTo(Optional.of(true));
+    }
 }

@@ -1,0 +1,564 @@
+package io.watchfanout.localstack;
+
+import io.watchfanout.localstack.demo.DemoLoad;
+import io.watchfanout.testkit.ChildProcesses;
+import io.watchfanout.testkit.EtcdServer;
+import io.watchfanout.testkit.JavaProcess;
+import io.watchfanout.testkit.KafkaBroker;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts the parts of a local stack in order — etcd, the Kafka broker, the ingester, the fan-out
+ * nodes — waits until each is ready, prints a short status, and stops them in the reverse order
+ * (fan-out nodes, ingester, Kafka, etcd) on JVM shutdown, then removes a temporary data
+ * directory.
+ *
+ * <p>Shutdown runs inside the testkit's child reaper ({@link ChildProcesses#runBeforeReaping}),
+ * which afterwards kills with SIGKILL anything still alive. Children run in sessions of their
+ * own ({@link ChildProcesses#startInOwnSession}), so that Ctrl-C — SIGINT to the terminal's
+ * foreground process group — reaches only this JVM and the parts stop in order, not all at once.
+ *
+ * <p>Threads: {@link #run()} on the main thread starts the stack and then waits; {@link #stop()}
+ * runs on the shutdown hook's thread (or the main thread after a failed start); a daemon thread
+ * reports parts that exit unexpectedly. The list of parts is thread-safe; a part is added to it
+ * before it starts, so that a stop during the start finds it.
+ */
+final class LocalStack {
+  /** System property naming the launcher's own log file (read by logback.xml). */
+  static final String LOG_FILE_PROPERTY = "watchfanout.localstack.log";
+
+  private static final Logger LOG = LoggerFactory.getLogger(LocalStack.class);
+  private static final Duration FANOUT_STOP_TIMEOUT = Duration.ofSeconds(20);
+  private static final Duration INGESTER_STOP_TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration STARTUP_ABORT_WAIT = Duration.ofSeconds(30);
+  private static final String INGESTER_HEAP = "384m";
+  private static final String FANOUT_HEAP = "512m";
+
+  private final StackConfig config;
+  private final StackDirectory dir;
+  private final String brokerClasspath;
+  private final PrintStream out;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+  private final List<Part> parts = new CopyOnWriteArrayList<>();
+  private final Set<Part> reportedExits = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean stopping = new AtomicBoolean();
+  private final CountDownLatch startupEnded = new CountDownLatch(1);
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private volatile Thread starter;
+  private volatile DemoLoad demo;
+  private volatile boolean startFailed;
+
+  /**
+   * @param config the validated settings
+   * @param dir the data directory, already created
+   * @param brokerClasspath the class path of the Kafka broker JVM (holds kafka_2.13)
+   * @param out where the short status goes (the terminal)
+   */
+  LocalStack(StackConfig config, StackDirectory dir, String brokerClasspath, PrintStream out) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.dir = Objects.requireNonNull(dir, "dir");
+    this.brokerClasspath = Objects.requireNonNull(brokerClasspath, "brokerClasspath");
+    this.out = Objects.requireNonNull(out, "out");
+  }
+
+  /**
+   * Starts the stack, prints its status and blocks until JVM shutdown has stopped it.
+   *
+   * @return 1 if the stack could not start (after stopping what did start); otherwise it
+   *     returns only once a shutdown stopped the stack
+   */
+  int run() {
+    ChildProcesses.startInOwnSession(true);
+    ChildProcesses.runBeforeReaping(this::stop);
+    starter = Thread.currentThread();
+    long startNanos = System.nanoTime();
+    try {
+      out.println("watch-fanout local stack: data and logs in " + dir.root()
+          + (dir.temporary() ? " (removed at exit; keep them with --data-dir DIR)" : ""));
+      start();
+    } catch (RuntimeException | LinkageError e) {
+      startupEnded.countDown();
+      if (stopping.get()) {
+        awaitStopped();
+        return 130;
+      }
+      out.println();
+      out.println("local stack failed to start: " + e.getMessage());
+      LOG.info("local stack failed to start", e); // the terminal has the message; the trace goes to the log
+      startFailed = true;
+      stop();
+      return 1;
+    } finally {
+      startupEnded.countDown();
+    }
+    if (stopping.get()) { // a signal right after the start
+      awaitStopped();
+      return 130;
+    }
+    printStatus(Duration.ofNanos(System.nanoTime() - startNanos));
+    Thread monitor = new Thread(this::monitor, "local-stack-monitor");
+    monitor.setDaemon(true);
+    monitor.start();
+    if (config.demo()) {
+      startDemo();
+    }
+    awaitStopped();
+    return 0;
+  }
+
+  private void awaitStopped() {
+    try {
+      stopped.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  // ---- start -------------------------------------------------------------------------
+
+  private void start() {
+    LOG.info("starting local stack: {}", config);
+    checkPortsFree();
+    startEtcd();
+    startKafka();
+    startIngester();
+    startFanoutNodes();
+  }
+
+  /** Fails before anything starts if a port is taken, naming the flag that changes it. */
+  private void checkPortsFree() {
+    Map<String, Integer> ports = new LinkedHashMap<>();
+    ports.put("etcd client port (--etcd-port)", config.etcdPort());
+    ports.put("etcd peer port (--etcd-peer-port)", config.etcdPeerPort());
+    ports.put("Kafka port (--kafka-port)", config.kafkaPort());
+    ports.put("Kafka controller port (--kafka-controller-port)", config.kafkaControllerPort());
+    ports.put("ingester port (--ingester-port)", config.ingesterPort());
+    for (int port : config.fanoutPorts()) {
+      ports.put("fan-out node port " + port + " (--fanout-ports)", port);
+    }
+    List<String> taken = new ArrayList<>();
+    ports.forEach((what, port) -> {
+      if (!isFree(port)) {
+        taken.add(what + " " + port);
+      }
+    });
+    if (!taken.isEmpty()) {
+      boolean etcdPorts = taken.stream().anyMatch(t -> t.startsWith("etcd"));
+      throw new IllegalStateException("already in use on 127.0.0.1: " + String.join(", ", taken)
+          + " (expected: free ports). Is another local stack running? Stop it, or choose other ports with the"
+          + " flags named above." + (etcdPorts ? " Debian's etcd-server package also starts an etcd service on"
+          + " 2379/2380: 'sudo systemctl disable --now etcd' stops it." : ""));
+    }
+  }
+
+  private static boolean isFree(int port) {
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.setReuseAddress(true); // as the servers do: a connection in TIME_WAIT does not block them
+      socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private void startEtcd() {
+    EtcdServer etcd = EtcdServer.builder()
+        .clientPort(config.etcdPort())
+        .peerPort(config.etcdPeerPort())
+        .workDir(dir.part("etcd"))
+        .keepData(true) // a temporary directory goes as a whole at the end
+        .progressNotifyInterval(EtcdServer.DEFAULT_PROGRESS_NOTIFY_INTERVAL)
+        .startTimeout(config.startTimeout())
+        .stopTimeout(Duration.ofSeconds(15))
+        .build();
+    Part part = new Part("etcd", etcd.clientUrl(), etcd::pid, etcd::isAlive, OptionalInt::empty, etcd.logFile(),
+        etcd::close);
+    step(part, etcd::start);
+  }
+
+  private void startKafka() {
+    Path kafkaDir = dir.part("kafka");
+    KafkaBroker.Builder builder = KafkaBroker.builder()
+        .brokerPort(config.kafkaPort())
+        .controllerPort(config.kafkaControllerPort())
+        .workDir(kafkaDir)
+        .classpath(brokerClasspath)
+        .keepData(true)
+        .startTimeout(config.startTimeout())
+        .stopTimeout(Duration.ofSeconds(30));
+    formattedClusterId(kafkaDir.resolve("data")).ifPresent(builder::clusterId);
+    KafkaBroker kafka = builder.build();
+    Part part = new Part("kafka", kafka.bootstrapServers(), kafka::pid, kafka::isAlive, OptionalInt::empty,
+        kafka.logFile(), kafka::close);
+    step(part, kafka::start);
+  }
+
+  /** The cluster id of a storage formatted by an earlier run on the same data directory. */
+  private static Optional<String> formattedClusterId(Path logDir) {
+    Path meta = logDir.resolve("meta.properties");
+    if (!Files.isRegularFile(meta)) {
+      return Optional.empty();
+    }
+    Properties props = new Properties();
+    try (InputStream in = Files.newInputStream(meta)) {
+      props.load(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + meta, e);
+    }
+    return Optional.ofNullable(props.getProperty("cluster.id"));
+  }
+
+  private void startIngester() {
+    JavaProcess.Builder builder = javaPart("ingester", config.ingesterJar(), INGESTER_HEAP)
+        .args("--etcd-endpoints", config.etcdUrl(),
+            "--kafka-bootstrap", config.kafkaBootstrap(),
+            "--topic-prefix", config.topicPrefix(),
+            "--http-host", "127.0.0.1",
+            "--http-port", Integer.toString(config.ingesterPort()));
+    String url = "http://127.0.0.1:" + config.ingesterPort();
+    AtomicReference<JavaProcess> process = new AtomicReference<>();
+    Part part = javaProcessPart("ingester", url, process, INGESTER_STOP_TIMEOUT, logFile("ingester"));
+    step(part, () -> {
+      process.set(builder.start());
+      awaitReady(part, url + "/readyz");
+    });
+  }
+
+  private void startFanoutNodes() {
+    List<Part> nodes = new ArrayList<>();
+    List<String> urls = new ArrayList<>();
+    long startNanos = System.nanoTime();
+    for (int port : config.fanoutPorts()) {
+      String name = "fanout-" + port;
+      String url = "http://127.0.0.1:" + port;
+      AtomicReference<JavaProcess> process = new AtomicReference<>();
+      Part part = javaProcessPart("fanout-node", url, process, FANOUT_STOP_TIMEOUT, logFile(name));
+      parts.add(part);
+      checkNotStopping();
+      process.set(javaPart(name, config.fanoutNodeJar(), FANOUT_HEAP)
+          .args("--kafka-bootstrap", config.kafkaBootstrap(),
+              "--topic-prefix", config.topicPrefix(),
+              "--bind-address", "127.0.0.1",
+              "--port", Integer.toString(port),
+              "--node-id", name)
+          .start());
+      nodes.add(part);
+      urls.add(url);
+    }
+    out.print(String.format(Locale.ROOT, "  %-12s starting on %s ... ", "fanout-node", String.join(" and ", urls)));
+    out.flush();
+    for (int i = 0; i < nodes.size(); i++) {
+      awaitReady(nodes.get(i), urls.get(i) + "/readyz");
+    }
+    out.println(String.format(Locale.ROOT, "ready in %.1f s", (System.nanoTime() - startNanos) / 1e9));
+  }
+
+  /** A child JVM of the stack, its log and temporary files under the part's directory. */
+  private JavaProcess.Builder javaPart(String name, Path jar, String heap) {
+    Path partDir = dir.part(name);
+    Path tmp = partDir.resolve("tmp"); // scratch space of one run (the materializer's Kafka Streams state)
+    try {
+      StackDirectory.deleteRecursively(tmp);
+      Files.createDirectories(tmp);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create " + tmp, e);
+    }
+    return JavaProcess.builderForJar(jar)
+        .name(name)
+        .maxHeap(heap)
+        .logFile(logFile(name))
+        .workingDirectory(partDir)
+        .systemProperty("java.io.tmpdir", tmp.toString());
+  }
+
+  /** The log file of a child JVM: {@code <part dir>/ingester.log}, {@code fanout-PORT/fanout-node.log}. */
+  private Path logFile(String partName) {
+    return dir.part(partName).resolve(partName.startsWith("fanout-") ? "fanout-node.log" : partName + ".log");
+  }
+
+  /** The part of a child JVM that {@code holder} will hold once started. */
+  private static Part javaProcessPart(String name, String url, AtomicReference<JavaProcess> holder,
+      Duration stopTimeout, Path log) {
+    return new Part(name, url,
+        () -> {
+          JavaProcess p = holder.get();
+          if (p == null) {
+            throw new IllegalStateException(name + " was never started");
+          }
+          return p.pid();
+        },
+        () -> holder.get() != null && holder.get().isAlive(),
+        () -> holder.get() != null ? holder.get().exitCode() : OptionalInt.empty(),
+        log,
+        () -> {
+          JavaProcess p = holder.get();
+          if (p != null) {
+            p.stop(stopTimeout);
+          }
+        });
+  }
+
+  /** Registers {@code part} (so that a stop finds it), starts it and prints how long it took. */
+  private void step(Part part, Runnable startAndAwait) {
+    parts.add(part);
+    checkNotStopping();
+    out.print(String.format(Locale.ROOT, "  %-12s starting on %s ... ", part.name(), part.address()));
+    out.flush();
+    long startNanos = System.nanoTime();
+    startAndAwait.run();
+    out.println(String.format(Locale.ROOT, "ready in %.1f s", (System.nanoTime() - startNanos) / 1e9));
+  }
+
+  private void checkNotStopping() {
+    if (stopping.get()) {
+      throw new IllegalStateException("stopping");
+    }
+  }
+
+  /** Polls {@code readyz} until it answers 200; fails early if the process exits. */
+  private void awaitReady(Part part, String readyz) {
+    long deadline = System.nanoTime() + config.startTimeout().toNanos();
+    HttpRequest request = HttpRequest.newBuilder(URI.create(readyz)).timeout(Duration.ofSeconds(2)).GET().build();
+    String lastAnswer = "no answer";
+    while (true) {
+      checkNotStopping();
+      if (!part.alive().getAsBoolean()) {
+        throw new IllegalStateException(part.name() + " exited" + part.exitCode().get().stream()
+            .mapToObj(c -> " with code " + c).findFirst().orElse("") + " while starting; its log "
+            + part.log() + " ends with:\n" + tail(part.log(), 30));
+      }
+      try {
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() == 200) {
+          return;
+        }
+        lastAnswer = "HTTP " + response.statusCode() + " " + response.body().trim();
+      } catch (IOException e) {
+        lastAnswer = e.toString();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for " + part.name(), e);
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(part.name() + " at " + part.address() + " not ready within "
+            + config.startTimeout().toSeconds() + " s (last " + readyz + " answer: " + lastAnswer + "); its log "
+            + part.log() + " ends with:\n" + tail(part.log(), 30));
+      }
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for " + part.name(), e);
+      }
+    }
+  }
+
+  // ---- running -----------------------------------------------------------------------
+
+  private void printStatus(Duration took) {
+    String firstNode = "http://127.0.0.1:" + config.fanoutPorts().get(0);
+    StringBuilder s = new StringBuilder();
+    s.append(String.format(Locale.ROOT, "%nwatch-fanout local stack is ready (%.1f s)%n", took.toMillis() / 1000.0));
+    for (Part part : parts) {
+      s.append(String.format(Locale.ROOT, "  %-12s %-24s pid %-8d log %s%n", part.name(), part.address(),
+          part.pidOrMinusOne(), part.log()));
+    }
+    s.append(String.format(Locale.ROOT, "  %-12s %s.events, %s.state%n", "topics", config.topicPrefix(),
+        config.topicPrefix()));
+    s.append(String.format(Locale.ROOT, "%nWatch every key under /registry/ through a fan-out node:%n"));
+    s.append(String.format(Locale.ROOT,
+        "  curl -N '%s/v1/watch?key=/registry/&prefix=true&allowWatchBookmarks=true'%n", firstNode));
+    s.append(String.format(Locale.ROOT, "and write to etcd in another terminal%s:%n",
+        onPath("etcdctl") ? "" : " (etcdctl is in the Debian package etcd-client)"));
+    s.append(String.format(Locale.ROOT, "  etcdctl --endpoints=%s put /registry/demo hello%n", config.etcdUrl()));
+    s.append(String.format(Locale.ROOT, "List what the fan-out node holds:%n"));
+    s.append(String.format(Locale.ROOT, "  curl '%s/v1/kv?key=/registry/&prefix=true&limit=10'%n", firstNode));
+    s.append(String.format(Locale.ROOT, "%nPress Ctrl-C to stop everything.%n"));
+    out.print(s);
+    out.flush();
+    LOG.info("local stack ready:{}{}", System.lineSeparator(), s);
+  }
+
+  private static boolean onPath(String program) {
+    String path = Objects.requireNonNullElse(System.getenv("PATH"), "");
+    for (String d : path.split(File.pathSeparator)) {
+      if (!d.isEmpty() && Files.isExecutable(Path.of(d, program))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void startDemo() {
+    try {
+      demo = DemoLoad.start(config.etcdUrl(), config.demoRate());
+      out.println(String.format(Locale.ROOT, "Demo load: %d writes/s of pods, config maps, deployments, leases and"
+          + " events under /registry/ (transactions, expiring leases); the curl above shows them.",
+          config.demoRate()));
+    } catch (RuntimeException e) {
+      out.println("demo load could not start: " + e.getMessage());
+      LOG.error("demo load could not start", e);
+    }
+    out.flush();
+  }
+
+  /** Reports, once each, parts that exit while the stack runs (the others keep running). */
+  private void monitor() {
+    while (!stopping.get()) {
+      for (Part part : parts) {
+        if (!stopping.get() && !part.alive().getAsBoolean() && reportedExits.add(part)) {
+          String code = part.exitCode().get().stream().mapToObj(c -> " with code " + c).findFirst().orElse("");
+          String message = String.format(Locale.ROOT, "! %s %s (pid %d) exited%s; see %s. The other parts keep"
+              + " running; Ctrl-C stops them.", part.name(), part.address(), part.pidOrMinusOne(), code, part.log());
+          out.println(message);
+          out.flush();
+          LOG.info(message); // printed above: not again on the terminal as a warning
+        }
+      }
+      try {
+        Thread.sleep(500);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  // ---- stop --------------------------------------------------------------------------
+
+  /**
+   * Stops every part in reverse order and removes a temporary data directory. Idempotent and
+   * thread-safe: a second call waits for the first. A stop during the start interrupts it.
+   */
+  void stop() {
+    if (!stopping.compareAndSet(false, true)) {
+      awaitStopped();
+      return;
+    }
+    try {
+      Thread startThread = starter;
+      if (startThread != null && startThread != Thread.currentThread() && startupEnded.getCount() > 0) {
+        startThread.interrupt();
+        if (!startupEnded.await(STARTUP_ABORT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+          LOG.warn("the start did not end within {} s of the interrupt; stopping anyway",
+              STARTUP_ABORT_WAIT.toSeconds());
+        }
+      }
+      if (parts.isEmpty()) { // nothing started (bad ports): nothing to stop, nothing worth keeping
+        dir.removeIfTemporary();
+        return;
+      }
+      long startNanos = System.nanoTime();
+      out.println();
+      out.println("stopping the local stack ...");
+      out.flush();
+      DemoLoad load = demo;
+      if (load != null) {
+        load.close();
+      }
+      List<Part> started = new ArrayList<>(parts);
+      List<Thread> nodeStops = new ArrayList<>();
+      for (Part part : started) {
+        if (part.name().equals("fanout-node")) {
+          Thread t = new Thread(() -> stopPart(part), "stop-" + part.address());
+          t.start();
+          nodeStops.add(t);
+        }
+      }
+      for (Thread t : nodeStops) {
+        t.join();
+      }
+      for (int i = started.size() - 1; i >= 0; i--) {
+        if (!started.get(i).name().equals("fanout-node")) {
+          stopPart(started.get(i));
+        }
+      }
+      boolean remove = dir.temporary() && !startFailed;
+      if (remove) {
+        dir.removeIfTemporary();
+      }
+      out.println(String.format(Locale.ROOT, "stopped in %.1f s%s", (System.nanoTime() - startNanos) / 1e9,
+          remove ? "; removed " + dir.root() : "; data and logs kept in " + dir.root()));
+      out.flush();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.error("stopping the local stack failed", e);
+      out.println("stopping the local stack failed: " + e);
+    } finally {
+      stopped.countDown();
+    }
+  }
+
+  private void stopPart(Part part) {
+    long pid = part.pidOrMinusOne();
+    try {
+      long startNanos = System.nanoTime();
+      part.stop().run();
+      String line = String.format(Locale.ROOT, "  %-12s %-24s stopped (%.1f s)", part.name(), part.address(),
+          (System.nanoTime() - startNanos) / 1e9);
+      out.println(line);
+      out.flush();
+      LOG.info("{} (pid {}): {}", part.name(), pid, line.trim());
+    } catch (RuntimeException e) {
+      LOG.error("stopping {} (pid {}) failed", part.name(), pid, e);
+      out.println("  " + part.name() + " " + part.address() + ": stop failed: " + e.getMessage());
+    }
+  }
+
+  /** The last {@code lines} lines of a log file, "" if it is missing. */
+  static String tail(Path file, int lines) {
+    if (!Files.isRegularFile(file)) {
+      return "";
+    }
+    try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+      long length = raf.length();
+      int window = (int) Math.min(length, 64 << 10);
+      byte[] bytes = new byte[window];
+      raf.seek(length - window);
+      raf.readFully(bytes);
+      List<String> all = List.of(new String(bytes, StandardCharsets.UTF_8).split("\r?\n"));
+      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    } catch (IOException e) {
+      return "(cannot read " + file + ": " + e + ")";
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "LocalStack{" + dir.root() + ", parts=" + parts.size() + "}";
+  }
+}

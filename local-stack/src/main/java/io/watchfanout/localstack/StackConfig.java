@@ -1,0 +1,98 @@
+package io.watchfanout.localstack;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Settings of a local stack, validated: every port in 1..65535 and distinct, at least one
+ * fan-out node, a positive demo rate and start timeout.
+ *
+ * @param etcdPort etcd's client port ({@code http://127.0.0.1:<port>})
+ * @param etcdPeerPort etcd's peer (Raft) port
+ * @param kafkaPort the Kafka broker's PLAINTEXT port ({@code 127.0.0.1:<port>})
+ * @param kafkaControllerPort the Kafka KRaft controller's port
+ * @param ingesterPort the ingester's HTTP port ({@code /metrics}, {@code /readyz}, {@code /livez})
+ * @param fanoutPorts the HTTP port of each fan-out node, one node per port
+ * @param dataDir where etcd and Kafka keep their data and every part its log, kept at exit;
+ *     empty for a new temporary directory removed at exit
+ * @param topicPrefix the topics are {@code <prefix>.events} and {@code <prefix>.state}
+ * @param demo whether to run the demo load generator
+ * @param demoRate the demo's writes per second
+ * @param startTimeout how long each part may take to become ready
+ * @param ingesterJar the ingester's runnable jar
+ * @param fanoutNodeJar the fan-out node's runnable jar
+ */
+public record StackConfig(int etcdPort, int etcdPeerPort, int kafkaPort, int kafkaControllerPort, int ingesterPort,
+    List<Integer> fanoutPorts, Optional<Path> dataDir, String topicPrefix, boolean demo, int demoRate,
+    Duration startTimeout, Path ingesterJar, Path fanoutNodeJar) {
+
+  /**
+   * Validates and copies the settings.
+   *
+   * @throws IllegalArgumentException naming the setting, its value and what was expected
+   */
+  public StackConfig {
+    fanoutPorts = List.copyOf(fanoutPorts);
+    Objects.requireNonNull(dataDir, "dataDir");
+    Objects.requireNonNull(topicPrefix, "topicPrefix");
+    Objects.requireNonNull(startTimeout, "startTimeout");
+    Objects.requireNonNull(ingesterJar, "ingesterJar");
+    Objects.requireNonNull(fanoutNodeJar, "fanoutNodeJar");
+    if (fanoutPorts.isEmpty()) {
+      throw new IllegalArgumentException("--fanout-ports: empty (expected: at least one port, e.g. 8081,8082)");
+    }
+    List<String> names = new ArrayList<>(List.of("--etcd-port", "--etcd-peer-port", "--kafka-port",
+        "--kafka-controller-port", "--ingester-port"));
+    List<Integer> ports = new ArrayList<>(List.of(etcdPort, etcdPeerPort, kafkaPort, kafkaControllerPort,
+        ingesterPort));
+    for (int port : fanoutPorts) {
+      names.add("--fanout-ports");
+      ports.add(port);
+    }
+    Set<Integer> seen = new HashSet<>();
+    for (int i = 0; i < ports.size(); i++) {
+      int port = ports.get(i);
+      if (port < 1 || port > 65535) {
+        throw new IllegalArgumentException(names.get(i) + ": " + port + " (expected: a TCP port, 1..65535)");
+      }
+      if (!seen.add(port)) {
+        throw new IllegalArgumentException(names.get(i) + ": port " + port + " is also used by "
+            + names.get(ports.indexOf(port)) + " (expected: a different port for every part)");
+      }
+    }
+    if (topicPrefix.isBlank() || !topicPrefix.matches("[A-Za-z0-9._-]+")) {
+      throw new IllegalArgumentException("--topic-prefix: '" + topicPrefix
+          + "' (expected: letters, digits, '.', '_' or '-', as Kafka topic names allow)");
+    }
+    if (demoRate < 1 || demoRate > 10_000) {
+      throw new IllegalArgumentException("--demo-rate: " + demoRate + " (expected: 1..10000 writes per second)");
+    }
+    if (startTimeout.isNegative() || startTimeout.isZero()) {
+      throw new IllegalArgumentException("--start-timeout: " + startTimeout + " (expected: > 0)");
+    }
+  }
+
+  /**
+   * The etcd client URL.
+   *
+   * @return {@code http://127.0.0.1:<etcdPort>}
+   */
+  public String etcdUrl() {
+    return "http://127.0.0.1:" + etcdPort;
+  }
+
+  /**
+   * The Kafka bootstrap servers.
+   *
+   * @return {@code 127.0.0.1:<kafkaPort>}
+   */
+  public String kafkaBootstrap() {
+    return "127.0.0.1:" + kafkaPort;
+  }
+}
