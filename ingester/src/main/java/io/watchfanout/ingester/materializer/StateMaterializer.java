@@ -36,6 +36,8 @@ public final class StateMaterializer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StateMaterializer.class);
 
   private final KafkaStreams streams;
+  /** Kafka Streams wants a state directory even for a stateless topology; ours is removed at close. */
+  private final java.nio.file.Path stateDir;
 
   /**
    * @param bootstrap Kafka bootstrap servers
@@ -51,11 +53,11 @@ public final class StateMaterializer implements AutoCloseable {
     props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
     props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), maxRecordBytes);
     try {
-      props.put(StreamsConfig.STATE_DIR_CONFIG,
-          Files.createTempDirectory("watchfanout-materializer").toString());
+      stateDir = Files.createTempDirectory("watchfanout-materializer");
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the Kafka Streams state directory", e);
     }
+    props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
     streams = new KafkaStreams(topology(topicPrefix), props);
     streams.setUncaughtExceptionHandler(e -> {
       log.error("state materializer stopped: {}", e.toString(), e);
@@ -89,5 +91,10 @@ public final class StateMaterializer implements AutoCloseable {
   @Override
   public void close() {
     streams.close(Duration.ofSeconds(10));
+    try (java.util.stream.Stream<java.nio.file.Path> paths = Files.walk(stateDir)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+    } catch (IOException e) {
+      log.warn("cannot remove {}: {}", stateDir, e.toString());
+    }
   }
 }
