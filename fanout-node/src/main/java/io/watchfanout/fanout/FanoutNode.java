@@ -31,7 +31,11 @@ public final class FanoutNode implements AutoCloseable {
     this.config = config;
     FrameEncoder encoder = new FrameEncoder();
     WatchCache cache = new WatchCache(config.historyMaxEvents(), config.historyMaxAge(), System::currentTimeMillis);
-    hub = new WatchHub(cache, encoder, config.watcherQueueFrames(), config.nodeId());
+    hub = new WatchHub(cache, encoder, config.watcherQueueFrames(), config.nodeId(), config.benchEncodePerWatcher());
+    if (config.benchEncodePerWatcher()) {
+      LOG.warn("[node {}] --bench-encode-per-watcher: frames are encoded once per watcher (benchmark only)",
+          config.nodeId());
+    }
     RebuildProgress progress = new RebuildProgress();
     CollectorRegistry registry = NodeMetrics.registry(hub, progress);
     api = new HttpApi(hub, new HttpSettings(config.bookmarkInterval(), config.resourceVersionWait(), 1, config.nodeId(),

@@ -81,6 +81,11 @@ public final class FanoutNodeMain implements Callable<Integer> {
           + "that stopped reading does not hold a connection forever (default: ${DEFAULT-VALUE}).")
   Duration stalledCloseAfter;
 
+  @Option(names = "--bench-encode-per-watcher", hidden = true,
+      description = "Benchmark only (bin/bench memo, docs/BENCHMARKS.md): live dispatch encodes a frame per watcher "
+          + "instead of once per event and encoding, to measure what encode-once saves. Never in production.")
+  boolean benchEncodePerWatcher;
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
@@ -101,7 +106,8 @@ public final class FanoutNodeMain implements Callable<Integer> {
     }
     try {
       return new NodeConfig(kafkaBootstrap, topicPrefix, bindAddress, port, id, bookmarkInterval, historyMaxEvents,
-          historyMaxAge, resourceVersionWait, watcherQueueFrames, shutdownDrain, stalledCloseAfter);
+          historyMaxAge, resourceVersionWait, watcherQueueFrames, shutdownDrain, stalledCloseAfter,
+          benchEncodePerWatcher);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -20,10 +20,12 @@ import java.util.Objects;
  * @param shutdownDrain how long shutdown waits for open streams to take their last frames
  * @param stalledCloseAfter how long an ended stream's client gets to take its last frames before
  *     the connection is closed, {@code > 0}
+ * @param benchEncodePerWatcher benchmark only ({@code bin/bench memo}): live dispatch encodes a
+ *     frame per watcher instead of sharing one per event and encoding; never set in production
  */
 public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindAddress, int port, String nodeId,
     Duration bookmarkInterval, int historyMaxEvents, Duration historyMaxAge, Duration resourceVersionWait,
-    int watcherQueueFrames, Duration shutdownDrain, Duration stalledCloseAfter) {
+    int watcherQueueFrames, Duration shutdownDrain, Duration stalledCloseAfter, boolean benchEncodePerWatcher) {
   /** Validates every field, with messages that name the flag, the value and what was expected. */
   public NodeConfig {
     Objects.requireNonNull(kafkaBootstrap, "kafkaBootstrap");

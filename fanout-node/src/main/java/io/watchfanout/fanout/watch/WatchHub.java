@@ -11,6 +11,7 @@ import io.watchfanout.fanout.cache.WatchCache;
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import java.nio.ByteBuffer;
@@ -58,6 +59,8 @@ public final class WatchHub implements CacheFeed {
   private final WatchStats stats = new WatchStats();
   private final int queueFrames;
   private final String nodeId;
+  /** Benchmark only: live dispatch encodes per watcher instead of sharing the memoized frame. */
+  private final boolean encodePerWatcher;
 
   private volatile long revision;
   private volatile long dispatchedRevision;
@@ -79,6 +82,16 @@ public final class WatchHub implements CacheFeed {
    * @param nodeId the node's id, for log lines
    */
   public WatchHub(WatchCache cache, FrameEncoder encoder, int queueFrames, String nodeId) {
+    this(cache, encoder, queueFrames, nodeId, false);
+  }
+
+  /**
+   * As {@link #WatchHub(WatchCache, FrameEncoder, int, String)}; with {@code encodePerWatcher}
+   * (benchmark only: {@code --bench-encode-per-watcher}, {@code bin/bench memo}) live dispatch
+   * encodes each watcher's frame anew instead of sharing the event's memoized frame, so the
+   * benchmark can measure what encode-once saves. Catch-up from history still uses the memo.
+   */
+  public WatchHub(WatchCache cache, FrameEncoder encoder, int queueFrames, String nodeId, boolean encodePerWatcher) {
     if (queueFrames < 1) {
       throw new IllegalArgumentException("queueFrames: " + queueFrames + " (expected: >= 1)");
     }
@@ -86,6 +99,7 @@ public final class WatchHub implements CacheFeed {
     this.encoder = encoder;
     this.queueFrames = queueFrames;
     this.nodeId = nodeId;
+    this.encodePerWatcher = encodePerWatcher;
   }
 
   FrameEncoder encoder() {
@@ -268,10 +282,16 @@ public final class WatchHub implements CacheFeed {
       ByteBuffer[] byEncoding = new ByteBuffer[Encoding.values().length];
       for (Watcher w : touched) {
         int enc = w.encoding().ordinal();
-        if (byEncoding[enc] == null) {
-          byEncoding[enc] = event.frame(w.encoding(), encoder);
+        ByteBuffer frame;
+        if (encodePerWatcher) {
+          frame = encodeUnshared(event, w.encoding());
+        } else {
+          if (byEncoding[enc] == null) {
+            byEncoding[enc] = event.frame(w.encoding(), encoder);
+          }
+          frame = byEncoding[enc];
         }
-        if (!w.offerLive(byEncoding[enc], null, rev, previous)) {
+        if (!w.offerLive(frame, null, rev, previous)) {
           overflowed.add(w);
         }
       }
@@ -284,7 +304,8 @@ public final class WatchHub implements CacheFeed {
         List<CachedEvent> matched = m.getValue();
         List<ByteBuffer> frames = new ArrayList<>(matched.size());
         for (int i = 0; i < matched.size(); i++) {
-          frames.add(matched.get(i).frame(w.encoding(), encoder, i == matched.size() - 1));
+          frames.add(encodePerWatcher ? encodeUnshared(matched.get(i), w.encoding())
+              : matched.get(i).frame(w.encoding(), encoder, i == matched.size() - 1));
         }
         if (!w.offerLive(null, frames, rev, previous)) {
           overflowed.add(w);
@@ -308,6 +329,12 @@ public final class WatchHub implements CacheFeed {
     dispatchedRevision = rev;
     stats.eventsDispatched.add(applied.size());
     runWaiters(due);
+  }
+
+  /** Benchmark only ({@link #encodePerWatcher}): a fresh, unshared frame of {@code event}. */
+  private ByteBuffer encodeUnshared(CachedEvent event, Encoding encoding) {
+    return encoder.encode(FrameEncoder.toWatchEvent(event.event(), event.resourceVersion()), encoding,
+        FrameKind.EVENT);
   }
 
   @Override

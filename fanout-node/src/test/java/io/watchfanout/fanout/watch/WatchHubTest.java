@@ -53,6 +53,24 @@ class WatchHubTest {
   }
 
   @Test
+  void benchEncodePerWatcherEncodesOncePerDeliveryInsteadOfOncePerEvent() throws Exception {
+    // The benchmark-only switch behind --bench-encode-per-watcher (bin/bench memo): same bytes, W encodes.
+    hub = new WatchHub(new WatchCache(1000, Duration.ofMinutes(10), clock), new FrameEncoder(), 16, "test", true);
+    hub.startAt(100);
+    hub.markReady();
+    applier = new RecordApplier(hub, 100);
+    List<TestSink> sinks = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      sinks.add(watch(KeyRange.prefix(key("/p/")), Encoding.JSON, 0, false));
+    }
+    feed(etcd.put("/p/a", "v"));
+    assertThat(hub.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(5);
+    for (TestSink s : sinks) {
+      assertThat(s.watcher.queued()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void dispatchVisitsOnlyTheMatchingWatcherAmongTenThousand() throws Exception {
     newHub(1000, 16);
     List<TestSink> sinks = new ArrayList<>();

@@ -1,0 +1,24 @@
+package io.watchfanout.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/** Options every scenario takes. */
+final class CommonOptions {
+  @Option(names = "--rounds", defaultValue = "3", paramLabel = "N",
+      description = "Rounds per configuration; figures are the median, with min-max (default: ${DEFAULT-VALUE}).")
+  int rounds;
+
+  @Option(names = "--duration", defaultValue = "8s", paramLabel = "DURATION", converter = io.watchfanout.common.DurationConverter.class,
+      description = "Load time of one round (default: ${DEFAULT-VALUE}).")
+  Duration duration;
+
+  @Option(names = "--results", defaultValue = "bench/results", paramLabel = "DIR",
+      description = "Where the CSV and PNG files go, relative to the repository (default: ${DEFAULT-VALUE}).")
+  Path results;
+
+  Path resultsDir() {
+    return BenchMain.repo().resolve(results);
+  }
+}

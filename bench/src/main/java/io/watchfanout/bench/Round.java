@@ -1,0 +1,108 @@
+package io.watchfanout.bench;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * One measured round: runs the load, shows a progress line, waits for the deliveries to settle,
+ * and computes rates, latency percentiles and per-process CPU and RSS over the round.
+ */
+final class Round {
+  /** What one round measured. */
+  static final class Result {
+    long puts;
+    long deliveries;
+    double seconds;
+    double deliveriesPerSecond;
+    double putsPerSecond;
+    Histogram latency;
+    final Map<String, Double> cpuSeconds = new LinkedHashMap<>();
+    final Map<String, Double> rssMiB = new LinkedHashMap<>();
+
+    double percentileMillis(double p) {
+      return latency == null || latency.getTotalCount() == 0 ? Double.NaN : latency.getValueAtPercentile(p) / 1000.0;
+    }
+
+    /** CPU of a process in cores (CPU-seconds per second). */
+    double cores(String process) {
+      return cpuSeconds.getOrDefault(process, Double.NaN) / seconds;
+    }
+  }
+
+  private Round() {}
+
+  /**
+   * @param processes name → pid of the processes whose CPU and RSS to report
+   * @param deliveries frames (or events) received so far by the watchers
+   * @param latency the watchers' latency recorder (reset at the start)
+   * @param label the progress line's prefix
+   */
+  static Result run(Load load, double rate, long durationNanos, Map<String, Long> processes,
+      LongSupplier deliveries, Recorder latency, Progress progress, String label) throws InterruptedException {
+    Map<String, Double> cpu0 = new LinkedHashMap<>();
+    processes.forEach((n, pid) -> cpu0.put(n, Proc.cpuSeconds(pid)));
+    long d0 = deliveries.getAsLong();
+    long p0 = load.acked();
+    if (latency != null) {
+      latency.getIntervalHistogram();
+    }
+    long start = System.nanoTime();
+    Thread ticker = new Thread(() -> {
+      long lastD = d0;
+      long lastT = start;
+      while (!Thread.currentThread().isInterrupted()) {
+        try {
+          Thread.sleep(1000);
+        } catch (InterruptedException e) {
+          return;
+        }
+        long now = System.nanoTime();
+        long d = deliveries.getAsLong();
+        progress.show(String.format("%s: %.0f puts/s, %.0f deliveries/s", label,
+            (load.acked() - p0) / ((now - start) / 1e9), (d - lastD) / ((now - lastT) / 1e9)));
+        lastD = d;
+        lastT = now;
+      }
+    }, "bench-progress");
+    ticker.setDaemon(true);
+    ticker.start();
+    try {
+      load.run(rate, durationNanos);
+      long loadEnd = System.nanoTime();
+      load.drain(5000);
+      // Settle: deliveries still in flight; the round ends at the last one (at most 15 s on).
+      long last = deliveries.getAsLong();
+      long lastChange = loadEnd;
+      long quietSince = System.nanoTime();
+      while (System.nanoTime() - quietSince < 700_000_000L && System.nanoTime() - loadEnd < 15_000_000_000L) {
+        Thread.sleep(100);
+        long d = deliveries.getAsLong();
+        if (d != last) {
+          last = d;
+          lastChange = System.nanoTime();
+          quietSince = lastChange;
+        }
+      }
+      Result r = new Result();
+      r.puts = load.acked() - p0;
+      r.deliveries = last - d0;
+      // Deliveries per second of the load window, stretched to the last delivery if the
+      // watchers lagged behind (then the rate is what the server sustained).
+      r.seconds = (Math.max(loadEnd, lastChange) - start) / 1e9;
+      r.deliveriesPerSecond = r.deliveries / r.seconds;
+      r.putsPerSecond = r.puts / ((loadEnd - start) / 1e9);
+      r.latency = latency == null ? null : latency.getIntervalHistogram();
+      processes.forEach((n, pid) -> {
+        r.cpuSeconds.put(n, Proc.cpuSeconds(pid) - cpu0.get(n));
+        r.rssMiB.put(n, Proc.rssBytes(pid) / (1024.0 * 1024.0));
+      });
+      return r;
+    } finally {
+      ticker.interrupt();
+      ticker.join();
+    }
+  }
+}
