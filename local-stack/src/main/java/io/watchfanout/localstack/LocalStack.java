@@ -292,7 +292,7 @@ final class LocalStack {
     Path partDir = dir.part(name);
     Path tmp = partDir.resolve("tmp"); // scratch space of one run (the materializer's Kafka Streams state)
     try {
-      StackDirectory.deleteRecursively(tmp);
+      io.watchfanout.testkit.WorkDirs.deleteRecursively(tmp);
       Files.createDirectories(tmp);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create " + tmp, e);

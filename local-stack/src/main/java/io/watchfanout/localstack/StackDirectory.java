@@ -1,13 +1,10 @@
 package io.watchfanout.localstack;
 
+import io.watchfanout.testkit.WorkDirs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
 
 /**
@@ -78,47 +75,7 @@ final class StackDirectory {
   /** Deletes the whole directory if it is temporary; a no-op otherwise. */
   void removeIfTemporary() {
     if (temporary) {
-      deleteRecursively(root);
-    }
-  }
-
-  /** Deletes {@code dir} and everything below it; a missing directory is not an error. */
-  static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try {
-      Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-          deleteIfExists(file);
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-          if (e instanceof NoSuchFileException) {
-            return FileVisitResult.CONTINUE;
-          }
-          throw e;
-        }
-
-        @Override
-        public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-          deleteIfExists(d);
-          return FileVisitResult.CONTINUE;
-        }
-      });
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot delete " + dir, e);
-    }
-  }
-
-  private static void deleteIfExists(Path path) throws IOException {
-    try {
-      Files.deleteIfExists(path);
-    } catch (NoSuchFileException e) {
-      // removed concurrently
+      WorkDirs.deleteRecursively(root);
     }
   }
 }

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread-safe.
  */
-final class WorkDirs {
+public final class WorkDirs {
     /** System property naming the base directory. */
     static final String BASE_DIR_PROPERTY = "watchfanout.testkit.dir";
     /** System property: when {@code true}, data directories are kept on close. */
@@ -63,8 +63,13 @@ final class WorkDirs {
         return Path.of(System.getProperty("java.io.tmpdir"), "watchfanout-testkit");
     }
 
-    /** Deletes {@code dir} and everything below it; a missing directory is not an error. */
-    static void deleteRecursively(Path dir) {
+    /**
+     * Deletes {@code dir} and everything below it; a missing directory, or files that vanish
+     * meanwhile (a process still shutting down), are not an error.
+     *
+     * @throws UncheckedIOException when a file cannot be deleted
+     */
+    public static void deleteRecursively(Path dir) {
         if (!Files.exists(dir)) {
             return;
         }
@@ -74,6 +79,14 @@ final class WorkDirs {
                 public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
                     deleteIfExists(file);
                     return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                    if (e instanceof NoSuchFileException) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    throw e;
                 }
 
                 @Override
