@@ -149,7 +149,7 @@ final class QueryParams {
       return false;
     }
     throw new ApiException(Statuses.badRequest(
-        "parameter " + name + ": \"" + v + "\" (expected: true or false)"));
+        "parameter " + name + ": \"" + v + "\" (expected: true or false in any letter case, or 1 or 0)"));
   }
 
   /**

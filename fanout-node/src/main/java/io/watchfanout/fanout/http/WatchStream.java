@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.xnio.IoUtils;
 import org.xnio.XnioIoThread;
 import org.xnio.channels.StreamSinkChannel;
+import org.xnio.channels.StreamSourceChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -98,6 +99,7 @@ final class WatchStream implements WatchSink {
       abort(null);
       next.proceed();
     });
+    watchForHangUp();
     scheduleTick();
     if (timeoutSeconds > 0) {
       io.executeAfter(() -> {
@@ -107,6 +109,67 @@ final class WatchStream implements WatchSink {
       }, timeoutSeconds, TimeUnit.SECONDS);
     }
     pump();
+  }
+
+  /**
+   * Notices a client that closed its connection even when no frame is due for a long time (a
+   * quiet key without bookmarks): a watch request has no body, so the connection's read side is
+   * idle until the client hangs up and it reads end-of-stream. Bytes a client sends after its
+   * request (pipelining) are dropped: the connection closes after the stream anyway.
+   */
+  private void watchForHangUp() {
+    StreamSourceChannel source = sourceChannel(exchange);
+    if (source == null) {
+      return;
+    }
+    ByteBuffer scratch = ByteBuffer.allocate(512);
+    source.getReadSetter().set(ch -> {
+      try {
+        int n;
+        do {
+          scratch.clear();
+          n = ch.read(scratch);
+        } while (n > 0);
+        if (n < 0) {
+          abort(null);
+        }
+      } catch (IOException e) {
+        abort(e);
+      }
+    });
+    source.resumeReads();
+  }
+
+  /**
+   * The connection's read side. Undertow keeps {@code ServerConnection.getSourceChannel()}
+   * protected; it is the only handle on a GET's connection once its (empty) request body is
+   * done, so it is opened once by reflection. Null, and no hang-up detection, if that fails.
+   */
+  private static StreamSourceChannel sourceChannel(HttpServerExchange exchange) {
+    if (SOURCE_CHANNEL == null) {
+      return null;
+    }
+    try {
+      return (StreamSourceChannel) SOURCE_CHANNEL.invoke(exchange.getConnection());
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      LOG.debug("no read side for {}: {}", exchange.getConnection(), e.toString());
+      return null;
+    }
+  }
+
+  private static final java.lang.reflect.Method SOURCE_CHANNEL = openSourceChannel();
+
+  private static java.lang.reflect.Method openSourceChannel() {
+    try {
+      java.lang.reflect.Method m = io.undertow.server.ServerConnection.class.getDeclaredMethod("getSourceChannel");
+      m.setAccessible(true);
+      return m;
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      LoggerFactory.getLogger(WatchStream.class).warn(
+          "cannot open Undertow's connection read side ({}); watches of quiet keys without bookmarks "
+              + "notice a client that hung up only at their next frame", e.toString());
+      return null;
+    }
   }
 
   private void scheduleTick() {

@@ -64,6 +64,24 @@ class HttpApiTest {
   }
 
   @Test
+  void aClientThatHangsUpOnAQuietWatchIsForgottenWithoutWaitingForAFrame() throws Exception {
+    node = nodes.start(1000, 256, true);
+    java.util.List<java.net.Socket> sockets = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      java.net.Socket s = RawHttp.connect(node, 0);
+      RawHttp.sendGet(s, "/v1/watch?key=/quiet/&prefix=true", "");
+      assertThat(RawHttp.readHeaders(s.getInputStream())).startsWith("HTTP/1.1 200");
+      sockets.add(s);
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> node.hub.watcherCount() == 3);
+    for (java.net.Socket s : sockets) {
+      s.close();
+    }
+    // No event, no bookmark: only the end-of-stream on the read side tells the node.
+    await().atMost(Duration.ofSeconds(10)).until(() -> node.hub.watcherCount() == 0);
+  }
+
+  @Test
   void jsonWatchStreamsMappedEventsAsLines() throws Exception {
     node = nodes.start(1000, 256, true);
     HttpResponse<InputStream> r = stream("/v1/watch?key=%2Fa%2F&prefix=true", null);

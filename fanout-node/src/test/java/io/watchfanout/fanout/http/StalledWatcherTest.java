@@ -114,8 +114,10 @@ class StalledWatcherTest {
     // It fell behind the window: the tick ends it with 410, which it cannot take (its socket
     // is full), and the connection is closed after the stalled-close bound.
     await().atMost(Duration.ofSeconds(30)).until(() -> node.hub.stats().endedExpired() == 1);
-    await().atMost(Duration.ofSeconds(30)).until(() -> node.hub.stats().closedStalled() == 1);
-    await().atMost(Duration.ofSeconds(10)).until(() -> node.hub.watcherCount() == 1);
+    // The connection goes: after the stalled-close bound, or earlier if the kernel reports the
+    // full socket as broken; either way the watcher and its queue are gone.
+    await().atMost(Duration.ofSeconds(30)).until(() -> node.hub.watcherCount() == 1);
+    assertThat(node.hub.stats().closedStalled()).isLessThanOrEqualTo(1);
     assertThat(node.hub.queuedFrames()).isLessThanOrEqualTo(QUEUE + 1L);
     String tail = readToEnd(stalledIn);
     assertThat(tail).as("the stream was cut: no ERROR frame, no last chunk")
