@@ -281,7 +281,7 @@ class LocalStackIT {
     }
     w.close();
     assertThat(second.terminate(STOP_TIMEOUT)).hasValue(143);
-    StackDirectory.deleteRecursively(dataDir);
+    io.watchfanout.testkit.WorkDirs.deleteRecursively(dataDir);
   }
 
   // ---- helpers ---------------------------------------------------------------------------
