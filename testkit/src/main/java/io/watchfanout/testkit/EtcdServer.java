@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * and holds its last lines; an interrupt while waiting restores the interrupt flag and throws
  * {@link IllegalStateException}.
  */
-public final class EtcdServer implements AutoCloseable {
+public final class EtcdServer extends ServerProcess {
     /** Default interval of etcd's periodic watch progress notifications: 1 s. */
     public static final Duration DEFAULT_PROGRESS_NOTIFY_INTERVAL = Duration.ofSeconds(1);
     /** Default {@code --max-request-bytes}: 10 MiB. */
@@ -61,19 +61,11 @@ public final class EtcdServer implements AutoCloseable {
     private final long maxRequestBytes;
     private final long quotaBackendBytes;
     private final Duration startTimeout;
-    private final Duration stopTimeout;
-    private final boolean keepData;
     private final List<String> extraArgs;
-    private final Path workDir;
-    private final Path dataDir;
-    private final Path logFile;
     private final int clientPort;
     private final int peerPort;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
-    private volatile ManagedProcess process; // written under this; null until the first start
-    private boolean failed;         // guarded by this
-    private boolean closed;         // guarded by this
 
     /** Creates a server with all defaults (not started yet; call {@link #start()}). */
     public EtcdServer() {
@@ -81,17 +73,14 @@ public final class EtcdServer implements AutoCloseable {
     }
 
     private EtcdServer(Builder b) {
+        super("etcd", b.workDir != null ? b.workDir.toAbsolutePath() : WorkDirs.newInstanceDir("etcd"), "etcd.log",
+                b.stopTimeout, b.keepData);
         this.executable = b.executable;
         this.progressNotifyInterval = b.progressNotifyInterval;
         this.maxRequestBytes = b.maxRequestBytes;
         this.quotaBackendBytes = b.quotaBackendBytes;
         this.startTimeout = b.startTimeout;
-        this.stopTimeout = b.stopTimeout;
-        this.keepData = b.keepData;
         this.extraArgs = List.copyOf(b.extraArgs);
-        this.workDir = b.workDir != null ? b.workDir.toAbsolutePath() : WorkDirs.newInstanceDir("etcd");
-        this.dataDir = workDir.resolve("data");
-        this.logFile = workDir.resolve("etcd.log");
         this.clientPort = b.clientPort != 0 ? b.clientPort : FreePorts.pick();
         this.peerPort = b.peerPort != 0 ? b.peerPort : FreePorts.pick();
     }
@@ -113,6 +102,7 @@ public final class EtcdServer implements AutoCloseable {
      * @throws IllegalStateException if the binary is missing (names the Debian package), etcd is
      *     already running, exits early or is not healthy within the start timeout (with log tail)
      */
+    @Override
     public synchronized EtcdServer start() {
         if (closed) {
             throw new IllegalStateException("etcd on port " + clientPort + " is closed");
@@ -241,24 +231,6 @@ public final class EtcdServer implements AutoCloseable {
     }
 
     /**
-     * The data directory ({@code --data-dir}).
-     *
-     * @return an absolute path; stable across restarts
-     */
-    public Path dataDir() {
-        return dataDir;
-    }
-
-    /**
-     * The file receiving etcd's stdout and stderr, appended to across restarts and kept on close.
-     *
-     * @return an absolute path next to {@link #dataDir()}
-     */
-    public Path logFile() {
-        return logFile;
-    }
-
-    /**
      * The configured {@code --experimental-watch-progress-notify-interval}.
      *
      * @return the interval
@@ -276,96 +248,9 @@ public final class EtcdServer implements AutoCloseable {
         return maxRequestBytes;
     }
 
-    /**
-     * Whether the etcd process is running (it may still be starting).
-     *
-     * @return true between a start and the next stop, kill or crash
-     */
-    public boolean isAlive() {
-        ManagedProcess p = processOrNull();
-        return p != null && p.isAlive();
-    }
-
-    /**
-     * The operating-system process id of the current (or last) etcd process.
-     *
-     * @return the pid
-     * @throws IllegalStateException if it was never started
-     */
-    public long pid() {
-        ManagedProcess p = processOrNull();
-        if (p == null) {
-            throw new IllegalStateException("etcd on port " + clientPort + " was never started");
-        }
-        return p.pid();
-    }
-
-    private ManagedProcess processOrNull() {
-        return process;
-    }
-
-    /**
-     * Kills etcd with SIGKILL ({@link Process#destroyForcibly()}) and waits until it is gone: a
-     * crash, with no graceful shutdown. A no-op if it is not running.
-     */
-    public synchronized void kill() {
-        if (process != null) {
-            process.kill();
-        }
-    }
-
-    /**
-     * Stops etcd with SIGTERM and waits for it to exit (SIGKILL after the stop timeout, 30 s by
-     * default). A no-op if it is not running.
-     */
-    public synchronized void stop() {
-        if (process != null) {
-            process.stop(stopTimeout);
-        }
-    }
-
-    /**
-     * Stops etcd if it runs ({@link #stop()}), then starts it again on the same data directory
-     * and the same ports and waits until it is healthy.
-     *
-     * @throws IllegalStateException as {@link #start()}
-     */
-    public synchronized void restart() {
-        stop();
-        start();
-    }
-
-    /**
-     * The last lines of etcd's log.
-     *
-     * @param lines how many lines, at least 1
-     * @return the lines joined by {@code \n}; empty if nothing was logged yet
-     */
-    public String logTail(int lines) {
-        return ManagedProcess.tail(logFile, lines);
-    }
-
-    /**
-     * Stops etcd (SIGTERM, then SIGKILL after the stop timeout) and deletes the data directory
-     * unless data is to be kept (see the class comment). The log file is kept. Idempotent.
-     */
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        stop();
-        if (failed || keepData) {
-            LOG.info("etcd closed; data kept in {}, log {}", dataDir, logFile);
-        } else {
-            WorkDirs.deleteRecursively(dataDir);
-        }
-    }
-
-    @Override
-    public String toString() {
-        return "EtcdServer{" + clientUrl() + ", dataDir=" + dataDir + ", alive=" + isAlive() + "}";
+    String address() {
+        return clientUrl();
     }
 
     /**

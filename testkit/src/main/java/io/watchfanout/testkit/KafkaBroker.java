@@ -63,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * the log file and holds its last lines; an interrupt while waiting restores the interrupt flag
  * and throws {@link IllegalStateException}.
  */
-public final class KafkaBroker implements AutoCloseable {
+public final class KafkaBroker extends ServerProcess {
     /** Default {@code message.max.bytes} and {@code replica.fetch.max.bytes}: 16 MiB. */
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 16 << 20;
     /** Default maximum heap of the broker JVM, as for {@code -Xmx}. */
@@ -78,19 +78,11 @@ public final class KafkaBroker implements AutoCloseable {
     private final List<String> jvmArgs;
     private final Map<String, String> propertyOverrides;
     private final Duration startTimeout;
-    private final Duration stopTimeout;
-    private final boolean keepData;
-    private final Path workDir;
-    private final Path dataDir;
-    private final Path logFile;
     private final Path propertiesFile;
     private final int brokerPort;
     private final int controllerPort;
     private final String clusterId;
 
-    private volatile ManagedProcess process; // written under this; null until the first start
-    private boolean failed;                  // guarded by this
-    private boolean closed;                  // guarded by this
 
     /** Creates a broker with all defaults (not started yet; call {@link #start()}). */
     public KafkaBroker() {
@@ -98,16 +90,13 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     private KafkaBroker(Builder b) {
+        super("Kafka broker", b.workDir != null ? b.workDir.toAbsolutePath() : WorkDirs.newInstanceDir("kafka"),
+                "kafka.log", b.stopTimeout, b.keepData);
         this.classpath = b.classpath != null ? b.classpath : System.getProperty("java.class.path");
         this.maxHeap = b.maxHeap;
         this.jvmArgs = List.copyOf(b.jvmArgs);
         this.propertyOverrides = new LinkedHashMap<>(b.properties);
         this.startTimeout = b.startTimeout;
-        this.stopTimeout = b.stopTimeout;
-        this.keepData = b.keepData;
-        this.workDir = b.workDir != null ? b.workDir.toAbsolutePath() : WorkDirs.newInstanceDir("kafka");
-        this.dataDir = workDir.resolve("data");
-        this.logFile = workDir.resolve("kafka.log");
         this.propertiesFile = workDir.resolve("server.properties");
         this.brokerPort = b.brokerPort != 0 ? b.brokerPort : FreePorts.pick();
         this.controllerPort = b.controllerPort != 0 ? b.controllerPort : FreePorts.pick();
@@ -134,6 +123,7 @@ public final class KafkaBroker implements AutoCloseable {
      *     the broker is already running, exits early or is not ready within the start timeout
      *     (default 120 s); the message holds the tail of the log
      */
+    @Override
     public synchronized KafkaBroker start() {
         if (closed) {
             throw new IllegalStateException("Kafka broker on port " + brokerPort + " is closed");
@@ -351,112 +341,9 @@ public final class KafkaBroker implements AutoCloseable {
         return clusterId;
     }
 
-    /**
-     * The broker's data directory ({@code log.dirs}, also the KRaft metadata log).
-     *
-     * @return an absolute path; stable across restarts
-     */
-    public Path dataDir() {
-        return dataDir;
-    }
-
-    /**
-     * The file receiving the broker's (and the storage formatter's) stdout and stderr, appended
-     * to across restarts and kept on close.
-     *
-     * @return an absolute path next to {@link #dataDir()}
-     */
-    public Path logFile() {
-        return logFile;
-    }
-
-    /**
-     * Whether the broker JVM is running (it may still be starting).
-     *
-     * @return true between a start and the next stop, kill or crash
-     */
-    public boolean isAlive() {
-        ManagedProcess p = process;
-        return p != null && p.isAlive();
-    }
-
-    /**
-     * The operating-system process id of the current (or last) broker JVM.
-     *
-     * @return the pid
-     * @throws IllegalStateException if it was never started
-     */
-    public long pid() {
-        ManagedProcess p = process;
-        if (p == null) {
-            throw new IllegalStateException("Kafka broker on port " + brokerPort + " was never started");
-        }
-        return p.pid();
-    }
-
-    /**
-     * Kills the broker JVM with SIGKILL ({@link Process#destroyForcibly()}) and waits until it is
-     * gone: a crash, no controlled shutdown. A no-op if it is not running.
-     */
-    public synchronized void kill() {
-        if (process != null) {
-            process.kill();
-        }
-    }
-
-    /**
-     * Stops the broker with SIGTERM (controlled shutdown) and waits for it to exit (SIGKILL after
-     * the stop timeout, 60 s by default). A no-op if it is not running.
-     */
-    public synchronized void stop() {
-        if (process != null) {
-            process.stop(stopTimeout);
-        }
-    }
-
-    /**
-     * Stops the broker if it runs ({@link #stop()}), then starts it again on the same data
-     * directory and the same ports and waits until it is ready.
-     *
-     * @throws IllegalStateException as {@link #start()}
-     */
-    public synchronized void restart() {
-        stop();
-        start();
-    }
-
-    /**
-     * The last lines of the broker's log.
-     *
-     * @param lines how many lines, at least 1
-     * @return the lines joined by {@code \n}; empty if nothing was logged yet
-     */
-    public String logTail(int lines) {
-        return ManagedProcess.tail(logFile, lines);
-    }
-
-    /**
-     * Stops the broker (SIGTERM, then SIGKILL after the stop timeout) and deletes the data
-     * directory unless data is to be kept (see the class comment). The log file is kept.
-     * Idempotent.
-     */
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        stop();
-        if (failed || keepData) {
-            LOG.info("Kafka broker closed; data kept in {}, log {}", dataDir, logFile);
-        } else {
-            WorkDirs.deleteRecursively(dataDir);
-        }
-    }
-
-    @Override
-    public String toString() {
-        return "KafkaBroker{" + bootstrapServers() + ", dataDir=" + dataDir + ", alive=" + isAlive() + "}";
+    String address() {
+        return bootstrapServers();
     }
 
     /**
