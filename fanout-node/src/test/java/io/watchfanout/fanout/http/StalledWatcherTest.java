@@ -120,8 +120,15 @@ class StalledWatcherTest {
     assertThat(node.hub.stats().closedStalled()).isLessThanOrEqualTo(1);
     assertThat(node.hub.queuedFrames()).isLessThanOrEqualTo(QUEUE + 1L);
     String tail = readToEnd(stalledIn);
-    assertThat(tail).as("the stream was cut: no ERROR frame, no last chunk")
-        .doesNotContain("\"ERROR\"").doesNotEndWith("0\r\n\r\n");
+    if (tail.contains("\"ERROR\"")) {
+      // The kernel's send buffer had room for the 410 after all (the kernel sizes it, not we):
+      // then the stream ends properly with it, and the bound did not cut it.
+      assertThat(tail).as("the stream ended with its 410 and the last chunk")
+          .contains("\"code\":410").endsWith("0\r\n\r\n");
+      assertThat(node.hub.stats().closedStalled()).isZero();
+    } else {
+      assertThat(tail).as("the stream was cut: no ERROR frame, no last chunk").doesNotEndWith("0\r\n\r\n");
+    }
     stalled.close();
     fastIn.close();
   }
@@ -143,16 +150,17 @@ class StalledWatcherTest {
     assertThat(node.hub.stats().closedStalled()).isZero();
   }
 
-  /** Everything the socket still delivers, until the node's close shows as EOF or a reset. */
+  /** The last 4 KiB of what the socket still delivers, until the node's close shows as EOF or a reset. */
   private static String readToEnd(InputStream in) {
     StringBuilder sb = new StringBuilder();
     byte[] buf = new byte[65536];
     try {
       int n;
       while ((n = in.read(buf)) >= 0) {
-        int from = Math.max(0, n - 64);
-        sb.setLength(0);
-        sb.append(new String(buf, from, n - from, StandardCharsets.ISO_8859_1));
+        sb.append(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
+        if (sb.length() > 4096) {
+          sb.delete(0, sb.length() - 4096);
+        }
       }
     } catch (IOException e) {
       // a reset is a close too
