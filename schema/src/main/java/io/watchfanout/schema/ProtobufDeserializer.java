@@ -1,5 +1,6 @@
 package io.watchfanout.schema;
 
+import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
@@ -15,6 +16,11 @@ import org.apache.kafka.common.serialization.Deserializer;
  * reports it as a {@code RecordDeserializationException} carrying the partition and
  * offset, and does not move past the record. Readers of watch-fanout topics must treat
  * that as fatal rather than skip the record (ARCHITECTURE.md, invariant 8).
+ *
+ * <p>The message's {@code bytes} fields (keys, values) alias {@code data} instead of copying
+ * it: a 1 KiB value is copied once, by Kafka, not twice. Kafka hands every call a fresh
+ * array and never touches it again; a caller that reuses its array must not do so while the
+ * message is in use.
  *
  * <p>Thread-safe and stateless.
  *
@@ -39,7 +45,11 @@ final class ProtobufDeserializer<T extends MessageLite> implements Deserializer<
       return null;
     }
     try {
-      return parser.parseFrom(data);
+      CodedInputStream in = CodedInputStream.newInstance(data);
+      in.enableAliasing(true);
+      T message = parser.parseFrom(in);
+      in.checkLastTagWas(0);
+      return message;
     } catch (InvalidProtocolBufferException e) {
       throw new SerializationException(
           "record of topic " + topic + " (" + data.length + " bytes) is not a valid "

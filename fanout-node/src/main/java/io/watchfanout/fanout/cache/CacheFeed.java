@@ -1,6 +1,5 @@
 package io.watchfanout.fanout.cache;
 
-import com.google.protobuf.ByteString;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import java.util.List;
@@ -10,11 +9,13 @@ import java.util.List;
  * source) feeds it. Every method is called from one feed thread, in topic order.
  */
 public interface CacheFeed {
-  /** A key-value of the state topic's snapshot (rebuild, before {@link #startAt}). */
-  void loadKey(KeyValue kv);
-
-  /** A tombstone of the state topic's snapshot (rebuild, before {@link #startAt}). */
-  void unloadKey(ByteString key);
+  /**
+   * The state topic's snapshot (rebuild, before {@link #startAt}): every live key once,
+   * sorted by {@link KeyRange#KEY_ORDER}, so that the ordered map is built in linear time.
+   *
+   * @throws IllegalArgumentException if the keys are not strictly ascending
+   */
+  void loadState(List<KeyValue> sortedByKey);
 
   /** The loaded snapshot is the state at {@code revision}; events follow after it. */
   void startAt(long revision);

@@ -5,11 +5,16 @@ import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import java.time.Duration;
+import java.util.AbstractMap;
+import java.util.AbstractSet;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
@@ -68,14 +73,23 @@ public final class WatchCache {
 
   // ---- rebuild from the state topic -------------------------------------------------
 
-  /** Loads a key-value read from the state topic (before {@link #startAt}). */
-  public void loadKey(KeyValue kv) {
-    state.put(kv.getKey(), new StateEntry(kv, null));
-  }
-
-  /** Removes a key whose state-topic record is a tombstone (before {@link #startAt}). */
-  public void unloadKey(ByteString key) {
-    state.remove(key);
+  /**
+   * Loads the state topic's snapshot (before {@link #startAt}), replacing the current state.
+   * The keys come sorted, so the map is built bottom-up in linear time ({@link TreeMap}'s
+   * constructor from a sorted map) instead of a million rebalancing inserts.
+   *
+   * @param sortedByKey every live key once, strictly ascending by {@link KeyRange#KEY_ORDER}
+   * @throws IllegalArgumentException if the keys are not strictly ascending
+   */
+  public void loadState(List<KeyValue> sortedByKey) {
+    for (int i = 1; i < sortedByKey.size(); i++) {
+      if (KeyRange.KEY_ORDER.compare(sortedByKey.get(i - 1).getKey(), sortedByKey.get(i).getKey()) >= 0) {
+        throw new IllegalArgumentException("state keys not strictly ascending at " + i + ": "
+            + KeyRange.printable(sortedByKey.get(i - 1).getKey()) + ", " + KeyRange.printable(sortedByKey.get(i).getKey()));
+      }
+    }
+    state.clear();
+    state.putAll(new SortedStateView(sortedByKey));
   }
 
   /** Declares the loaded state to be the state at {@code revision}; history starts after it. */
@@ -295,5 +309,75 @@ public final class WatchCache {
       }
     }
     return new HistoryRead(out, Math.max(readTo, revision), true);
+  }
+
+  /**
+   * The sorted snapshot as the {@link SortedMap} that {@link TreeMap#putAll} builds from in
+   * linear time (it asks only for the size, the comparator and the entries in order).
+   */
+  private static final class SortedStateView extends AbstractMap<ByteString, StateEntry>
+      implements SortedMap<ByteString, StateEntry> {
+    private final List<KeyValue> sorted;
+
+    SortedStateView(List<KeyValue> sorted) {
+      this.sorted = sorted;
+    }
+
+    @Override
+    public Comparator<? super ByteString> comparator() {
+      return KeyRange.KEY_ORDER;
+    }
+
+    @Override
+    public Set<Map.Entry<ByteString, StateEntry>> entrySet() {
+      return new AbstractSet<>() {
+        @Override
+        public int size() {
+          return sorted.size();
+        }
+
+        @Override
+        public Iterator<Map.Entry<ByteString, StateEntry>> iterator() {
+          Iterator<KeyValue> it = sorted.iterator();
+          return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+              return it.hasNext();
+            }
+
+            @Override
+            public Map.Entry<ByteString, StateEntry> next() {
+              KeyValue kv = it.next();
+              return new AbstractMap.SimpleImmutableEntry<>(kv.getKey(), new StateEntry(kv, null));
+            }
+          };
+        }
+      };
+    }
+
+    @Override
+    public SortedMap<ByteString, StateEntry> subMap(ByteString fromKey, ByteString toKey) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public SortedMap<ByteString, StateEntry> headMap(ByteString toKey) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public SortedMap<ByteString, StateEntry> tailMap(ByteString fromKey) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public ByteString firstKey() {
+      return sorted.get(0).getKey();
+    }
+
+    @Override
+    public ByteString lastKey() {
+      return sorted.get(sorted.size() - 1).getKey();
+    }
   }
 }

@@ -85,12 +85,16 @@ public final class FrameEncoder {
    */
   ByteBuffer encode(WatchEvent event, Encoding encoding, FrameKind kind, ByteBuffer jsonFrame) {
     byte[] bytes;
+    int length;
     switch (encoding) {
       case JSON:
-        bytes = ProtoJson.toJsonLine(event);
+        JsonBuffer line = ProtoJson.jsonLine(event);
+        bytes = line.array();
+        length = line.length();
         break;
       case PROTOBUF:
         bytes = delimited(event);
+        length = bytes.length;
         break;
       default:
         boolean withId = kind == FrameKind.EVENT || kind == FrameKind.BOOKMARK;
@@ -102,10 +106,11 @@ public final class FrameEncoder {
           byte[] json = ProtoJson.toJson(event);
           bytes = SseFrames.build(event, withId, json, json.length);
         }
+        length = bytes.length;
     }
     encodes[encoding.ordinal()][kind.ordinal()].increment();
-    ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length);
-    direct.put(bytes).flip();
+    ByteBuffer direct = ByteBuffer.allocateDirect(length);
+    direct.put(bytes, 0, length).flip();
     return direct.asReadOnlyBuffer();
   }
 

@@ -93,17 +93,18 @@ final class JsonBuffer {
     int n = bytes.size();
     ensure(2 + ((n + 2) / 3) * 4);
     buf[len++] = '"';
-    byte[] src = bytes.toByteArray();
+    // Read in place (no copy of a 1 KiB value); ByteString.byteAt is an array read.
+    ByteString src = bytes;
     int i = 0;
     for (; i + 2 < n; i += 3) {
-      int v = (src[i] & 0xff) << 16 | (src[i + 1] & 0xff) << 8 | (src[i + 2] & 0xff);
+      int v = (src.byteAt(i) & 0xff) << 16 | (src.byteAt(i + 1) & 0xff) << 8 | (src.byteAt(i + 2) & 0xff);
       buf[len++] = BASE64[v >>> 18];
       buf[len++] = BASE64[(v >>> 12) & 63];
       buf[len++] = BASE64[(v >>> 6) & 63];
       buf[len++] = BASE64[v & 63];
     }
     if (i < n) {
-      int v = (src[i] & 0xff) << 16 | (i + 1 < n ? (src[i + 1] & 0xff) << 8 : 0);
+      int v = (src.byteAt(i) & 0xff) << 16 | (i + 1 < n ? (src.byteAt(i + 1) & 0xff) << 8 : 0);
       buf[len++] = BASE64[v >>> 18];
       buf[len++] = BASE64[(v >>> 12) & 63];
       buf[len++] = i + 1 < n ? BASE64[(v >>> 6) & 63] : (byte) '=';

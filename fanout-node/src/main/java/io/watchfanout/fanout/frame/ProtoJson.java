@@ -22,7 +22,7 @@ public final class ProtoJson {
 
   /** The canonical JSON of {@code event}, without a trailing newline. */
   public static byte[] toJson(WatchEvent event) {
-    JsonBuffer out = new JsonBuffer(256);
+    JsonBuffer out = new JsonBuffer(estimatedSize(event));
     writeWatchEvent(out, event);
     return java.util.Arrays.copyOf(out.array(), out.length());
   }
@@ -64,10 +64,33 @@ public final class ProtoJson {
 
   /** Writes {@code event} followed by {@code '\n'} into a new array (one JSON-lines frame). */
   static byte[] toJsonLine(WatchEvent event) {
-    JsonBuffer out = new JsonBuffer(256);
+    JsonBuffer out = jsonLine(event);
+    return java.util.Arrays.copyOf(out.array(), out.length());
+  }
+
+  /**
+   * {@code event} followed by {@code '\n'} in a buffer sized from the event's bytes (base64 is
+   * 4/3 of them), so that a 1 KiB value is rendered without regrowing; the frame is copied
+   * once, from this buffer into its direct buffer.
+   */
+  static JsonBuffer jsonLine(WatchEvent event) {
+    JsonBuffer out = new JsonBuffer(estimatedSize(event));
     writeWatchEvent(out, event);
     out.raw('\n');
-    return java.util.Arrays.copyOf(out.array(), out.length());
+    return out;
+  }
+
+  /** An upper estimate of the JSON of {@code event} for ordinary keys and messages. */
+  private static int estimatedSize(WatchEvent event) {
+    int bytes = 0;
+    if (event.hasObject()) {
+      bytes += event.getObject().getKey().size() + event.getObject().getValue().size();
+    }
+    int size = 192 + (bytes + 2 * 3) / 3 * 4;
+    if (event.hasStatus()) {
+      size += 64 + 2 * (event.getStatus().getMessage().length() + event.getStatus().getReason().length());
+    }
+    return size;
   }
 
   private static boolean name(JsonBuffer out, boolean first, String name) {

@@ -42,6 +42,7 @@ final class WatchHandler implements HttpHandler {
 
   private final WatchHub hub;
   private final HttpSettings settings;
+  private final IoThreadWakeUps.Registry wakeUps = new IoThreadWakeUps.Registry();
 
   WatchHandler(WatchHub hub, HttpSettings settings) {
     this.hub = hub;
@@ -119,7 +120,7 @@ final class WatchHandler implements HttpHandler {
   /** Opens the watcher and starts streaming (IO thread). */
   private void start(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds) {
     Watcher watcher;
-    WatchStream stream = new WatchStream(exchange, hub.stats(), settings.bookmarkInterval(),
+    WatchStream stream = new WatchStream(exchange, wakeUps, hub.stats(), settings.bookmarkInterval(),
         settings.stalledCloseAfter(), settings.nodeId());
     try {
       HttpApi.checkServing(hub);

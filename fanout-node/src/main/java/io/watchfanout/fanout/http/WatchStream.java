@@ -54,11 +54,8 @@ final class WatchStream implements WatchSink {
   private final Duration tickInterval;
   private final Duration stalledCloseAfter;
   private final String nodeId;
+  private final IoThreadWakeUps wakeUps;
   private final AtomicBoolean wakePending = new AtomicBoolean();
-  private final Runnable pumpTask = () -> {
-    wakePending.set(false);
-    pump();
-  };
 
   private Watcher watcher;
   private StreamSinkChannel channel;
@@ -72,10 +69,11 @@ final class WatchStream implements WatchSink {
   private boolean closeTimerArmed;
   private boolean closed;
 
-  WatchStream(HttpServerExchange exchange, WatchStats stats, Duration tickInterval, Duration stalledCloseAfter,
-      String nodeId) {
+  WatchStream(HttpServerExchange exchange, IoThreadWakeUps.Registry wakeUps, WatchStats stats,
+      Duration tickInterval, Duration stalledCloseAfter, String nodeId) {
     this.exchange = exchange;
     this.io = exchange.getIoThread();
+    this.wakeUps = wakeUps.forThread(io);
     this.stats = stats;
     this.tickInterval = tickInterval;
     this.stalledCloseAfter = stalledCloseAfter;
@@ -184,8 +182,14 @@ final class WatchStream implements WatchSink {
   @Override
   public void wakeUp() {
     if (wakePending.compareAndSet(false, true)) {
-      io.execute(pumpTask);
+      wakeUps.wake(this);
     }
+  }
+
+  /** The pump of a wake-up, run by {@link IoThreadWakeUps} on the IO thread. */
+  void pumpWoken() {
+    wakePending.set(false);
+    pump();
   }
 
   /** Writes until the socket would block or nothing is waiting (IO thread). */

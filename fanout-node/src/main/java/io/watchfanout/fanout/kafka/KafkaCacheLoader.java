@@ -1,6 +1,7 @@
 package io.watchfanout.fanout.kafka;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.watchfanout.fanout.cache.CacheFeed;
 import io.watchfanout.fanout.cache.KeyRange;
 import io.watchfanout.fanout.cache.RecordApplier;
@@ -184,7 +185,8 @@ public final class KafkaCacheLoader implements AutoCloseable {
           if (r.key() == null) {
             throw new FeedException("state record without a key in " + r.topic() + "-" + r.partition() + " at offset " + r.offset());
           }
-          ByteString key = ByteString.copyFrom(r.key());
+          // Kafka hands each record a fresh key array: wrap it, no copy.
+          ByteString key = UnsafeByteOperations.unsafeWrap(r.key());
           StateRecord v = r.value();
           if (key.isEmpty()) {
             if (v != null && !v.hasCheckpoint()) {
@@ -217,14 +219,15 @@ public final class KafkaCacheLoader implements AutoCloseable {
         throw new FeedException(stateTopic + " holds " + keys.size()
             + " keys but no checkpoint under the empty key: cannot tell their revision");
       }
-      for (KeyValue kv : keys.values()) {
-        feed.loadKey(kv);
-      }
+      List<KeyValue> sorted = new ArrayList<>(keys.values());
+      keys.clear();
+      sorted.sort((a, b) -> KeyRange.KEY_ORDER.compare(a.getKey(), b.getKey()));
+      feed.loadState(sorted);
       progress.stateRatio = 1;
-      progress.keysLoaded = keys.size();
-      LOG.info("[node {}] rebuild: loaded {} keys from {} at revision {} (events from offset {})", nodeId, keys.size(),
+      progress.keysLoaded = sorted.size();
+      LOG.info("[node {}] rebuild: loaded {} keys from {} at revision {} (events from offset {})", nodeId, sorted.size(),
           stateTopic, checkpoint == null ? 0 : checkpoint.getRevision(), checkpoint == null ? 0 : checkpoint.getEventsOffset());
-      return new Snapshot(checkpoint, keys.size());
+      return new Snapshot(checkpoint, sorted.size());
     }
   }
 

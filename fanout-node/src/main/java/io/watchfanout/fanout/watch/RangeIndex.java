@@ -2,19 +2,19 @@ package io.watchfanout.fanout.watch;
 
 import com.google.protobuf.ByteString;
 import io.watchfanout.fanout.cache.KeyRange;
-import java.util.Collections;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 
 /**
  * Values indexed by key range, so that finding the values whose range holds a key costs
- * time in proportion to the matches, not to the number of values: single keys in a hash
- * map, ranges and prefixes in an interval tree (a treap ordered by range start, each node
- * carrying the largest end of its subtree), as etcd's watcher groups use an interval tree.
+ * time in proportion to the matches, not to the number of values: values with the same range
+ * share one entry (etcd's {@code watcherSetByKey} and watcher groups), single keys sit in a
+ * hash map, and ranges and prefixes in an interval tree (a treap ordered by range start, each
+ * node carrying the largest end of its subtree), as etcd's watcher groups use an interval tree.
+ * So 1,000 watchers of one prefix cost one tree node and one walk of an array per key.
  *
  * <p>Counts values visited and tree nodes examined, so tests can prove the cost of a
  * dispatch without timing it.
@@ -26,25 +26,58 @@ import java.util.function.Consumer;
 final class RangeIndex<V> {
   /** Where one added value sits, to remove it again. */
   static final class Handle<V> {
-    final KeyRange range;
+    final Entry<V> entry;
     final V value;
-    final long seq;
-    final int priority;
-    Handle<V> left;
-    Handle<V> right;
-    /** Largest exclusive end in this subtree; null = unbounded. */
-    ByteString maxEnd;
+    /** Position in {@code entry.members}; -1 once removed. */
+    int slot;
 
-    Handle(KeyRange range, V value, long seq) {
-      this.range = range;
+    Handle(Entry<V> entry, V value) {
+      this.entry = entry;
       this.value = value;
-      this.seq = seq;
-      this.priority = ThreadLocalRandom.current().nextInt();
     }
   }
 
-  private final Map<ByteString, Set<V>> exact = new HashMap<>();
-  private Handle<V> root;
+  /** The values of one distinct range; for a range (not a single key) also a treap node. */
+  static final class Entry<V> {
+    final KeyRange range;
+    final long seq;
+    final int priority;
+    @SuppressWarnings("unchecked")
+    Handle<V>[] members = (Handle<V>[]) new Handle<?>[2];
+    int count;
+    Entry<V> left;
+    Entry<V> right;
+    /** Largest exclusive end in this subtree; null = unbounded. */
+    ByteString maxEnd;
+
+    Entry(KeyRange range, long seq) {
+      this.range = range;
+      this.seq = seq;
+      this.priority = ThreadLocalRandom.current().nextInt();
+      this.maxEnd = range.end();
+    }
+
+    void add(Handle<V> h) {
+      if (count == members.length) {
+        members = Arrays.copyOf(members, count * 2);
+      }
+      h.slot = count;
+      members[count++] = h;
+    }
+
+    /** Swap-removes {@code h}; O(1). */
+    void remove(Handle<V> h) {
+      Handle<V> last = members[--count];
+      members[h.slot] = last;
+      last.slot = h.slot;
+      members[count] = null;
+      h.slot = -1;
+    }
+  }
+
+  private final Map<KeyRange, Entry<V>> entries = new HashMap<>();
+  private final Map<ByteString, Entry<V>> exact = new HashMap<>();
+  private Entry<V> root;
   private long nextSeq;
   private int size;
   private long visits;
@@ -52,44 +85,52 @@ final class RangeIndex<V> {
 
   /** Adds {@code value} for {@code range}; the handle removes it again. */
   Handle<V> add(KeyRange range, V value) {
-    Handle<V> h = new Handle<>(range, value, nextSeq++);
-    if (range.isSingleKey()) {
-      exact.computeIfAbsent(range.start(), k -> Collections.newSetFromMap(new IdentityHashMap<>()))
-          .add(value);
-    } else {
-      h.maxEnd = range.end();
-      Handle<V>[] parts = split(root, h.range.start(), h.seq);
-      root = merge(merge(parts[0], h), parts[1]);
+    Entry<V> e = entries.get(range);
+    if (e == null) {
+      e = new Entry<>(range, nextSeq++);
+      entries.put(range, e);
+      if (range.isSingleKey()) {
+        exact.put(range.start(), e);
+      } else {
+        Entry<V>[] parts = split(root, range.start(), e.seq);
+        root = merge(merge(parts[0], e), parts[1]);
+      }
     }
+    Handle<V> h = new Handle<>(e, value);
+    e.add(h);
     size++;
     return h;
   }
 
   /** Removes what {@link #add} added; a handle removed twice is ignored. */
   void remove(Handle<V> h) {
-    if (h.range.isSingleKey()) {
-      Set<V> set = exact.get(h.range.start());
-      if (set != null && set.remove(h.value)) {
-        size--;
-        if (set.isEmpty()) {
-          exact.remove(h.range.start());
-        }
-      }
+    if (h.slot < 0) {
       return;
     }
-    Handle<V>[] lower = split(root, h.range.start(), h.seq);
-    Handle<V>[] upper = split(lower[1], h.range.start(), h.seq + 1);
-    if (upper[0] == h) {
-      size--;
-      root = merge(lower[0], upper[1]);
-    } else {
-      root = merge(lower[0], merge(upper[0], upper[1]));
+    Entry<V> e = h.entry;
+    e.remove(h);
+    size--;
+    if (e.count > 0) {
+      return;
     }
+    entries.remove(e.range);
+    if (e.range.isSingleKey()) {
+      exact.remove(e.range.start());
+      return;
+    }
+    Entry<V>[] lower = split(root, e.range.start(), e.seq);
+    Entry<V>[] upper = split(lower[1], e.range.start(), e.seq + 1);
+    root = merge(lower[0], upper[1]);
   }
 
   /** The number of values indexed. */
   int size() {
     return size;
+  }
+
+  /** Distinct ranges indexed (values with the same range share one). */
+  int distinctRanges() {
+    return entries.size();
   }
 
   /** Values handed to visitors so far. */
@@ -104,17 +145,23 @@ final class RangeIndex<V> {
 
   /** Calls {@code visitor} once for every value whose range holds {@code key}. */
   void forEachMatching(ByteString key, Consumer<? super V> visitor) {
-    Set<V> set = exact.get(key);
-    if (set != null) {
-      for (V v : set) {
-        visits++;
-        visitor.accept(v);
-      }
+    Entry<V> e = exact.get(key);
+    if (e != null) {
+      visitAll(e, visitor);
     }
     stab(root, key, visitor);
   }
 
-  private void stab(Handle<V> node, ByteString key, Consumer<? super V> visitor) {
+  private void visitAll(Entry<V> e, Consumer<? super V> visitor) {
+    Handle<V>[] members = e.members;
+    int n = e.count;
+    visits += n;
+    for (int i = 0; i < n; i++) {
+      visitor.accept(members[i].value);
+    }
+  }
+
+  private void stab(Entry<V> node, ByteString key, Consumer<? super V> visitor) {
     while (node != null) {
       nodesExamined++;
       if (!endsAfter(node.maxEnd, key)) {
@@ -125,8 +172,7 @@ final class RangeIndex<V> {
         return; // this node and its right subtree start after key
       }
       if (endsAfter(node.range.end(), key)) {
-        visits++;
-        visitor.accept(node.value);
+        visitAll(node, visitor);
       }
       node = node.right;
     }
@@ -136,32 +182,32 @@ final class RangeIndex<V> {
     return end == null || KeyRange.KEY_ORDER.compare(key, end) < 0;
   }
 
-  private static <V> int compare(Handle<V> h, ByteString start, long seq) {
-    int c = KeyRange.KEY_ORDER.compare(h.range.start(), start);
-    return c != 0 ? c : Long.compare(h.seq, seq);
+  private static <V> int compare(Entry<V> e, ByteString start, long seq) {
+    int c = KeyRange.KEY_ORDER.compare(e.range.start(), start);
+    return c != 0 ? c : Long.compare(e.seq, seq);
   }
 
   /** Splits into nodes ordered before (start, seq) and the rest. */
   @SuppressWarnings("unchecked")
-  private Handle<V>[] split(Handle<V> node, ByteString start, long seq) {
+  private Entry<V>[] split(Entry<V> node, ByteString start, long seq) {
     if (node == null) {
-      return (Handle<V>[]) new Handle<?>[] {null, null};
+      return (Entry<V>[]) new Entry<?>[] {null, null};
     }
     if (compare(node, start, seq) < 0) {
-      Handle<V>[] parts = split(node.right, start, seq);
+      Entry<V>[] parts = split(node.right, start, seq);
       node.right = parts[0];
       update(node);
       parts[0] = node;
       return parts;
     }
-    Handle<V>[] parts = split(node.left, start, seq);
+    Entry<V>[] parts = split(node.left, start, seq);
     node.left = parts[1];
     update(node);
     parts[1] = node;
     return parts;
   }
 
-  private Handle<V> merge(Handle<V> a, Handle<V> b) {
+  private Entry<V> merge(Entry<V> a, Entry<V> b) {
     if (a == null) {
       return b;
     }
@@ -178,14 +224,14 @@ final class RangeIndex<V> {
     return b;
   }
 
-  private static <V> void update(Handle<V> n) {
+  private static <V> void update(Entry<V> n) {
     ByteString max = n.range.end();
     max = maxEnd(max, n.left);
     max = maxEnd(max, n.right);
     n.maxEnd = max;
   }
 
-  private static <V> ByteString maxEnd(ByteString end, Handle<V> child) {
+  private static <V> ByteString maxEnd(ByteString end, Entry<V> child) {
     if (child == null) {
       return end;
     }

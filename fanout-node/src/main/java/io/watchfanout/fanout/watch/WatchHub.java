@@ -221,20 +221,11 @@ public final class WatchHub implements CacheFeed {
   // ---- CacheFeed (the feed thread) --------------------------------------------------
 
   @Override
-  public void loadKey(KeyValue kv) {
+  public void loadState(List<KeyValue> sortedByKey) {
     lock.lock();
     try {
-      cache.loadKey(kv);
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  @Override
-  public void unloadKey(ByteString key) {
-    lock.lock();
-    try {
-      cache.unloadKey(key);
+      cache.loadState(sortedByKey);
+      publishLocked();
     } finally {
       lock.unlock();
     }

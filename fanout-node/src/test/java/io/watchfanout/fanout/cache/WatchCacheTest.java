@@ -35,13 +35,8 @@ class WatchCacheTest {
     }
 
     @Override
-    public void loadKey(KeyValue kv) {
-      cache.loadKey(kv);
-    }
-
-    @Override
-    public void unloadKey(ByteString key) {
-      cache.unloadKey(key);
+    public void loadState(List<KeyValue> sortedByKey) {
+      cache.loadState(sortedByKey);
     }
 
     @Override
@@ -88,6 +83,25 @@ class WatchCacheTest {
 
   private static Map<ByteString, KeyValue> state(WatchCache c, KeyRange range) {
     return c.snapshot(range).stream().collect(Collectors.toMap(e -> e.kv().getKey(), StateEntry::kv));
+  }
+
+  @Test
+  void aSortedSnapshotLoadsInOrderAndAnUnsortedOneIsRefused() {
+    WatchCache c = cache(1000, Duration.ofMinutes(10));
+    List<KeyValue> sorted = new ArrayList<>();
+    for (int i = 0; i < 1000; i++) {
+      sorted.add(KeyValue.newBuilder().setKey(key(String.format("/k/%04d", i))).setModRevision(i + 1).build());
+    }
+    c.loadState(sorted);
+    c.startAt(1000);
+    assertThat(c.keyCount()).isEqualTo(1000);
+    assertThat(c.snapshot(KeyRange.prefix(key("/k/099"))).stream().map(e -> e.kv().getKey().toStringUtf8()))
+        .containsExactly("/k/0990", "/k/0991", "/k/0992", "/k/0993", "/k/0994", "/k/0995", "/k/0996", "/k/0997",
+            "/k/0998", "/k/0999");
+    WatchCache other = cache(1000, Duration.ofMinutes(10));
+    List<KeyValue> unsorted = List.of(sorted.get(1), sorted.get(0));
+    assertThatThrownBy(() -> other.loadState(unsorted)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not strictly ascending");
   }
 
   @Test

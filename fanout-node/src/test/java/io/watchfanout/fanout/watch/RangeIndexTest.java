@@ -42,6 +42,32 @@ class RangeIndexTest {
   }
 
   @Test
+  void aThousandWatchersOfOnePrefixShareOneTreeNode() {
+    RangeIndex<Integer> index = new RangeIndex<>();
+    List<RangeIndex.Handle<Integer>> handles = new ArrayList<>();
+    for (int i = 0; i < 1000; i++) {
+      handles.add(index.add(KeyRange.prefix(key("/registry/pods/")), i));
+      index.add(KeyRange.single(key("/registry/pods/a")), 10_000 + i);
+    }
+    assertThat(index.distinctRanges()).isEqualTo(2);
+    List<Integer> hit = new ArrayList<>();
+    index.forEachMatching(key("/registry/pods/b"), hit::add);
+    assertThat(hit).hasSize(1000);
+    assertThat(index.nodesExamined()).as("one node for the 1,000 identical prefixes").isEqualTo(1);
+    for (int i = 0; i < 1000; i += 2) {
+      index.remove(handles.get(i));
+    }
+    hit.clear();
+    index.forEachMatching(key("/registry/pods/a"), hit::add);
+    assertThat(hit).hasSize(1500).doesNotContain(0, 2, 998).contains(1, 999, 10_000, 10_999);
+    for (int i = 1; i < 1000; i += 2) {
+      index.remove(handles.get(i));
+    }
+    assertThat(index.distinctRanges()).isEqualTo(1);
+    assertThat(index.size()).isEqualTo(1000);
+  }
+
+  @Test
   void overlappingRangesPrefixesAndKeysMatchABruteForceScan() {
     Random random = new Random(7);
     RangeIndex<Integer> index = new RangeIndex<>();
