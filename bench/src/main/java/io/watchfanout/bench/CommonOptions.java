@@ -14,6 +14,12 @@ final class CommonOptions {
       description = "Load time of one round (default: ${DEFAULT-VALUE}).")
   Duration duration;
 
+  @Option(names = "--warmup", defaultValue = "10s", paramLabel = "DURATION", converter = io.watchfanout.common.DurationConverter.class,
+      description = "Unmeasured load before the rounds of each configuration (the first one of a run: 4 times as long), so "
+          + "that the JIT compilers of every process (Kafka, the ingester, the node, the client) are done before "
+          + "measuring (default: ${DEFAULT-VALUE}).")
+  Duration warmup;
+
   @Option(names = "--results", defaultValue = "bench/results", paramLabel = "DIR",
       description = "Where the CSV and PNG files go, relative to the repository (default: ${DEFAULT-VALUE}).")
   Path results;

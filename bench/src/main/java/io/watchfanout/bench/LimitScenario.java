@@ -78,7 +78,7 @@ final class LimitScenario implements Callable<Integer> {
         progress.log("attaching " + w + " watchers to the limit writer");
         try (LimitWriter writer = new LimitWriter(frame, framesPerWrite, writerThreads);
              WatchTarget t = WatchTarget.http(writer.port(), "/", w, WatchLoadClient.Format.JSON, clientThreads, 0)) {
-          Thread.sleep(1000);
+          Thread.sleep(1000 + common.warmup.toMillis());
           for (int r = 0; r < common.rounds; r++) {
             long pid = Proc.self();
             double cpu0 = Proc.cpuSeconds(pid);
@@ -111,6 +111,7 @@ final class LimitScenario implements Callable<Integer> {
         try (WatchTarget t = WatchTarget.http(node.port, FanoutVsEtcdScenario.PREFIX_QUERY, w,
             WatchLoadClient.Format.JSON, clientThreads, 0)) {
           awaitLive(t, load, w);
+          Round.warmUp(load, rate, common.warmup, progress, nodeRow);
           for (int r = 0; r < common.rounds; r++) {
             Map<String, Double> m0 = node.metrics();
             Round.Result res = Round.run(load, rate, common.duration.toNanos(), pids, t::deliveries, null, progress,

@@ -32,7 +32,29 @@ final class Round {
     }
   }
 
+  private static boolean firstWarmUpDone;
+
   private Round() {}
+
+  /**
+   * Runs the load for {@code warmup} without measuring: the processes' JIT compilers otherwise
+   * take a large share of the 2 cores during the first rounds (C2 at 15-30 % of a core per JVM
+   * in the first minute here) and charge it to the figures.
+   */
+  static void warmUp(Load load, double rate, java.time.Duration warmup, Progress progress, String label)
+      throws InterruptedException {
+    if (warmup.isZero() || warmup.isNegative()) {
+      return;
+    }
+    // The first warm-up of a run is four times as long: Kafka's and the ingester's C2
+    // compilers still take 10-15 % of a core each after a minute of load.
+    java.time.Duration d = firstWarmUpDone ? warmup : warmup.multipliedBy(4);
+    firstWarmUpDone = true;
+    progress.log(label + ": warming up for " + d.toSeconds() + " s (not measured)");
+    load.run(rate, d.toNanos());
+    load.drain(5000);
+    Thread.sleep(500);
+  }
 
   /**
    * @param processes name → pid of the processes whose CPU and RSS to report

@@ -1,9 +1,8 @@
 package io.watchfanout.fanout.http;
 
+import java.util.ArrayList;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.xnio.XnioIoThread;
 
 /**
@@ -11,6 +10,9 @@ import org.xnio.XnioIoThread;
  * matches 1,000 watchers, the feed thread hands each IO thread one task that pumps all of its
  * woken streams, instead of 1,000 {@code execute} calls, each taking the thread's work-queue
  * lock and possibly waking its selector.
+ *
+ * <p>The woken streams go into a list that the IO thread swaps out once per run, so the two
+ * threads meet on one short monitor per batch rather than on a shared queue's nodes per stream.
  *
  * <p>Thread-safety: {@link #wake} from any thread; the streams are pumped on the IO thread.
  */
@@ -25,8 +27,12 @@ final class IoThreadWakeUps implements Runnable {
   }
 
   private final XnioIoThread io;
-  private final ConcurrentLinkedQueue<WatchStream> woken = new ConcurrentLinkedQueue<>();
-  private final AtomicBoolean scheduled = new AtomicBoolean();
+  /** Guarded by this. */
+  private ArrayList<WatchStream> woken = new ArrayList<>();
+  /** Guarded by this: a run is queued on the IO thread and has not swapped the list yet. */
+  private boolean scheduled;
+  /** IO thread only: the list being pumped, reused. */
+  private ArrayList<WatchStream> pumping = new ArrayList<>();
 
   private IoThreadWakeUps(XnioIoThread io) {
     this.io = io;
@@ -34,19 +40,29 @@ final class IoThreadWakeUps implements Runnable {
 
   /** Queues {@code stream} to be pumped on the IO thread; at most one task is pending. */
   void wake(WatchStream stream) {
-    woken.offer(stream);
-    if (scheduled.compareAndSet(false, true)) {
+    boolean schedule;
+    synchronized (this) {
+      woken.add(stream);
+      schedule = !scheduled;
+      scheduled = true;
+    }
+    if (schedule) {
       io.execute(this);
     }
   }
 
   @Override
   public void run() {
-    // Cleared before draining: a stream queued after this point schedules a new run.
-    scheduled.set(false);
-    WatchStream s;
-    while ((s = woken.poll()) != null) {
-      s.pumpWoken();
+    ArrayList<WatchStream> batch;
+    synchronized (this) {
+      batch = woken;
+      woken = pumping;
+      scheduled = false;
     }
+    pumping = batch;
+    for (int i = 0; i < batch.size(); i++) {
+      batch.get(i).pumpWoken();
+    }
+    batch.clear();
   }
 }

@@ -46,6 +46,7 @@ final class WatchStream implements WatchSink {
   /** Frames gathered into one write at most (IOV_MAX is 1024; a chunk header and CRLF ride along). */
   static final int MAX_FRAMES_PER_WRITE = 64;
   private static final ByteBuffer CRLF = ByteBuffer.wrap("\r\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
+  private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
   private static final ByteBuffer LAST_CHUNK = ByteBuffer.wrap("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
 
   private final HttpServerExchange exchange;
@@ -269,7 +270,10 @@ final class WatchStream implements WatchSink {
       pending[pendingCount++] = d;
     }
     chunkHeader.clear();
-    chunkHeader.put(Long.toHexString(size).getBytes(StandardCharsets.US_ASCII)).put((byte) '\r').put((byte) '\n').flip();
+    for (int shift = (63 - Long.numberOfLeadingZeros(size | 1)) & ~3; shift >= 0; shift -= 4) {
+      chunkHeader.put(HEX[(int) (size >>> shift) & 15]);
+    }
+    chunkHeader.put((byte) '\r').put((byte) '\n').flip();
     pending[pendingCount++] = CRLF.duplicate();
     pendingBytes = size + chunkHeader.remaining() + 2;
   }
