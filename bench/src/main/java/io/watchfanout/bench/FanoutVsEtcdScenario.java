@@ -92,7 +92,7 @@ final class FanoutVsEtcdScenario implements Callable<Integer> {
           pids.put("client", Proc.self());
           try (target) {
             WatchTarget.awaitLive(target, stack.etcdClient(), PREFIX, w, 120_000);
-            Round.warmUp(load, putRate, common.warmup, progress, row);
+            Round.warmUp(load, putRate, common.warmup, target::deliveries, progress, row);
             for (int r = 0; r < common.rounds; r++) {
               Round.Result res = Round.run(load, putRate, common.duration.toNanos(), pids, target::deliveries,
                   target.latency(), progress, row + " round " + (r + 1) + "/" + common.rounds);

@@ -52,7 +52,7 @@ final class IngestScenario implements Callable<Integer> {
     try (Stack stack = new Stack(BenchMain.repo(), progress)) {
       stack.startEtcd();
       LoadGenerator load = new LoadGenerator(stack.etcdClient(), prefix, 1000, valueBytes, inFlight);
-      Round.warmUp(load, 0, common.warmup, progress, "etcd alone");
+      Round.warmUp(load, 0, common.warmup, load::acked, progress, "etcd alone");
       for (int r = 0; r < common.rounds; r++) {
         Map<String, Long> pids = new LinkedHashMap<>();
         pids.put("etcd", stack.etcd().pid());
@@ -77,7 +77,7 @@ final class IngestScenario implements Callable<Integer> {
         for (String rate : rates) {
           double putRate = "max".equals(rate) ? 0 : Double.parseDouble(rate);
           String row = "pipeline at " + ("max".equals(rate) ? "max" : rate + " puts/s");
-          Round.warmUp(load, putRate, common.warmup, progress, row);
+          Round.warmUp(load, putRate, common.warmup, t::deliveries, progress, row);
           for (int r = 0; r < common.rounds; r++) {
             Map<String, Long> pids = new LinkedHashMap<>();
             pids.put("etcd", stack.etcd().pid());

@@ -111,7 +111,7 @@ final class LimitScenario implements Callable<Integer> {
         try (WatchTarget t = WatchTarget.http(node.port, FanoutVsEtcdScenario.PREFIX_QUERY, w,
             WatchLoadClient.Format.JSON, clientThreads, 0)) {
           awaitLive(t, load, w);
-          Round.warmUp(load, rate, common.warmup, progress, nodeRow);
+          Round.warmUp(load, rate, common.warmup, t::deliveries, progress, nodeRow);
           for (int r = 0; r < common.rounds; r++) {
             Map<String, Double> m0 = node.metrics();
             Round.Result res = Round.run(load, rate, common.duration.toNanos(), pids, t::deliveries, null, progress,

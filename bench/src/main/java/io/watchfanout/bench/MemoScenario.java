@@ -54,7 +54,7 @@ final class MemoScenario implements Callable<Integer> {
             pids.put("node", node.pid());
             try (WatchTarget t = WatchTarget.http(node.port, FanoutVsEtcdScenario.PREFIX_QUERY, w, enc, 1, 10)) {
               WatchTarget.awaitLive(t, stack.etcdClient(), prefix, w, 120_000);
-              Round.warmUp(load, rate, common.warmup, progress, row);
+              Round.warmUp(load, rate, common.warmup, t::deliveries, progress, row);
               for (int r = 0; r < common.rounds; r++) {
                 Map<String, Double> m0 = node.metrics();
                 Round.Result res = Round.run(load, rate, common.duration.toNanos(), pids, t::deliveries, t.latency(),

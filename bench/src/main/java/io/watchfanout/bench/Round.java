@@ -41,8 +41,8 @@ final class Round {
    * take a large share of the 2 cores during the first rounds (C2 at 15-30 % of a core per JVM
    * in the first minute here) and charge it to the figures.
    */
-  static void warmUp(Load load, double rate, java.time.Duration warmup, Progress progress, String label)
-      throws InterruptedException {
+  static void warmUp(Load load, double rate, java.time.Duration warmup, LongSupplier deliveries, Progress progress,
+      String label) throws InterruptedException {
     if (warmup.isZero() || warmup.isNegative()) {
       return;
     }
@@ -53,7 +53,19 @@ final class Round {
     progress.log(label + ": warming up for " + d.toSeconds() + " s (not measured)");
     load.run(rate, d.toNanos());
     load.drain(5000);
-    Thread.sleep(500);
+    // Open loop leaves a backlog behind a slower watch path: let it drain (at most 2 minutes),
+    // so that the first round measures its own load, not the warm-up's.
+    long end = System.nanoTime() + 120_000_000_000L;
+    long last = deliveries.getAsLong();
+    long quietSince = System.nanoTime();
+    while (System.nanoTime() - quietSince < 1_000_000_000L && System.nanoTime() < end) {
+      Thread.sleep(100);
+      long now = deliveries.getAsLong();
+      if (now != last) {
+        last = now;
+        quietSince = System.nanoTime();
+      }
+    }
   }
 
   /**
