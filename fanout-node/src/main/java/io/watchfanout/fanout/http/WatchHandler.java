@@ -3,6 +3,7 @@ package io.watchfanout.fanout.http;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
+import io.undertow.util.HeaderValues;
 import io.undertow.util.HttpString;
 import io.undertow.util.SameThreadExecutor;
 import io.watchfanout.fanout.cache.HistoryExpiredException;
@@ -62,7 +63,13 @@ final class WatchHandler implements HttpHandler {
       timeoutSeconds = q.nonNegative("timeoutSeconds", 0, "seconds");
       Encoding encoding = AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT), true);
       if (encoding == Encoding.SSE) {
-        long lastEventId = lastEventId(exchange.getRequestHeaders().getFirst(LAST_EVENT_ID));
+        HeaderValues ids = exchange.getRequestHeaders().get(LAST_EVENT_ID);
+        if (ids != null && ids.size() > 1) {
+          // As a repeated query parameter: two resume points are ambiguous, not a choice to make.
+          throw new ApiException(Statuses.badRequest("header Last-Event-ID given " + ids.size()
+              + " times (expected: at most once)"));
+        }
+        long lastEventId = lastEventId(ids == null ? null : ids.getFirst());
         if (lastEventId >= 0) {
           rv = lastEventId;
           initial = false;

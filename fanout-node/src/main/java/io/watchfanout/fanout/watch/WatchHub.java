@@ -63,6 +63,7 @@ public final class WatchHub implements CacheFeed {
   private final boolean encodePerWatcher;
 
   private volatile long revision;
+  private volatile long revisionAdvancedNanos = System.nanoTime();
   private volatile long dispatchedRevision;
   private volatile long historyStartRevision;
   private volatile long oldestHistoryRevision;
@@ -121,6 +122,17 @@ public final class WatchHub implements CacheFeed {
   /** The cache's revision: the newest revision the node is consistent to. */
   public long revision() {
     return revision;
+  }
+
+  /**
+   * Seconds since the cache's revision last advanced (by an event or a progress record).
+   * With etcd's progress notify on, it stays below etcd's progress-notify interval plus the
+   * ingester's publish latency while the ingester feeds the topics; far above it, etcd or the
+   * ingester has stopped and the node serves an older revision (it still serves: a stale
+   * cache is consistent, only not current, as a Kubernetes watch cache behind etcd).
+   */
+  public double revisionAgeSeconds() {
+    return (System.nanoTime() - revisionAdvancedNanos) / 1e9;
   }
 
   /** The last revision whose dispatch to live watchers is complete. */
@@ -211,7 +223,11 @@ public final class WatchHub implements CacheFeed {
   }
 
   private void publishLocked() {
-    revision = cache.revision();
+    long r = cache.revision();
+    if (r != revision) {
+      revisionAdvancedNanos = System.nanoTime();
+    }
+    revision = r;
     historyStartRevision = cache.historyStartRevision();
     oldestHistoryRevision = cache.oldestHistoryRevision();
     historySize = cache.historySize();

@@ -161,6 +161,10 @@ class SseWatchTest {
     Status s = Frames.parseStatus(bad.body());
     assertThat(s.getReason()).isEqualTo("BadRequest");
     assertThat(s.getMessage()).contains("Last-Event-ID", "\"abc\"", "expected");
+    HttpResponse<String> twice = client.send(HttpRequest.newBuilder(node.uri("/v1/watch?key=a")).header("Accept", SSE)
+        .header("Last-Event-ID", "101").header("Last-Event-ID", "102").build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(twice.statusCode()).isEqualTo(400);
+    assertThat(Frames.parseStatus(twice.body()).getMessage()).contains("Last-Event-ID given 2 times");
   }
 
   @Test

@@ -71,6 +71,24 @@ class WatchHubTest {
   }
 
   @Test
+  void theRevisionAgeGrowsWhileNothingArrivesAndRestartsWithAnEventOrAProgressRecord() throws Exception {
+    newHub(100, 16);
+    double before = hub.revisionAgeSeconds();
+    Thread.sleep(20);
+    double quiet = hub.revisionAgeSeconds();
+    assertThat(quiet).as("nothing arrived: it grows").isGreaterThan(before);
+    feed(etcd.put("/a", "1"));
+    assertThat(hub.revisionAgeSeconds()).as("an event restarts it").isLessThan(quiet);
+    Thread.sleep(20);
+    double again = hub.revisionAgeSeconds();
+    hub.applyProgress(hub.revision());
+    assertThat(hub.revisionAgeSeconds()).as("a progress record at the same revision moves nothing")
+        .isGreaterThan(again);
+    hub.applyProgress(hub.revision() + 1);
+    assertThat(hub.revisionAgeSeconds()).as("a progress record that advances restarts it").isLessThan(again);
+  }
+
+  @Test
   void dispatchVisitsOnlyTheMatchingWatcherAmongTenThousand() throws Exception {
     newHub(1000, 16);
     List<TestSink> sinks = new ArrayList<>();
