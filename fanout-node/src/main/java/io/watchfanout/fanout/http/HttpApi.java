@@ -178,6 +178,13 @@ public final class HttpApi {
   private void route(HttpServerExchange exchange, WatchHandler watch, KvHandler kv) throws Exception {
     String path = exchange.getRequestPath();
     boolean get = exchange.getRequestMethod().equals(Methods.GET) || exchange.getRequestMethod().equals(Methods.HEAD);
+    if (!exchange.getPathParameters().isEmpty()) {
+      // Undertow strips ";name=value" from the path; served silently, "/v1/kv;x=1" would look like
+      // an accepted parameter. No path of this API takes any.
+      Responses.status(exchange, Statuses.badRequest("path parameters in " + exchange.getRequestURI()
+          + " (expected: none; parameters go in the query string)"), 0);
+      return;
+    }
     switch (path) {
       case RequestTargetRewriter.INVALID_TARGET_PATH:
         InvalidTargetHandler.handle(exchange);

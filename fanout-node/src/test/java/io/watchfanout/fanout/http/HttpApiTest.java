@@ -222,6 +222,9 @@ class HttpApiTest {
     HttpResponse<String> notFound = get("/v2/nothing", null);
     assertThat(notFound.statusCode()).isEqualTo(404);
     assertThat(Frames.parseStatus(notFound.body()).getReason()).isEqualTo("NotFound");
+    HttpResponse<String> pathParameter = get("/v1/kv;x=1?key=a", null);
+    assertThat(pathParameter.statusCode()).isEqualTo(400);
+    assertThat(Frames.parseStatus(pathParameter.body()).getMessage()).contains("path parameters", ";x=1");
     // Still serving.
     node.feed(node.etcd.put("a", "1"));
     HttpResponse<String> list = get("/v1/kv?key=a", null);
