@@ -99,8 +99,8 @@ public final class NodeMetrics extends Collector {
         enc.memoizedBytes()));
     out.add(gauge("watchfanout_cache_revision", "The newest revision the cache is consistent to.", hub.revision()));
     out.add(gauge("watchfanout_cache_revision_age_seconds",
-        "Seconds since the cache's revision last advanced (event or progress record); far above etcd's "
-            + "progress-notify interval, the ingester or etcd is not feeding this node.", hub.revisionAgeSeconds()));
+        "Seconds since the cache's revision last advanced (event or progress record); growing well past the "
+            + "interval between etcd writes, the ingester or etcd is not feeding this node.", hub.revisionAgeSeconds()));
     out.add(gauge("watchfanout_cache_keys", "Keys in the cache.", hub.keyCount()));
     out.add(gauge("watchfanout_history_events", "Events in the history window.", hub.historySize()));
     out.add(gauge("watchfanout_history_oldest_revision", "Revision of the oldest event in the history window.",

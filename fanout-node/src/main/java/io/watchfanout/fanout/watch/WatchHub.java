@@ -125,11 +125,13 @@ public final class WatchHub implements CacheFeed {
   }
 
   /**
-   * Seconds since the cache's revision last advanced (by an event or a progress record).
-   * With etcd's progress notify on, it stays below etcd's progress-notify interval plus the
-   * ingester's publish latency while the ingester feeds the topics; far above it, etcd or the
-   * ingester has stopped and the node serves an older revision (it still serves: a stale
-   * cache is consistent, only not current, as a Kubernetes watch cache behind etcd).
+   * Seconds since the cache's revision last advanced (by an event or a progress record). etcd's
+   * revision moves with every write anywhere in etcd, and the ingester turns writes outside the
+   * watched range into progress records, so on a cluster with steady writes (a Kubernetes control
+   * plane renews leases every few seconds) this stays near the interval between writes; growing
+   * well past it, the ingester or etcd has stopped feeding this node, which keeps serving the
+   * revision it has (consistent, no longer current, as a Kubernetes watch cache cut off from
+   * etcd). On an idle etcd it grows as well: nothing tells a quiet etcd from a stopped feed.
    */
   public double revisionAgeSeconds() {
     return (System.nanoTime() - revisionAdvancedNanos) / 1e9;
