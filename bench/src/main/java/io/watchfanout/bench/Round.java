@@ -55,17 +55,31 @@ final class Round {
     load.drain(5000);
     // Open loop leaves a backlog behind a slower watch path: let it drain (at most 2 minutes),
     // so that the first round measures its own load, not the warm-up's.
-    long end = System.nanoTime() + 120_000_000_000L;
+    settle(deliveries, System.nanoTime(), 1_000_000_000L, 120_000_000_000L);
+  }
+
+  /** Deliveries when they stopped changing, and when they last changed (System.nanoTime). */
+  private record Settled(long deliveries, long lastChangeNanos) {}
+
+  /**
+   * Waits until {@code deliveries} has not changed for {@code quietNanos}, or until
+   * {@code maxNanos} after {@code fromNanos}; polls every 100 ms.
+   */
+  private static Settled settle(LongSupplier deliveries, long fromNanos, long quietNanos, long maxNanos)
+      throws InterruptedException {
     long last = deliveries.getAsLong();
+    long lastChange = fromNanos;
     long quietSince = System.nanoTime();
-    while (System.nanoTime() - quietSince < 1_000_000_000L && System.nanoTime() < end) {
+    while (System.nanoTime() - quietSince < quietNanos && System.nanoTime() - fromNanos < maxNanos) {
       Thread.sleep(100);
-      long now = deliveries.getAsLong();
-      if (now != last) {
-        last = now;
-        quietSince = System.nanoTime();
+      long d = deliveries.getAsLong();
+      if (d != last) {
+        last = d;
+        lastChange = System.nanoTime();
+        quietSince = lastChange;
       }
     }
+    return new Settled(last, lastChange);
   }
 
   /**
@@ -108,18 +122,9 @@ final class Round {
       long loadEnd = System.nanoTime();
       load.drain(5000);
       // Settle: deliveries still in flight; the round ends at the last one (at most 15 s on).
-      long last = deliveries.getAsLong();
-      long lastChange = loadEnd;
-      long quietSince = System.nanoTime();
-      while (System.nanoTime() - quietSince < 700_000_000L && System.nanoTime() - loadEnd < 15_000_000_000L) {
-        Thread.sleep(100);
-        long d = deliveries.getAsLong();
-        if (d != last) {
-          last = d;
-          lastChange = System.nanoTime();
-          quietSince = lastChange;
-        }
-      }
+      Settled settled = settle(deliveries, loadEnd, 700_000_000L, 15_000_000_000L);
+      long last = settled.deliveries;
+      long lastChange = settled.lastChangeNanos;
       Result r = new Result();
       r.puts = load.acked() - p0;
       r.deliveries = last - d0;
