@@ -27,4 +27,14 @@ final class CommonOptions {
   Path resultsDir() {
     return BenchMain.repo().resolve(results);
   }
+
+  /** Rejects rounds and durations that cannot give a figure, before anything starts. */
+  void check(picocli.CommandLine.Model.CommandSpec spec) {
+    if (rounds < 1) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--rounds: " + rounds + " (expected: >= 1)");
+    }
+    if (duration.isZero() || duration.isNegative()) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--duration: " + duration + " (expected: > 0)");
+    }
+  }
 }

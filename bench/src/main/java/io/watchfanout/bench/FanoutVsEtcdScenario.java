@@ -49,11 +49,25 @@ final class FanoutVsEtcdScenario implements Callable<Integer> {
       description = "Record latency on every n-th watcher (default: ${DEFAULT-VALUE}).")
   int sampleEvery;
 
+  @picocli.CommandLine.Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
   @Override
   public Integer call() throws Exception {
     Progress progress = new Progress();
     Figures f = new Figures();
-    double putRate = "max".equals(rate) ? 0 : Double.parseDouble(rate);
+    double putRate = parseRate(rate);
+    for (int w : watchers) {
+      if (w < 1) {
+        throw usage("--watchers: " + w + " (expected: >= 1)");
+      }
+    }
+    for (String t : targets) {
+      if (!List.of("fanout", "etcd", "proxy").contains(t)) {
+        throw usage("--targets: " + t + " (expected: fanout, etcd, proxy)");
+      }
+    }
+    common.check(spec);
     try (Stack stack = new Stack(BenchMain.repo(), progress)) {
       stack.startEtcd().startKafka().startIngester();
       Stack.Node node = stack.startNode(List.of(), List.of(), "2g");
@@ -150,5 +164,24 @@ final class FanoutVsEtcdScenario implements Callable<Integer> {
     }
     report.write(System.out, common.resultsDir());
     return 0;
+  }
+
+  private double parseRate(String value) {
+    if ("max".equals(value)) {
+      return 0;
+    }
+    try {
+      double r = Double.parseDouble(value);
+      if (r > 0) {
+        return r;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw usage("--rate: " + value + " (expected: puts per second > 0, or max)");
+  }
+
+  private picocli.CommandLine.ParameterException usage(String message) {
+    return new picocli.CommandLine.ParameterException(spec.commandLine(), message);
   }
 }
