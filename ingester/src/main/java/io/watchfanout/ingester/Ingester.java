@@ -10,6 +10,7 @@ import io.watchfanout.ingester.etcd.KeyRange;
 import io.watchfanout.ingester.etcd.WatchSignal;
 import io.watchfanout.ingester.election.LeaderElection;
 import io.watchfanout.ingester.materializer.StateMaterializer;
+import io.watchfanout.ingester.ops.DependencyMonitor;
 import io.watchfanout.ingester.ops.IngesterMetrics;
 import io.watchfanout.ingester.ops.OpsServer;
 import io.watchfanout.ingester.publish.DenseRevisionException;
@@ -18,6 +19,7 @@ import io.watchfanout.ingester.publish.IngesterFencedException;
 import io.watchfanout.ingester.publish.KeyedRecord;
 import io.watchfanout.ingester.publish.PublishedLog;
 import io.watchfanout.ingester.publish.Resynchronizer;
+import io.watchfanout.ingester.publish.SkippedRevision;
 import io.watchfanout.ingester.publish.RevisionAssembler;
 import io.watchfanout.ingester.topics.TopicManager;
 import io.watchfanout.ingester.topics.TopicMisconfiguredException;
@@ -52,6 +54,12 @@ import org.slf4j.LoggerFactory;
 public final class Ingester implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Ingester.class);
   private static final Duration POLL = Duration.ofMillis(500);
+  /** Time between two rounds of dependency probes. */
+  private static final Duration PROBE_INTERVAL = Duration.ofSeconds(1);
+  /** Bound of one range request of a resync or a rebuild. */
+  private static final Duration SNAPSHOT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+  /** More skipped revisions than this are resynchronised rather than read one by one. */
+  private static final long MAX_REBUILT_REVISIONS = 64;
 
   private final IngesterConfig config;
   private final KeyRange range;
@@ -64,6 +72,13 @@ public final class Ingester implements AutoCloseable {
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean running = true;
   private volatile String notReady = "starting";
+  /** The resume point: every revision up to this one is in the events topic. */
+  private volatile long lastPublished;
+  /** When the publish in flight started (System.nanoTime()), 0 when none is. */
+  private volatile long publishStartedNanos;
+  /** When the last record was published (System.nanoTime()); publisher thread only. */
+  private long lastPublishNanos = System.nanoTime();
+  private final DependencyMonitor monitor;
   private volatile String fatal = "";
   private final LeaderElection election;
   private OpsServer ops;
@@ -88,6 +103,8 @@ public final class Ingester implements AutoCloseable {
         .build();
     this.election = config.leaderElection()
         ? new LeaderElection(etcd, config.electionName(), identity(), config.electionLeaseTtl()) : null;
+    this.monitor = new DependencyMonitor(etcd, config.etcdEndpoints(), config.kafkaBootstrap(), eventsTopic,
+        PROBE_INTERVAL, config.dependencyTimeout(), metrics, this::refreshGauges);
     this.publisherThread = new Thread(this::runPublisher, "publisher");
   }
 
@@ -100,6 +117,7 @@ public final class Ingester implements AutoCloseable {
     }
     log.info("publishing {} of etcd {} to {} with transactional.id {}", range, config.etcdEndpoints(),
         eventsTopic, config.transactionalId());
+    monitor.start();
     publisherThread.start();
   }
 
@@ -108,9 +126,37 @@ public final class Ingester implements AutoCloseable {
     return ops == null ? -1 : ops.port();
   }
 
-  /** Empty while publishing from a live watch, else why not. */
+  /**
+   * Empty while publishing from a live watch with etcd and Kafka answering, else why not:
+   * a fatal error, a dependency that did not answer its last probe, a Kafka commit that has
+   * waited longer than {@code --dependency-timeout}, or the publisher's own state (starting,
+   * standby, resynchronising, re-watching).
+   */
   public String notReadyReason() {
-    return fatal.isEmpty() ? notReady : fatal;
+    if (!fatal.isEmpty()) {
+      return fatal;
+    }
+    String dependency = monitor.problem();
+    if (!dependency.isEmpty()) {
+      return dependency;
+    }
+    long publishing = publishStartedNanos;
+    if (publishing != 0 && System.nanoTime() - publishing > config.dependencyTimeout().toNanos()) {
+      return "a Kafka transaction has waited " + (System.nanoTime() - publishing) / 1_000_000_000L
+          + " s for its commit (Kafka at " + config.kafkaBootstrap() + ")";
+    }
+    return notReady;
+  }
+
+  /** Readiness and the gauges that depend on what the probes learnt; on the probe thread. */
+  private void refreshGauges() {
+    metrics.ready.set(notReadyReason().isEmpty() ? 1 : 0);
+    long etcdRevision = monitor.etcdRevision();
+    boolean leading = election == null || election.isLeader();
+    // Unknown is NaN, not 0: a lag of 0 would claim the tier is current.
+    metrics.etcdRevision.set(etcdRevision < 0 ? Double.NaN : etcdRevision);
+    metrics.watchLagRevisions.set(etcdRevision < 0 || !leading ? Double.NaN
+        : Math.max(0, etcdRevision - lastPublished));
   }
 
   /** Empty unless the ingester stopped for good (fenced, misconfigured topics, ...). */
@@ -143,7 +189,7 @@ public final class Ingester implements AutoCloseable {
               config.replicationFactor()));
           startMaterializerOnce();
           try (EventsPublisher publisher = new EventsPublisher(config.kafkaBootstrap(), eventsTopic,
-              config.transactionalId(), config.maxRecordBytes(), config.transactionTimeout(), Map.of())) {
+              config.transactionalId(), config.maxRecordBytes(), config.transactionTimeout(), fencingBound())) {
             long lastPublished = startPoint(publisher);
             backoff = Duration.ofMillis(200);
             stream(feed, publisher, lastPublished);
@@ -151,14 +197,14 @@ public final class Ingester implements AutoCloseable {
         } catch (IngesterFencedException e) {
           if (election != null) {
             // Another replica was elected while this one still wrote: give way and campaign again.
-            log.warn("[revision {}] {}; giving up leadership", (long) metrics.lastPublishedRevision.get(), e.getMessage());
+            log.warn("[revision {}] {}; giving up leadership", lastPublished, e.getMessage());
             election.resign();
           } else if (anotherIngesterPublishes(e)) {
             return;
           }
         } catch (LeadershipLostException e) {
           log.warn("[revision {}] lost the leadership of {} (lease not renewed in time); publishing stops",
-              (long) metrics.lastPublishedRevision.get(), config.electionName());
+              lastPublished, config.electionName());
           election.resign();
         } catch (TopicMisconfiguredException e) {
           fail("refusing to start: " + e.getMessage(), e);
@@ -174,7 +220,7 @@ public final class Ingester implements AutoCloseable {
           notReady = "waiting for " + dependencyOf(e) + ": " + e;
           metrics.ready.set(0);
           metrics.watchRestarts.labels("kafka").inc();
-          log.warn("[revision {}] {}; retrying in {} ms", (long) metrics.lastPublishedRevision.get(), notReady,
+          log.warn("[revision {}] {}; retrying in {} ms", lastPublished, notReady,
               backoff.toMillis());
           if (!sleep(backoff)) {
             return;
@@ -194,7 +240,7 @@ public final class Ingester implements AutoCloseable {
    * this one stops for good; otherwise (a transaction aborted on timeout) it goes on.
    */
   private boolean anotherIngesterPublishes(IngesterFencedException e) {
-    long ours = (long) metrics.lastPublishedRevision.get();
+    long ours = lastPublished;
     log.warn("[revision {}] {}; checking whether another ingester publishes", ours, e.getMessage());
     if (!sleep(Duration.ofSeconds(3))) {
       return true;
@@ -261,11 +307,10 @@ public final class Ingester implements AutoCloseable {
   private long resync(EventsPublisher publisher, Map<com.google.protobuf.ByteString, io.watchfanout.schema.v1.KeyValue> before,
       Resync.Reason reason, long compactRevision, long lastRecordRevision) throws Exception {
     notReady = "publishing the state of etcd (" + reason + ")";
-    EtcdSnapshot snapshot = new EtcdSnapshotReader(etcd, 1000, Duration.ofSeconds(30)).read(range);
+    EtcdSnapshot snapshot = new EtcdSnapshotReader(etcd, config.snapshotPageSize(), SNAPSHOT_REQUEST_TIMEOUT).read(range);
     List<KeyedRecord> records = Resynchronizer.records(before, snapshot, reason, compactRevision, lastRecordRevision);
     checkSizes(records);
-    publisher.publish(records);
-    metrics.transactions.labels("commit").inc();
+    publish(publisher, records);
     metrics.eventsPublished.inc(records.size() - 1);
     metrics.resyncs.labels(reason.name().toLowerCase(java.util.Locale.ROOT)).inc();
     log.info("[revision {}] published a resync ({}) of {} with {} entries ({} keys in etcd)", snapshot.revision(),
@@ -274,6 +319,7 @@ public final class Ingester implements AutoCloseable {
   }
 
   private long published(long revision) {
+    lastPublished = revision;
     metrics.lastPublishedRevision.set(revision);
     return revision;
   }
@@ -292,36 +338,50 @@ public final class Ingester implements AutoCloseable {
     RevisionAssembler assembler = new RevisionAssembler(range, lastPublished);
     feed.watchFrom(lastPublished + 1);
     Duration backoff = Duration.ofMillis(100);
+    long gapAt = -1; // the proven revision at the last skip, to tell a repeated skip
     notReady = "";
-    metrics.ready.set(1);
+    refreshGauges();
+    Duration poll = min(POLL, config.heartbeatInterval());
     while (running) {
       if (election != null && !election.isLeader()) {
         throw new LeadershipLostException();
       }
-      WatchSignal signal = feed.poll(POLL);
+      WatchSignal signal = feed.poll(poll);
       if (signal instanceof WatchSignal.Batch && !notReady.isEmpty()) {
         notReady = "";
-        metrics.ready.set(1);
+        refreshGauges();
         backoff = Duration.ofMillis(100);
       }
+      boolean progressNotify = false;
       try {
         while (signal instanceof WatchSignal.Batch b) {
-          metrics.etcdRevision.set(Math.max(metrics.etcdRevision.get(), b.batch().headerRevision()));
+          monitor.observeEtcdRevision(b.batch().headerRevision());
+          progressNotify |= b.batch().progressNotify();
           assembler.accept(b.batch());
           signal = assembler.pendingRecords() >= config.maxBatchRecords() ? null : feed.poll(Duration.ZERO);
         }
       } catch (DenseRevisionException e) {
-        log.warn("[revision {}] {}; re-watching from {}", lastPublished, e.getMessage(), lastPublished + 1);
         metrics.watchRestarts.labels("gap").inc();
         publishPending(publisher, assembler);
         lastPublished = assembler.provenRevision();
+        if (lastPublished == gapAt) {
+          // The same revision skipped by a fresh watch: re-watching again would loop (etcd
+          // issue 18089). Rebuild what was skipped, then watch from where the watch went on.
+          lastPublished = rebuildSkipped(publisher, e);
+          gapAt = -1;
+        } else {
+          log.warn("[revision {}] {}; re-watching from {}", lastPublished, e.getMessage(), lastPublished + 1);
+          gapAt = lastPublished;
+        }
         assembler = new RevisionAssembler(range, lastPublished);
         feed.watchFrom(lastPublished + 1);
         continue;
       }
       lastPublished = publishPending(publisher, assembler);
       metrics.watchQueueBytes.set(feed.queuedBytes());
-      metrics.watchLagRevisions.set(Math.max(0, metrics.etcdRevision.get() - lastPublished));
+      if (signal == null || signal instanceof WatchSignal.Batch) {
+        heartbeatIfDue(publisher, assembler, progressNotify);
+      }
       if (signal instanceof WatchSignal.Failed f) {
         if (f.compactRevision() > 0) {
           log.warn("[revision {}] etcd compacted revision {} before the ingester read it; resynchronising",
@@ -353,15 +413,126 @@ public final class Ingester implements AutoCloseable {
     }
   }
 
+  /**
+   * Rebuilds the revisions a watch skipped twice from range reads against the published
+   * state ({@link SkippedRevision}) and publishes them; falls back to a resynchronisation
+   * when etcd no longer holds them or they are too many to read one by one.
+   *
+   * @return the last published revision: the one before {@code gap.seen()}
+   */
+  private long rebuildSkipped(EventsPublisher publisher, DenseRevisionException gap) throws Exception {
+    long proven = gap.expected() - 1;
+    long skipped = gap.seen() - gap.expected();
+    notReady = "etcd's watch skipped revision " + gap.expected() + " twice; rebuilding it from range reads";
+    metrics.ready.set(0);
+    log.warn("[revision {}] {} again: the revision(s) {}..{} are never delivered (etcd issue 18089: a DELETE at the "
+        + "compaction revision); rebuilding them from range reads", proven, gap.getMessage(), gap.expected(),
+        gap.seen() - 1);
+    PublishedLog published = new PublishedLog(config.kafkaBootstrap(), eventsTopic, stateTopic,
+        config.transactionalId());
+    Map<com.google.protobuf.ByteString, io.watchfanout.schema.v1.KeyValue> state = published.state();
+    if (skipped > MAX_REBUILT_REVISIONS) {
+      log.warn("[revision {}] {} revisions skipped (more than {}); resynchronising instead", proven, skipped,
+          MAX_REBUILT_REVISIONS);
+      metrics.skippedRevisions.labels("resync").inc(skipped);
+      return resync(publisher, state, Resync.Reason.COMPACTED, gap.expected(), proven);
+    }
+    RevisionAssembler assembler = new RevisionAssembler(range, proven);
+    EtcdSnapshotReader reader = new EtcdSnapshotReader(etcd, config.snapshotPageSize(), SNAPSHOT_REQUEST_TIMEOUT);
+    int events = 0;
+    for (long revision = gap.expected(); revision < gap.seen(); revision++) {
+      EtcdSnapshot at;
+      try {
+        at = reader.read(range, revision);
+      } catch (java.util.concurrent.ExecutionException e) {
+        if (!String.valueOf(e.getCause()).contains("compacted")) {
+          throw e;
+        }
+        log.warn("[revision {}] etcd compacted revision {} before it could be read; resynchronising", proven,
+            revision);
+        metrics.skippedRevisions.labels("resync").inc(skipped);
+        return resync(publisher, state, Resync.Reason.COMPACTED, revision, proven);
+      }
+      List<io.watchfanout.schema.v1.Event> rebuilt = SkippedRevision.events(state, at);
+      assembler.acceptRebuilt(revision, rebuilt);
+      events += rebuilt.size();
+      state = SkippedRevision.state(at);
+    }
+    long last = publishPending(publisher, assembler);
+    metrics.skippedRevisions.labels("rebuilt").inc(skipped);
+    log.info("[revision {}] rebuilt {} skipped revision(s) with {} event(s) in {}; watching from {}", last, skipped,
+        events, range, last + 1);
+    return last;
+  }
+
+  /**
+   * Publishes a heartbeat (a progress record that may repeat the last revision) at an etcd
+   * progress notification or after {@code --heartbeat-interval} without a record, but only
+   * while the ingester is ready and caught up with etcd's revision as last probed: a watch
+   * that stopped delivering while etcd moves on must not look alive to the nodes.
+   */
+  private void heartbeatIfDue(EventsPublisher publisher, RevisionAssembler assembler, boolean progressNotify)
+      throws Exception {
+    boolean due = progressNotify || System.nanoTime() - lastPublishNanos >= config.heartbeatInterval().toNanos();
+    long etcdRevision = monitor.etcdRevision();
+    if (!due || etcdRevision < 0 || etcdRevision > assembler.provenRevision() || !notReadyReason().isEmpty()) {
+      return;
+    }
+    publish(publisher, List.of(assembler.heartbeat()));
+    metrics.progressRecords.inc();
+    metrics.heartbeats.inc();
+  }
+
+  /**
+   * Producer settings that keep {@code initTransactions()} inside the election lease: a
+   * replica deposed while it waited for Kafka (its lease lapsed, another was elected) must
+   * not come back and fence the new leader. Checked right before the producer is made, after
+   * whatever blocked before (topic creation, the materializer); the producer gives up (and is
+   * closed) when the call outlasts the lease.
+   *
+   * @throws LeadershipLostException when the lease has lapsed already
+   */
+  private Map<String, Object> fencingBound() throws LeadershipLostException {
+    if (election == null) {
+      return Map.of();
+    }
+    Duration left = election.leadershipLeft();
+    if (left.isZero()) {
+      throw new LeadershipLostException();
+    }
+    return Map.of(org.apache.kafka.clients.producer.ProducerConfig.MAX_BLOCK_MS_CONFIG,
+        Math.max(1, Math.min(left.toMillis(), 10_000)));
+  }
+
+  /** Publishes one transaction, tracking how long its commit waits (readiness). */
+  private void publish(EventsPublisher publisher, List<KeyedRecord> records) throws Exception {
+    if (election != null && !election.isLeader()) {
+      throw new LeadershipLostException(); // closes the producer on the way out
+    }
+    publishStartedNanos = System.nanoTime();
+    try {
+      publisher.publish(records);
+    } finally {
+      publishStartedNanos = 0;
+    }
+    lastPublishNanos = System.nanoTime();
+    metrics.transactions.labels("commit").inc();
+    long now = System.currentTimeMillis();
+    for (KeyedRecord r : records) {
+      if (r.timestampMillis() > 0 && r.value().hasEvent() && r.value().getEvent().getIndex() == 0) {
+        metrics.eventLatency.labels("appended").observe((now - r.timestampMillis()) / 1000.0);
+      }
+    }
+  }
+
   /** Publishes every complete revision the assembler holds; returns the last published revision. */
-  private long publishPending(EventsPublisher publisher, RevisionAssembler assembler) throws InterruptedException {
+  private long publishPending(EventsPublisher publisher, RevisionAssembler assembler) throws Exception {
     while (true) {
       boolean last = assembler.pendingRecords() <= config.maxBatchRecords();
       List<KeyedRecord> records = last ? assembler.drain(true) : assembler.drainUpTo(config.maxBatchRecords());
       if (!records.isEmpty()) {
         checkSizes(records);
-        publisher.publish(records);
-        metrics.transactions.labels("commit").inc();
+        publish(publisher, records);
         for (KeyedRecord r : records) {
           if (r.value().hasProgress()) {
             metrics.progressRecords.inc();
@@ -372,7 +543,7 @@ public final class Ingester implements AutoCloseable {
         published(records.get(records.size() - 1).revision());
       }
       if (last) {
-        return (long) metrics.lastPublishedRevision.get();
+        return lastPublished;
       }
     }
   }
@@ -467,6 +638,7 @@ public final class Ingester implements AutoCloseable {
         materializer.close();
       }
     }
+    monitor.close();
     etcd.close();
     if (ops != null) {
       ops.close();

@@ -28,6 +28,10 @@ import java.util.List;
  * @param leaderElection whether replicas elect one publisher through etcd's election API
  * @param electionName the election's name (an etcd key prefix)
  * @param electionLeaseTtl the election lease's time-to-live
+ * @param heartbeatInterval how long the publisher may publish nothing before it publishes a
+ *     heartbeat (a progress record that repeats the last revision)
+ * @param dependencyTimeout how long a probe of etcd or Kafka may take before the ingester
+ *     reports that dependency lost (not ready); probes run every second
  */
 public record IngesterConfig(
     List<String> etcdEndpoints,
@@ -50,4 +54,6 @@ public record IngesterConfig(
     Duration retryBackoffMax,
     boolean leaderElection,
     String electionName,
-    Duration electionLeaseTtl) {}
+    Duration electionLeaseTtl,
+    Duration heartbeatInterval,
+    Duration dependencyTimeout) {}

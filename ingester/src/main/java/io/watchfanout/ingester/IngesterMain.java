@@ -120,6 +120,17 @@ public final class IngesterMain implements Callable<Integer> {
           + "delays the next one. Default: ${DEFAULT-VALUE}.")
   Duration electionLeaseTtl;
 
+  @Option(names = "--heartbeat-interval", defaultValue = "1s", converter = DurationConverter.class,
+      paramLabel = "DURATION", description = "After this long without a record, publish a heartbeat (a progress "
+          + "record at the last revision) so that fan-out nodes tell an idle etcd from a dead feed. "
+          + "Default: ${DEFAULT-VALUE}.")
+  Duration heartbeatInterval;
+
+  @Option(names = "--dependency-timeout", defaultValue = "3s", converter = DurationConverter.class,
+      paramLabel = "DURATION", description = "etcd and Kafka are probed every second; one that does not answer "
+          + "within this makes the ingester not ready. Default: ${DEFAULT-VALUE}.")
+  Duration dependencyTimeout;
+
   /** Parses flags, runs until SIGTERM or a fatal error, and exits. */
   public static void main(String[] args) {
     System.exit(commandLine().execute(args));
@@ -139,6 +150,8 @@ public final class IngesterMain implements Callable<Integer> {
     require(httpPort >= -1 && httpPort <= 65535, "--http-port", httpPort, "-1..65535", spec);
     require(maxRecordBytes >= 64 * 1024, "--max-record-bytes", maxRecordBytes, ">= 64KiB", spec);
     require(electionLeaseTtl.toSeconds() >= 2, "--election-lease-ttl", electionLeaseTtl, ">= 2s", spec);
+    require(heartbeatInterval.toMillis() >= 100, "--heartbeat-interval", heartbeatInterval, ">= 100ms", spec);
+    require(dependencyTimeout.toMillis() >= 100, "--dependency-timeout", dependencyTimeout, ">= 100ms", spec);
     byte[] prefix;
     try {
       prefix = KeyBytes.decode(keyPrefix);
@@ -149,7 +162,8 @@ public final class IngesterMain implements Callable<Integer> {
         httpHost, httpPort, transactionalId != null ? transactionalId : topicPrefix + ".ingester", eventsRetention,
         maxRecordBytes, statePartitions, replicationFactor, transactionTimeout, watchQueueBytes, maxBatchRecords,
         etcdMaxInboundBytes, snapshotPageSize, materializer, retryBackoffMax, leaderElection,
-        electionName != null ? electionName : "/watchfanout/elections/" + topicPrefix + "/ingester", electionLeaseTtl);
+        electionName != null ? electionName : "/watchfanout/elections/" + topicPrefix + "/ingester", electionLeaseTtl,
+        heartbeatInterval, dependencyTimeout);
   }
 
   private void require(boolean ok, String flag, Object value, String expected, CommandLine.Model.CommandSpec spec) {

@@ -119,9 +119,11 @@ public final class RevisionChain {
     String what = "progress at revision " + progress.getRevision();
     checkBoundary(what);
     checkPrev(progress.getPrevRevision(), what);
-    if (lastRevision != UNKNOWN && progress.getRevision() <= lastRevision) {
+    // A progress record that repeats the last revision is a heartbeat: the ingester is alive
+    // and nothing new happened. It never goes back.
+    if (lastRevision != UNKNOWN && progress.getRevision() < lastRevision) {
       throw new RevisionChainException(
-          what + " does not advance past revision " + lastRevision);
+          what + " goes back before revision " + lastRevision);
     }
     lastRevision = progress.getRevision();
     return lastRevision;

@@ -54,6 +54,18 @@ class RevisionChainTest {
   }
 
   @Test
+  void acceptsHeartbeatsThatRepeatTheLastRevisionButNeverGoBack() {
+    RevisionChain chain = new RevisionChain(6);
+    chain.accept(event(7, 0, 1, 6));
+    chain.accept(progress(7, 7));
+    chain.accept(progress(7, 7));
+    chain.accept(event(8, 0, 1, 7));
+    assertThat(chain.lastRevision()).isEqualTo(8);
+    assertThatThrownBy(() -> chain.accept(progress(7, 8)))
+        .isInstanceOf(RevisionChainException.class);
+  }
+
+  @Test
   void rejectsAGap() {
     RevisionChain chain = new RevisionChain(6);
     assertThatThrownBy(() -> chain.accept(event(9, 0, 1, 8)))

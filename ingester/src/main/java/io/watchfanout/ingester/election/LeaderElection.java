@@ -108,6 +108,17 @@ public final class LeaderElection implements AutoCloseable {
     return leaderKey != null && System.nanoTime() < validUntilNanos - margin;
   }
 
+  /**
+   * How much longer this replica certainly leads: until one third of a TTL before its lease's
+   * deadline; zero when it does not lead. A Kafka call that can fence another publisher
+   * ({@code initTransactions()}) must finish within it.
+   */
+  public Duration leadershipLeft() {
+    long margin = TimeUnit.SECONDS.toNanos(ttlSeconds) / 3;
+    long left = validUntilNanos - margin - System.nanoTime();
+    return leaderKey == null || left <= 0 ? Duration.ZERO : Duration.ofNanos(left);
+  }
+
   /** Gives up leadership at once (resign, revoke the lease) so that another replica takes over. */
   public void resign() {
     LeaderKey key = leaderKey;

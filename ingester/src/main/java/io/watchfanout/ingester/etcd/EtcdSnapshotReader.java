@@ -48,9 +48,24 @@ public final class EtcdSnapshotReader {
    * @throws InterruptedException when interrupted
    */
   public EtcdSnapshot read(KeyRange range) throws ExecutionException, TimeoutException, InterruptedException {
+    return read(range, 0);
+  }
+
+  /**
+   * Reads every key of {@code range} at {@code atRevision}, or at the current revision
+   * when it is 0.
+   *
+   * @throws ExecutionException when etcd fails a request; a revision below etcd's
+   *     compaction revision fails with an {@code EtcdException} whose message says
+   *     "required revision has been compacted"
+   * @throws TimeoutException when a request takes longer than the request timeout
+   * @throws InterruptedException when interrupted
+   */
+  public EtcdSnapshot read(KeyRange range, long atRevision)
+      throws ExecutionException, TimeoutException, InterruptedException {
     ByteSequence end = ByteSequence.from(range.rangeEnd());
     ByteString from = range.startKey();
-    long revision = 0;
+    long revision = atRevision;
     List<KeyValue> kvs = new ArrayList<>();
     while (true) {
       GetOption.Builder option = GetOption.builder().withRange(end).withLimit(pageSize);

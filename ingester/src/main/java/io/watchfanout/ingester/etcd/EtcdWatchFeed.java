@@ -185,7 +185,7 @@ public final class EtcdWatchFeed implements AutoCloseable {
     }
     boolean progress = response.isProgressNotify() || raw.isEmpty();
     queue.add(new WatchSignal.Batch(gen,
-        new WatchBatch(response.getHeader().getRevision(), progress, events, bytes)));
+        new WatchBatch(response.getHeader().getRevision(), progress, events, bytes, System.currentTimeMillis())));
   }
 
   private void onError(long gen, Handle handle, Throwable error) {

@@ -96,7 +96,8 @@ public final class EventsPublisher implements AutoCloseable {
       producer.beginTransaction();
       List<Future<RecordMetadata>> sends = new ArrayList<>(records.size());
       for (KeyedRecord r : records) {
-        sends.add(producer.send(new ProducerRecord<>(topic, 0, r.key(), r.value())));
+        sends.add(producer.send(new ProducerRecord<>(topic, 0, r.timestampMillis() > 0 ? r.timestampMillis() : null,
+            r.key(), r.value())));
       }
       producer.flush();
       for (Future<RecordMetadata> f : sends) {

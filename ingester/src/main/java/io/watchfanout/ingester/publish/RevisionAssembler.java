@@ -73,17 +73,33 @@ public final class RevisionAssembler {
       }
       if (revision > provenRevision) {
         if (revision != provenRevision + 1) {
-          throw new DenseRevisionException("watch jumped from revision " + provenRevision
-              + " to " + revision + " (expected: " + (provenRevision + 1) + ")");
+          throw new DenseRevisionException(provenRevision + 1, revision);
         }
-        addRevision(events.subList(i, end), revision);
+        addRevision(events.subList(i, end), revision, batch.receivedAtMillis());
         provenRevision = revision;
       }
       i = end;
     }
   }
 
-  private void addRevision(List<Event> events, long revision) {
+  /**
+   * Accepts the events of one revision that the watch skipped and that were rebuilt from
+   * range reads ({@link SkippedRevision}). Advances the proven revision even when none of
+   * the events lies in the range.
+   *
+   * @param revision the proven revision + 1
+   * @param events the revision's events, each with {@code revision} set to it
+   * @throws IllegalArgumentException when {@code revision} is not the proven revision + 1
+   */
+  public void acceptRebuilt(long revision, List<Event> events) {
+    if (revision != provenRevision + 1) {
+      throw new IllegalArgumentException("rebuilt revision " + revision + " (expected: " + (provenRevision + 1) + ")");
+    }
+    addRevision(events, revision, 0);
+    provenRevision = revision;
+  }
+
+  private void addRevision(List<Event> events, long revision, long receivedAtMillis) {
     int count = 0;
     for (Event e : events) {
       if (range.contains(e.getKv().getKey())) {
@@ -103,8 +119,8 @@ public final class RevisionAssembler {
           .setCount(count)
           .setPrevRevision(index == 0 ? lastRecordRevision : revision)
           .build();
-      pending.add(new KeyedRecord(
-          e.getKv().getKey().toByteArray(), EventsRecord.newBuilder().setEvent(chained).build(), revision));
+      pending.add(new KeyedRecord(e.getKv().getKey().toByteArray(), EventsRecord.newBuilder().setEvent(chained).build(),
+          revision, receivedAtMillis));
       index++;
     }
     lastRecordRevision = revision;
@@ -128,6 +144,23 @@ public final class RevisionAssembler {
     List<KeyedRecord> out = new ArrayList<>(pending);
     pending.clear();
     return out;
+  }
+
+  /**
+   * A heartbeat: a progress record at the proven revision even when it did not move
+   * ({@code prev_revision = revision} then), so that readers see that the feed is alive
+   * on an idle etcd. Call only with nothing pending.
+   *
+   * @throws IllegalStateException when records are pending
+   */
+  public KeyedRecord heartbeat() {
+    if (!pending.isEmpty()) {
+      throw new IllegalStateException(pending.size() + " records pending");
+    }
+    KeyedRecord record = new KeyedRecord(new byte[0], EventsRecord.newBuilder().setProgress(Progress.newBuilder()
+        .setRevision(provenRevision).setPrevRevision(lastRecordRevision)).build(), provenRevision);
+    lastRecordRevision = provenRevision;
+    return record;
   }
 
   /**

@@ -18,7 +18,8 @@ public final class Ingesters {
     return new IngesterConfig(List.of(etcdUrl), bootstrap, topicPrefix, ByteString.copyFromUtf8(keyPrefix),
         "127.0.0.1", 0, topicPrefix + ".ingester", Duration.ofDays(1), 8 << 20, 1, (short) -1,
         Duration.ofSeconds(20), 64L << 20, 5000, 512 << 20, 1000, true, Duration.ofSeconds(1), false,
-        "/watchfanout/elections/" + topicPrefix + "/ingester", Duration.ofSeconds(10));
+        "/watchfanout/elections/" + topicPrefix + "/ingester", Duration.ofSeconds(10), Duration.ofSeconds(1),
+        Duration.ofSeconds(3));
   }
 
   /** Starts an ingester in this JVM with its own metrics registry. */

@@ -1,0 +1,91 @@
+package io.watchfanout.ingester;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.etcd.jetcd.Client;
+import io.prometheus.client.CollectorRegistry;
+import io.watchfanout.ingester.support.EventsTopicDump;
+import io.watchfanout.ingester.support.Ingesters;
+import io.watchfanout.schema.WatchFanoutSerdes;
+import io.watchfanout.schema.v1.EventsRecord;
+import io.watchfanout.testkit.EtcdServer;
+import io.watchfanout.testkit.EtcdWorkload;
+import io.watchfanout.testkit.KafkaBroker;
+import io.watchfanout.testkit.TopicPrefixes;
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * Outages show within seconds: a lost Kafka or etcd makes the ingester not ready (by its
+ * probes, not the producer's delivery timeout), its lag metric tells the truth or NaN, and
+ * on an idle etcd watched whole it publishes heartbeats. A private etcd and a private broker:
+ * this test kills both.
+ */
+@SuppressWarnings("try") // an ingester runs for the length of a try block
+class IngesterOutageTest {
+
+  @Test
+  void lostDependenciesShowInReadinessAndMetricsAndAnIdleEtcdGetsHeartbeats(TestInfo info) throws Exception {
+    String topicPrefix = TopicPrefixes.unique(info);
+    try (EtcdServer etcdServer = new EtcdServer().start();
+        KafkaBroker kafka = new KafkaBroker().start();
+        Client etcd = Client.builder().endpoints(etcdServer.clientUrl()).build()) {
+      // The whole keyspace: every revision is an event, so only heartbeats show an idle etcd.
+      IngesterConfig config = Ingesters.config(etcdServer.clientUrl(), kafka.bootstrapServers(), topicPrefix, "");
+      CollectorRegistry registry = new CollectorRegistry();
+      try (Ingester ingester = new Ingester(config, registry)) {
+        ingester.start();
+        await().atMost(Duration.ofSeconds(60)).until(() -> ingester.notReadyReason().isEmpty());
+        long written = new EtcdWorkload(etcd, "/outage/", 1, 5).run(5);
+        await().atMost(Duration.ofSeconds(30)).until(() -> metric(registry, "watchfanout_ingester_last_published_revision")
+            == written);
+        Thread.sleep(4_000);
+        List<ConsumerRecord<byte[], EventsRecord>> records =
+            EventsTopicDump.read(kafka.bootstrapServers(), WatchFanoutSerdes.eventsTopic(topicPrefix));
+        long heartbeats = records.stream().filter(r -> r.value().hasProgress()
+            && r.value().getProgress().getRevision() == written
+            && r.value().getProgress().getPrevRevision() == written).count();
+        assertThat(heartbeats).as("heartbeats on an idle etcd").isGreaterThanOrEqualTo(2);
+        assertThat(metric(registry, "watchfanout_ingester_watch_lag_revisions")).isZero();
+
+        kafka.kill();
+        long killed = System.nanoTime();
+        try {
+          await().atMost(Duration.ofSeconds(60)).until(() -> ingester.notReadyReason().contains("cannot reach Kafka"));
+          System.out.printf("Kafka SIGKILL: ingester not ready after %.1f s%n", (System.nanoTime() - killed) / 1e9);
+          assertThat(metric(registry, "watchfanout_ingester_ready")).isZero();
+          assertThat(registry.getSampleValue("watchfanout_ingester_dependency_up", new String[] {"dependency"},
+              new String[] {"kafka"})).isZero();
+          // etcd moves on while nothing reaches Kafka: the lag says so instead of 0.
+          long ahead = new EtcdWorkload(etcd, "/outage/", 2, 5).run(3);
+          await().atMost(Duration.ofSeconds(30)).until(() ->
+              metric(registry, "watchfanout_ingester_watch_lag_revisions") == ahead - written);
+        } finally {
+          kafka.restart();
+        }
+        await().atMost(Duration.ofSeconds(120)).until(() -> ingester.notReadyReason().isEmpty()
+            && metric(registry, "watchfanout_ingester_watch_lag_revisions") == 0);
+
+        etcdServer.kill();
+        try {
+          await().atMost(Duration.ofSeconds(60)).until(() -> ingester.notReadyReason().contains("cannot reach etcd"));
+          await().atMost(Duration.ofSeconds(10)).until(() ->
+              Double.isNaN(metric(registry, "watchfanout_ingester_watch_lag_revisions")));
+          assertThat(metric(registry, "watchfanout_ingester_ready")).isZero();
+        } finally {
+          etcdServer.restart();
+        }
+        await().atMost(Duration.ofSeconds(120)).until(() -> ingester.notReadyReason().isEmpty());
+      }
+    }
+  }
+
+  private static double metric(CollectorRegistry registry, String name) {
+    Double value = registry.getSampleValue(name);
+    return value == null ? -1 : value;
+  }
+}
