@@ -40,7 +40,8 @@ public final class FanoutNode implements AutoCloseable {
     CollectorRegistry registry = NodeMetrics.registry(hub, progress);
     api = new HttpApi(hub, new HttpSettings(config.bookmarkInterval(), config.resourceVersionWait(), 1, config.nodeId(),
         config.stalledCloseAfter()), registry, config.bindAddress(), config.port());
-    loader = new KafkaCacheLoader(config.kafkaBootstrap(), config.topicPrefix(), hub, progress, config.nodeId());
+    loader = new KafkaCacheLoader(config.kafkaBootstrap(), config.topicPrefix(), hub, progress, config.nodeId(),
+        config.maxFeedStaleness());
   }
 
   /** Starts the HTTP API (answering 503 until ready) and the rebuild from Kafka. */

@@ -81,6 +81,14 @@ public final class FanoutNodeMain implements Callable<Integer> {
           + "that stopped reading does not hold a connection forever (default: ${DEFAULT-VALUE}).")
   Duration stalledCloseAfter;
 
+  @Option(names = "--max-feed-staleness", defaultValue = "10s", paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description = "/readyz fails when the newest record from the ingester (events, progress, or the heartbeat it "
+          + "publishes every second while etcd is idle) is older than this: the ingester, Kafka or etcd stopped "
+          + "feeding the node. The node goes on serving what it has. 0 turns the check off "
+          + "(default: ${DEFAULT-VALUE}).")
+  Duration maxFeedStaleness;
+
   @Option(names = "--bench-encode-per-watcher", hidden = true,
       description = "Benchmark only (bin/bench memo, docs/BENCHMARKS.md): live dispatch encodes a frame per watcher "
           + "instead of once per event and encoding, to measure what encode-once saves. Never in production.")
@@ -107,7 +115,7 @@ public final class FanoutNodeMain implements Callable<Integer> {
     try {
       return new NodeConfig(kafkaBootstrap, topicPrefix, bindAddress, port, id, bookmarkInterval, historyMaxEvents,
           historyMaxAge, resourceVersionWait, watcherQueueFrames, shutdownDrain, stalledCloseAfter,
-          benchEncodePerWatcher);
+          maxFeedStaleness, benchEncodePerWatcher);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -20,12 +20,16 @@ import java.util.Objects;
  * @param shutdownDrain how long shutdown waits for open streams to take their last frames
  * @param stalledCloseAfter how long an ended stream's client gets to take its last frames before
  *     the connection is closed, {@code > 0}
+ * @param maxFeedStaleness how old the newest record from the ingester (event, progress or
+ *     heartbeat, by its Kafka timestamp) may be before {@code /readyz} fails, {@code >= 0};
+ *     0 turns the check off
  * @param benchEncodePerWatcher benchmark only ({@code bin/bench memo}): live dispatch encodes a
  *     frame per watcher instead of sharing one per event and encoding; never set in production
  */
 public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindAddress, int port, String nodeId,
     Duration bookmarkInterval, int historyMaxEvents, Duration historyMaxAge, Duration resourceVersionWait,
-    int watcherQueueFrames, Duration shutdownDrain, Duration stalledCloseAfter, boolean benchEncodePerWatcher) {
+    int watcherQueueFrames, Duration shutdownDrain, Duration stalledCloseAfter, Duration maxFeedStaleness,
+    boolean benchEncodePerWatcher) {
   /** Validates every field, with messages that name the flag, the value and what was expected. */
   public NodeConfig {
     Objects.requireNonNull(kafkaBootstrap, "kafkaBootstrap");
@@ -41,6 +45,7 @@ public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindA
     check(!resourceVersionWait.isNegative(), "--resource-version-wait: " + resourceVersionWait + " (expected: >= 0)");
     check(watcherQueueFrames >= 1, "--watcher-queue-frames: " + watcherQueueFrames + " (expected: >= 1)");
     check(!shutdownDrain.isNegative(), "--shutdown-drain: " + shutdownDrain + " (expected: >= 0)");
+    check(!maxFeedStaleness.isNegative(), "--max-feed-staleness: " + maxFeedStaleness + " (expected: >= 0)");
     check(stalledCloseAfter.toMillis() >= 1, "--stalled-close-after: " + stalledCloseAfter + " (expected: >= 1ms)");
   }
 

@@ -38,6 +38,13 @@ public interface CacheFeed {
   /** The feed has caught up with the end of the events topic: the node may serve. */
   void markReady();
 
+  /**
+   * The feed's freshness changed: {@code problem} says why the newest record from the
+   * ingester is too old (readiness fails, the node goes on serving what it has), or is null
+   * once records come again.
+   */
+  void feedStale(String problem);
+
   /** The feed found bad data and stopped for good: the node must stop serving (invariant 8). */
   void fail(String reason);
 }

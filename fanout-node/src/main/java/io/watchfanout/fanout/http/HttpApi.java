@@ -207,12 +207,14 @@ public final class HttpApi {
         if (!get) {
           break;
         }
-        if (hub.isReady() && !draining.get()) {
+        String feedProblem = hub.feedProblem();
+        if (hub.isReady() && !draining.get() && feedProblem == null) {
           Responses.ok(exchange, "text/plain", "ok\n".getBytes(StandardCharsets.UTF_8));
         } else {
           exchange.setStatusCode(503);
           String why = draining.get() ? "shutting down" : hub.failure() != null
-              ? "cache failed: " + hub.failure() : "cache is rebuilding from Kafka";
+              ? "cache failed: " + hub.failure() : !hub.isReady() ? "cache is rebuilding from Kafka"
+              : "feed is stale: " + feedProblem;
           exchange.getResponseSender().send("not ready: " + why + "\n");
         }
         return;

@@ -33,6 +33,9 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
+import io.prometheus.client.Histogram;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,9 +69,14 @@ public final class KafkaCacheLoader implements AutoCloseable {
   private final CacheFeed feed;
   private final RebuildProgress progress;
   private final String nodeId;
+  private final Duration maxFeedStaleness;
   private final Thread thread;
   private volatile boolean running = true;
   private volatile KafkaConsumer<byte[], ?> current;
+  /** Feed thread only: whether the feed was last reported stale. */
+  private boolean feedStale;
+  /** Feed thread only: whether the events consumer was last connected to a broker. */
+  private boolean kafkaConnected = true;
 
   /**
    * @param bootstrap Kafka's bootstrap servers, {@code host:port[,host:port]}
@@ -76,9 +84,12 @@ public final class KafkaCacheLoader implements AutoCloseable {
    * @param feed the cache to feed
    * @param progress where to report progress
    * @param nodeId the node's id, for log lines and client ids
+   * @param maxFeedStaleness once serving, how old the newest record (by its Kafka timestamp)
+   *     may get before the feed is reported stale ({@link CacheFeed#feedStale}); 0 = never
    */
   public KafkaCacheLoader(String bootstrap, String topicPrefix, CacheFeed feed, RebuildProgress progress,
-      String nodeId) {
+      String nodeId, Duration maxFeedStaleness) {
+    this.maxFeedStaleness = maxFeedStaleness;
     this.bootstrap = bootstrap;
     this.stateTopic = WatchFanoutSerdes.stateTopic(topicPrefix);
     this.eventsTopic = WatchFanoutSerdes.eventsTopic(topicPrefix);
@@ -267,6 +278,7 @@ public final class KafkaCacheLoader implements AutoCloseable {
           Math.max(0, revision), end);
       boolean ready = false;
       long lastLog = System.nanoTime();
+      Histogram.Child applied = progress.eventLatency.labels("applied");
       while (running) {
         ConsumerRecords<byte[], EventsRecord> batch = consumer.poll(POLL);
         for (ConsumerRecord<byte[], EventsRecord> r : batch) {
@@ -275,11 +287,29 @@ public final class KafkaCacheLoader implements AutoCloseable {
           } catch (RevisionChainException e) {
             throw new FeedException("revision chain broken in " + eventsTopic + " at offset " + r.offset() + ": " + e.getMessage());
           }
+          progress.newestRecordMillis = Math.max(progress.newestRecordMillis, r.timestamp());
+          EventsRecord v = r.value();
+          if (ready && v.hasEvent() && !v.getEvent().getResync() && v.getEvent().getIndex() == v.getEvent().getCount() - 1) {
+            applied.observe(Math.max(0, System.currentTimeMillis() - r.timestamp()) / 1000.0);
+          }
         }
         long position = consumer.position(tp);
         progress.eventsRecords = applier.records();
-        progress.consumerLag = consumer.currentLag(tp).orElse(-1);
+        // Without a connection to a broker the lag is unknown, not the last value fetched.
+        boolean connected = connected(consumer);
+        if (connected != kafkaConnected) {
+          kafkaConnected = connected;
+          if (connected) {
+            LOG.info("[node {}] Kafka at {} is back", nodeId, bootstrap);
+          } else {
+            LOG.warn("[node {}] lost Kafka at {}: no connection to any broker", nodeId, bootstrap);
+          }
+        }
+        progress.consumerLag = connected ? consumer.currentLag(tp).orElse(-1) : -1;
         feed.tick();
+        if (ready) {
+          checkFreshness(applier.lastRevision());
+        }
         if (!ready) {
           progress.eventsRatio = end <= startOffset ? 1 : Math.min(1, (double) (position - startOffset) / (end - startOffset));
           if (position >= end) {
@@ -297,6 +327,37 @@ public final class KafkaCacheLoader implements AutoCloseable {
           }
         }
       }
+    }
+  }
+
+  /** Whether the consumer holds a connection to a broker (its {@code connection-count} metric). */
+  private static boolean connected(KafkaConsumer<byte[], ?> consumer) {
+    for (Map.Entry<MetricName, ? extends Metric> m : consumer.metrics().entrySet()) {
+      if (m.getKey().name().equals("connection-count") && m.getKey().group().equals("consumer-metrics")) {
+        return m.getValue().metricValue() instanceof Number n && n.doubleValue() > 0;
+      }
+    }
+    return true;
+  }
+
+  /** Reports a stale feed once when it goes stale and once when records come again. */
+  private void checkFreshness(long revision) {
+    if (maxFeedStaleness.isZero()) {
+      return;
+    }
+    double staleness = progress.feedStalenessSeconds();
+    boolean stale = !Double.isNaN(staleness) && staleness * 1000 > maxFeedStaleness.toMillis();
+    if (stale && !feedStale) {
+      feedStale = true;
+      String problem = "no record from the ingester for " + Math.round(staleness) + " s (--max-feed-staleness "
+          + maxFeedStaleness.toMillis() / 1000.0 + " s): the ingester, Kafka at " + bootstrap
+          + " or etcd stopped feeding this node; it serves revision " + revision + " meanwhile";
+      LOG.warn("[node {}] feed is stale: {}", nodeId, problem);
+      feed.feedStale(problem);
+    } else if (!stale && feedStale) {
+      feedStale = false;
+      LOG.info("[node {}] feed is fresh again: records from the ingester come in", nodeId);
+      feed.feedStale(null);
     }
   }
 

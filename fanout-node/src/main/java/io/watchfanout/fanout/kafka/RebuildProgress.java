@@ -1,5 +1,7 @@
 package io.watchfanout.fanout.kafka;
 
+import io.prometheus.client.Histogram;
+
 /**
  * How far the rebuild from Kafka has come, for logs and metrics. Written by the feed
  * thread, read by any thread (volatile fields).
@@ -13,6 +15,18 @@ public final class RebuildProgress {
   volatile double eventsRatio;
   volatile long consumerLag = -1;
   volatile double rebuildSeconds = -1;
+  volatile long newestRecordMillis;
+
+  /**
+   * Seconds from an event's arrival from etcd at the ingester (its record timestamp) to a
+   * stage of the node: {@code applied} (in the cache, dispatched to live watchers). Observed
+   * once per revision after the rebuild, never per watcher.
+   */
+  public final Histogram eventLatency = Histogram.build("watchfanout_event_latency_seconds",
+      "Seconds from an event's arrival from etcd at the ingester (the record timestamp) to a stage: applied "
+          + "(in this node's cache and dispatched to its live watchers).")
+      .labelNames("stage").buckets(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
+      .create();
 
   /** "starting", "waiting for Kafka", "state", "events", "serving" or "failed". */
   public String phase() {
@@ -42,6 +56,17 @@ public final class RebuildProgress {
   /** Fraction 0..1 of the events topic's end offset (at rebuild start) reached. */
   public double eventsRatio() {
     return eventsRatio;
+  }
+
+  /**
+   * Seconds since the newest record read from the events topic was written by the ingester
+   * (its Kafka timestamp; the ingester writes at least a heartbeat a second while it is
+   * healthy), or NaN before the first record. Clocks of the ingester's and the node's hosts
+   * are assumed to agree within a second or so (NTP); a negative difference counts as 0.
+   */
+  public double feedStalenessSeconds() {
+    long newest = newestRecordMillis;
+    return newest == 0 ? Double.NaN : Math.max(0, System.currentTimeMillis() - newest) / 1000.0;
   }
 
   /** Records between the consumer's position and the events topic's end, -1 when unknown. */

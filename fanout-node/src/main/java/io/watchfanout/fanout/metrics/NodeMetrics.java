@@ -38,6 +38,9 @@ public final class NodeMetrics extends Collector {
   public static CollectorRegistry registry(WatchHub hub, RebuildProgress rebuild) {
     CollectorRegistry registry = new CollectorRegistry(true);
     new NodeMetrics(hub, rebuild).register(registry);
+    if (rebuild != null) {
+      rebuild.eventLatency.register(registry);
+    }
     DefaultExports.register(registry);
     return registry;
   }
@@ -107,7 +110,9 @@ public final class NodeMetrics extends Collector {
         hub.oldestHistoryRevision()));
     out.add(gauge("watchfanout_history_start_revision",
         "Watches from a revision older than this get 410 Expired.", hub.historyStartRevision()));
-    out.add(gauge("watchfanout_cache_ready", "1 when the node serves (caught up with Kafka).", hub.isReady() ? 1 : 0));
+    out.add(gauge("watchfanout_cache_ready", "1 when the node serves (caught up with Kafka) and its feed is fresh "
+        + "(see watchfanout_feed_staleness_seconds); /readyz answers the same.",
+        hub.isReady() && hub.feedProblem() == null ? 1 : 0));
     out.add(gauge("watchfanout_cache_failed", "1 when the node stopped serving on bad data (see the log).",
         hub.failure() != null ? 1 : 0));
     if (rebuild != null) {
@@ -118,8 +123,14 @@ public final class NodeMetrics extends Collector {
           rebuild.stateRatio()));
       out.add(gauge("watchfanout_rebuild_events_progress_ratio",
           "Fraction of the events topic's end offset at start that was applied (0..1).", rebuild.eventsRatio()));
-      out.add(gauge("watchfanout_consumer_lag_records", "Events-topic records not yet read (-1 when unknown).",
-          rebuild.consumerLag()));
+      long lag = rebuild.consumerLag();
+      out.add(gauge("watchfanout_consumer_lag_records",
+          "Events-topic records not yet read; NaN when unknown (Kafka does not answer).",
+          lag < 0 ? Double.NaN : lag));
+      out.add(gauge("watchfanout_feed_staleness_seconds",
+          "Seconds since the ingester wrote the newest record this node read (events, progress, heartbeats); "
+              + "past --max-feed-staleness /readyz fails. NaN before the first record.",
+          rebuild.feedStalenessSeconds()));
     }
     return out;
   }

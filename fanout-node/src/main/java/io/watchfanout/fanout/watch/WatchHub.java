@@ -71,6 +71,7 @@ public final class WatchHub implements CacheFeed {
   private volatile int keyCount;
   private volatile boolean ready;
   private volatile String failure;
+  private volatile String feedProblem;
 
   /** Feed thread only: parked watchers found during one dispatch. */
   private final List<Watcher> overflowed = new ArrayList<>();
@@ -413,6 +414,16 @@ public final class WatchHub implements CacheFeed {
   @Override
   public void markReady() {
     ready = true;
+  }
+
+  @Override
+  public void feedStale(String problem) {
+    feedProblem = problem;
+  }
+
+  /** Why the feed is stale (see {@link CacheFeed#feedStale}), or null while it is fresh. */
+  public String feedProblem() {
+    return feedProblem;
   }
 
   @Override

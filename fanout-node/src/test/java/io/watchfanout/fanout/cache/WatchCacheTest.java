@@ -68,6 +68,9 @@ class WatchCacheTest {
     public void markReady() {}
 
     @Override
+    public void feedStale(String problem) {}
+
+    @Override
     public void fail(String reason) {}
   }
 

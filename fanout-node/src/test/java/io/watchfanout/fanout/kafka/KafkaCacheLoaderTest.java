@@ -98,7 +98,8 @@ class KafkaCacheLoaderTest {
           Duration.ofSeconds(30)),
           NodeMetrics.registry(hub, progress), "127.0.0.1", 0);
       api.start();
-      KafkaCacheLoader loader = new KafkaCacheLoader(kafka.bootstrapServers(), prefix, hub, progress, "kafka-test");
+      KafkaCacheLoader loader = new KafkaCacheLoader(kafka.bootstrapServers(), prefix, hub, progress, "kafka-test",
+          Duration.ZERO);
       HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
       try {
         loader.start();

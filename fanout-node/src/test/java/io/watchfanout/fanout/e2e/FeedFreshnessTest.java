@@ -1,0 +1,78 @@
+package io.watchfanout.fanout.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.watchfanout.testkit.EtcdExtension;
+import io.watchfanout.testkit.EtcdServer;
+import io.watchfanout.testkit.JavaProcess;
+import io.watchfanout.testkit.KafkaBroker;
+import io.watchfanout.testkit.KafkaExtension;
+import io.watchfanout.testkit.TopicPrefixes;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A node tells an idle etcd from a dead feed: the ingester's heartbeats keep it ready while
+ * nothing is written; a stopped ingester or a lost Kafka makes /readyz fail, and metrics say
+ * "unknown" (NaN) rather than 0 where they cannot know.
+ */
+@ExtendWith({EtcdExtension.class, KafkaExtension.class})
+class FeedFreshnessTest {
+  private final EtcdServer etcd;
+  private final KafkaBroker kafka;
+
+  FeedFreshnessTest(EtcdServer etcd, KafkaBroker kafka) {
+    this.etcd = etcd;
+    this.kafka = kafka;
+  }
+
+  @Test
+  void aStoppedIngesterOrALostKafkaFailsReadinessAndHeartbeatsKeepAnIdleFeedFresh(TestInfo info) throws Exception {
+    String prefix = TopicPrefixes.unique(info);
+    try (JavaProcess ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), prefix);
+        Stack.Node node = Stack.node("fresh-1", kafka.bootstrapServers(), prefix, "--max-feed-staleness", "3s")) {
+      // Idle for three times the bound: heartbeats (one a second) keep the node ready.
+      Thread.sleep(9_000);
+      assertThat(Stack.get(node.url() + "/readyz").statusCode()).isEqualTo(200);
+      Map<String, Double> fresh = Stack.metrics(node);
+      assertThat(fresh.get("watchfanout_feed_staleness_seconds")).isLessThan(3.0);
+      assertThat(fresh.get("watchfanout_cache_ready")).isEqualTo(1.0);
+
+      signal("STOP", ingester.pid());
+      long stopped = System.nanoTime();
+      try {
+        await().atMost(Duration.ofSeconds(60)).until(() -> Stack.get(node.url() + "/readyz").statusCode() == 503);
+        System.out.printf("ingester SIGSTOP: node not ready after %.1f s (--max-feed-staleness 3s)%n",
+            (System.nanoTime() - stopped) / 1e9);
+        assertThat(Stack.get(node.url() + "/readyz").body()).contains("feed is stale", "no record from the ingester");
+        Map<String, Double> stale = Stack.metrics(node);
+        assertThat(stale.get("watchfanout_cache_ready")).isEqualTo(0.0);
+        assertThat(stale.get("watchfanout_feed_staleness_seconds")).isGreaterThan(3.0);
+        // Still serving what it has: the cache is consistent, only no longer current.
+        assertThat(Stack.get(node.url() + "/v1/kv?key=/&prefix=true").statusCode()).isEqualTo(200);
+      } finally {
+        signal("CONT", ingester.pid());
+      }
+      await().atMost(Duration.ofSeconds(60)).until(() -> Stack.get(node.url() + "/readyz").statusCode() == 200);
+      assertThat(node.process().logTail(200)).contains("feed is stale", "feed is fresh again");
+
+      kafka.stop();
+      try {
+        await().atMost(Duration.ofSeconds(60)).until(() -> Stack.get(node.url() + "/readyz").statusCode() == 503);
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+            Double.isNaN(Stack.metrics(node).get("watchfanout_consumer_lag_records")));
+      } finally {
+        kafka.restart();
+      }
+      await().atMost(Duration.ofSeconds(90)).until(() -> Stack.get(node.url() + "/readyz").statusCode() == 200);
+    }
+  }
+
+  private static void signal(String name, long pid) throws Exception {
+    assertThat(new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start().waitFor()).isZero();
+  }
+}
