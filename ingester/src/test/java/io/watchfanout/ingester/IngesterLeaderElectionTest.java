@@ -103,4 +103,47 @@ class IngesterLeaderElectionTest {
       }
     }
   }
+  @Test
+  void aReplicaDeposedWhileWaitingForKafkaNeverFencesTheNewLeader(TestInfo info) throws Exception {
+    String prefix = TopicPrefixes.unique(info);
+    String keyPrefix = "/" + prefix + "/";
+    String election = "/watchfanout/elections/" + prefix + "/ingester";
+    String[] flags = {"--leader-election", "--election-lease-ttl", TTL};
+    kafka.stop();
+    boolean kafkaStopped = true;
+    try (Client etcd = Client.builder().endpoints(etcdServer.clientUrl()).build();
+        JavaProcess first = Ingesters.process("replica-1", etcdServer.clientUrl(), kafka.bootstrapServers(), prefix,
+            keyPrefix, flags)) {
+      first.awaitLog("became the leader", Duration.ofSeconds(60));
+      // Depose it while it waits for Kafka, as an expired lease would: its election key goes.
+      long lease = etcd.getKVClient().get(EtcdWorkload.bytes(election),
+          io.etcd.jetcd.options.GetOption.builder().isPrefix(true).build()).get().getKvs().get(0).getLease();
+      etcd.getLeaseClient().revoke(lease).get();
+      try (JavaProcess second = Ingesters.process("replica-2", etcdServer.clientUrl(), kafka.bootstrapServers(),
+          prefix, keyPrefix, flags)) {
+        second.awaitLog("became the leader", Duration.ofSeconds(60));
+        // Kafka comes back while both wait for it: only the leader may initialise a producer.
+        kafka.restart();
+        kafkaStopped = false;
+        second.awaitLog("watching etcd from revision", Duration.ofSeconds(90));
+        long until = new EtcdWorkload(etcd, keyPrefix, 3, 10).run(30);
+        Thread.sleep(5000);
+        // A deposed replica that initialised a producer would have fenced the leader: it
+        // gives up its leadership ("giving up leadership") and fails over a second time.
+        assertThat(log(second)).doesNotContain("giving up leadership");
+        assertThat(log(first)).doesNotContain("giving up leadership").doesNotContain("watching etcd from revision");
+        String events = WatchFanoutSerdes.eventsTopic(prefix);
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+          List<ConsumerRecord<byte[], EventsRecord>> r = EventsTopicDump.read(kafka.bootstrapServers(), events);
+          return !r.isEmpty() && EventsRecords.revision(r.get(r.size() - 1).value()) >= until;
+        });
+        Exactness.assertTopicEqualsEtcd(EventsTopicDump.read(kafka.bootstrapServers(), events), etcd,
+            ByteString.copyFromUtf8(keyPrefix), until);
+      }
+    } finally {
+      if (kafkaStopped) {
+        kafka.restart();
+      }
+    }
+  }
 }
