@@ -578,18 +578,26 @@ public final class Ingester implements AutoCloseable {
     }
   }
 
-  /** Which of the two services a failure came from, for the log line that says what we wait for. */
+  /**
+   * Which of the two services a failure came from, for the line that says what the
+   * publisher waits for: by the client library's exception types, and for the bare timeouts
+   * both libraries' futures throw, by what the dependency probes found.
+   */
   private String dependencyOf(Throwable e) {
+    String kafka = "Kafka at " + config.kafkaBootstrap();
+    String etcdName = "etcd at " + String.join(",", config.etcdEndpoints());
     for (Throwable t = e; t != null; t = t.getCause()) {
-      String type = t.getClass().getName();
-      if (type.startsWith("org.apache.kafka.")) {
-        return "Kafka at " + config.kafkaBootstrap();
+      if (t instanceof org.apache.kafka.common.KafkaException) {
+        return kafka;
       }
-      if (type.startsWith("io.etcd.") || type.startsWith("io.grpc.")) {
-        return "etcd at " + String.join(",", config.etcdEndpoints());
+      if (t instanceof io.etcd.jetcd.common.exception.EtcdException || t instanceof io.grpc.StatusRuntimeException) {
+        return etcdName;
       }
     }
-    return "Kafka at " + config.kafkaBootstrap() + " or etcd at " + String.join(",", config.etcdEndpoints());
+    if (!monitor.etcdUp()) {
+      return etcdName;
+    }
+    return monitor.kafkaUp() ? kafka + " or " + etcdName : kafka;
   }
 
   /** This process's name in elections and logs: host name and pid. */

@@ -100,6 +100,11 @@ public final class DependencyMonitor implements AutoCloseable {
     return etcdState.up;
   }
 
+  /** True when Kafka answered its last probe. */
+  public boolean kafkaUp() {
+    return kafkaState.up;
+  }
+
   /** etcd's revision at the last good probe, or -1 when etcd is down or not probed yet. */
   public long etcdRevision() {
     return etcdState.up ? etcdRevision.get() : -1;
