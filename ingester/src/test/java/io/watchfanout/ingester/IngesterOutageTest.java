@@ -43,6 +43,8 @@ class IngesterOutageTest {
         long written = new EtcdWorkload(etcd, "/outage/", 1, 5).run(5);
         await().atMost(Duration.ofSeconds(30)).until(() -> metric(registry, "watchfanout_ingester_last_published_revision")
             == written);
+        assertThat(registry.getSampleValue("watchfanout_event_latency_seconds_count", new String[] {"stage"},
+            new String[] {"appended"})).isGreaterThanOrEqualTo(5.0);
         Thread.sleep(4_000);
         List<ConsumerRecord<byte[], EventsRecord>> records =
             EventsTopicDump.read(kafka.bootstrapServers(), WatchFanoutSerdes.eventsTopic(topicPrefix));

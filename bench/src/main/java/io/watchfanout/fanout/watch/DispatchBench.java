@@ -114,7 +114,7 @@ public class DispatchBench {
     }
     List<Event> events = pool.get(next++);
     revision = events.get(0).getRevision();
-    hub.applyRevision(events);
+    hub.applyRevision(events, 0);
     int frames = 0;
     for (int i = 0; i < matched.size(); i++) {
       out.clear();

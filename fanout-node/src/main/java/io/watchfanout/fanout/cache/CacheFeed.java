@@ -20,8 +20,14 @@ public interface CacheFeed {
   /** The loaded snapshot is the state at {@code revision}; events follow after it. */
   void startAt(long revision);
 
-  /** The events of one complete revision, index {@code 0..count-1}. */
-  void applyRevision(List<Event> events);
+  /**
+   * The events of one complete revision, index {@code 0..count-1}.
+   *
+   * @param recordTimestampMillis when the ingester received the revision from etcd (its
+   *     records' Kafka timestamp, epoch milliseconds), 0 when unknown: the start of
+   *     {@code watchfanout_event_latency_seconds}
+   */
+  void applyRevision(List<Event> events, long recordTimestampMillis);
 
   /** A progress record: the range is complete up to {@code revision}. */
   void applyProgress(long revision);

@@ -49,6 +49,17 @@ public final class RecordApplier {
    *     the reader must stop (invariant 8)
    */
   public void accept(EventsRecord record) {
+    accept(record, 0);
+  }
+
+  /**
+   * Checks and applies the next record.
+   *
+   * @param timestampMillis the record's Kafka timestamp (epoch milliseconds), 0 when unknown
+   * @throws RevisionChainException if the record breaks the chain; nothing is applied and
+   *     the reader must stop (invariant 8)
+   */
+  public void accept(EventsRecord record, long timestampMillis) {
     if (record == null) {
       throw new RevisionChainException("events record without a value (a tombstone?)");
     }
@@ -71,7 +82,7 @@ public final class RecordApplier {
             pendingResyncRevision = -1;
             feed.applyResync(resync, complete);
           } else {
-            feed.applyRevision(complete);
+            feed.applyRevision(complete, timestampMillis);
           }
         }
         break;

@@ -33,7 +33,6 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
-import io.prometheus.client.Histogram;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.slf4j.Logger;
@@ -278,20 +277,15 @@ public final class KafkaCacheLoader implements AutoCloseable {
           Math.max(0, revision), end);
       boolean ready = false;
       long lastLog = System.nanoTime();
-      Histogram.Child applied = progress.eventLatency.labels("applied");
       while (running) {
         ConsumerRecords<byte[], EventsRecord> batch = consumer.poll(POLL);
         for (ConsumerRecord<byte[], EventsRecord> r : batch) {
           try {
-            applier.accept(r.value());
+            applier.accept(r.value(), r.timestamp());
           } catch (RevisionChainException e) {
             throw new FeedException("revision chain broken in " + eventsTopic + " at offset " + r.offset() + ": " + e.getMessage());
           }
           progress.newestRecordMillis = Math.max(progress.newestRecordMillis, r.timestamp());
-          EventsRecord v = r.value();
-          if (ready && v.hasEvent() && !v.getEvent().getResync() && v.getEvent().getIndex() == v.getEvent().getCount() - 1) {
-            applied.observe(Math.max(0, System.currentTimeMillis() - r.timestamp()) / 1000.0);
-          }
         }
         long position = consumer.position(tp);
         progress.eventsRecords = applier.records();

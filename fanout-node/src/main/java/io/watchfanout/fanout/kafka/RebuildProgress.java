@@ -1,6 +1,5 @@
 package io.watchfanout.fanout.kafka;
 
-import io.prometheus.client.Histogram;
 
 /**
  * How far the rebuild from Kafka has come, for logs and metrics. Written by the feed
@@ -16,17 +15,6 @@ public final class RebuildProgress {
   volatile long consumerLag = -1;
   volatile double rebuildSeconds = -1;
   volatile long newestRecordMillis;
-
-  /**
-   * Seconds from an event's arrival from etcd at the ingester (its record timestamp) to a
-   * stage of the node: {@code applied} (in the cache, dispatched to live watchers). Observed
-   * once per revision after the rebuild, never per watcher.
-   */
-  public final Histogram eventLatency = Histogram.build("watchfanout_event_latency_seconds",
-      "Seconds from an event's arrival from etcd at the ingester (the record timestamp) to a stage: applied "
-          + "(in this node's cache and dispatched to its live watchers).")
-      .labelNames("stage").buckets(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
-      .create();
 
   /** "starting", "waiting for Kafka", "state", "events", "serving" or "failed". */
   public String phase() {

@@ -38,9 +38,7 @@ public final class NodeMetrics extends Collector {
   public static CollectorRegistry registry(WatchHub hub, RebuildProgress rebuild) {
     CollectorRegistry registry = new CollectorRegistry(true);
     new NodeMetrics(hub, rebuild).register(registry);
-    if (rebuild != null) {
-      rebuild.eventLatency.register(registry);
-    }
+    hub.stats().eventLatency().register(registry);
     DefaultExports.register(registry);
     return registry;
   }

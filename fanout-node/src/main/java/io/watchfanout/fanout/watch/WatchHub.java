@@ -263,7 +263,7 @@ public final class WatchHub implements CacheFeed {
   }
 
   @Override
-  public void applyRevision(List<Event> events) {
+  public void applyRevision(List<Event> events, long recordTimestampMillis) {
     List<CachedEvent> applied;
     Map<Watcher, List<CachedEvent>> multi = null;
     List<RevisionWaiter> due;
@@ -301,7 +301,7 @@ public final class WatchHub implements CacheFeed {
           }
           frame = byEncoding[enc];
         }
-        if (!w.offerLive(frame, null, rev, previous)) {
+        if (!w.offerLive(frame, null, rev, previous, recordTimestampMillis)) {
           overflowed.add(w);
         }
       }
@@ -317,7 +317,7 @@ public final class WatchHub implements CacheFeed {
           frames.add(encodePerWatcher ? encodeUnshared(matched.get(i), w.encoding())
               : matched.get(i).frame(w.encoding(), encoder, i == matched.size() - 1));
         }
-        if (!w.offerLive(null, frames, rev, previous)) {
+        if (!w.offerLive(null, frames, rev, previous, recordTimestampMillis)) {
           overflowed.add(w);
         }
       }
@@ -338,6 +338,10 @@ public final class WatchHub implements CacheFeed {
     }
     dispatchedRevision = rev;
     stats.eventsDispatched.add(applied.size());
+    if (ready && recordTimestampMillis > 0) {
+      // Once per revision, never per watcher; not while catching up after a rebuild.
+      stats.applied.observe(Math.max(0, System.currentTimeMillis() - recordTimestampMillis) / 1000.0);
+    }
     runWaiters(due);
   }
 

@@ -1,6 +1,7 @@
 package io.watchfanout.fanout.watch;
 
 import io.watchfanout.fanout.frame.Encoding;
+import io.prometheus.client.Histogram;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -18,6 +19,23 @@ public final class WatchStats {
   final LongAdder resyncs = new LongAdder();
   final LongAdder endedByResync = new LongAdder();
   final LongAdder closedStalled = new LongAdder();
+  /**
+   * Seconds from an event's arrival from etcd at the ingester (its record timestamp) to a
+   * stage of the node; the ingester observes {@code appended} in the same family.
+   */
+  private final Histogram eventLatency = Histogram.build("watchfanout_event_latency_seconds",
+      "Seconds from an event's arrival from etcd at the ingester (the record timestamp) to a stage: applied (in "
+          + "this node's cache, queued to its live watchers; once per revision), written (its last live revision "
+          + "handed to a watcher's socket; once per write of each watcher).")
+      .labelNames("stage").buckets(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
+      .create();
+  final Histogram.Child applied = eventLatency.labels("applied");
+  final Histogram.Child written = eventLatency.labels("written");
+
+  /** The {@code watchfanout_event_latency_seconds} family, for the metrics registry. */
+  public Histogram eventLatency() {
+    return eventLatency;
+  }
 
   private static LongAdder[] adders(int n) {
     LongAdder[] a = new LongAdder[n];

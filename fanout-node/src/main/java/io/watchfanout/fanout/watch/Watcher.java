@@ -55,6 +55,8 @@ public final class Watcher {
   private final int capacity;
 
   private final ArrayDeque<ByteBuffer> queue = new ArrayDeque<>(8);
+  /** Record timestamp of the newest live revision queued and not yet polled, 0 when none. */
+  private long liveStampMillis;
   private Phase phase;
   private long cursor;
   private boolean parkedOnce;
@@ -130,7 +132,8 @@ public final class Watcher {
    * @param previousRevision the revision dispatched before this one: the cursor if parked
    * @return false if the watcher overflowed and was parked (the caller takes it out of the index)
    */
-  boolean offerLive(ByteBuffer frame, List<ByteBuffer> frames, long revision, long previousRevision) {
+  boolean offerLive(ByteBuffer frame, List<ByteBuffer> frames, long revision, long previousRevision,
+      long recordTimestampMillis) {
     int n = frame != null ? 1 : frames.size();
     boolean wake;
     boolean parked = false;
@@ -153,6 +156,9 @@ public final class Watcher {
           queue.addAll(frames);
         }
         cursor = revision;
+        if (recordTimestampMillis > 0) {
+          liveStampMillis = recordTimestampMillis;
+        }
       }
     }
     if (wake) {
@@ -186,6 +192,11 @@ public final class Watcher {
             n++;
           }
           hub.stats().framesDelivered[spec.encoding().ordinal()].add(n);
+          if (queue.isEmpty() && liveStampMillis > 0) {
+            // The newest live revision goes to the socket now: once per write, not per frame.
+            hub.stats().written.observe(Math.max(0, System.currentTimeMillis() - liveStampMillis) / 1000.0);
+            liveStampMillis = 0;
+          }
           return PollResult.FRAMES;
         }
         p = phase;

@@ -45,7 +45,7 @@ class WatchCacheTest {
     }
 
     @Override
-    public void applyRevision(List<Event> events) {
+    public void applyRevision(List<Event> events, long recordTimestampMillis) {
       cache.applyRevision(events);
     }
 

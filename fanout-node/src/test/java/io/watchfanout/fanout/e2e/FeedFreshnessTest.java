@@ -35,6 +35,22 @@ class FeedFreshnessTest {
     String prefix = TopicPrefixes.unique(info);
     try (JavaProcess ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), prefix);
         Stack.Node node = Stack.node("fresh-1", kafka.bootstrapServers(), prefix, "--max-feed-staleness", "3s")) {
+      // An event's way through the tier is timed: applied by the node, written to a watcher.
+      String key = "/" + prefix + "/latency";
+      java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<String>> watch =
+          java.net.http.HttpClient.newHttpClient().sendAsync(java.net.http.HttpRequest.newBuilder(
+              java.net.URI.create(node.url() + "/v1/watch?key=" + key + "&timeoutSeconds=3")).build(),
+              java.net.http.HttpResponse.BodyHandlers.ofString());
+      Thread.sleep(500);
+      try (io.etcd.jetcd.Client client = io.etcd.jetcd.Client.builder().endpoints(etcd.clientUrl()).build()) {
+        client.getKVClient().put(io.etcd.jetcd.ByteSequence.from(key, java.nio.charset.StandardCharsets.UTF_8),
+            io.etcd.jetcd.ByteSequence.from("v", java.nio.charset.StandardCharsets.UTF_8)).get();
+      }
+      assertThat(watch.get().body()).contains("\"ADDED\"");
+      Map<String, Double> timed = Stack.metrics(node);
+      assertThat(timed.get("watchfanout_event_latency_seconds_count{stage=\"applied\",}")).isGreaterThanOrEqualTo(1.0);
+      assertThat(timed.get("watchfanout_event_latency_seconds_count{stage=\"written\",}")).isGreaterThanOrEqualTo(1.0);
+
       // Idle for three times the bound: heartbeats (one a second) keep the node ready.
       Thread.sleep(9_000);
       assertThat(Stack.get(node.url() + "/readyz").statusCode()).isEqualTo(200);
