@@ -1,5 +1,6 @@
 package io.watchfanout.fanout.http;
 
+import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.fanout.cache.RecordApplier;
 import io.watchfanout.fanout.cache.WatchCache;
 import io.watchfanout.fanout.frame.FrameEncoder;
@@ -17,6 +18,8 @@ final class TestNode implements AutoCloseable {
   final WatchHub hub;
   final HttpApi api;
   final RecordApplier applier;
+  /** What {@code /metrics} serves. */
+  final CollectorRegistry registry;
   private final String bindAddress;
 
   TestNode(int historyMaxEvents, int queueFrames, boolean ready) {
@@ -51,8 +54,9 @@ final class TestNode implements AutoCloseable {
       hub.markReady();
     }
     applier = new RecordApplier(hub, 100);
+    registry = NodeMetrics.registry(hub, null);
     api = new HttpApi(hub, new HttpSettings(Duration.ofMillis(200), Duration.ofMillis(300), 1, "http-test",
-        stalledCloseAfter, writeTimeout, keepalive), NodeMetrics.registry(hub, null), bindAddress, 0, 1);
+        stalledCloseAfter, writeTimeout, keepalive), registry, bindAddress, 0, 1);
     api.start();
   }
 
