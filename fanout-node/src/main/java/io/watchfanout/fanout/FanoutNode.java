@@ -5,6 +5,7 @@ import io.watchfanout.fanout.cache.WatchCache;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
+import io.watchfanout.fanout.http.TcpKeepalive;
 import io.watchfanout.fanout.kafka.KafkaCacheLoader;
 import io.watchfanout.fanout.kafka.RebuildProgress;
 import io.watchfanout.fanout.metrics.NodeMetrics;
@@ -39,7 +40,8 @@ public final class FanoutNode implements AutoCloseable {
     RebuildProgress progress = new RebuildProgress();
     CollectorRegistry registry = NodeMetrics.registry(hub, progress);
     api = new HttpApi(hub, new HttpSettings(config.bookmarkInterval(), config.resourceVersionWait(), 1, config.nodeId(),
-        config.stalledCloseAfter()), registry, config.bindAddress(), config.port());
+        config.stalledCloseAfter(), config.writeTimeout(), new TcpKeepalive(config.tcpKeepaliveIdle(),
+        config.tcpKeepaliveInterval(), config.tcpKeepaliveCount())), registry, config.bindAddress(), config.port());
     loader = new KafkaCacheLoader(config.kafkaBootstrap(), config.topicPrefix(), hub, progress, config.nodeId(),
         config.maxFeedStaleness());
   }

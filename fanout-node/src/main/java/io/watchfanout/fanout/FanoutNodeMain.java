@@ -88,6 +88,28 @@ public final class FanoutNodeMain implements Callable<Integer> {
           + "feeding the node. The node goes on serving what it has. 0 turns the check off "
           + "(default: ${DEFAULT-VALUE}).")
   Duration maxFeedStaleness;
+  @Option(names = "--write-timeout", defaultValue = "30s", paramLabel = "DURATION", converter = DurationConverter.class,
+      description = "How long a watch stream with frames waiting may go without its client's socket taking a "
+          + "byte before the connection is closed and its watcher removed: a client gone without a FIN, or "
+          + "not reading at all; a slow reader keeps its stream (default: ${DEFAULT-VALUE}).")
+  Duration writeTimeout;
+
+  @Option(names = "--tcp-keepalive-idle", defaultValue = "15s", paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description = "TCP keepalive of client connections: time without a packet from the client before the "
+          + "first probe, whole seconds (default: ${DEFAULT-VALUE}).")
+  Duration tcpKeepaliveIdle;
+
+  @Option(names = "--tcp-keepalive-interval", defaultValue = "5s", paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description = "Time between TCP keepalive probes, whole seconds (default: ${DEFAULT-VALUE}).")
+  Duration tcpKeepaliveInterval;
+
+  @Option(names = "--tcp-keepalive-count", defaultValue = "3", paramLabel = "N",
+      description = "Unanswered TCP keepalive probes after which a client connection is broken and its watch "
+          + "streams end; an idle connection to a vanished client goes after idle + count x interval "
+          + "(default: ${DEFAULT-VALUE}).")
+  Integer tcpKeepaliveCount;
 
   @Option(names = "--bench-encode-per-watcher", hidden = true,
       description = "Benchmark only (bin/bench memo, docs/BENCHMARKS.md): live dispatch encodes a frame per watcher "
@@ -114,8 +136,8 @@ public final class FanoutNodeMain implements Callable<Integer> {
     }
     try {
       return new NodeConfig(kafkaBootstrap, topicPrefix, bindAddress, port, id, bookmarkInterval, historyMaxEvents,
-          historyMaxAge, resourceVersionWait, watcherQueueFrames, shutdownDrain, stalledCloseAfter,
-          maxFeedStaleness, benchEncodePerWatcher);
+          historyMaxAge, resourceVersionWait, watcherQueueFrames, shutdownDrain, stalledCloseAfter, writeTimeout,
+          tcpKeepaliveIdle, tcpKeepaliveInterval, tcpKeepaliveCount, maxFeedStaleness, benchEncodePerWatcher);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }

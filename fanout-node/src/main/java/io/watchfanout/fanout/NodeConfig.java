@@ -1,5 +1,6 @@
 package io.watchfanout.fanout;
 
+import io.watchfanout.fanout.http.TcpKeepalive;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -20,6 +21,12 @@ import java.util.Objects;
  * @param shutdownDrain how long shutdown waits for open streams to take their last frames
  * @param stalledCloseAfter how long an ended stream's client gets to take its last frames before
  *     the connection is closed, {@code > 0}
+ * @param writeTimeout how long a watch stream with frames waiting may go without its socket
+ *     taking a byte before its connection is closed and its watcher removed, {@code >= 1ms}
+ * @param tcpKeepaliveIdle time without a packet from a client before the first TCP keepalive
+ *     probe, whole seconds in 1..32767
+ * @param tcpKeepaliveInterval time between keepalive probes, whole seconds in 1..32767
+ * @param tcpKeepaliveCount unanswered keepalive probes before the connection is broken, 1..127
  * @param maxFeedStaleness how old the newest record from the ingester (event, progress or
  *     heartbeat, by its Kafka timestamp) may be before {@code /readyz} fails, {@code >= 0};
  *     0 turns the check off
@@ -28,7 +35,8 @@ import java.util.Objects;
  */
 public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindAddress, int port, String nodeId,
     Duration bookmarkInterval, int historyMaxEvents, Duration historyMaxAge, Duration resourceVersionWait,
-    int watcherQueueFrames, Duration shutdownDrain, Duration stalledCloseAfter, Duration maxFeedStaleness,
+    int watcherQueueFrames, Duration shutdownDrain, Duration stalledCloseAfter, Duration writeTimeout,
+    Duration tcpKeepaliveIdle, Duration tcpKeepaliveInterval, int tcpKeepaliveCount, Duration maxFeedStaleness,
     boolean benchEncodePerWatcher) {
   /** Validates every field, with messages that name the flag, the value and what was expected. */
   public NodeConfig {
@@ -47,6 +55,13 @@ public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindA
     check(!shutdownDrain.isNegative(), "--shutdown-drain: " + shutdownDrain + " (expected: >= 0)");
     check(!maxFeedStaleness.isNegative(), "--max-feed-staleness: " + maxFeedStaleness + " (expected: >= 0)");
     check(stalledCloseAfter.toMillis() >= 1, "--stalled-close-after: " + stalledCloseAfter + " (expected: >= 1ms)");
+    check(writeTimeout.toMillis() >= 1, "--write-timeout: " + writeTimeout + " (expected: >= 1ms)");
+    check(TcpKeepalive.isWholeSeconds(tcpKeepaliveIdle), "--tcp-keepalive-idle: " + tcpKeepaliveIdle
+        + " (expected: whole seconds, 1s..32767s)");
+    check(TcpKeepalive.isWholeSeconds(tcpKeepaliveInterval), "--tcp-keepalive-interval: " + tcpKeepaliveInterval
+        + " (expected: whole seconds, 1s..32767s)");
+    check(tcpKeepaliveCount >= 1 && tcpKeepaliveCount <= 127, "--tcp-keepalive-count: " + tcpKeepaliveCount
+        + " (expected: 1..127)");
   }
 
   private static void check(boolean ok, String message) {

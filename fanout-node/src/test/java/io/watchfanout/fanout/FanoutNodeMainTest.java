@@ -33,6 +33,41 @@ class FanoutNodeMainTest {
     assertThat(c.nodeId()).endsWith("-8081");
     assertThat(c.stalledCloseAfter()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.watcherQueueFrames()).isEqualTo(256);
+    assertThat(c.writeTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.tcpKeepaliveIdle()).isEqualTo(Duration.ofSeconds(15));
+    assertThat(c.tcpKeepaliveInterval()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(c.tcpKeepaliveCount()).isEqualTo(3);
+  }
+
+  @Test
+  void keepaliveAndWriteTimeoutFlags() {
+    FanoutNodeMain main = new FanoutNodeMain();
+    cli(main, Map.of("WATCHFANOUT_TCP_KEEPALIVE_COUNT", "5"), new StringWriter()).parseArgs("--kafka-bootstrap",
+        "k:9092", "--topic-prefix", "w", "--port", "1", "--write-timeout", "1500ms", "--tcp-keepalive-idle", "1m",
+        "--tcp-keepalive-interval", "2s");
+    NodeConfig c = main.toConfig();
+    assertThat(c.writeTimeout()).isEqualTo(Duration.ofMillis(1500));
+    assertThat(c.tcpKeepaliveIdle()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(c.tcpKeepaliveInterval()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(c.tcpKeepaliveCount()).isEqualTo(5);
+  }
+
+  @Test
+  void badKeepaliveAndWriteTimeoutFlagsExitWithStatus2() {
+    String[][] cases = {
+        {"--tcp-keepalive-idle", "1500ms", "--tcp-keepalive-idle: PT1.5S (expected: whole seconds, 1s..32767s)"},
+        {"--tcp-keepalive-idle", "0s", "--tcp-keepalive-idle: PT0S (expected: whole seconds, 1s..32767s)"},
+        {"--tcp-keepalive-interval", "10h", "--tcp-keepalive-interval: PT10H (expected: whole seconds, 1s..32767s)"},
+        {"--tcp-keepalive-count", "0", "--tcp-keepalive-count: 0 (expected: 1..127)"},
+        {"--tcp-keepalive-count", "128", "--tcp-keepalive-count: 128 (expected: 1..127)"},
+        {"--write-timeout", "0s", "--write-timeout: PT0S (expected: >= 1ms)"},
+    };
+    for (String[] c : cases) {
+      StringWriter err = new StringWriter();
+      assertThat(cli(new FanoutNodeMain(), Map.of(), err).execute("--kafka-bootstrap", "k:9092", "--topic-prefix", "w",
+          "--port", "1", c[0], c[1])).as(c[0] + " " + c[1]).isEqualTo(2);
+      assertThat(err.toString()).contains(c[2]);
+    }
   }
 
   @Test
@@ -56,6 +91,7 @@ class FanoutNodeMainTest {
     assertThat(cli(new FanoutNodeMain(), Map.of(), out).execute("--help")).isZero();
     assertThat(out.toString()).contains("--kafka-bootstrap", "--topic-prefix", "--port", "--bookmark-interval",
         "--history-max-events", "--history-max-age", "--resource-version-wait", "--node-id", "--bind-address",
-        "--watcher-queue-frames", "--stalled-close-after", "default: 5s", "default: 30s", "default: 100000", "default: 10m", "WATCHFANOUT_");
+        "--watcher-queue-frames", "--stalled-close-after", "--write-timeout", "--tcp-keepalive-idle",
+        "--tcp-keepalive-interval", "--tcp-keepalive-count", "default: 15s", "default: 3", "default: 5s", "default: 30s", "default: 100000", "default: 10m", "WATCHFANOUT_");
   }
 }

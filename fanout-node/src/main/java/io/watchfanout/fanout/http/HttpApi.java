@@ -40,7 +40,9 @@ import org.xnio.conduits.ConduitStreamSourceChannel;
  * accepted connection's read side first gets a {@link RequestTargetGuard}, so that a request
  * target Undertow's parser would refuse with a bare 400 (a bad percent-escape such as
  * {@code key=%zz}, a raw {@code ^}) is answered with a JSON {@code Status} instead. URL
- * decoding is off: the query is decoded to raw bytes by {@link QueryParams}.
+ * decoding is off: the query is decoded to raw bytes by {@link QueryParams}. Accepted
+ * connections have TCP keepalive on with the settings' timings ({@link TcpKeepalive}), so a
+ * client that vanished without a FIN is noticed on an idle watch too.
  *
  * <p>Thread-safety: {@link #start()} and {@link #stop()} from one controlling thread;
  * {@link #stopAccepting()} from any thread.
@@ -109,7 +111,9 @@ public final class HttpApi {
         .getMap();
     openListener = new HttpOpenListener(new DefaultByteBufferPool(true, 16 * 1024 - 20, -1, 4), undertowOptions);
     openListener.setRootHandler(root);
+    TcpKeepalive keepalive = settings.tcpKeepalive();
     ChannelListener<StreamConnection> guarded = connection -> {
+      keepalive.applyTo(connection);
       ConduitStreamSourceChannel source = connection.getSourceChannel();
       source.setConduit(new RequestTargetGuard(source.getConduit()));
       openListener.handleEvent(connection);
@@ -117,6 +121,8 @@ public final class HttpApi {
     OptionMap socketOptions = OptionMap.builder()
         .set(Options.WORKER_IO_THREADS, ioThreads)
         .set(Options.TCP_NODELAY, true)
+        // SO_KEEPALIVE on every accepted socket; the timings are set per connection above.
+        .set(Options.KEEP_ALIVE, true)
         .set(Options.REUSE_ADDRESSES, true)
         .set(Options.BALANCING_TOKENS, 1)
         .set(Options.BALANCING_CONNECTIONS, 2)
@@ -131,7 +137,9 @@ public final class HttpApi {
     }
     server.resumeAccepts();
     port = ((InetSocketAddress) server.getLocalAddress()).getPort();
-    LOG.info("[node {}] serving HTTP on {}:{}", settings.nodeId(), bindAddress, port);
+    LOG.info("[node {}] serving HTTP on {}:{} (TCP keepalive {}s idle, {} probes {}s apart; write timeout {} ms)",
+        settings.nodeId(), bindAddress, port, keepalive.idle().getSeconds(), keepalive.count(),
+        keepalive.interval().getSeconds(), settings.writeTimeout().toMillis());
   }
 
   private static XnioWorker createWorker(OptionMap options, String name) {

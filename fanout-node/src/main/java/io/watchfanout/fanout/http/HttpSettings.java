@@ -14,12 +14,21 @@ import java.util.Objects;
  * @param nodeId the node's id, for log lines
  * @param stalledCloseAfter once a stream has ended (ERROR frame, timeoutSeconds, shutdown), how
  *     long its client gets to take the last frames before the connection is closed, {@code > 0}
+ * @param writeTimeout how long a watch stream with frames waiting may go without its socket
+ *     taking a byte before the connection is closed and its watcher removed, {@code >= 1ms}
+ * @param tcpKeepalive keepalive timings of accepted connections
  */
 public record HttpSettings(Duration bookmarkInterval, Duration resourceVersionWait,
-    int retryAfterSeconds, String nodeId, Duration stalledCloseAfter) {
-  /** Validates the fields. */
+    int retryAfterSeconds, String nodeId, Duration stalledCloseAfter, Duration writeTimeout,
+    TcpKeepalive tcpKeepalive) {
+  /**
+   * Validates the fields.
+   *
+   * @throws IllegalArgumentException naming the field, its value and what was expected
+   */
   public HttpSettings {
     Objects.requireNonNull(nodeId, "nodeId");
+    Objects.requireNonNull(tcpKeepalive, "tcpKeepalive");
     if (bookmarkInterval.isNegative() || bookmarkInterval.isZero()) {
       throw new IllegalArgumentException("bookmarkInterval: " + bookmarkInterval + " (expected: > 0)");
     }
@@ -28,6 +37,9 @@ public record HttpSettings(Duration bookmarkInterval, Duration resourceVersionWa
     }
     if (stalledCloseAfter.toMillis() < 1) {
       throw new IllegalArgumentException("stalledCloseAfter: " + stalledCloseAfter + " (expected: >= 1ms)");
+    }
+    if (writeTimeout.toMillis() < 1) {
+      throw new IllegalArgumentException("writeTimeout: " + writeTimeout + " (expected: >= 1ms)");
     }
     if (retryAfterSeconds < 1) {
       throw new IllegalArgumentException("retryAfterSeconds: " + retryAfterSeconds + " (expected: >= 1)");

@@ -128,7 +128,7 @@ final class WatchHandler implements HttpHandler {
   private void start(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds) {
     Watcher watcher;
     WatchStream stream = new WatchStream(exchange, wakeUps, hub.stats(), settings.bookmarkInterval(),
-        settings.stalledCloseAfter(), settings.nodeId());
+        settings.stalledCloseAfter(), settings.writeTimeout(), settings.nodeId());
     try {
       HttpApi.checkServing(hub);
       watcher = hub.watch(spec, stream);

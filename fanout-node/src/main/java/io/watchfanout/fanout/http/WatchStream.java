@@ -2,6 +2,7 @@ package io.watchfanout.fanout.http;
 
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
+import io.watchfanout.fanout.watch.CloseReason;
 import io.watchfanout.fanout.watch.WatchSink;
 import io.watchfanout.fanout.watch.WatchStats;
 import io.watchfanout.fanout.watch.Watcher;
@@ -39,6 +40,18 @@ import org.slf4j.LoggerFactory;
  * {@link WatchStats#closedStalled()}, instead of holding it forever. A live or parked stream
  * whose client reads slowly is not subject to this bound: parking is the slow-watcher policy.
  *
+ * <p>Write timeout: a stream with bytes waiting whose socket takes none for
+ * {@code writeTimeout} is closed and its watcher removed, counted in
+ * {@link WatchStats#closed} ({@link CloseReason#WRITE_TIMEOUT}). That tells a dead client
+ * from a slow one: a client that vanished without a FIN acknowledges nothing, so once its
+ * socket's send buffer is full not one more byte goes in, whereas a slow reader (live or
+ * parked) frees some room now and then and every byte the socket takes restarts the clock
+ * (when the clock runs out, a write is tried before the stream is judged, as the kernel signals
+ * writability only once much of the send buffer is free again). The clock runs only while
+ * something waits to be written, so an idle stream is never cut by it (TCP keepalive covers
+ * that case, see {@link TcpKeepalive}), and a client that stopped reading altogether is
+ * treated as the dead one it is indistinguishable from.
+ *
  * <p>Thread-safety: everything except {@link #wakeUp()} runs on the exchange's IO thread.
  */
 final class WatchStream implements WatchSink {
@@ -54,6 +67,7 @@ final class WatchStream implements WatchSink {
   private final WatchStats stats;
   private final Duration tickInterval;
   private final Duration stalledCloseAfter;
+  private final long writeTimeoutNanos;
   private final String nodeId;
   private final IoThreadWakeUps wakeUps;
   private final AtomicBoolean wakePending = new AtomicBoolean();
@@ -69,15 +83,21 @@ final class WatchStream implements WatchSink {
   private boolean lastChunkQueued;
   private boolean closeTimerArmed;
   private boolean closed;
+  /** Bytes are waiting and the socket would not take them all (the pump resumed writes). */
+  private boolean blocked;
+  /** While blocked: when the socket last took a byte, or when it blocked (System.nanoTime()). */
+  private long stalledSinceNanos;
+  private boolean writeTimerArmed;
 
   WatchStream(HttpServerExchange exchange, IoThreadWakeUps.Registry wakeUps, WatchStats stats,
-      Duration tickInterval, Duration stalledCloseAfter, String nodeId) {
+      Duration tickInterval, Duration stalledCloseAfter, Duration writeTimeout, String nodeId) {
     this.exchange = exchange;
     this.io = exchange.getIoThread();
     this.wakeUps = wakeUps.forThread(io);
     this.stats = stats;
     this.tickInterval = tickInterval;
     this.stalledCloseAfter = stalledCloseAfter;
+    this.writeTimeoutNanos = writeTimeout.toNanos();
     this.nodeId = nodeId;
   }
 
@@ -95,7 +115,7 @@ final class WatchStream implements WatchSink {
     exchange.getResponseHeaders().put(Headers.TRANSFER_ENCODING, Headers.CHUNKED.toString());
     channel.getWriteSetter().set(ch -> pump());
     exchange.addExchangeCompleteListener((ex, next) -> {
-      abort(null);
+      abort(null, null);
       next.proceed();
     });
     watchForHangUp();
@@ -130,10 +150,11 @@ final class WatchStream implements WatchSink {
           n = ch.read(scratch);
         } while (n > 0);
         if (n < 0) {
-          abort(null);
+          abort(CloseReason.CLIENT_CLOSED, null);
         }
       } catch (IOException e) {
-        abort(e);
+        // A reset, or TCP keepalive probes went unanswered (the client vanished without a FIN).
+        abort(CloseReason.CONNECTION_ERROR, e);
       }
     });
     source.resumeReads();
@@ -205,6 +226,9 @@ final class WatchStream implements WatchSink {
       while (true) {
         if (pendingBytes > 0) {
           long n = channel.write(pending, pendingFrom, pendingCount - pendingFrom);
+          if (n > 0) {
+            stalledSinceNanos = System.nanoTime();
+          }
           pendingBytes -= n;
           stats.addBytesSent(watcher.spec().encoding(), n);
           while (pendingFrom < pendingCount && !pending[pendingFrom].hasRemaining()) {
@@ -212,13 +236,16 @@ final class WatchStream implements WatchSink {
           }
           if (pendingBytes > 0) {
             channel.resumeWrites();
+            markBlocked();
             return;
           }
         }
         if (!channel.flush()) {
           channel.resumeWrites();
+          markBlocked();
           return;
         }
+        blocked = false;
         if (lastChunkQueued) {
           finishExchange();
           return;
@@ -241,9 +268,59 @@ final class WatchStream implements WatchSink {
             return;
         }
       }
-    } catch (IOException | RuntimeException e) {
-      abort(e);
+    } catch (IOException e) {
+      abort(CloseReason.CONNECTION_ERROR, e);
+    } catch (RuntimeException e) {
+      abort(null, e);
     }
+  }
+
+  /**
+   * The socket would not take all waiting bytes (IO thread): starts the write-timeout clock
+   * unless it runs already, and arms its timer.
+   */
+  private void markBlocked() {
+    if (!blocked) {
+      blocked = true;
+      stalledSinceNanos = System.nanoTime();
+    }
+    if (!writeTimerArmed) {
+      armWriteTimer(writeTimeoutNanos);
+    }
+  }
+
+  /**
+   * One timer per blocked stream rather than one per write: when it fires, a stream that took
+   * bytes meanwhile re-arms it for the rest of its timeout, one that took none is closed.
+   */
+  private void armWriteTimer(long delayNanos) {
+    writeTimerArmed = true;
+    io.executeAfter(this::checkWriteTimeout, TimeUnit.NANOSECONDS.toMillis(delayNanos + 999_999),
+        TimeUnit.MILLISECONDS);
+  }
+
+  private void checkWriteTimeout() {
+    if (!closed && blocked && System.nanoTime() - stalledSinceNanos >= writeTimeoutNanos) {
+      // Before judging, try a write: the socket signals writability only once a good part of
+      // its send buffer is free again (Linux: half of what is queued), so a client that reads
+      // slowly may have made room for some bytes without a write event. A vanished client
+      // acknowledges nothing and its full socket takes none. (The timer is still marked armed,
+      // so this write arms no second one.)
+      pump();
+    }
+    writeTimerArmed = false;
+    if (closed || !blocked) {
+      return;
+    }
+    long stalledFor = System.nanoTime() - stalledSinceNanos;
+    if (stalledFor < writeTimeoutNanos) {
+      armWriteTimer(writeTimeoutNanos - stalledFor);
+      return;
+    }
+    LOG.info("[node {}] {}: its client took no bytes for {} ms with {} bytes waiting (gone without a FIN, or "
+        + "not reading); closing the connection", nodeId, watcher, TimeUnit.NANOSECONDS.toMillis(stalledFor),
+        pendingBytes);
+    abort(CloseReason.WRITE_TIMEOUT, null);
   }
 
   /** The stream has ended: its client gets a bounded time to take the last frames. */
@@ -254,7 +331,7 @@ final class WatchStream implements WatchSink {
         stats.addClosedStalled();
         LOG.info("[node {}] {} ended but its client took no last frames within {} ms; closing the connection",
             nodeId, watcher, stalledCloseAfter.toMillis());
-        abort(null);
+        abort(null, null);
       }
     }, stalledCloseAfter.toMillis(), TimeUnit.MILLISECONDS);
   }
@@ -298,12 +375,20 @@ final class WatchStream implements WatchSink {
     exchange.endExchange();
   }
 
-  /** The client went away or a write failed: drop the connection and the watcher. */
-  private void abort(Throwable cause) {
+  /**
+   * The client went away or a write failed: drop the connection and the watcher.
+   *
+   * @param reason what {@link WatchStats#closed} counts it as, or null for a close counted
+   *     elsewhere or not at all (stalled-close bound, node shutdown, a bug)
+   */
+  private void abort(CloseReason reason, Throwable cause) {
     if (closed) {
       return;
     }
     closed = true;
+    if (reason != null) {
+      stats.addClosed(reason);
+    }
     if (cause != null) {
       LOG.debug("[node {}] {} ended: {}", nodeId, watcher, cause.toString());
     }

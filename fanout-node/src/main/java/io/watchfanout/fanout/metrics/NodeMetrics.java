@@ -9,6 +9,7 @@ import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.kafka.RebuildProgress;
+import io.watchfanout.fanout.watch.CloseReason;
 import io.watchfanout.fanout.watch.WatchHub;
 import io.watchfanout.fanout.watch.WatchStats;
 import java.util.ArrayList;
@@ -92,6 +93,15 @@ public final class NodeMetrics extends Collector {
     out.add(counter("watchfanout_streams_closed_stalled_total",
         "Connections closed because an ended stream's client did not take its last frames in time.",
         s.closedStalled()));
+    CounterMetricFamily closed = new CounterMetricFamily("watchfanout_watchers_closed_total",
+        "Watch streams whose connection was closed before the stream ended, each removing its watcher, by reason: "
+            + "client_closed (the client hung up), connection_error (a reset, unanswered TCP keepalive probes, "
+            + "retransmissions given up), write_timeout (frames waited and the socket took no byte for "
+            + "--write-timeout).", List.of("reason"));
+    for (CloseReason r : CloseReason.values()) {
+      closed.addMetric(List.of(r.label()), s.closed(r));
+    }
+    out.add(closed);
     out.add(gauge("watchfanout_watcher_queued_frames", "Frames waiting in watchers' bounded queues, all watchers.",
         hub.queuedFrames()));
     out.add(gauge("watchfanout_frames_memoized", "Frames memoized by events of the history window.",

@@ -36,6 +36,7 @@ public final class WatchStats {
   public Histogram eventLatency() {
     return eventLatency;
   }
+  final LongAdder[] closed = adders(CloseReason.values().length);
 
   private static LongAdder[] adders(int n) {
     LongAdder[] a = new LongAdder[n];
@@ -96,6 +97,19 @@ public final class WatchStats {
   /** Counts a connection closed by the stalled-close bound. */
   public void addClosedStalled() {
     closedStalled.increment();
+  }
+
+  /**
+   * Watch streams whose connection was closed before the stream ended, for {@code reason}
+   * (counted by the transport, once per stream); each removed its watcher.
+   */
+  public long closed(CloseReason reason) {
+    return closed[reason.ordinal()].sum();
+  }
+
+  /** Counts a watch stream whose connection was closed for {@code reason}. */
+  public void addClosed(CloseReason reason) {
+    closed[reason.ordinal()].increment();
   }
 
   /** Bytes written to watch streams of this encoding (counted by the transport). */

@@ -39,9 +39,10 @@ class FeedFreshnessTest {
       String key = "/" + prefix + "/latency";
       java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<String>> watch =
           java.net.http.HttpClient.newHttpClient().sendAsync(java.net.http.HttpRequest.newBuilder(
-              java.net.URI.create(node.url() + "/v1/watch?key=" + key + "&timeoutSeconds=3")).build(),
+              java.net.URI.create(node.url() + "/v1/watch?key=" + key + "&timeoutSeconds=5")).build(),
               java.net.http.HttpResponse.BodyHandlers.ofString());
-      Thread.sleep(500);
+      await().atMost(Duration.ofSeconds(30)).until(() ->
+          Stack.metrics(node).getOrDefault("watchfanout_watchers_live", 0.0) >= 1);
       try (io.etcd.jetcd.Client client = io.etcd.jetcd.Client.builder().endpoints(etcd.clientUrl()).build()) {
         client.getKVClient().put(io.etcd.jetcd.ByteSequence.from(key, java.nio.charset.StandardCharsets.UTF_8),
             io.etcd.jetcd.ByteSequence.from("v", java.nio.charset.StandardCharsets.UTF_8)).get();

@@ -1,5 +1,6 @@
 package io.watchfanout.fanout.http;
 
+import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.fanout.cache.RecordApplier;
 import io.watchfanout.fanout.cache.WatchCache;
 import io.watchfanout.fanout.frame.FrameEncoder;
@@ -17,17 +18,35 @@ final class TestNode implements AutoCloseable {
   final WatchHub hub;
   final HttpApi api;
   final RecordApplier applier;
+  /** What {@code /metrics} serves. */
+  final CollectorRegistry registry;
+  private final String bindAddress;
 
   TestNode(int historyMaxEvents, int queueFrames, boolean ready) {
     this(historyMaxEvents, queueFrames, ready, Duration.ofSeconds(30));
   }
 
   /**
-   * A node with one IO thread (a test can hold it to make frames wait) and 200 ms bookmarks.
+   * A node on 127.0.0.1 with one IO thread (a test can hold it to make frames wait), 200 ms
+   * bookmarks, the production keepalive timings, and a write timeout of 10 minutes: clients of
+   * tests that stop reading on purpose are not cut by it, whatever the machine's pace.
    *
    * @param stalledCloseAfter how long an ended stream's client gets to take its last frames
    */
   TestNode(int historyMaxEvents, int queueFrames, boolean ready, Duration stalledCloseAfter) {
+    this(historyMaxEvents, queueFrames, ready, stalledCloseAfter, Duration.ofMinutes(10),
+        new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3), "127.0.0.1");
+  }
+
+  /**
+   * As above, with a write timeout, keepalive timings and a listen address of the test's own.
+   *
+   * @param writeTimeout how long a stream with frames waiting may go without its socket taking a byte
+   * @param bindAddress the address to listen on
+   */
+  TestNode(int historyMaxEvents, int queueFrames, boolean ready, Duration stalledCloseAfter, Duration writeTimeout,
+      TcpKeepalive keepalive, String bindAddress) {
+    this.bindAddress = bindAddress;
     hub = new WatchHub(new WatchCache(historyMaxEvents, Duration.ofMinutes(10), System::currentTimeMillis),
         new FrameEncoder(), queueFrames, "http-test");
     hub.startAt(100);
@@ -35,8 +54,9 @@ final class TestNode implements AutoCloseable {
       hub.markReady();
     }
     applier = new RecordApplier(hub, 100);
+    registry = NodeMetrics.registry(hub, null);
     api = new HttpApi(hub, new HttpSettings(Duration.ofMillis(200), Duration.ofMillis(300), 1, "http-test",
-        stalledCloseAfter), NodeMetrics.registry(hub, null), "127.0.0.1", 0, 1);
+        stalledCloseAfter, writeTimeout, keepalive), registry, bindAddress, 0, 1);
     api.start();
   }
 
@@ -49,7 +69,7 @@ final class TestNode implements AutoCloseable {
   }
 
   URI uri(String pathAndQuery) {
-    return URI.create("http://127.0.0.1:" + api.port() + pathAndQuery);
+    return URI.create("http://" + bindAddress + ":" + api.port() + pathAndQuery);
   }
 
   @Override

@@ -23,6 +23,13 @@ final class TestNodes implements AfterEachCallback {
     return keep(new TestNode(historyMaxEvents, queueFrames, true, stalledCloseAfter));
   }
 
+  /** A ready node with the given write timeout, keepalive timings and listen address. */
+  TestNode start(int historyMaxEvents, int queueFrames, Duration writeTimeout, TcpKeepalive keepalive,
+      String bindAddress) {
+    return keep(new TestNode(historyMaxEvents, queueFrames, true, Duration.ofSeconds(30), writeTimeout, keepalive,
+        bindAddress));
+  }
+
   private TestNode keep(TestNode node) {
     started.add(node);
     return node;

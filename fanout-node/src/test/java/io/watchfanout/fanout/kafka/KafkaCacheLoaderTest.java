@@ -10,6 +10,7 @@ import io.watchfanout.fanout.cache.WatchCache;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
+import io.watchfanout.fanout.http.TcpKeepalive;
 import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
@@ -95,7 +96,7 @@ class KafkaCacheLoaderTest {
           new FrameEncoder(), 256, "kafka-test");
       RebuildProgress progress = new RebuildProgress();
       HttpApi api = new HttpApi(hub, new HttpSettings(Duration.ofSeconds(1), Duration.ofSeconds(1), 1, "kafka-test",
-          Duration.ofSeconds(30)),
+          Duration.ofSeconds(30), Duration.ofSeconds(30), new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3)),
           NodeMetrics.registry(hub, progress), "127.0.0.1", 0);
       api.start();
       KafkaCacheLoader loader = new KafkaCacheLoader(kafka.bootstrapServers(), prefix, hub, progress, "kafka-test",
