@@ -86,6 +86,7 @@ public final class KafkaBroker extends ServerProcess {
     private final String clusterId;
     private final int nodeId;
     private final String quorumVoters;
+    private boolean configured; // guarded by this: configuration files written
 
     /** Creates a broker with all defaults (not started yet; call {@link #start()}). */
     public KafkaBroker() {
@@ -143,20 +144,30 @@ public final class KafkaBroker extends ServerProcess {
      * no node of a multi-node quorum is ready before a majority runs.
      */
     synchronized void launch() {
-        if (closed) {
-            throw new IllegalStateException("Kafka broker on port " + brokerPort + " is closed");
-        }
-        if (process == null) {
-            writeConfigFiles();
-        }
-        if (!Files.exists(dataDir.resolve("meta.properties"))) {
-            format();
-        }
+        prepareStorage();
         if (process == null) {
             process = new ManagedProcess("kafka-" + nodeId + " :" + brokerPort, javaCommand(maxHeap, MAIN_CLASS,
                     List.of(propertiesFile.toString())), Map.of(), workDir, logFile);
         }
         process.launch();
+    }
+
+    /**
+     * Writes the configuration (first call only) and formats the storage if it is not formatted
+     * yet. {@link KafkaCluster} runs this for all its nodes at once: each format is a JVM of its
+     * own that takes seconds to start.
+     */
+    synchronized void prepareStorage() {
+        if (closed) {
+            throw new IllegalStateException("Kafka broker on port " + brokerPort + " is closed");
+        }
+        if (!configured) {
+            writeConfigFiles();
+            configured = true;
+        }
+        if (!Files.exists(dataDir.resolve("meta.properties"))) {
+            format();
+        }
     }
 
     private void writeConfigFiles() {

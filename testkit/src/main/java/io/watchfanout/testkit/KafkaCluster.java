@@ -14,6 +14,7 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.ElectionType;
@@ -129,6 +130,7 @@ public final class KafkaCluster implements AutoCloseable {
      */
     public KafkaCluster start() {
         long startNanos = System.nanoTime();
+        forEachBrokerAtOnce(KafkaBroker::prepareStorage, "format-kafka-");
         for (KafkaBroker broker : brokers) {
             broker.launch();
         }
@@ -266,7 +268,10 @@ public final class KafkaCluster implements AutoCloseable {
      * killed broker was started again and before the next fault.
      *
      * @param timeout how long to wait
-     * @param topics the topics
+     * @param topics the topics; none for every topic, Kafka's internal ones
+     *     ({@code __consumer_offsets}, {@code __transaction_state}) included: a second fault
+     *     before those have caught up could leave one of their partitions below
+     *     {@code min.insync.replicas}
      * @throws IllegalStateException on timeout, naming the partitions still short of replicas
      */
     public void awaitFullyReplicated(Duration timeout, String... topics) {
@@ -275,7 +280,9 @@ public final class KafkaCluster implements AutoCloseable {
             String lagging = "";
             while (true) {
                 try {
-                    lagging = admin.describeTopics(List.of(topics)).allTopicNames()
+                    List<String> names = topics.length > 0 ? List.of(topics) : List.copyOf(admin.listTopics(
+                            new ListTopicsOptions().listInternal(true)).names().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS));
+                    lagging = admin.describeTopics(names).allTopicNames()
                             .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS).values().stream()
                             .flatMap(d -> d.partitions().stream()
                                     .filter(p -> p.isr().size() < p.replicas().size())
@@ -309,19 +316,33 @@ public final class KafkaCluster implements AutoCloseable {
      */
     @Override
     public void close() {
-        List<Thread> stops = new ArrayList<>();
+        forEachBrokerAtOnce(KafkaBroker::close, "stop-kafka-");
+    }
+
+    /** Runs {@code action} on every broker, each on a thread of its own; rethrows the first failure. */
+    private void forEachBrokerAtOnce(Consumer<KafkaBroker> action, String threadPrefix) {
+        List<Thread> threads = new ArrayList<>();
+        List<RuntimeException> failures = java.util.Collections.synchronizedList(new ArrayList<>());
         for (KafkaBroker broker : brokers) {
-            Thread t = new Thread(broker::close, "stop-kafka-" + broker.nodeId());
+            Thread t = new Thread(() -> {
+                try {
+                    action.accept(broker);
+                } catch (RuntimeException e) {
+                    failures.add(e);
+                }
+            }, threadPrefix + broker.nodeId());
             t.start();
-            stops.add(t);
+            threads.add(t);
         }
-        for (Thread t : stops) {
+        for (Thread t : threads) {
             try {
                 t.join();
             } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+                throw ManagedProcess.interrupted("waiting for " + t.getName(), e);
             }
+        }
+        if (!failures.isEmpty()) {
+            throw failures.get(0);
         }
     }
 
