@@ -69,7 +69,11 @@ class ReplicatedKafkaTest {
 
   @BeforeAll
   static void startKafka() {
-    kafka = KafkaCluster.builder().build().start();
+    // Three broker JVMs start (and one restarts twice) on a 2-core machine: the client
+    // compiler alone and a serial collector leave more of it to the brokers' own work.
+    kafka = KafkaCluster.builder()
+        .configure(b -> b.jvmArg("-XX:TieredStopAtLevel=1").jvmArg("-XX:+UseSerialGC"))
+        .build().start();
   }
 
   @AfterAll
