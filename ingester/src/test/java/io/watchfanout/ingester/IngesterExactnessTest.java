@@ -5,36 +5,24 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.options.GetOption;
 import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.ingester.support.EventsTopicDump;
 import io.watchfanout.ingester.support.Exactness;
 import io.watchfanout.ingester.support.Ingesters;
-import io.watchfanout.ingester.etcd.EtcdEvents;
+import io.watchfanout.ingester.support.StateTopicDump;
 import io.watchfanout.schema.EventsRecords;
-import io.watchfanout.schema.StateRecordDeserializer;
 import io.watchfanout.schema.WatchFanoutSerdes;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.EventsRecord;
-import io.watchfanout.schema.v1.KeyValue;
-import io.watchfanout.schema.v1.StateCheckpoint;
-import io.watchfanout.schema.v1.StateRecord;
 import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
 import io.watchfanout.testkit.TopicPrefixes;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -101,7 +89,7 @@ class IngesterExactnessTest {
           && e.getPrevKv().getLease() == lease).hasSize(4)
           .extracting(Event::getRevision).containsOnly(leaseGone);
 
-      await().atMost(Duration.ofSeconds(60)).until(() -> readState(topicPrefix).checkpoint.getRevision()
+      await().atMost(Duration.ofSeconds(60)).until(() -> readState(topicPrefix).checkpoint().getRevision()
           >= lastRevision(events));
       assertStateEqualsEtcd(readState(topicPrefix));
     }
@@ -117,46 +105,11 @@ class IngesterExactnessTest {
     return deletes.get(deletes.size() - 1).getRevision();
   }
 
-  /** The state topic read to its end. */
-  record State(Map<ByteString, KeyValue> kvs, StateCheckpoint checkpoint) {}
-
-  State readState(String prefix) {
-    Properties props = new Properties();
-    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    Map<ByteString, KeyValue> kvs = new HashMap<>();
-    StateCheckpoint checkpoint = StateCheckpoint.getDefaultInstance();
-    try (KafkaConsumer<byte[], StateRecord> consumer =
-        new KafkaConsumer<>(props, new ByteArrayDeserializer(), new StateRecordDeserializer())) {
-      TopicPartition tp = new TopicPartition(WatchFanoutSerdes.stateTopic(prefix), 0);
-      consumer.assign(List.of(tp));
-      consumer.seekToBeginning(List.of(tp));
-      long end = consumer.endOffsets(List.of(tp)).get(tp);
-      while (consumer.position(tp) < end) {
-        for (ConsumerRecord<byte[], StateRecord> r : consumer.poll(Duration.ofMillis(200))) {
-          if (r.key().length == 0) {
-            checkpoint = r.value().getCheckpoint();
-          } else if (r.value() == null) {
-            kvs.remove(ByteString.copyFrom(r.key()));
-          } else {
-            kvs.put(ByteString.copyFrom(r.key()), r.value().getKv());
-          }
-        }
-      }
-    }
-    return new State(kvs, checkpoint);
+  private StateTopicDump.State readState(String prefix) {
+    return StateTopicDump.read(kafka.bootstrapServers(), WatchFanoutSerdes.stateTopic(prefix));
   }
 
-  private void assertStateEqualsEtcd(State state) throws Exception {
-    List<io.etcd.jetcd.KeyValue> etcdKvs = etcd.getKVClient().get(EtcdWorkload.bytes(keyPrefix),
-            GetOption.builder().isPrefix(true).withRevision(state.checkpoint.getRevision()).build())
-        .get(10, TimeUnit.SECONDS).getKvs();
-    Map<ByteString, KeyValue> expected = new HashMap<>();
-    for (io.etcd.jetcd.KeyValue kv : etcdKvs) {
-      KeyValue k = EtcdEvents.toKeyValue(kv);
-      expected.put(k.getKey(), k);
-    }
-    assertThat(expected).isNotEmpty();
-    assertThat(state.kvs).containsExactlyInAnyOrderEntriesOf(expected);
+  private void assertStateEqualsEtcd(StateTopicDump.State state) throws Exception {
+    Exactness.assertStateEqualsEtcd(state, etcd, keyPrefix);
   }
 }

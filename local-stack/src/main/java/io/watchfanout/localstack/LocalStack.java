@@ -5,6 +5,7 @@ import io.watchfanout.testkit.ChildProcesses;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
+import io.watchfanout.testkit.KafkaCluster;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -42,7 +43,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Starts the parts of a local stack in order — etcd, the Kafka broker, the ingester, the fan-out
+ * Starts the parts of a local stack in order — etcd, the Kafka broker(s), the ingester, the fan-out
  * nodes — waits until each is ready, prints a short status, and stops them in the reverse order
  * (fan-out nodes, ingester, Kafka, etcd) on JVM shutdown, then removes a temporary data
  * directory.
@@ -164,8 +165,11 @@ final class LocalStack {
     Map<String, Integer> ports = new LinkedHashMap<>();
     ports.put("etcd client port (--etcd-port)", config.etcdPort());
     ports.put("etcd peer port (--etcd-peer-port)", config.etcdPeerPort());
-    ports.put("Kafka port (--kafka-port)", config.kafkaPort());
-    ports.put("Kafka controller port (--kafka-controller-port)", config.kafkaControllerPort());
+    for (int i = 0; i < config.kafkaBrokers(); i++) {
+      String broker = config.kafkaBrokers() == 1 ? "" : " of broker " + (i + 1);
+      ports.put("Kafka port" + broker + " (--kafka-port)", config.kafkaPorts().get(i));
+      ports.put("Kafka controller port" + broker + " (--kafka-controller-port)", config.kafkaControllerPorts().get(i));
+    }
     ports.put("ingester port (--ingester-port)", config.ingesterPort());
     for (int port : config.fanoutPorts()) {
       ports.put("fan-out node port " + port + " (--fanout-ports)", port);
@@ -211,6 +215,10 @@ final class LocalStack {
   }
 
   private void startKafka() {
+    if (config.kafkaBrokers() > 1) {
+      startKafkaCluster();
+      return;
+    }
     Path kafkaDir = dir.part("kafka");
     KafkaBroker.Builder builder = KafkaBroker.builder()
         .brokerPort(config.kafkaPort())
@@ -225,6 +233,37 @@ final class LocalStack {
     Part part = new Part("kafka", kafka.bootstrapServers(), kafka::pid, kafka::isAlive, OptionalInt::empty,
         kafka.logFile(), kafka::close);
     step(part, kafka::start);
+  }
+
+  /**
+   * Several brokers, each also a controller, in {@code kafka-1/}, {@code kafka-2/}, ...: one
+   * line in the status table each, and one stop for all of them (the first broker part to stop
+   * stops the cluster, the others find their broker stopped), because brokers stopped one after
+   * the other would leave the last ones without a controller majority to shut down cleanly.
+   */
+  private void startKafkaCluster() {
+    KafkaCluster.Builder builder = KafkaCluster.builder()
+        .size(config.kafkaBrokers())
+        .brokerPorts(config.kafkaPorts())
+        .controllerPorts(config.kafkaControllerPorts())
+        .workDir(dir.root())
+        .configure(b -> b.classpath(brokerClasspath)
+            .keepData(true)
+            .startTimeout(config.startTimeout())
+            .stopTimeout(Duration.ofSeconds(30)));
+    formattedClusterId(dir.part("kafka-1").resolve("data")).ifPresent(builder::clusterId);
+    KafkaCluster cluster = builder.build();
+    for (KafkaBroker broker : cluster.brokers()) {
+      parts.add(new Part("kafka-" + broker.nodeId(), broker.bootstrapServers(), broker::pid, broker::isAlive,
+          OptionalInt::empty, broker.logFile(), cluster::close));
+    }
+    checkNotStopping();
+    out.print(String.format(Locale.ROOT, "  %-12s starting %d brokers on %s ... ", "kafka", config.kafkaBrokers(),
+        config.kafkaBootstrap()));
+    out.flush();
+    long startNanos = System.nanoTime();
+    cluster.start();
+    out.println(String.format(Locale.ROOT, "ready in %.1f s", (System.nanoTime() - startNanos) / 1e9));
   }
 
   /** The cluster id of a storage formatted by an earlier run on the same data directory. */
@@ -249,6 +288,12 @@ final class LocalStack {
             "--topic-prefix", config.topicPrefix(),
             "--http-host", "127.0.0.1",
             "--http-port", Integer.toString(config.ingesterPort()));
+    if (config.kafkaBrokers() > 1) {
+      // What production runs: every write on two brokers before it counts (the ingester and
+      // the materializer write with acks=all), and no start on topics replicated less.
+      builder.args("--replication-factor", Integer.toString(config.kafkaReplicationFactor()),
+          "--min-insync-replicas", Integer.toString(config.kafkaMinInsyncReplicas()));
+    }
     String url = "http://127.0.0.1:" + config.ingesterPort();
     AtomicReference<JavaProcess> process = new AtomicReference<>();
     Part part = javaProcessPart("ingester", url, process, INGESTER_STOP_TIMEOUT, logFile("ingester"));
@@ -397,8 +442,10 @@ final class LocalStack {
       s.append(String.format(Locale.ROOT, "  %-12s %-24s pid %-8d log %s%n", part.name(), part.address(),
           part.pidOrMinusOne(), part.log()));
     }
-    s.append(String.format(Locale.ROOT, "  %-12s %s.events, %s.state%n", "topics", config.topicPrefix(),
-        config.topicPrefix()));
+    s.append(String.format(Locale.ROOT, "  %-12s %s.events, %s.state%s%n", "topics", config.topicPrefix(),
+        config.topicPrefix(), config.kafkaBrokers() == 1 ? "" : String.format(Locale.ROOT,
+            " (replication factor %d, min.insync.replicas %d)", config.kafkaReplicationFactor(),
+            config.kafkaMinInsyncReplicas())));
     s.append(String.format(Locale.ROOT, "%nWatch every key under /registry/ through a fan-out node:%n"));
     s.append(String.format(Locale.ROOT,
         "  curl -N '%s/v1/watch?key=/registry/&prefix=true&allowWatchBookmarks=true'%n", firstNode));

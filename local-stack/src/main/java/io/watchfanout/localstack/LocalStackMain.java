@@ -17,14 +17,16 @@ import picocli.CommandLine.Spec;
 
 /**
  * Command line of {@code bin/local-stack} ({@code java -jar local-stack/target/local-stack.jar}):
- * etcd, a single-node KRaft Kafka broker, the ingester and the fan-out nodes on loopback, until
+ * etcd, Kafka (one KRaft broker, or a replicated cluster with {@code --kafka-brokers 3}), the
+ * ingester and the fan-out nodes on loopback, until
  * Ctrl-C or SIGTERM. Every flag also reads from {@code WATCHFANOUT_<FLAG_NAME>}. Exit codes: 1
  * when the stack could not start, 2 for bad flags; after Ctrl-C or SIGTERM the JVM's own (130,
  * 143).
  */
 @Command(name = "local-stack", mixinStandardHelpOptions = true, sortOptions = false,
     version = "watch-fanout local stack 0.1.0",
-    description = "Runs etcd, a single-node Kafka broker (KRaft), the ingester and two fan-out nodes on 127.0.0.1, "
+    description = "Runs etcd, Kafka (one KRaft broker, or a replicated cluster with --kafka-brokers 3), the ingester "
+        + "and two fan-out nodes on 127.0.0.1, "
         + "waits until every part is ready, prints their addresses, and stops all of them on Ctrl-C or SIGTERM.",
     footer = {"",
         "Every flag also reads from the environment variable WATCHFANOUT_<FLAG_NAME>, for example "
@@ -42,12 +44,19 @@ public final class LocalStackMain implements Callable<Integer> {
   Integer etcdPeerPort;
 
   @Option(names = "--kafka-port", defaultValue = "9092", paramLabel = "PORT",
-      description = "Kafka bootstrap port: 127.0.0.1:PORT. Default: ${DEFAULT-VALUE}.")
+      description = "Kafka bootstrap port: 127.0.0.1:PORT; broker N of --kafka-brokers listens on PORT + 2(N-1). "
+          + "Default: ${DEFAULT-VALUE}.")
   int kafkaPort;
 
   @Option(names = "--kafka-controller-port", paramLabel = "PORT",
-      description = "Kafka KRaft controller port. Default: --kafka-port + 1.")
+      description = "Kafka KRaft controller port; broker N of --kafka-brokers uses PORT + 2(N-1). "
+          + "Default: --kafka-port + 1.")
   Integer kafkaControllerPort;
+
+  @Option(names = "--kafka-brokers", defaultValue = "1", paramLabel = "N",
+      description = "Kafka brokers: 1, or 3 to 5 for a replicated cluster as production runs it (every broker also "
+          + "a KRaft controller; topics with replication factor 3 and min.insync.replicas 2). Default: ${DEFAULT-VALUE}.")
+  int kafkaBrokers;
 
   @Option(names = "--ingester-port", defaultValue = "9100", paramLabel = "PORT",
       description = "Ingester HTTP port (/metrics, /readyz, /livez). Default: ${DEFAULT-VALUE}.")
@@ -114,7 +123,7 @@ public final class LocalStackMain implements Callable<Integer> {
     Path root = projectRoot();
     try {
       return new StackConfig(etcdPort, etcdPeerPort != null ? etcdPeerPort : etcdPort + 1, kafkaPort,
-          kafkaControllerPort != null ? kafkaControllerPort : kafkaPort + 1, ingesterPort, fanoutPorts,
+          kafkaControllerPort != null ? kafkaControllerPort : kafkaPort + 1, kafkaBrokers, ingesterPort, fanoutPorts,
           Optional.ofNullable(dataDir), topicPrefix, demo, demoRate, startTimeout,
           ingesterJar != null ? ingesterJar : root.resolve("ingester/target/ingester.jar"),
           fanoutNodeJar != null ? fanoutNodeJar : root.resolve("fanout-node/target/fanout-node.jar"));

@@ -15,8 +15,10 @@ import java.util.Set;
  *
  * @param etcdPort etcd's client port ({@code http://127.0.0.1:<port>})
  * @param etcdPeerPort etcd's peer (Raft) port
- * @param kafkaPort the Kafka broker's PLAINTEXT port ({@code 127.0.0.1:<port>})
- * @param kafkaControllerPort the Kafka KRaft controller's port
+ * @param kafkaPort the (first) Kafka broker's PLAINTEXT port ({@code 127.0.0.1:<port>})
+ * @param kafkaControllerPort the (first) Kafka KRaft controller's port
+ * @param kafkaBrokers how many Kafka brokers: 1, or 3 to 5 replicating every topic 3 times; broker
+ *     {@code n} (from 1) listens on {@code kafkaPort + 2(n-1)} and {@code kafkaControllerPort + 2(n-1)}
  * @param ingesterPort the ingester's HTTP port ({@code /metrics}, {@code /readyz}, {@code /livez})
  * @param fanoutPorts the HTTP port of each fan-out node, one node per port
  * @param dataDir where etcd and Kafka keep their data and every part its log, kept at exit;
@@ -28,8 +30,8 @@ import java.util.Set;
  * @param ingesterJar the ingester's runnable jar
  * @param fanoutNodeJar the fan-out node's runnable jar
  */
-public record StackConfig(int etcdPort, int etcdPeerPort, int kafkaPort, int kafkaControllerPort, int ingesterPort,
-    List<Integer> fanoutPorts, Optional<Path> dataDir, String topicPrefix, boolean demo, int demoRate,
+public record StackConfig(int etcdPort, int etcdPeerPort, int kafkaPort, int kafkaControllerPort, int kafkaBrokers,
+    int ingesterPort, List<Integer> fanoutPorts, Optional<Path> dataDir, String topicPrefix, boolean demo, int demoRate,
     Duration startTimeout, Path ingesterJar, Path fanoutNodeJar) {
 
   /**
@@ -47,10 +49,21 @@ public record StackConfig(int etcdPort, int etcdPeerPort, int kafkaPort, int kaf
     if (fanoutPorts.isEmpty()) {
       throw new IllegalArgumentException("--fanout-ports: empty (expected: at least one port, e.g. 8081,8082)");
     }
-    List<String> names = new ArrayList<>(List.of("--etcd-port", "--etcd-peer-port", "--kafka-port",
-        "--kafka-controller-port", "--ingester-port"));
-    List<Integer> ports = new ArrayList<>(List.of(etcdPort, etcdPeerPort, kafkaPort, kafkaControllerPort,
-        ingesterPort));
+    if (kafkaBrokers != 1 && (kafkaBrokers < 3 || kafkaBrokers > 5)) {
+      throw new IllegalArgumentException("--kafka-brokers: " + kafkaBrokers + " (expected: 1, or 3 to 5; two brokers"
+          + " cannot both keep every acknowledged write on two of them and survive the loss of one)");
+    }
+    List<String> names = new ArrayList<>(List.of("--etcd-port", "--etcd-peer-port"));
+    List<Integer> ports = new ArrayList<>(List.of(etcdPort, etcdPeerPort));
+    for (int i = 0; i < kafkaBrokers; i++) {
+      String which = i == 0 ? "" : " (+" + 2 * i + " for broker " + (i + 1) + " of --kafka-brokers)";
+      names.add("--kafka-port" + which);
+      ports.add(kafkaPort + 2 * i);
+      names.add("--kafka-controller-port" + which);
+      ports.add(kafkaControllerPort + 2 * i);
+    }
+    names.add("--ingester-port");
+    ports.add(ingesterPort);
     for (int port : fanoutPorts) {
       names.add("--fanout-ports");
       ports.add(port);
@@ -88,11 +101,61 @@ public record StackConfig(int etcdPort, int etcdPeerPort, int kafkaPort, int kaf
   }
 
   /**
-   * The Kafka bootstrap servers.
+   * The Kafka bootstrap servers: every broker, so that clients starting while one is down find
+   * the others.
    *
-   * @return {@code 127.0.0.1:<kafkaPort>}
+   * @return {@code 127.0.0.1:<kafkaPort>}, then the other brokers' addresses comma-separated
    */
   public String kafkaBootstrap() {
-    return "127.0.0.1:" + kafkaPort;
+    StringBuilder s = new StringBuilder();
+    for (int port : kafkaPorts()) {
+      s.append(s.length() == 0 ? "" : ",").append("127.0.0.1:").append(port);
+    }
+    return s.toString();
+  }
+
+  /**
+   * The PLAINTEXT port of each Kafka broker, in node id order.
+   *
+   * @return {@code kafkaBrokers} ports, two apart from {@code kafkaPort} on
+   */
+  public List<Integer> kafkaPorts() {
+    return spaced(kafkaPort);
+  }
+
+  /**
+   * The KRaft controller port of each Kafka broker, in node id order.
+   *
+   * @return {@code kafkaBrokers} ports, two apart from {@code kafkaControllerPort} on
+   */
+  public List<Integer> kafkaControllerPorts() {
+    return spaced(kafkaControllerPort);
+  }
+
+  /**
+   * The replication factor of the topics the ingester creates, and of Kafka's own.
+   *
+   * @return 1 for a single broker, else 3
+   */
+  public int kafkaReplicationFactor() {
+    return kafkaBrokers == 1 ? 1 : 3;
+  }
+
+  /**
+   * The {@code min.insync.replicas} of the topics: how many brokers hold a write before Kafka
+   * acknowledges it to an {@code acks=all} producer.
+   *
+   * @return 1 for a single broker, else 2
+   */
+  public int kafkaMinInsyncReplicas() {
+    return kafkaBrokers == 1 ? 1 : 2;
+  }
+
+  private List<Integer> spaced(int first) {
+    List<Integer> out = new ArrayList<>();
+    for (int i = 0; i < kafkaBrokers; i++) {
+      out.add(first + 2 * i);
+    }
+    return List.copyOf(out);
   }
 }

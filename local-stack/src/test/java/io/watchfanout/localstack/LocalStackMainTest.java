@@ -30,6 +30,8 @@ class LocalStackMainTest {
     assertThat(c.etcdPeerPort()).isEqualTo(2380);
     assertThat(c.kafkaBootstrap()).isEqualTo("127.0.0.1:9092");
     assertThat(c.kafkaControllerPort()).isEqualTo(9093);
+    assertThat(c.kafkaBrokers()).isEqualTo(1);
+    assertThat(c.kafkaReplicationFactor()).isEqualTo(1);
     assertThat(c.ingesterPort()).isEqualTo(9100);
     assertThat(c.fanoutPorts()).containsExactly(8081, 8082);
     assertThat(c.dataDir()).isEmpty();
@@ -59,6 +61,18 @@ class LocalStackMainTest {
   }
 
   @Test
+  void threeBrokersTakeEveryOtherPortFromTheKafkaPortsOn() {
+    LocalStackMain main = new LocalStackMain();
+    cli(main, Map.of(), new StringWriter()).parseArgs("--kafka-brokers", "3");
+    StackConfig c = main.config();
+    assertThat(c.kafkaPorts()).containsExactly(9092, 9094, 9096);
+    assertThat(c.kafkaControllerPorts()).containsExactly(9093, 9095, 9097);
+    assertThat(c.kafkaBootstrap()).isEqualTo("127.0.0.1:9092,127.0.0.1:9094,127.0.0.1:9096");
+    assertThat(c.kafkaReplicationFactor()).isEqualTo(3);
+    assertThat(c.kafkaMinInsyncReplicas()).isEqualTo(2);
+  }
+
+  @Test
   void badFlagsExitWithStatus2AndSayWhatWasExpected() {
     assertRejected(List.of("--fanout-ports", "8081,2379"), "port 2379 is also used by --etcd-port");
     assertRejected(List.of("--etcd-port", "70000"), "--etcd-port: 70000 (expected: a TCP port, 1..65535)");
@@ -66,6 +80,9 @@ class LocalStackMainTest {
     assertRejected(List.of("--topic-prefix", "a/b"), "--topic-prefix: 'a/b'");
     assertRejected(List.of("--start-timeout", "soon"), "is not a duration");
     assertRejected(List.of("--ingester-jar", "/no/such.jar"), "/no/such.jar does not exist");
+    assertRejected(List.of("--kafka-brokers", "2"), "--kafka-brokers: 2 (expected: 1, or 3 to 5");
+    assertRejected(List.of("--kafka-brokers", "3", "--ingester-port", "9094"),
+        "--ingester-port: port 9094 is also used by --kafka-port (+2 for broker 2 of --kafka-brokers)");
   }
 
   private static void assertRejected(List<String> args, String message) {
@@ -80,7 +97,7 @@ class LocalStackMainTest {
     StringWriter out = new StringWriter();
     assertThat(cli(new LocalStackMain(), Map.of(), out).execute("--help")).isZero();
     assertThat(out.toString().replaceAll("\\s+", " ")).contains("--etcd-port", "--etcd-peer-port", "--kafka-port", "--kafka-controller-port",
-        "--ingester-port", "--fanout-ports", "--data-dir", "--topic-prefix", "--demo", "--demo-rate",
+        "--kafka-brokers", "--ingester-port", "--fanout-ports", "--data-dir", "--topic-prefix", "--demo", "--demo-rate",
         "--start-timeout", "--ingester-jar", "--fanout-node-jar", "Default: 2379", "Default: 8081,8082",
         "Default: 120s", "WATCHFANOUT_<FLAG_NAME>");
   }

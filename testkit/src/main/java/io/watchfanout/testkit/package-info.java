@@ -4,6 +4,9 @@
  * <ul>
  *   <li>{@link io.watchfanout.testkit.EtcdServer}: the {@code etcd} binary as a child process;</li>
  *   <li>{@link io.watchfanout.testkit.KafkaBroker}: a single-node KRaft Kafka as a child JVM;</li>
+ *   <li>{@link io.watchfanout.testkit.KafkaCluster}: three such nodes as one replicated cluster
+ *       (a quorum of three voters, replication factor 3, {@code min.insync.replicas} 2), with
+ *       kill and restart of one broker and the leader of a topic;</li>
  *   <li>{@link io.watchfanout.testkit.EtcdExtension}, {@link io.watchfanout.testkit.KafkaExtension}:
  *       one shared server of each per test JVM, injected as a parameter;</li>
  *   <li>{@link io.watchfanout.testkit.JavaProcess}: any main class as a child JVM (kill -9 tests);</li>

@@ -4,11 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.GetOption;
+import io.watchfanout.ingester.etcd.EtcdEvents;
 import io.watchfanout.schema.RevisionChain;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.EventsRecord;
+import io.watchfanout.schema.v1.KeyValue;
+import io.watchfanout.testkit.EtcdWorkload;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /** Checks an events topic against etcd: the exactly-once, revision-order invariant. */
@@ -55,5 +62,22 @@ public final class Exactness {
     assertThat(actual).hasSize(expected.size());
     assertThat(actual).containsExactlyElementsOf(expected);
     return actual.size();
+  }
+
+  /**
+   * Asserts that a state topic read to its end holds exactly etcd's keys under {@code prefix} at
+   * the revision of its checkpoint, and that there is at least one.
+   */
+  public static void assertStateEqualsEtcd(StateTopicDump.State state, Client etcd, String prefix) throws Exception {
+    List<io.etcd.jetcd.KeyValue> etcdKvs = etcd.getKVClient().get(EtcdWorkload.bytes(prefix),
+            GetOption.builder().isPrefix(true).withRevision(state.checkpoint().getRevision()).build())
+        .get(10, TimeUnit.SECONDS).getKvs();
+    Map<ByteString, KeyValue> expected = new HashMap<>();
+    for (io.etcd.jetcd.KeyValue kv : etcdKvs) {
+      KeyValue k = EtcdEvents.toKeyValue(kv);
+      expected.put(k.getKey(), k);
+    }
+    assertThat(expected).isNotEmpty();
+    assertThat(state.kvs()).containsExactlyInAnyOrderEntriesOf(expected);
   }
 }
