@@ -8,7 +8,7 @@ import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * Picocli default-value provider that reads every long option {@code --flag-name} from
- * the environment variable {@code WATCHFANOUT_FLAG_NAME} (API.md: "Every flag also reads
+ * the environment variable {@code WATCHFANOUT_FLAG_NAME} (README.md, "Command line": "Every flag also reads
  * from {@code WATCHFANOUT_<FLAG_NAME>}"). A flag given on the command line wins over the
  * environment, which wins over the built-in default.
  *

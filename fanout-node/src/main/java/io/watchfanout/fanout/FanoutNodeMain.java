@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The fan-out node's command line (API.md, "Command line"):
+ * The fan-out node's command line (README.md, "Command line"):
  * {@code java -jar fanout-node.jar --kafka-bootstrap HOSTS --topic-prefix NAME --port PORT}.
  * Every flag also reads from {@code WATCHFANOUT_<FLAG_NAME>} (e.g. {@code --kafka-bootstrap}
  * from {@code WATCHFANOUT_KAFKA_BOOTSTRAP}, by the project's {@link EnvironmentDefaults}); a

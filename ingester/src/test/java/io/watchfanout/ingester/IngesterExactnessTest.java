@@ -30,7 +30,7 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Invariants 1–4 against real etcd and Kafka with an ingester in this JVM: the events topic
+ * Invariants 1–4 (docs/ARCHITECTURE.md) against real etcd and Kafka with an ingester in this JVM: the events topic
  * equals a direct etcd watch, revision by revision, and the state topic equals etcd.
  */
 @ExtendWith({EtcdExtension.class, KafkaExtension.class})

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Invariant 1 under crashes, with the ingester as a real child process: kill -9 at random
+ * Invariant 1 (docs/ARCHITECTURE.md) under crashes, with the ingester as a real child process: kill -9 at random
  * moments, a second ingester fencing the first, etcd killed and restarted, and the Kafka
  * broker down for 30 s — and afterwards every revision is in the topic once, in order.
  */

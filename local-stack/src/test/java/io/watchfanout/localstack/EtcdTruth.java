@@ -22,7 +22,7 @@ import java.util.function.Predicate;
 /**
  * What etcd itself says, through a direct jetcd watch and range reads: the reference every
  * watcher of the fan-out tier is compared with. Events are rendered as one line each, in the
- * watch frame's terms (API.md, "Mapping from etcd to watch frames"), so that a mismatch shows
+ * watch frame's terms (README.md, "The watch protocol", frames), so that a mismatch shows
  * as a readable diff.
  */
 final class EtcdTruth implements AutoCloseable {

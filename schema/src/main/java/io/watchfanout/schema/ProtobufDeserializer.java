@@ -15,7 +15,7 @@ import org.apache.kafka.common.serialization.Deserializer;
  * <p>Bytes that do not parse raise {@link SerializationException}; a Kafka consumer
  * reports it as a {@code RecordDeserializationException} carrying the partition and
  * offset, and does not move past the record. Readers of watch-fanout topics must treat
- * that as fatal rather than skip the record (ARCHITECTURE.md, invariant 8).
+ * that as fatal rather than skip the record (docs/ARCHITECTURE.md, invariant 8).
  *
  * <p>The message's {@code bytes} fields (keys, values) alias {@code data} instead of copying
  * it: a 1 KiB value is copied once, by Kafka, not twice. Kafka hands every call a fresh

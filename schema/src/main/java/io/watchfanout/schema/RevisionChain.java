@@ -49,7 +49,7 @@ public final class RevisionChain {
   /**
    * True when the records accepted so far end on a revision boundary: no event or resync
    * entry of the last revision is still expected. Bookmarks and resume points may only be
-   * placed where this is true (ARCHITECTURE.md, invariant 2).
+   * placed where this is true (docs/ARCHITECTURE.md, invariant 2).
    */
   public boolean atRevisionBoundary() {
     return pendingInRevision == 0;

@@ -51,6 +51,6 @@ public interface CacheFeed {
    */
   void feedStale(String problem);
 
-  /** The feed found bad data and stopped for good: the node must stop serving (invariant 8). */
+  /** The feed found bad data and stopped for good: the node must stop serving (docs/ARCHITECTURE.md, invariant 8). */
   void fail(String reason);
 }

@@ -11,7 +11,7 @@ import java.util.List;
  * Turns the records of the events topic, in offset order, into whole-revision updates of a
  * {@link CacheFeed}: checks each record against the {@link RevisionChain} first, collects
  * the events of a revision (and the entries of a resync) until the revision is complete,
- * then applies them at once, so that the cache never holds part of a revision (invariant 2).
+ * then applies them at once, so that the cache never holds part of a revision (docs/ARCHITECTURE.md, invariant 2).
  *
  * <p>Not thread-safe: one instance per feed thread.
  */
@@ -46,7 +46,7 @@ public final class RecordApplier {
    * Checks and applies the next record.
    *
    * @throws RevisionChainException if the record breaks the chain; nothing is applied and
-   *     the reader must stop (invariant 8)
+   *     the reader must stop (docs/ARCHITECTURE.md, invariant 8)
    */
   public void accept(EventsRecord record) {
     accept(record, 0);

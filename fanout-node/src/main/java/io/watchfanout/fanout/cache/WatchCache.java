@@ -24,7 +24,7 @@ import java.util.function.LongSupplier;
  * {@link HistoryWindow} of recent events for watches that start in the past.
  *
  * <p>Its revision is the newest revision the cache is consistent to: advanced by complete
- * revisions and by progress records, never inside a revision (invariant 2). At revision R
+ * revisions and by progress records, never inside a revision (docs/ARCHITECTURE.md, invariant 2). At revision R
  * the state equals etcd's at R for the watched range (invariant 4).
  *
  * <p>Not thread-safe: the owner ({@code WatchHub}) serializes every call under its lock.

@@ -2,7 +2,7 @@ package io.watchfanout.fanout.frame;
 
 /**
  * A wire encoding of watch frames and list answers, chosen by the request's {@code Accept}
- * header (API.md, "Encodings").
+ * header (README.md, "The watch protocol").
  */
 public enum Encoding {
   /** One proto3 canonical JSON object of {@code WatchEvent} per line. */

@@ -12,9 +12,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Builds watch frames: maps etcd events to {@code WatchEvent}s (API.md, "Mapping") and
+ * Builds watch frames: maps etcd events to {@code WatchEvent}s (README.md, "The watch protocol", frames) and
  * encodes them into read-only direct buffers, counting every encode per encoding and
- * {@link FrameKind}. One instance per node; the counters prove invariant 6 (serialize once).
+ * {@link FrameKind}. One instance per node; the counters prove invariant 6 (serialize once, docs/ARCHITECTURE.md).
  *
  * <p>Server-Sent Events frames are built from the JSON bytes ({@link SseFrames}): from the
  * event's memoized JSON frame when there is one, else from a fresh JSON rendering (which is
@@ -47,7 +47,7 @@ public final class FrameEncoder {
   }
 
   /**
-   * The watch frame of an etcd event, as API.md maps it: PUT with {@code kv.version == 1} is
+   * The watch frame of an etcd event, as the README maps it: PUT with {@code kv.version == 1} is
    * ADDED, any other PUT is MODIFIED, DELETE is DELETED with the previous key-value as its
    * object (the bare deleted key when the record has no {@code prev_kv}).
    *

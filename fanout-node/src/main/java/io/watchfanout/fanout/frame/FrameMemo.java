@@ -8,7 +8,7 @@ import java.util.function.Supplier;
 /**
  * A fixed number of lazily built frames, each built at most once: the read is a volatile
  * (acquire) load; the build is double-checked under this object's monitor, so that two
- * threads wanting the same missing frame never both encode it (invariant 6 counts encodes).
+ * threads wanting the same missing frame never both encode it (docs/ARCHITECTURE.md, invariant 6, counts encodes).
  * Frames stored with an accounting encoder are counted in its memoized-frames gauges until
  * {@link #release()}.
  *

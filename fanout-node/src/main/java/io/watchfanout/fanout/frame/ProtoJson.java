@@ -11,7 +11,7 @@ import io.watchfanout.schema.v1.WatchEvent;
  * field names in field-number order, int64 as quoted strings, bytes as padded base64,
  * enums by name, fields at their default value omitted, message fields printed when set.
  * This is exactly what {@code JsonFormat.printer().omittingInsignificantWhitespace()} prints,
- * at a fraction of its cost (see TOOLING.md); {@code ProtoJsonTest} parses the output back
+ * at a fraction of its cost (docs/BENCHMARKS.md, JMH); {@code ProtoJsonTest} parses the output back
  * with {@code JsonFormat.parser()} for many random messages.
  *
  * <p>Stateless and thread-safe. A new field in watch.proto or records.proto must be added

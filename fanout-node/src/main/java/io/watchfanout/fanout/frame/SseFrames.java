@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The Server-Sent Events form of watch frames (API.md, "Encodings"):
+ * The Server-Sent Events form of watch frames (README.md, "The watch protocol"):
  * <pre>
  * id: &lt;resource_version&gt;
  * event: &lt;TYPE&gt;

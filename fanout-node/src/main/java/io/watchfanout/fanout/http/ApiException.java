@@ -26,7 +26,7 @@ final class ApiException extends Exception {
 
   /**
    * 504 Timeout with {@code Retry-After}: the node did not reach a requested resourceVersion
-   * within the bounded wait (API.md).
+   * within the bounded wait (README.md, "The watch protocol", errors).
    */
   static ApiException notCaughtUp(long resourceVersion, long nodeRevision, Duration waited, int retryAfterSeconds) {
     return new ApiException(Statuses.timeout("resourceVersion " + resourceVersion + " is ahead of this node (at revision "

@@ -17,7 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code GET /v1/kv}: a range read from the cache (API.md). Runs on a worker thread (a big
+ * {@code GET /v1/kv}: a range read from the cache (README.md, "The watch protocol"). Runs on a worker thread (a big
  * list is encoded there, off the IO threads). Every page of a paged list is read at the
  * revision of the first page, carried in the continue token; a token older than the
  * history window gets 410 Expired, as Kubernetes answers an expired continue.

@@ -9,7 +9,7 @@ import java.util.Locale;
 /**
  * Finds request targets that Undertow's request parser would refuse with a bare 400 (no body,
  * connection closed) and rewrites them so that the API can answer 400 with a JSON
- * {@code Status} naming the parameter and the value (API.md, "Errors").
+ * {@code Status} naming the parameter and the value (README.md, "The watch protocol", errors).
  *
  * <p>Undertow 2.3's parser refuses, whatever {@code DECODE_URL} says, a {@code %} not
  * followed by two hex digits and every raw byte outside RFC 3986's characters (controls,

@@ -20,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code GET /v1/watch} (API.md). Runs on the IO thread and never blocks: a
+ * {@code GET /v1/watch} (README.md, "The watch protocol"). Runs on the IO thread and never blocks: a
  * {@code resourceVersion} ahead of the node waits on the hub's revision waiters with a
  * timer, and the stream itself is a {@link WatchStream}. Errors found before streaming get
  * their HTTP status and a JSON {@code Status}; after that, an ERROR frame.
@@ -87,7 +87,7 @@ final class WatchHandler implements HttpHandler {
       exchange.dispatch(SameThreadExecutor.INSTANCE, () -> start(exchange, spec, timeoutSeconds));
       return;
     }
-    // The node is behind the requested revision: wait a bounded time for it (API.md).
+    // The node is behind the requested revision: wait a bounded time for it (README.md, errors: 504).
     exchange.dispatch(SameThreadExecutor.INSTANCE, () -> {
       RevisionWaiter waiter = hub.awaitRevision(spec.resourceVersion(),
           () -> exchange.getIoThread().execute(() -> start(exchange, spec, timeoutSeconds)));

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Why we frame the HTTP chunks ourselves: Undertow's {@code ChunkedStreamSinkConduit}
  * writes only the first buffer of a gathering write (one chunk and one syscall per frame),
- * which would waste the main throughput lever on loopback (TOOLING.md: ~16 frames per write
+ * which would waste the main throughput lever on loopback (docs/BENCHMARKS.md, "limit": ~16 frames per write
  * is ~10x the frame rate of one per write). So the response is marked non-persistent (Undertow
  * then passes bytes through), {@code Transfer-Encoding: chunked} is set by hand, and each
  * write is one chunk: {@code [size CRLF, frame 1..n, CRLF]} with the shared frames

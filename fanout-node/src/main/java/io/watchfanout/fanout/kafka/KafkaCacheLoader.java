@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * offset, since transaction markers take offsets. Ready once the events topic's end offset
  * at start has been reached.
  *
- * <p>Fail closed (invariant 8): an undecodable record, a broken revision chain, a state topic
+ * <p>Fail closed (docs/ARCHITECTURE.md, invariant 8): an undecodable record, a broken revision chain, a state topic
  * without a checkpoint or an events topic that no longer holds the checkpoint's offset stops
  * the feed for good ({@link CacheFeed#fail}); nothing is skipped. An unreachable Kafka or a
  * missing topic is waited for, with backoff and a log line saying what for.

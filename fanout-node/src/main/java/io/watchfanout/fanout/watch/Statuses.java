@@ -3,7 +3,7 @@ package io.watchfanout.fanout.watch;
 import io.watchfanout.schema.v1.Status;
 
 /**
- * The {@code Status} shapes of the API (API.md, "Errors"), named as Kubernetes'
+ * The {@code Status} shapes of the API (README.md, "The watch protocol", errors), named as Kubernetes'
  * {@code metav1.StatusReason}s so that its clients react the same way (410 Expired: list again).
  */
 public final class Statuses {

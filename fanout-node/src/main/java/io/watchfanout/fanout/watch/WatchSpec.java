@@ -5,7 +5,7 @@ import io.watchfanout.fanout.frame.Encoding;
 import java.util.Objects;
 
 /**
- * What a client asked to watch (API.md, {@code GET /v1/watch}).
+ * What a client asked to watch (README.md, "The watch protocol", {@code GET /v1/watch}).
  *
  * @param range the keys watched
  * @param encoding the frame encoding

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * outside live dispatch), then {@code LIVE} (in the hub's index; the feed thread offers each
  * matching revision into a short bounded queue). A live watcher whose queue would overflow is
  * parked: back to {@code CATCHING_UP} from the last revision it fully received, so a slow
- * reader costs its cursor and a bounded queue, never a growing backlog (invariant 7). A
+ * reader costs its cursor and a bounded queue, never a growing backlog (docs/ARCHITECTURE.md, invariant 7). A
  * watcher whose cursor falls behind the window is ended with 410 Expired. {@code ENDING}:
  * the last frames are queued; {@code DONE}: the transport has taken them.
  *

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What a direct jetcd watch on the same range from the same revision sees, mapped to watch
- * frames as API.md says: PUT of version 1 → ADDED, other PUT → MODIFIED, DELETE → DELETED
+ * frames as README.md, "The watch protocol", says: PUT of version 1 → ADDED, other PUT → MODIFIED, DELETE → DELETED
  * with the previous key-value as the object.
  */
 public final class Expected {

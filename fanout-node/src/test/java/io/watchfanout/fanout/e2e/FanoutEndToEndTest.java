@@ -34,7 +34,7 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Invariants 4–6 end to end: real etcd, real Kafka, the real ingester jar and fan-out nodes
+ * Invariants 4–6 (docs/ARCHITECTURE.md) end to end: real etcd, real Kafka, the real ingester jar and fan-out nodes
  * as child processes, watched over plain HTTP in all three encodings (JSON lines, protobuf,
  * Server-Sent Events) and compared with direct etcd watches.
  */

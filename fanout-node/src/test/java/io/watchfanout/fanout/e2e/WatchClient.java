@@ -19,7 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A watch client as a user would write one against API.md: streams {@code GET /v1/watch},
+ * A watch client as a user would write one against the README's "The watch protocol": streams {@code GET /v1/watch},
  * decodes JSON lines, delimited protobuf or Server-Sent Events, and resumes on another node
  * from its last complete point (the last bookmark or the last event of a revision), dropping
  * the frames of a revision that was cut in the middle. An SSE client resumes as an

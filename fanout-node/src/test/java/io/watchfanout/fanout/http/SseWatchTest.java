@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Server-Sent Events watch streams (API.md, "Encodings") against a real HTTP client. */
+/** Server-Sent Events watch streams (README.md, "The watch protocol") against a real HTTP client. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SseWatchTest {
   private static final String SSE = "text/event-stream";

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Invariant 7 by counts, not time: a client that stops reading costs the node a bounded queue
+ * Invariant 7 (docs/ARCHITECTURE.md) by counts, not time: a client that stops reading costs the node a bounded queue
  * and a cursor whatever its backlog, the frames it never took are released with the history
  * window, and once it has fallen behind the window and cannot even take its 410, its
  * connection is closed after the stalled-close bound.

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Why the whole keyspace: every etcd revision holds at least one event there, so the
  * revisions a watch delivers are dense and the publisher can prove it missed nothing
- * (ARCHITECTURE.md, "Ingester"). Filtering by key prefix happens on the publisher thread.
+ * (docs/ARCHITECTURE.md, "Ingester"). Filtering by key prefix happens on the publisher thread.
  *
  * <p>The ingester owns its resume point: on any error or completion this feed closes the
  * watch (so jetcd's own resumption, which may restart past undelivered events, never

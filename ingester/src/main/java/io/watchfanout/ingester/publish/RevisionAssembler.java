@@ -17,7 +17,7 @@ import java.util.List;
  *
  * <p>Why dense: in a whole-keyspace watch every etcd revision holds at least one event, so
  * the next revision seen must be the last one + 1; anything else means the watch lost or
- * repeated events (ARCHITECTURE.md, "Ingester"). Progress never runs ahead of what this
+ * repeated events (docs/ARCHITECTURE.md, "Ingester"). Progress never runs ahead of what this
  * check has proven: a progress notification whose header revision is ahead of the last
  * revision seen (etcd issue 15220 on etcd before 3.4.25/3.5.8) does not advance it.
  *

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Creates the events and state topics with the right settings when they are missing, and
- * checks the settings of topics that exist (ARCHITECTURE.md, "Topics"): the events topic
+ * checks the settings of topics that exist (docs/ARCHITECTURE.md, "Kafka topics"): the events topic
  * has one partition (total order, as etcd's single Raft log) and delete cleanup; the state
  * topic is compacted (and only compacted: time deletion would lose keys); both accept
  * records of {@code maxRecordBytes}; both have at least the replication factor and

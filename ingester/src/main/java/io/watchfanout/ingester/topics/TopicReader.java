@@ -18,7 +18,7 @@ import org.apache.kafka.common.serialization.Deserializer;
  * group), from an offset to the end offset captured at the start.
  *
  * <p>"The end" is reached when the position is at or past the end offset, not when the last
- * record seen has offset end − 1: transaction markers take offsets (TOOLING.md).
+ * record seen has offset end − 1: transaction markers take offsets (docs/ARCHITECTURE.md, "Notes").
  *
  * <p>Not thread-safe; one reader per thread.
  *

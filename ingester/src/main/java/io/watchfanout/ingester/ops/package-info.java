@@ -1,0 +1,10 @@
+/**
+ * How operators see the ingester: {@link io.watchfanout.ingester.ops.OpsServer} ({@code /metrics},
+ * {@code /readyz}, {@code /livez}), {@link io.watchfanout.ingester.ops.IngesterMetrics} (the
+ * Prometheus metrics) and {@link io.watchfanout.ingester.ops.DependencyMonitor} (etcd and Kafka
+ * probed every second on its own thread; docs/ARCHITECTURE.md, "Failures").
+ *
+ * <p>Imports: Undertow (the only package of the ingester that uses it), the Prometheus client,
+ * jetcd and the Kafka admin client (for the probes); nothing else of the ingester.
+ */
+package io.watchfanout.ingester.ops;
