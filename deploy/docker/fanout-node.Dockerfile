@@ -5,7 +5,7 @@
 #
 #   docker build -f deploy/docker/fanout-node.Dockerfile -t watchfanout/fanout-node:local .
 #
-# Every setting comes from WATCHFANOUT_* environment variables (API.md), e.g.
+# Every setting comes from WATCHFANOUT_* environment variables (README.md, "Command line"), e.g.
 #   docker run -e WATCHFANOUT_KAFKA_BOOTSTRAP=kafka:9092 -e WATCHFANOUT_TOPIC_PREFIX=watch \
 #     -p 8081:8080 watchfanout/fanout-node:local
 # Checked offline by deploy/validate (a documented lint; hadolint is not installable here).

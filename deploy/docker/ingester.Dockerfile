@@ -5,7 +5,7 @@
 #
 #   docker build -f deploy/docker/ingester.Dockerfile -t watchfanout/ingester:local .
 #
-# Every setting comes from WATCHFANOUT_* environment variables (API.md), e.g.
+# Every setting comes from WATCHFANOUT_* environment variables (README.md, "Command line"), e.g.
 #   docker run -e WATCHFANOUT_ETCD_ENDPOINTS=http://etcd:2379 \
 #     -e WATCHFANOUT_KAFKA_BOOTSTRAP=kafka:9092 -e WATCHFANOUT_TOPIC_PREFIX=watch \
 #     watchfanout/ingester:local

@@ -8,7 +8,7 @@
 //                    of that runnable
 //   COMPOSE-FANOUT   fan-out: listens on 0.0.0.0, publishes and probes the port it listens on,
 //                    and its stop_grace_period exceeds its shutdown drain
-//   COMPOSE-KAFKA    single-node KRaft settings from TOOLING.md (replication factor 1 and
+//   COMPOSE-KAFKA    single-node KRaft settings (docs/ARCHITECTURE.md, "Notes": replication factor 1 and
 //                    min ISR 1 for the offsets and transaction state topics)
 //   COMPOSE-ETCD     etcd sends progress notifications (--experimental-watch-progress-notify-interval)
 //   COMPOSE-BUILD    every build's Dockerfile exists

@@ -22,7 +22,7 @@ class LocalStackMainTest {
   }
 
   @Test
-  void defaultsAreTheAddressesOfApiMd() {
+  void defaultsAreTheAddressesOfTheReadme() {
     LocalStackMain main = new LocalStackMain();
     cli(main, Map.of(), new StringWriter()).parseArgs();
     StackConfig c = main.config();

@@ -29,7 +29,7 @@ class FrameEncoderTest {
   }
 
   @Test
-  void mapsEtcdEventsAsApiMdSays() {
+  void mapsEtcdEventsAsTheReadmeSays() {
     Event added = only(etcd.put("a", "1"));
     Event modified = only(etcd.put("a", "2"));
     Event deleted = only(etcd.delete("a"));
