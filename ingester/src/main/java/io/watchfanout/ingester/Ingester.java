@@ -210,6 +210,11 @@ public final class Ingester implements AutoCloseable {
           fail("refusing to start: " + e.getMessage(), e);
         } catch (RecordTooLargeException e) {
           fail("an etcd event does not fit a Kafka record: " + e.getMessage(), e);
+        } catch (org.apache.kafka.common.errors.RecordDeserializationException e) {
+          // Fail closed: without the records it has published the ingester cannot tell where to resume.
+          fail("cannot decode the record at offset " + e.offset() + " of " + e.topicPartition()
+              + " while reading back what was published (" + (e.getCause() != null ? e.getCause().getMessage()
+              : e.getMessage()) + ")", e);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return;
