@@ -34,7 +34,8 @@ final class CommonOptions {
       throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--rounds: " + rounds + " (expected: >= 1)");
     }
     if (duration.isZero() || duration.isNegative()) {
-      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--duration: " + duration + " (expected: > 0)");
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--duration: "
+          + io.watchfanout.common.DurationConverter.format(duration) + " (expected: > 0)");
     }
   }
 }

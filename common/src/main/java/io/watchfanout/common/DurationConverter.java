@@ -23,6 +23,38 @@ public final class DurationConverter implements ITypeConverter<Duration> {
   }
 
   /**
+   * Writes a duration the way the flags take it, in its largest whole unit: {@code 0s},
+   * {@code 500ms}, {@code 90s}, {@code 10m}, {@code 7d}; for messages about a flag's value,
+   * which should show what the user wrote, not {@code PT0S}.
+   *
+   * @param duration a duration; a negative one or one with a fraction of a millisecond is written
+   *     in ISO-8601, the converter's other form
+   * @return e.g. {@code 5s}
+   */
+  public static String format(Duration duration) {
+    if (duration.isNegative() || duration.getNano() % 1_000_000 != 0) {
+      return duration.toString();
+    }
+    if (duration.isZero()) {
+      return "0s";
+    }
+    long millis;
+    try {
+      millis = duration.toMillis();
+    } catch (ArithmeticException e) {
+      return duration.toString(); // beyond 292 million years: no flag takes it anyway
+    }
+    long[] sizes = {86_400_000L, 3_600_000L, 60_000L, 1_000L};
+    String[] units = {"d", "h", "m", "s"};
+    for (int i = 0; i < sizes.length; i++) {
+      if (millis % sizes[i] == 0) {
+        return millis / sizes[i] + units[i];
+      }
+    }
+    return millis + "ms";
+  }
+
+  /**
    * @param text e.g. {@code 5s}
    * @return the duration
    * @throws TypeConversionException naming the value and the expected form

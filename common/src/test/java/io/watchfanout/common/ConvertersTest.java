@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -29,9 +30,52 @@ class ConvertersTest {
   void parsesByteSizes() {
     assertThat(ByteSizeConverter.parse("1024")).isEqualTo(1024);
     assertThat(ByteSizeConverter.parse("8MiB")).isEqualTo(8 << 20);
-    assertThat(ByteSizeConverter.parse("1g")).isEqualTo(1 << 30);
+    assertThat(ByteSizeConverter.parse("512KiB")).isEqualTo(512 << 10);
+    assertThat(ByteSizeConverter.parse("1GiB")).isEqualTo(1 << 30);
+    assertThat(ByteSizeConverter.parse("64Mi")).isEqualTo(64 << 20);
+    assertThat(ByteSizeConverter.parse("2Ki")).isEqualTo(2048);
     assertThatThrownBy(() -> ByteSizeConverter.parse("4GiB")).isInstanceOf(TypeConversionException.class);
     assertThatThrownBy(() -> ByteSizeConverter.parse("lots")).isInstanceOf(TypeConversionException.class);
+  }
+
+  @Test
+  void refusesSizeUnitsThatAreNotDocumented() {
+    for (String undocumented : List.of("64MB", "64mb", "64M", "64m", "1g", "1k", "64mib", "64B", "64 MiB", "64iB")) {
+      assertThatThrownBy(() -> ByteSizeConverter.parse(undocumented)).as(undocumented)
+          .isInstanceOf(TypeConversionException.class).hasMessageContaining("'" + undocumented + "'")
+          .hasMessageContaining("KiB, MiB or GiB");
+    }
+    assertThatThrownBy(() -> ByteSizeConverter.parse("64MB"))
+        .hasMessageContaining("64MB could mean powers of 1000 or of 1024: write 64MiB");
+  }
+
+  @Test
+  void parsesEtcdEndpointsAsEtcdctlDoes() {
+    assertThat(EtcdEndpointConverter.parse("127.0.0.1:2379")).isEqualTo("http://127.0.0.1:2379");
+    assertThat(EtcdEndpointConverter.parse("etcd-0.etcd:2379")).isEqualTo("http://etcd-0.etcd:2379");
+    assertThat(EtcdEndpointConverter.parse("[::1]:2379")).isEqualTo("http://[::1]:2379");
+    assertThat(EtcdEndpointConverter.parse("http://127.0.0.1:2379")).isEqualTo("http://127.0.0.1:2379");
+    assertThat(EtcdEndpointConverter.parse("https://etcd:2379/")).isEqualTo("https://etcd:2379");
+    for (String bad : List.of("", "127.0.0.1", "http://127.0.0.1", "ftp://etcd:2379", "etcd:http", "etcd:0",
+        "http://etcd:2379/v3", "a b:2379", "etcd:99999")) {
+      assertThatThrownBy(() -> EtcdEndpointConverter.parse(bad)).as(bad)
+          .isInstanceOf(TypeConversionException.class)
+          .hasMessageContaining("'" + bad + "' is not an etcd endpoint (expected: host:port, http://host:port");
+    }
+  }
+
+  @Test
+  void formatsDurationsTheWayTheFlagsTakeThem() {
+    assertThat(DurationConverter.format(Duration.ZERO)).isEqualTo("0s");
+    assertThat(DurationConverter.format(Duration.ofMillis(500))).isEqualTo("500ms");
+    assertThat(DurationConverter.format(Duration.ofMillis(1500))).isEqualTo("1500ms");
+    assertThat(DurationConverter.format(Duration.ofSeconds(90))).isEqualTo("90s");
+    assertThat(DurationConverter.format(Duration.ofMinutes(10))).isEqualTo("10m");
+    assertThat(DurationConverter.format(Duration.ofHours(2))).isEqualTo("2h");
+    assertThat(DurationConverter.format(Duration.ofDays(7))).isEqualTo("7d");
+    for (String text : List.of("0s", "500ms", "5s", "10m", "2h", "7d")) {
+      assertThat(DurationConverter.format(DurationConverter.parse(text))).isEqualTo(text);
+    }
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.watchfanout.fanout;
 
 import io.watchfanout.common.DurationConverter;
 import io.watchfanout.common.EnvironmentDefaults;
+import io.watchfanout.fanout.http.HttpApi;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -153,7 +154,16 @@ public final class FanoutNodeMain implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     NodeConfig config = toConfig();
-    FanoutNode node = FanoutNode.start(config);
+    FanoutNode node;
+    try {
+      node = FanoutNode.start(config);
+    } catch (HttpApi.CannotListenException e) {
+      // A taken port is the user's to fix, not a bug: one line naming the flags, no stack trace.
+      spec.commandLine().getErr().println("fanout-node: --bind-address/--port: " + e.getMessage()
+          + " (expected: a free port; --port 0 picks one)");
+      spec.commandLine().getErr().flush();
+      return 1;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {

@@ -1,6 +1,7 @@
 package io.watchfanout.fanout;
 
 import io.watchfanout.fanout.http.TcpKeepalive;
+import io.watchfanout.common.DurationConverter;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -47,19 +48,21 @@ public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindA
     check(!topicPrefix.isBlank(), "--topic-prefix: '' (expected: a Kafka topic name prefix)");
     check(port >= 0 && port <= 65535, "--port: " + port + " (expected: 0..65535)");
     check(!bookmarkInterval.isZero() && !bookmarkInterval.isNegative(),
-        "--bookmark-interval: " + bookmarkInterval + " (expected: > 0)");
+        "--bookmark-interval: " + DurationConverter.format(bookmarkInterval) + " (expected: > 0)");
     check(historyMaxEvents >= 1, "--history-max-events: " + historyMaxEvents + " (expected: >= 1)");
-    check(historyMaxAge.toMillis() >= 1, "--history-max-age: " + historyMaxAge + " (expected: >= 1ms)");
-    check(!resourceVersionWait.isNegative(), "--resource-version-wait: " + resourceVersionWait + " (expected: >= 0)");
+    check(historyMaxAge.toMillis() >= 1, "--history-max-age: " + DurationConverter.format(historyMaxAge) + " (expected: >= 1ms)");
+    check(!resourceVersionWait.isNegative(), "--resource-version-wait: " + DurationConverter.format(resourceVersionWait) + " (expected: >= 0)");
     check(watcherQueueFrames >= 1, "--watcher-queue-frames: " + watcherQueueFrames + " (expected: >= 1)");
-    check(!shutdownDrain.isNegative(), "--shutdown-drain: " + shutdownDrain + " (expected: >= 0)");
-    check(!maxFeedStaleness.isNegative(), "--max-feed-staleness: " + maxFeedStaleness + " (expected: >= 0)");
-    check(stalledCloseAfter.toMillis() >= 1, "--stalled-close-after: " + stalledCloseAfter + " (expected: >= 1ms)");
-    check(writeTimeout.toMillis() >= 1, "--write-timeout: " + writeTimeout + " (expected: >= 1ms)");
-    check(TcpKeepalive.isWholeSeconds(tcpKeepaliveIdle), "--tcp-keepalive-idle: " + tcpKeepaliveIdle
-        + " (expected: whole seconds, 1s..32767s)");
-    check(TcpKeepalive.isWholeSeconds(tcpKeepaliveInterval), "--tcp-keepalive-interval: " + tcpKeepaliveInterval
-        + " (expected: whole seconds, 1s..32767s)");
+    check(!shutdownDrain.isNegative(), "--shutdown-drain: " + DurationConverter.format(shutdownDrain) + " (expected: >= 0)");
+    check(!maxFeedStaleness.isNegative(), "--max-feed-staleness: " + DurationConverter.format(maxFeedStaleness)
+        + " (expected: >= 0)");
+    check(stalledCloseAfter.toMillis() >= 1, "--stalled-close-after: " + DurationConverter.format(stalledCloseAfter) + " (expected: >= 1ms)");
+    check(writeTimeout.toMillis() >= 1, "--write-timeout: " + DurationConverter.format(writeTimeout)
+        + " (expected: >= 1ms)");
+    check(TcpKeepalive.isWholeSeconds(tcpKeepaliveIdle), "--tcp-keepalive-idle: "
+        + DurationConverter.format(tcpKeepaliveIdle) + " (expected: whole seconds, 1s..32767s)");
+    check(TcpKeepalive.isWholeSeconds(tcpKeepaliveInterval), "--tcp-keepalive-interval: "
+        + DurationConverter.format(tcpKeepaliveInterval) + " (expected: whole seconds, 1s..32767s)");
     check(tcpKeepaliveCount >= 1 && tcpKeepaliveCount <= 127, "--tcp-keepalive-count: " + tcpKeepaliveCount
         + " (expected: 1..127)");
   }

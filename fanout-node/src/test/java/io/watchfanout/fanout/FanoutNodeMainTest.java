@@ -3,8 +3,12 @@ package io.watchfanout.fanout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.watchfanout.common.EnvironmentDefaults;
+import io.watchfanout.testkit.JavaProcess;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -93,5 +97,32 @@ class FanoutNodeMainTest {
         "--history-max-events", "--history-max-age", "--resource-version-wait", "--node-id", "--bind-address",
         "--watcher-queue-frames", "--stalled-close-after", "--write-timeout", "--tcp-keepalive-idle",
         "--tcp-keepalive-interval", "--tcp-keepalive-count", "default: 15s", "default: 3", "default: 5s", "default: 30s", "default: 100000", "default: 10m", "WATCHFANOUT_");
+  }
+
+  @Test
+  void durationMessagesShowTheValueInTheFlagsOwnSyntax() {
+    StringWriter err = new StringWriter();
+    assertThat(cli(new FanoutNodeMain(), Map.of(), err).execute("--kafka-bootstrap", "k:9092", "--topic-prefix", "w",
+        "--port", "1", "--bookmark-interval", "0s")).isEqualTo(2);
+    assertThat(err.toString()).contains("--bookmark-interval: 0s (expected: > 0)").doesNotContain("PT0S");
+    StringWriter age = new StringWriter();
+    assertThat(cli(new FanoutNodeMain(), Map.of("WATCHFANOUT_HISTORY_MAX_AGE", "0ms"), age).execute(
+        "--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port", "1")).isEqualTo(2);
+    assertThat(age.toString()).contains("--history-max-age: 0s (expected: >= 1ms)");
+  }
+
+  @Test
+  void aTakenPortIsOneLineNamingTheFlagAndTheAddressWithoutAStackTrace() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        JavaProcess node = JavaProcess.builder(FanoutNodeMain.class.getName()).name("node-port-taken")
+            .maxHeap("128m").args("--kafka-bootstrap", "127.0.0.1:1", "--topic-prefix", "t", "--bind-address",
+                "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()))
+            .start()) {
+      assertThat(node.waitForExit(Duration.ofSeconds(120))).hasValue(1);
+      String output = Files.readString(node.logFile());
+      assertThat(output).contains("fanout-node: --bind-address/--port: cannot listen on 127.0.0.1:"
+          + taken.getLocalPort() + ": Address already in use")
+          .doesNotContain("Exception").doesNotContain("\tat ");
+    }
   }
 }

@@ -108,13 +108,23 @@ public final class Ingester implements AutoCloseable {
     this.publisherThread = new Thread(this::runPublisher, "publisher");
   }
 
-  /** Starts the operations endpoints, the publisher and the materializer. */
-  public void start() {
-    if (config.httpPort() >= 0) {
+  /**
+   * Starts the operations endpoints, unless disabled or already started: separately from
+   * {@link #start()}, so that a taken port fails before anything else runs.
+   *
+   * @throws OpsServer.CannotListenException if the address is taken or cannot be bound
+   */
+  public synchronized void startOperationsEndpoints() {
+    if (config.httpPort() >= 0 && ops == null) {
       ops = new OpsServer(config.httpHost(), config.httpPort(), registry, () -> fatal.isEmpty() ? notReady : fatal,
           () -> fatal);
       log.info("operations endpoints on http://{}:{} (/metrics, /readyz, /livez)", config.httpHost(), ops.port());
     }
+  }
+
+  /** Starts the operations endpoints (if not yet), the publisher and the materializer. */
+  public void start() {
+    startOperationsEndpoints();
     log.info("publishing {} of etcd {} to {} with transactional.id {}", range, config.etcdEndpoints(),
         eventsTopic, config.transactionalId());
     monitor.start();

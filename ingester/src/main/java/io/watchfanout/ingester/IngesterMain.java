@@ -3,9 +3,11 @@ package io.watchfanout.ingester;
 import com.google.protobuf.ByteString;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.hotspot.DefaultExports;
+import io.watchfanout.ingester.ops.OpsServer;
 import io.watchfanout.common.ByteSizeConverter;
 import io.watchfanout.common.DurationConverter;
 import io.watchfanout.common.EnvironmentDefaults;
+import io.watchfanout.common.EtcdEndpointConverter;
 import io.watchfanout.common.KeyBytes;
 import java.time.Duration;
 import java.util.List;
@@ -24,12 +26,14 @@ import picocli.CommandLine.Option;
 @Command(name = "ingester", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Watches etcd and publishes its changes, in revision order and exactly once, to Kafka.",
     footer = "%nEvery flag also reads from the environment variable WATCHFANOUT_<FLAG_NAME>, "
-        + "e.g. WATCHFANOUT_KAFKA_BOOTSTRAP. Durations: 500ms, 5s, 10m, 2h, 7d. Sizes: bytes or KiB/MiB/GiB.")
+        + "e.g. WATCHFANOUT_KAFKA_BOOTSTRAP. Durations: 500ms, 5s, 10m, 2h, 7d. Sizes: bytes or KiB/MiB/GiB "
+        + "(also Ki/Mi/Gi).")
 public final class IngesterMain implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(IngesterMain.class);
 
   @Option(names = "--etcd-endpoints", required = true, split = ",", paramLabel = "URLS",
-      description = "etcd client URLs, comma-separated, e.g. http://127.0.0.1:2379.")
+      converter = EtcdEndpointConverter.class,
+      description = "etcd client URLs, comma-separated, e.g. http://127.0.0.1:2379; host:port means http://host:port.")
   List<String> etcdEndpoints;
 
   @Option(names = "--kafka-bootstrap", required = true, paramLabel = "HOSTS",
@@ -150,27 +154,29 @@ public final class IngesterMain implements Callable<Integer> {
 
   /** Builds the configuration from the parsed flags; validates ranges. */
   IngesterConfig config() {
-    CommandLine.Model.CommandSpec spec = commandLine().getCommandSpec();
-    require(statePartitions >= 1, "--state-partitions", statePartitions, ">= 1", spec);
-    require(maxBatchRecords >= 1, "--max-batch-records", maxBatchRecords, ">= 1", spec);
-    require(snapshotPageSize >= 1, "--snapshot-page-size", snapshotPageSize, ">= 1", spec);
-    require(httpPort >= -1 && httpPort <= 65535, "--http-port", httpPort, "-1..65535", spec);
-    require(maxRecordBytes >= 64 * 1024, "--max-record-bytes", maxRecordBytes, ">= 64KiB", spec);
-    require(electionLeaseTtl.toSeconds() >= 2, "--election-lease-ttl", electionLeaseTtl, ">= 2s", spec);
-    require(heartbeatInterval.toMillis() >= 100, "--heartbeat-interval", heartbeatInterval, ">= 100ms", spec);
-    require(dependencyTimeout.toMillis() >= 100, "--dependency-timeout", dependencyTimeout, ">= 100ms", spec);
+    require(statePartitions >= 1, "--state-partitions", statePartitions, ">= 1");
+    require(maxBatchRecords >= 1, "--max-batch-records", maxBatchRecords, ">= 1");
+    require(snapshotPageSize >= 1, "--snapshot-page-size", snapshotPageSize, ">= 1");
+    require(httpPort >= -1 && httpPort <= 65535, "--http-port", httpPort, "-1..65535");
+    require(maxRecordBytes >= 64 * 1024, "--max-record-bytes", maxRecordBytes, ">= 64KiB");
+    require(electionLeaseTtl.toSeconds() >= 2, "--election-lease-ttl", DurationConverter.format(electionLeaseTtl),
+        ">= 2s");
+    require(heartbeatInterval.toMillis() >= 100, "--heartbeat-interval", DurationConverter.format(heartbeatInterval),
+        ">= 100ms");
+    require(dependencyTimeout.toMillis() >= 100, "--dependency-timeout", DurationConverter.format(dependencyTimeout),
+        ">= 100ms");
     require(replicationFactor == -1 || replicationFactor >= 1, "--replication-factor", replicationFactor,
-        "-1 or >= 1", spec);
+        "-1 or >= 1");
     require(minInsyncReplicas == -1 || minInsyncReplicas >= 1, "--min-insync-replicas", minInsyncReplicas,
-        "-1 or >= 1", spec);
+        "-1 or >= 1");
     // More in-sync replicas than replicas: Kafka would refuse every acks=all write.
     require(replicationFactor == -1 || minInsyncReplicas <= replicationFactor, "--min-insync-replicas",
-        minInsyncReplicas, "<= --replication-factor " + replicationFactor, spec);
+        minInsyncReplicas, "<= --replication-factor " + replicationFactor);
     byte[] prefix;
     try {
       prefix = KeyBytes.decode(keyPrefix);
     } catch (IllegalArgumentException e) {
-      throw new CommandLine.ParameterException(new CommandLine(this), "--key-prefix: " + e.getMessage());
+      throw new CommandLine.ParameterException(usageTarget(), "--key-prefix: " + e.getMessage());
     }
     return new IngesterConfig(List.copyOf(etcdEndpoints), kafkaBootstrap, topicPrefix, ByteString.copyFrom(prefix),
         httpHost, httpPort, transactionalId != null ? transactionalId : topicPrefix + ".ingester", eventsRetention,
@@ -180,18 +186,35 @@ public final class IngesterMain implements Callable<Integer> {
         heartbeatInterval, dependencyTimeout);
   }
 
-  private void require(boolean ok, String flag, Object value, String expected, CommandLine.Model.CommandSpec spec) {
+  private void require(boolean ok, String flag, Object value, String expected) {
     if (!ok) {
-      throw new CommandLine.ParameterException(new CommandLine(this),
-          flag + ": " + value + " (expected: " + expected + ")");
+      throw new CommandLine.ParameterException(usageTarget(), flag + ": " + value + " (expected: " + expected + ")");
     }
   }
+
+  /** The command line that parsed the flags: its error stream is where a usage error goes. */
+  private CommandLine usageTarget() {
+    return spec != null ? spec.commandLine() : new CommandLine(this);
+  }
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
     IngesterConfig config = config();
     DefaultExports.initialize();
     Ingester ingester = new Ingester(config, CollectorRegistry.defaultRegistry);
+    try {
+      ingester.startOperationsEndpoints();
+    } catch (OpsServer.CannotListenException e) {
+      // A taken port is the user's to fix, not a bug: one line naming the flag, no stack trace.
+      ingester.close();
+      spec.commandLine().getErr().println("ingester: --http-host/--http-port: " + e.getMessage()
+          + " (expected: a free port; --http-port 0 picks one, -1 disables the endpoints)");
+      spec.commandLine().getErr().flush();
+      return 1;
+    }
     Thread hook = new Thread(() -> {
       log.info("stopping (signal received)");
       ingester.close();

@@ -2,8 +2,13 @@ package io.watchfanout.ingester;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.watchfanout.testkit.JavaProcess;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -70,5 +75,81 @@ class IngesterMainTest {
     assertThat(config.keyPrefix().toByteArray()).endsWith(0);
     assertThat(config.maxRecordBytes()).isEqualTo(8 << 20);
     assertThat(config.runMaterializer()).isTrue();
+  }
+
+  /** Runs the command line as {@code main} does, up to the point where it would start. */
+  private static String[] execute(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cl = IngesterMain.commandLine();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(err));
+    cl.setExecutionStrategy(parseResult -> {
+      ((IngesterMain) cl.getCommand()).config(); // the validation of call(), without starting
+      return 0;
+    });
+    int code = cl.execute(args);
+    return new String[] {Integer.toString(code), out.toString(), err.toString()};
+  }
+
+  private static final String[] REQUIRED = {"--kafka-bootstrap", "k:9092", "--topic-prefix", "t"};
+
+  private static String[] withRequired(String... args) {
+    String[] all = new String[REQUIRED.length + args.length];
+    System.arraycopy(REQUIRED, 0, all, 0, REQUIRED.length);
+    System.arraycopy(args, 0, all, REQUIRED.length, args.length);
+    return all;
+  }
+
+  @Test
+  void etcdEndpointsTakeHostPortAsEtcdctlDoes() {
+    CommandLine cl = IngesterMain.commandLine();
+    cl.parseArgs(withRequired("--etcd-endpoints", "127.0.0.1:2379,https://etcd-1:2379"));
+    assertThat(((IngesterMain) cl.getCommand()).config().etcdEndpoints())
+        .containsExactly("http://127.0.0.1:2379", "https://etcd-1:2379");
+  }
+
+  @Test
+  void anInvalidEtcdEndpointIsAUsageErrorNamingTheFlag() {
+    String[] r = execute(withRequired("--etcd-endpoints", "127.0.0.1:2379,etcd:port"));
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("--etcd-endpoints").contains("'etcd:port' is not an etcd endpoint")
+        .doesNotContain("Exception").doesNotContain("\tat ");
+  }
+
+  @Test
+  void sizesTakeOnlyTheDocumentedUnits() {
+    String[] r = execute(withRequired("--etcd-endpoints", "127.0.0.1:2379", "--watch-queue-bytes", "64MB"));
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("--watch-queue-bytes").contains("'64MB' is not a byte size")
+        .contains("write 64MiB").doesNotContain("Exception");
+    assertThat(execute(withRequired("--etcd-endpoints", "127.0.0.1:2379", "--max-record-bytes", "64mb"))[0])
+        .isEqualTo("2");
+    CommandLine cl = IngesterMain.commandLine();
+    cl.parseArgs(withRequired("--etcd-endpoints", "e:2379", "--watch-queue-bytes", "32Mi"));
+    assertThat(((IngesterMain) cl.getCommand()).config().watchQueueBytes()).isEqualTo(32 << 20);
+  }
+
+  @Test
+  void durationMessagesShowTheValueInTheFlagsOwnSyntax() {
+    String[] r = execute(withRequired("--etcd-endpoints", "e:2379", "--election-lease-ttl", "1500ms"));
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[2]).contains("--election-lease-ttl: 1500ms (expected: >= 2s)").doesNotContain("PT");
+  }
+
+  @Test
+  void aTakenHttpPortIsOneLineNamingTheFlagAndTheAddressWithoutAStackTrace() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        JavaProcess ingester = JavaProcess.builder(IngesterMain.class.getName()).name("ingester-port-taken")
+            .maxHeap("128m").args("--etcd-endpoints", "127.0.0.1:1", "--kafka-bootstrap", "127.0.0.1:1",
+                "--topic-prefix", "t", "--http-host", "127.0.0.1", "--http-port",
+                Integer.toString(taken.getLocalPort()))
+            .start()) {
+      assertThat(ingester.waitForExit(Duration.ofSeconds(120))).hasValue(1);
+      String output = Files.readString(ingester.logFile());
+      assertThat(output).contains("ingester: --http-host/--http-port: cannot listen on 127.0.0.1:"
+          + taken.getLocalPort() + ": Address already in use")
+          .doesNotContain("Exception").doesNotContain("\tat ");
+    }
   }
 }

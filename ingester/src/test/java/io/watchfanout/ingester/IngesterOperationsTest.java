@@ -160,7 +160,10 @@ class IngesterOperationsTest {
         workload.run(100);
         // 143 = 128 + SIGTERM: the JVM's exit status after its shutdown hooks ran.
         assertThat(first.stop(Duration.ofSeconds(30))).isEqualTo(143);
-        assertThat(Files.readString(first.logFile())).contains("stopping (signal received)").doesNotContain("ERROR");
+        assertThat(Files.readString(first.logFile())).contains("stopping (signal received)");
+        // A clean first start (topics created by this ingester), 100 writes and a stop: nothing
+        // in it is a problem, so nothing may look like one.
+        assertThat(warningsAndErrors(first)).as("WARN/ERROR lines of a clean first start").isEmpty();
       }
       workload.run(100);
       try (JavaProcess second = Ingesters.process("ingester-2", etcdServer.clientUrl(), kafka.bootstrapServers(),
@@ -176,7 +179,15 @@ class IngesterOperationsTest {
             io.watchfanout.ingester.support.EventsTopicDump.read(kafka.bootstrapServers(),
                 WatchFanoutSerdes.eventsTopic(prefix)),
             etcd, com.google.protobuf.ByteString.copyFromUtf8("/" + prefix + "/"), until);
+        assertThat(warningsAndErrors(second)).as("WARN/ERROR lines of a clean restart").isEmpty();
       }
     }
+  }
+
+  /** The WARN and ERROR lines of a child ingester's log (its logback pattern starts with the time and level). */
+  private static java.util.List<String> warningsAndErrors(JavaProcess ingester) throws java.io.IOException {
+    return Files.readAllLines(ingester.logFile()).stream()
+        .filter(line -> line.matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} (WARN|ERROR) .*"))
+        .toList();
   }
 }

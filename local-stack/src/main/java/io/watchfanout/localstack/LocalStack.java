@@ -52,6 +52,10 @@ import org.slf4j.LoggerFactory;
  * which afterwards kills with SIGKILL anything still alive. Children run in sessions of their
  * own ({@link ChildProcesses#startInOwnSession}), so that Ctrl-C — SIGINT to the terminal's
  * foreground process group — reaches only this JVM and the parts stop in order, not all at once.
+ * Each child also runs behind the testkit's watchdog ({@link ChildProcesses#stopWhenThisJvmDies}):
+ * when this JVM dies without a shutdown (SIGKILL, the OOM killer), every part gets SIGTERM at
+ * once, and SIGKILL {@value #ORPHAN_GRACE_SECONDS} s later, instead of running on, orphaned,
+ * holding its ports.
  *
  * <p>Threads: {@link #run()} on the main thread starts the stack and then waits; {@link #stop()}
  * runs on the shutdown hook's thread (or the main thread after a failed start); a daemon thread
@@ -66,6 +70,8 @@ final class LocalStack {
   private static final Duration FANOUT_STOP_TIMEOUT = Duration.ofSeconds(20);
   private static final Duration INGESTER_STOP_TIMEOUT = Duration.ofSeconds(30);
   private static final Duration STARTUP_ABORT_WAIT = Duration.ofSeconds(30);
+  /** How long an orphaned part gets between SIGTERM and SIGKILL: about the longest ordered stop. */
+  static final int ORPHAN_GRACE_SECONDS = 30;
   private static final String INGESTER_HEAP = "384m";
   private static final String FANOUT_HEAP = "512m";
 
@@ -104,6 +110,7 @@ final class LocalStack {
    */
   int run() {
     ChildProcesses.startInOwnSession(true);
+    ChildProcesses.stopWhenThisJvmDies(true, ORPHAN_GRACE_SECONDS);
     ChildProcesses.runBeforeReaping(this::stop);
     starter = Thread.currentThread();
     long startNanos = System.nanoTime();

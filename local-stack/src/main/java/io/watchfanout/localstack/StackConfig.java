@@ -1,5 +1,6 @@
 package io.watchfanout.localstack;
 
+import io.watchfanout.common.DurationConverter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -87,7 +88,7 @@ public record StackConfig(int etcdPort, int etcdPeerPort, int kafkaPort, int kaf
       throw new IllegalArgumentException("--demo-rate: " + demoRate + " (expected: 1..10000 writes per second)");
     }
     if (startTimeout.isNegative() || startTimeout.isZero()) {
-      throw new IllegalArgumentException("--start-timeout: " + startTimeout + " (expected: > 0)");
+      throw new IllegalArgumentException("--start-timeout: " + DurationConverter.format(startTimeout) + " (expected: > 0)");
     }
   }
 

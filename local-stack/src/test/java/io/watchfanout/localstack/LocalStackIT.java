@@ -37,6 +37,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -240,6 +241,28 @@ class LocalStackIT {
       assertThat(listening(port)).as("something still listens on port " + port).isFalse();
     }
     assertThat(dataDir).doesNotExist();
+  }
+
+  @Test
+  void aSigkilledLauncherLeavesNoPartRunningOrListening() throws Exception {
+    StackProcess stack = startStack("sigkill", List.of());
+    List<ProcessHandle> below = stack.descendants();
+    assertThat(below.stream().map(ProcessHandle::pid).toList()).as("every part of the status table")
+        .containsAll(stack.parts().values().stream().map(StackProcess.Part::pid).toList());
+
+    // No shutdown hook runs: only the parts' watchdogs can stop them.
+    ProcessHandle.of(stack.pid()).orElseThrow().destroyForcibly();
+
+    Awaitility.await("every process of the stack exits, nothing listens")
+        .atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
+        .untilAsserted(() -> {
+          assertThat(below).allSatisfy(p -> assertThat(p.isAlive()).as("pid " + p.pid() + " "
+              + p.info().commandLine().orElse("") + " still running").isFalse());
+          for (int port : ports) {
+            assertThat(listening(port)).as("something still listens on port " + port).isFalse();
+          }
+        });
+    io.watchfanout.testkit.WorkDirs.deleteRecursively(stack.dataDir()); // kept: nobody removed it
   }
 
   @Test

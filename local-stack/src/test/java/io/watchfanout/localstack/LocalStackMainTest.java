@@ -79,6 +79,7 @@ class LocalStackMainTest {
     assertRejected(List.of("--demo-rate", "0"), "--demo-rate: 0 (expected: 1..10000 writes per second)");
     assertRejected(List.of("--topic-prefix", "a/b"), "--topic-prefix: 'a/b'");
     assertRejected(List.of("--start-timeout", "soon"), "is not a duration");
+    assertRejected(List.of("--start-timeout", "0s"), "--start-timeout: 0s (expected: > 0)");
     assertRejected(List.of("--ingester-jar", "/no/such.jar"), "/no/such.jar does not exist");
     assertRejected(List.of("--kafka-brokers", "2"), "--kafka-brokers: 2 (expected: 1, or 3 to 5");
     assertRejected(List.of("--kafka-brokers", "3", "--ingester-port", "9094"),

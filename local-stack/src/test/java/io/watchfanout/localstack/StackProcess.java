@@ -149,6 +149,11 @@ final class StackProcess implements AutoCloseable {
     return process.descendants().map(ProcessHandle::pid).collect(Collectors.toList());
   }
 
+  /** Every process below the launcher, as they are now. */
+  List<ProcessHandle> descendants() {
+    return process.descendants().collect(Collectors.toList());
+  }
+
   /** Sends SIGTERM and waits for the exit. */
   Optional<Integer> terminate(Duration timeout) throws InterruptedException {
     // Through the handle: Process.destroy() would also close our end of its stdout, and the

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * that kills (SIGKILL) those still alive, and their descendants, when the JVM exits — so that a
  * test JVM leaves no etcd or Kafka behind even when a test forgot to close its server.
  *
- * <p>A long-running program that owns its children (the local stack) has two knobs, both off
+ * <p>A long-running program that owns its children (the local stack) has three knobs, all off
  * by default:
  * <ul>
  *   <li>{@link #runBeforeReaping(Runnable)}: the reaper first runs a graceful, ordered stop,
@@ -28,6 +28,9 @@ import org.slf4j.LoggerFactory;
  *       own ({@code setsid}), so that Ctrl-C in a terminal — SIGINT to the whole foreground
  *       process group — reaches only this JVM, whose shutdown stops the children in order,
  *       instead of every child at once.</li>
+ *   <li>{@link #stopWhenThisJvmDies(boolean)}: each child is started behind a small shell
+ *       watchdog that stops it (SIGTERM, then SIGKILL) when this JVM dies without stopping it —
+ *       SIGKILL, an OOM kill — when no shutdown hook runs and the reaper cannot help.</li>
  * </ul>
  *
  * <p>Thread-safe.
@@ -37,6 +40,7 @@ public final class ChildProcesses {
     private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
     private static final List<Runnable> BEFORE_REAPING = new CopyOnWriteArrayList<>();
     private static volatile boolean ownSession;
+    private static volatile int orphanGraceSeconds; // 0: no watchdog
     private static boolean hookInstalled; // guarded by ChildProcesses.class
     private static String setsidPath;     // guarded by ChildProcesses.class; "" when missing
 
@@ -69,6 +73,39 @@ public final class ChildProcesses {
         ownSession = enabled;
     }
 
+    /**
+     * Whether children started from now on stop when this JVM dies without stopping them
+     * (SIGKILL, the kernel's OOM killer): a child then gets SIGTERM, and SIGKILL if it is
+     * still alive {@code graceSeconds} later.
+     *
+     * <p>How: Linux offers no portable way for Java to ask for a signal on its parent's death
+     * ({@code prctl(PR_SET_PDEATHSIG)} needs native code), and a child that polls whether its
+     * parent is alive needs code of ours in every child, which etcd and Kafka are not. So each
+     * child is started as {@code sh -c WATCHDOG GRACE COMMAND...}: the shell forks a watchdog,
+     * then {@code exec}s the command in place (the child's pid stays the one
+     * {@link Process#pid()} reports, its stdin becomes {@code /dev/null}). The watchdog blocks
+     * reading the child's stdin pipe, whose only writer is this JVM and which nobody writes:
+     * the read ends when this JVM closes the pipe (it does once the child has exited) or when
+     * the kernel closes it because this JVM died. The watchdog then stops the child if it still
+     * runs — the same process, checked by its start time in {@code /proc}, not a later process
+     * that reused the pid — and exits. No polling, nothing to leak: a watchdog lives exactly as
+     * long as its child and this JVM both do.
+     *
+     * @param enabled true to start children with the watchdog; default false
+     * @param graceSeconds how long an orphaned child gets between SIGTERM and SIGKILL, {@code >= 1}
+     */
+    public static void stopWhenThisJvmDies(boolean enabled, int graceSeconds) {
+        if (enabled && graceSeconds < 1) {
+            throw new IllegalArgumentException("graceSeconds: " + graceSeconds + " (expected: >= 1)");
+        }
+        orphanGraceSeconds = enabled ? graceSeconds : 0;
+    }
+
+    /** Whether children are started behind the watchdog of {@link #stopWhenThisJvmDies}. */
+    static boolean watchdogEnabled() {
+        return orphanGraceSeconds > 0;
+    }
+
     /** Tracks {@code process} until it exits. */
     static void register(Process process) {
         installHook();
@@ -77,22 +114,50 @@ public final class ChildProcesses {
     }
 
     /**
-     * The command to start: {@code command} itself, or prefixed by {@code setsid} when
+     * The command to start: {@code command} itself, behind the watchdog when
+     * {@link #stopWhenThisJvmDies} is on, prefixed by {@code setsid} when
      * {@link #startInOwnSession(boolean)} is on and the program exists.
      */
     static List<String> launchCommand(List<String> command) {
-        if (!ownSession) {
-            return command;
+        List<String> wrapped = new ArrayList<>(command.size() + 6);
+        if (ownSession && !setsid().isEmpty()) {
+            wrapped.add(setsid());
         }
-        String setsid = setsid();
-        if (setsid.isEmpty()) {
-            return command;
+        int grace = orphanGraceSeconds;
+        if (grace > 0) {
+            wrapped.addAll(List.of("/bin/sh", "-c", WATCHDOG, "watchfanout-watchdog", Integer.toString(grace)));
         }
-        List<String> wrapped = new ArrayList<>(command.size() + 1);
-        wrapped.add(setsid);
         wrapped.addAll(command);
         return wrapped;
     }
+
+    /**
+     * The shell of {@link #stopWhenThisJvmDies}: {@code $1} is the grace in seconds, the rest the
+     * command. POSIX sh (dash); {@code /proc/PID/stat} field 22 is the start time, which tells
+     * the child from a later process with the same pid.
+     */
+    static final String WATCHDOG = String.join("\n",
+            "grace=$1; shift",
+            "started() {",
+            "  { read -r s </proc/\"$1\"/stat; } 2>/dev/null || return 1",
+            "  s=${s##*') '}; set -- $s; echo \"${20}\"",
+            "}",
+            "child=$$; birth=$(started $$)",
+            "alive() { [ \"$(started \"$child\")\" = \"$birth\" ] && kill -0 \"$child\" 2>/dev/null; }",
+            "exec 3<&0",
+            "(",
+            "  trap '' HUP INT TERM",
+            "  while read -r _ <&3; do :; done",
+            "  exec 3<&-",
+            "  if alive; then",
+            "    echo \"watchfanout-watchdog: the process that started pid $child is gone;"
+                    + " stopping $child (SIGTERM, SIGKILL after $grace s)\" >&2",
+            "    kill -TERM \"$child\" 2>/dev/null; i=0",
+            "    while alive && [ \"$i\" -lt \"$grace\" ]; do sleep 1; i=$((i + 1)); done",
+            "    if alive; then kill -KILL \"$child\" 2>/dev/null; fi",
+            "  fi",
+            ") &",
+            "exec \"$@\" </dev/null 3<&-");
 
     private static synchronized String setsid() {
         if (setsidPath == null) {

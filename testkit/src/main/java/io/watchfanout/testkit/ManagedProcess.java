@@ -35,6 +35,8 @@ final class ManagedProcess {
     private final Map<String, String> environment;
     private final Path workingDirectory;
     private final Path logFile;
+    private static final Duration LEFTOVER_WAIT = Duration.ofSeconds(10);
+
     private volatile Process process;
     private volatile long logStartOffset;
 
@@ -94,13 +96,47 @@ final class ManagedProcess {
                     + e.getMessage(), e);
         }
         ChildProcesses.register(started);
-        try {
-            started.getOutputStream().close(); // stdin: end of file
-        } catch (IOException e) {
-            LOG.debug("closing stdin of {} failed", description, e);
+        if (ChildProcesses.watchdogEnabled()) {
+            // The watchdog reads this pipe (the command itself gets /dev/null): it stays open while
+            // the child runs, so that only this JVM's death, or the child's exit, ends the read.
+            started.onExit().thenRun(() -> closeStdin(started));
+        } else {
+            closeStdin(started); // stdin: end of file
         }
         process = started;
         LOG.info("started {} (pid {}), log {}", description, started.pid(), logFile);
+    }
+
+    private void closeStdin(Process p) {
+        try {
+            p.getOutputStream().close();
+        } catch (IOException e) {
+            LOG.debug("closing stdin of {} failed", description, e);
+        }
+    }
+
+    /**
+     * After the child exited: lets its watchdog go (closes the pipe it reads) and waits for the
+     * processes that were below the child — the watchdog, anything the child started — to exit,
+     * killing those still alive after a while, so that a stopped part leaves nothing behind.
+     */
+    private void awaitLeftovers(Process exited, List<ProcessHandle> below) {
+        closeStdin(exited);
+        long deadline = System.nanoTime() + LEFTOVER_WAIT.toNanos();
+        for (ProcessHandle p : below) {
+            try {
+                long left = Math.max(1, deadline - System.nanoTime());
+                p.onExit().get(left, TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                LOG.warn("pid {} (below {}) still alive {} s after it exited; sending SIGKILL", p.pid(),
+                        description, LEFTOVER_WAIT.toSeconds());
+                p.destroyForcibly();
+            } catch (java.util.concurrent.ExecutionException e) {
+                LOG.debug("waiting for pid {} failed", p.pid(), e);
+            } catch (InterruptedException e) {
+                throw interrupted("waiting for the processes below " + description, e);
+            }
+        }
     }
 
     boolean isAlive() {
@@ -148,12 +184,14 @@ final class ManagedProcess {
         if (current == null || !current.isAlive()) {
             return;
         }
-        current.descendants().forEach(ProcessHandle::destroyForcibly);
+        List<ProcessHandle> below = current.descendants().toList();
+        below.forEach(ProcessHandle::destroyForcibly);
         current.destroyForcibly();
         if (waitForExit(KILL_WAIT).isEmpty()) {
             throw new IllegalStateException(description + " (pid " + current.pid() + ") still alive "
                     + KILL_WAIT.toSeconds() + " s after SIGKILL");
         }
+        awaitLeftovers(current, below);
         LOG.info("killed {} (pid {})", description, current.pid());
     }
 
@@ -169,12 +207,14 @@ final class ManagedProcess {
         }
         if (current.isAlive()) {
             long startNanos = System.nanoTime();
+            List<ProcessHandle> below = current.descendants().toList();
             current.destroy();
             if (waitForExit(timeout).isEmpty()) {
                 LOG.warn("{} (pid {}) did not exit within {} ms of SIGTERM; sending SIGKILL. Log: {}",
                         description, current.pid(), timeout.toMillis(), logFile);
                 kill();
             } else {
+                awaitLeftovers(current, below);
                 LOG.info("stopped {} (pid {}) in {} ms", description, current.pid(),
                         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
             }

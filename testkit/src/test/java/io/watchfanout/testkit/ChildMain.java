@@ -9,7 +9,9 @@ public final class ChildMain {
      *
      * @param args {@code exit <code>} to exit at once, {@code etcd} to start an etcd and never
      *     close it, {@code graceful-etcd} to start an etcd in its own session that a
-     *     {@link ChildProcesses#runBeforeReaping} action stops, anything else to sleep until killed
+     *     {@link ChildProcesses#runBeforeReaping} action stops, {@code watched-etcd} to start an etcd
+     *     behind the watchdog of {@link ChildProcesses#stopWhenThisJvmDies}, anything else to sleep
+     *     until killed
      * @throws Exception never, in practice
      */
     public static void main(String[] args) throws Exception {
@@ -34,6 +36,12 @@ public final class ChildMain {
                 System.out.println("before reaping: etcd closed, alive=" + etcd.isAlive());
             });
             System.out.println("etcd pid=" + etcd.pid());
+        }
+        if (args.length == 1 && args[0].equals("watched-etcd")) {
+            ChildProcesses.startInOwnSession(true);
+            ChildProcesses.stopWhenThisJvmDies(true, 20);
+            EtcdServer etcd = EtcdServer.builder().build().start();
+            System.out.println("etcd log=" + etcd.logFile() + " pid=" + etcd.pid());
         }
         System.out.println("ready");
         System.out.flush();

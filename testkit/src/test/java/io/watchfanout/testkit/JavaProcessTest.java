@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -114,5 +116,51 @@ class JavaProcessTest {
                     .contains("before reaping: etcd closed, alive=false");
         }
         assertThat(ProcessHandle.of(etcdPid).map(ProcessHandle::isAlive)).isNotEqualTo(Optional.of(true));
+    }
+
+    @Test
+    void withTheWatchdogAChildKeepsItsPidAndAStopLeavesNothingBehind() {
+        ChildProcesses.stopWhenThisJvmDies(true, 20);
+        try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName()).start()) {
+            child.awaitLog("ready", TIMEOUT);
+            ProcessHandle handle = ProcessHandle.of(child.pid()).orElseThrow();
+            assertThat(handle.info().command()).hasValueSatisfying(c -> assertThat(c).endsWith("java"));
+            List<ProcessHandle> below = handle.descendants().toList();
+            assertThat(below).as("the watchdog").isNotEmpty();
+            assertThat(child.stop()).isEqualTo(143);
+            assertThat(below).allSatisfy(p -> assertThat(p.isAlive()).as("pid " + p.pid()).isFalse());
+        } finally {
+            ChildProcesses.stopWhenThisJvmDies(false, 0);
+        }
+    }
+
+    @Test
+    void withTheWatchdogChildrenStopWhenTheJvmThatStartedThemIsKilled() throws Exception {
+        long etcdPid;
+        Path etcdLog;
+        List<ProcessHandle> etcdAndBelow = new ArrayList<>();
+        try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName()).args("watched-etcd").start()) {
+            String line = child.awaitLog("etcd log=", TIMEOUT);
+            etcdLog = Path.of(line.substring("etcd log=".length(), line.indexOf(" pid=")));
+            etcdPid = Long.parseLong(line.substring(line.indexOf(" pid=") + " pid=".length()).trim());
+            child.awaitLog("ready", TIMEOUT);
+            ProcessHandle etcd = ProcessHandle.of(etcdPid).orElseThrow();
+            etcdAndBelow.add(etcd);
+            etcd.descendants().forEach(etcdAndBelow::add);
+            assertThat(etcdAndBelow).as("etcd and its watchdog").hasSizeGreaterThanOrEqualTo(2);
+            // SIGKILL to the JVM alone: no shutdown hook, no reaper; only the watchdog can help.
+            ProcessHandle jvm = ProcessHandle.of(child.pid()).orElseThrow();
+            jvm.destroyForcibly();
+            jvm.onExit().get();
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (etcdAndBelow.stream().anyMatch(ProcessHandle::isAlive) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(etcdAndBelow).allSatisfy(p -> assertThat(p.isAlive()).as("pid " + p.pid() + " left running")
+                .isFalse());
+        assertThat(Files.readString(etcdLog)).contains("watchfanout-watchdog: the process that started pid "
+                + etcdPid + " is gone");
+        WorkDirs.deleteRecursively(etcdLog.getParent());
     }
 }

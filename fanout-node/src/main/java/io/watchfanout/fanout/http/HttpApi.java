@@ -87,7 +87,7 @@ public final class HttpApi {
   /**
    * Starts listening; {@link #port()} tells where.
    *
-   * @throws UncheckedIOException if the address cannot be bound
+   * @throws CannotListenException if the address cannot be bound
    */
   public void start() {
     WatchHandler watch = new WatchHandler(hub, settings);
@@ -133,13 +133,23 @@ public final class HttpApi {
           requestedPort), ChannelListeners.openListenerAdapter(guarded), socketOptions);
     } catch (IOException e) {
       worker.shutdownNow();
-      throw new UncheckedIOException("cannot listen on " + bindAddress + ":" + requestedPort, e);
+      throw new CannotListenException("cannot listen on " + bindAddress + ":" + requestedPort + ": "
+          + java.util.Objects.requireNonNullElse(e.getMessage(), e.toString()), e);
     }
     server.resumeAccepts();
     port = ((InetSocketAddress) server.getLocalAddress()).getPort();
     LOG.info("[node {}] serving HTTP on {}:{} (TCP keepalive {}s idle, {} probes {}s apart; write timeout {} ms)",
         settings.nodeId(), bindAddress, port, keepalive.idle().getSeconds(), keepalive.count(),
         keepalive.interval().getSeconds(), settings.writeTimeout().toMillis());
+  }
+
+  /** The HTTP address cannot be bound: the port is taken, or the address is not one of this host. */
+  public static final class CannotListenException extends UncheckedIOException {
+    private static final long serialVersionUID = 1L;
+
+    CannotListenException(String message, IOException cause) {
+      super(message, cause);
+    }
   }
 
   private static XnioWorker createWorker(OptionMap options, String name) {

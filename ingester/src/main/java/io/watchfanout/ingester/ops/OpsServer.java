@@ -10,6 +10,7 @@ import io.undertow.util.StatusCodes;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
@@ -41,7 +42,31 @@ public final class OpsServer implements AutoCloseable {
         });
     server = Undertow.builder().addHttpListener(port, host).setIoThreads(1).setWorkerThreads(2)
         .setHandler(routes).build();
-    server.start();
+    try {
+      server.start();
+    } catch (RuntimeException e) {
+      // Undertow wraps the BindException (or an unknown host) in a RuntimeException.
+      try {
+        server.stop(); // the worker threads it did start
+      } catch (RuntimeException ignored) {
+        // nothing more to release
+      }
+      Throwable cause = e;
+      while (cause.getCause() != null && !(cause instanceof IOException)) {
+        cause = cause.getCause();
+      }
+      throw new CannotListenException("cannot listen on " + host + ":" + port + ": "
+          + Objects.requireNonNullElse(cause.getMessage(), cause.toString()), e);
+    }
+  }
+
+  /** The address of the operations endpoints cannot be bound: taken, or not an address of this host. */
+  public static final class CannotListenException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    CannotListenException(String message, Throwable cause) {
+      super(message, cause);
+    }
   }
 
   /** The bound port. */

@@ -3,6 +3,7 @@ package io.watchfanout.ingester.topics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,9 +17,12 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.InvalidMetadataException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,6 +105,9 @@ public final class TopicManager {
           }
         }
       }
+      if (!missing.isEmpty()) {
+        awaitServed(admin, missing.stream().map(NewTopic::name).toList());
+      }
       check(admin, s);
     }
   }
@@ -110,6 +117,35 @@ public final class TopicManager {
       configs.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Integer.toString(s.minInsyncReplicas()));
     }
     return configs;
+  }
+
+  /**
+   * Waits until the brokers serve topics just created: the controller acknowledges a creation
+   * before every broker has applied it, and until then describing the topic or reading its
+   * offsets answers UNKNOWN_TOPIC_OR_PARTITION (or NOT_LEADER_OR_FOLLOWER). Waiting here, where
+   * that answer is expected, keeps it out of the clients that start next (the checks below, the
+   * publisher, the materializer), for which it would be a warning and a retry on every first
+   * start. Other errors, and the same errors after the timeout, are thrown.
+   */
+  private static void awaitServed(Admin admin, List<String> names)
+      throws ExecutionException, TimeoutException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
+    while (true) {
+      try {
+        Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
+        admin.describeTopics(names).allTopicNames().get(TIMEOUT_MS, TimeUnit.MILLISECONDS).values()
+            .forEach(d -> d.partitions().forEach(p -> ends.put(new TopicPartition(d.name(), p.partition()),
+                OffsetSpec.latest())));
+        admin.listOffsets(ends).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        return;
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof InvalidMetadataException) || System.nanoTime() > deadline) {
+          throw e;
+        }
+        log.debug("topics {} not served yet ({}); waiting", names, e.getCause().toString());
+        Thread.sleep(50);
+      }
+    }
   }
 
   private void check(Admin admin, TopicSettings s)

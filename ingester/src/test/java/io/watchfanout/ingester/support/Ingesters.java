@@ -36,7 +36,10 @@ public final class Ingesters {
         "--topic-prefix", topicPrefix, "--key-prefix", keyPrefix, "--http-port", "0",
         "--http-host", "127.0.0.1", "--transaction-timeout", "10s", "--retry-backoff-max", "1s"));
     args.addAll(List.of(extra));
+    // The production logging configuration (not logback-test.xml, first on the test class path):
+    // the child's log is what an operator would see, filters and levels included.
     return JavaProcess.builder("io.watchfanout.ingester.IngesterMain").name(name).maxHeap("256m").args(args)
+        .systemProperty("logback.configurationFile", "logback.xml")
         .start();
   }
 }

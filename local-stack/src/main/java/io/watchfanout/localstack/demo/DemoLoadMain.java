@@ -1,6 +1,7 @@
 package io.watchfanout.localstack.demo;
 
 import io.watchfanout.common.EnvironmentDefaults;
+import io.watchfanout.common.EtcdEndpointConverter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -23,7 +24,8 @@ import picocli.CommandLine.Option;
         + "WATCHFANOUT_ETCD_ENDPOINTS."})
 public final class DemoLoadMain implements Callable<Integer> {
   @Option(names = "--etcd-endpoints", required = true, split = ",", paramLabel = "URLS",
-      description = "etcd client URLs, comma-separated, e.g. http://127.0.0.1:2379.")
+      converter = EtcdEndpointConverter.class,
+      description = "etcd client URLs, comma-separated, e.g. http://127.0.0.1:2379; host:port means http://host:port.")
   List<String> etcdEndpoints;
 
   @Option(names = "--demo-rate", defaultValue = "20", paramLabel = "N",

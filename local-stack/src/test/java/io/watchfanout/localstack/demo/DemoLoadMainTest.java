@@ -25,6 +25,10 @@ class DemoLoadMainTest {
     StringWriter rate = new StringWriter();
     assertThat(run(rate, "--etcd-endpoints", "http://127.0.0.1:1", "--demo-rate", "0")).isEqualTo(2);
     assertThat(rate.toString()).contains("--demo-rate: 0 (expected: 1..10000 writes per second)");
+    StringWriter endpoint = new StringWriter();
+    assertThat(run(endpoint, "--etcd-endpoints", "http://127.0.0.1", "--demo-rate", "5")).isEqualTo(2);
+    assertThat(endpoint.toString()).contains("--etcd-endpoints").contains("'http://127.0.0.1' is not an etcd endpoint")
+        .doesNotContain("Exception");
   }
 
   @Test
