@@ -91,8 +91,9 @@ public final class FanoutNodeMain implements Callable<Integer> {
   Duration maxFeedStaleness;
   @Option(names = "--write-timeout", defaultValue = "30s", paramLabel = "DURATION", converter = DurationConverter.class,
       description = "How long a watch stream with frames waiting may go without its client's socket taking a "
-          + "byte before the connection is closed and its watcher removed: a client gone without a FIN, or "
-          + "not reading at all; a slow reader keeps its stream (default: ${DEFAULT-VALUE}).")
+          + "byte, or with bytes in flight that the kernel retries without an acknowledgement, before the "
+          + "connection is closed and its watcher removed: a client gone without a FIN, or not reading at all; "
+          + "a slow reader keeps its stream (default: ${DEFAULT-VALUE}).")
   Duration writeTimeout;
 
   @Option(names = "--tcp-keepalive-idle", defaultValue = "15s", paramLabel = "DURATION",

@@ -23,7 +23,8 @@ import java.util.Objects;
  * @param stalledCloseAfter how long an ended stream's client gets to take its last frames before
  *     the connection is closed, {@code > 0}
  * @param writeTimeout how long a watch stream with frames waiting may go without its socket
- *     taking a byte before its connection is closed and its watcher removed, {@code >= 1ms}
+ *     taking a byte, or with bytes in flight that the kernel retries unacknowledged, before its
+ *     connection is closed and its watcher removed, {@code >= 1ms}
  * @param tcpKeepaliveIdle time without a packet from a client before the first TCP keepalive
  *     probe, whole seconds in 1..32767
  * @param tcpKeepaliveInterval time between keepalive probes, whole seconds in 1..32767

@@ -42,7 +42,8 @@ import org.xnio.conduits.ConduitStreamSourceChannel;
  * {@code key=%zz}, a raw {@code ^}) is answered with a JSON {@code Status} instead. URL
  * decoding is off: the query is decoded to raw bytes by {@link QueryParams}. Accepted
  * connections have TCP keepalive on with the settings' timings ({@link TcpKeepalive}), so a
- * client that vanished without a FIN is noticed on an idle watch too.
+ * client that vanished without a FIN is noticed on an idle watch too; one that vanished while a
+ * few bytes were in flight to it is found by the {@link UnacknowledgedSweeper}.
  *
  * <p>Thread-safety: {@link #start()} and {@link #stop()} from one controlling thread;
  * {@link #stopAccepting()} from any thread.
@@ -60,6 +61,7 @@ public final class HttpApi {
   private XnioWorker worker;
   private HttpOpenListener openListener;
   private AcceptingChannel<StreamConnection> server;
+  private UnacknowledgedSweeper sweeper;
   private int port;
 
   /**
@@ -90,7 +92,8 @@ public final class HttpApi {
    * @throws CannotListenException if the address cannot be bound
    */
   public void start() {
-    WatchHandler watch = new WatchHandler(hub, settings);
+    sweeper = new UnacknowledgedSweeper(settings.writeTimeout(), settings.nodeId());
+    WatchHandler watch = new WatchHandler(hub, settings, sweeper);
     KvHandler kv = new KvHandler(hub, settings);
     HttpHandler root = exchange -> route(exchange, watch, kv);
     // Undertow.start()'s worker, socket and buffer settings, for a heap of 128 MiB or more.
@@ -138,9 +141,11 @@ public final class HttpApi {
     }
     server.resumeAccepts();
     port = ((InetSocketAddress) server.getLocalAddress()).getPort();
-    LOG.info("[node {}] serving HTTP on {}:{} (TCP keepalive {}s idle, {} probes {}s apart; write timeout {} ms)",
+    boolean sweeping = sweeper.start(port);
+    LOG.info("[node {}] serving HTTP on {}:{} (TCP keepalive {}s idle, {} probes {}s apart; write timeout {} ms{})",
         settings.nodeId(), bindAddress, port, keepalive.idle().getSeconds(), keepalive.count(),
-        keepalive.interval().getSeconds(), settings.writeTimeout().toMillis());
+        keepalive.interval().getSeconds(), settings.writeTimeout().toMillis(), sweeping
+            ? ", also for bytes unacknowledged, checked every " + sweeper.interval().toMillis() + " ms" : "");
   }
 
   /** The HTTP address cannot be bound: the port is taken, or the address is not one of this host. */
@@ -176,6 +181,7 @@ public final class HttpApi {
       return;
     }
     IoUtils.safeClose(server);
+    sweeper.stop();
     openListener.closeConnections();
     worker.shutdownNow();
     try {
@@ -186,6 +192,11 @@ public final class HttpApi {
       Thread.currentThread().interrupt();
     }
     server = null;
+  }
+
+  /** The sweeper of unacknowledged connections (tests). */
+  UnacknowledgedSweeper sweeper() {
+    return sweeper;
   }
 
   /** The IO threads' worker (tests hold an IO thread to make frames wait). */

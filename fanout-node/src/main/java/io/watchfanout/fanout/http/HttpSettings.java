@@ -15,7 +15,9 @@ import java.util.Objects;
  * @param stalledCloseAfter once a stream has ended (ERROR frame, timeoutSeconds, shutdown), how
  *     long its client gets to take the last frames before the connection is closed, {@code > 0}
  * @param writeTimeout how long a watch stream with frames waiting may go without its socket
- *     taking a byte before the connection is closed and its watcher removed, {@code >= 1ms}
+ *     taking a byte, or with bytes in flight that the kernel retries unacknowledged
+ *     ({@link UnacknowledgedSweeper}), before the connection is closed and its watcher removed,
+ *     {@code >= 1ms}
  * @param tcpKeepalive keepalive timings of accepted connections
  */
 public record HttpSettings(Duration bookmarkInterval, Duration resourceVersionWait,

@@ -20,7 +20,7 @@ import org.xnio.StreamConnection;
  * idle by {@code net.ipv4.tcp_keepalive_time} on a watch that sends nothing. Keepalive probes
  * only run while the node has no unacknowledged bytes on the connection; a stream that keeps
  * sending to a vanished client is freed by the write timeout (or, for a trickle that never
- * fills its socket, by the kernel's retransmission limit, {@code net.ipv4.tcp_retries2}).
+ * fills its socket, by the {@link UnacknowledgedSweeper}).
  *
  * <p>{@code SO_KEEPALIVE} is switched on by the listener's XNIO option; the timings are
  * {@code jdk.net.ExtendedSocketOptions} on the accepted {@link SocketChannel}, which XNIO does

@@ -45,9 +45,13 @@ final class WatchHandler implements HttpHandler {
   private final HttpSettings settings;
   private final IoThreadWakeUps.Registry wakeUps = new IoThreadWakeUps.Registry();
 
-  WatchHandler(WatchHub hub, HttpSettings settings) {
+  private final UnacknowledgedSweeper sweeper;
+
+  /** @param sweeper closes streams whose bytes go unacknowledged, or null */
+  WatchHandler(WatchHub hub, HttpSettings settings, UnacknowledgedSweeper sweeper) {
     this.hub = hub;
     this.settings = settings;
+    this.sweeper = sweeper;
   }
 
   @Override
@@ -128,7 +132,7 @@ final class WatchHandler implements HttpHandler {
   private void start(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds) {
     Watcher watcher;
     WatchStream stream = new WatchStream(exchange, wakeUps, hub.stats(), settings.bookmarkInterval(),
-        settings.stalledCloseAfter(), settings.writeTimeout(), settings.nodeId());
+        settings.stalledCloseAfter(), settings.writeTimeout(), settings.nodeId(), sweeper);
     try {
       HttpApi.checkServing(hub);
       watcher = hub.watch(spec, stream);

@@ -52,6 +52,14 @@ import org.slf4j.LoggerFactory;
  * that case, see {@link TcpKeepalive}), and a client that stopped reading altogether is
  * treated as the dead one it is indistinguishable from.
  *
+ * <p>Unacknowledged bytes: a stream whose socket takes every byte but whose client acknowledges
+ * none (a quiet watch with bookmarks: a few bytes every few seconds never fill the socket, and
+ * keepalive probes wait for them to be acknowledged) is found by the node's
+ * {@link UnacknowledgedSweeper}, which reads the kernel's retransmission state: once the kernel
+ * has retried its bytes without an answer for {@code writeTimeout}, the stream is closed and
+ * counted as {@link CloseReason#UNACKNOWLEDGED}. A stream whose socket is full is left to the
+ * write timeout when that is due within the sweeper's interval.
+ *
  * <p>Thread-safety: everything except {@link #wakeUp()} runs on the exchange's IO thread.
  */
 final class WatchStream implements WatchSink {
@@ -70,7 +78,10 @@ final class WatchStream implements WatchSink {
   private final long writeTimeoutNanos;
   private final String nodeId;
   private final IoThreadWakeUps wakeUps;
+  private final UnacknowledgedSweeper sweeper;
   private final AtomicBoolean wakePending = new AtomicBoolean();
+  /** The connection as the sweeper knows it; null until started or if it has no IP addresses. */
+  private UnacknowledgedSweeper.ConnectionId connectionId;
 
   private Watcher watcher;
   private StreamSinkChannel channel;
@@ -90,10 +101,12 @@ final class WatchStream implements WatchSink {
   private boolean writeTimerArmed;
 
   WatchStream(HttpServerExchange exchange, IoThreadWakeUps.Registry wakeUps, WatchStats stats,
-      Duration tickInterval, Duration stalledCloseAfter, Duration writeTimeout, String nodeId) {
+      Duration tickInterval, Duration stalledCloseAfter, Duration writeTimeout, String nodeId,
+      UnacknowledgedSweeper sweeper) {
     this.exchange = exchange;
     this.io = exchange.getIoThread();
     this.wakeUps = wakeUps.forThread(io);
+    this.sweeper = sweeper;
     this.stats = stats;
     this.tickInterval = tickInterval;
     this.stalledCloseAfter = stalledCloseAfter;
@@ -119,6 +132,10 @@ final class WatchStream implements WatchSink {
       next.proceed();
     });
     watchForHangUp();
+    if (sweeper != null && !closed) {
+      connectionId = sweeper.register(this, exchange.getConnection().getLocalAddress(),
+          exchange.getConnection().getPeerAddress());
+    }
     scheduleTick();
     if (timeoutSeconds > 0) {
       io.executeAfter(() -> {
@@ -323,6 +340,29 @@ final class WatchStream implements WatchSink {
     abort(CloseReason.WRITE_TIMEOUT, null);
   }
 
+  /**
+   * The kernel has retried this stream's bytes without an acknowledgement for
+   * {@code unacknowledgedNanos} (at least the write timeout): closes the stream on its IO
+   * thread, unless its socket is full and the write timeout is due within {@code slackNanos}
+   * (it judges such a stream by the same measure, and names it). Any thread.
+   *
+   * @param txQueue bytes in the socket's send queue not acknowledged, for the log line
+   */
+  void closeUnacknowledged(long unacknowledgedNanos, long txQueue, long slackNanos) {
+    io.execute(() -> {
+      if (closed) {
+        return;
+      }
+      if (blocked && System.nanoTime() - stalledSinceNanos >= writeTimeoutNanos - slackNanos) {
+        return;
+      }
+      LOG.info("[node {}] {}: its client acknowledged none of {} bytes in flight for {} ms while the kernel "
+          + "retried them (gone without a FIN); closing the connection", nodeId, watcher, txQueue,
+          TimeUnit.NANOSECONDS.toMillis(unacknowledgedNanos));
+      abort(CloseReason.UNACKNOWLEDGED, null);
+    });
+  }
+
   /** The stream has ended: its client gets a bounded time to take the last frames. */
   private void armCloseTimer() {
     closeTimerArmed = true;
@@ -365,6 +405,7 @@ final class WatchStream implements WatchSink {
 
   private void finishExchange() {
     closed = true;
+    unregister();
     watcher.close();
     try {
       channel.shutdownWrites();
@@ -373,6 +414,12 @@ final class WatchStream implements WatchSink {
       LOG.debug("[node {}] closing {}: {}", nodeId, watcher, e.toString());
     }
     exchange.endExchange();
+  }
+
+  private void unregister() {
+    if (sweeper != null) {
+      sweeper.unregister(connectionId, this);
+    }
   }
 
   /**
@@ -386,6 +433,7 @@ final class WatchStream implements WatchSink {
       return;
     }
     closed = true;
+    unregister();
     if (reason != null) {
       stats.addClosed(reason);
     }

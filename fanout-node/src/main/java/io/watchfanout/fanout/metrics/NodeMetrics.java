@@ -97,7 +97,8 @@ public final class NodeMetrics extends Collector {
         "Watch streams whose connection was closed before the stream ended, each removing its watcher, by reason: "
             + "client_closed (the client hung up), connection_error (a reset, unanswered TCP keepalive probes, "
             + "retransmissions given up), write_timeout (frames waited and the socket took no byte for "
-            + "--write-timeout).", List.of("reason"));
+            + "--write-timeout), unacknowledged (the kernel retried bytes in flight for --write-timeout without "
+            + "an acknowledgement).", List.of("reason"));
     for (CloseReason r : CloseReason.values()) {
       closed.addMetric(List.of(r.label()), s.closed(r));
     }

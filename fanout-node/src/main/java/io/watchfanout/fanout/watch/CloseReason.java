@@ -20,7 +20,14 @@ public enum CloseReason {
    * vanished without a FIN (its packets no longer arrive, so nothing is acknowledged) or stopped
    * reading altogether. A client that reads slowly keeps its stream (it is parked instead).
    */
-  WRITE_TIMEOUT;
+  WRITE_TIMEOUT,
+  /**
+   * The socket took the bytes, but the kernel retried them for the write timeout without the
+   * client acknowledging any: the client vanished without a FIN while a few bytes were in flight
+   * (a quiet watch with bookmarks, whose socket never fills). A live client acknowledges within
+   * round trips, however slowly it reads.
+   */
+  UNACKNOWLEDGED;
 
   /** The metric label: the name in lower case ({@code write_timeout}). */
   public String label() {

@@ -35,17 +35,20 @@ final class TestNode implements AutoCloseable {
    */
   TestNode(int historyMaxEvents, int queueFrames, boolean ready, Duration stalledCloseAfter) {
     this(historyMaxEvents, queueFrames, ready, stalledCloseAfter, Duration.ofMinutes(10),
-        new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3), "127.0.0.1");
+        new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3), "127.0.0.1", Duration.ofMillis(200));
   }
 
   /**
-   * As above, with a write timeout, keepalive timings and a listen address of the test's own.
+   * As above, with a write timeout, keepalive timings, a listen address and a bookmark interval
+   * of the test's own.
    *
-   * @param writeTimeout how long a stream with frames waiting may go without its socket taking a byte
+   * @param writeTimeout how long a stream with frames waiting may go without its socket taking a
+   *     byte, and how long the kernel may retry a stream's bytes without an acknowledgement
    * @param bindAddress the address to listen on
+   * @param bookmarkInterval how often a watch with allowWatchBookmarks=true gets a BOOKMARK
    */
   TestNode(int historyMaxEvents, int queueFrames, boolean ready, Duration stalledCloseAfter, Duration writeTimeout,
-      TcpKeepalive keepalive, String bindAddress) {
+      TcpKeepalive keepalive, String bindAddress, Duration bookmarkInterval) {
     this.bindAddress = bindAddress;
     hub = new WatchHub(new WatchCache(historyMaxEvents, Duration.ofMinutes(10), System::currentTimeMillis),
         new FrameEncoder(), queueFrames, "http-test");
@@ -55,7 +58,7 @@ final class TestNode implements AutoCloseable {
     }
     applier = new RecordApplier(hub, 100);
     registry = NodeMetrics.registry(hub, null);
-    api = new HttpApi(hub, new HttpSettings(Duration.ofMillis(200), Duration.ofMillis(300), 1, "http-test",
+    api = new HttpApi(hub, new HttpSettings(bookmarkInterval, Duration.ofMillis(300), 1, "http-test",
         stalledCloseAfter, writeTimeout, keepalive), registry, bindAddress, 0, 1);
     api.start();
   }

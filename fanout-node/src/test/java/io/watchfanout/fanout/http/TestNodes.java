@@ -23,11 +23,17 @@ final class TestNodes implements AfterEachCallback {
     return keep(new TestNode(historyMaxEvents, queueFrames, true, stalledCloseAfter));
   }
 
-  /** A ready node with the given write timeout, keepalive timings and listen address. */
+  /** A ready node with the given write timeout, keepalive timings and listen address (200 ms bookmarks). */
   TestNode start(int historyMaxEvents, int queueFrames, Duration writeTimeout, TcpKeepalive keepalive,
       String bindAddress) {
+    return start(historyMaxEvents, queueFrames, writeTimeout, keepalive, bindAddress, Duration.ofMillis(200));
+  }
+
+  /** A ready node with the given write timeout, keepalive timings, listen address and bookmark interval. */
+  TestNode start(int historyMaxEvents, int queueFrames, Duration writeTimeout, TcpKeepalive keepalive,
+      String bindAddress, Duration bookmarkInterval) {
     return keep(new TestNode(historyMaxEvents, queueFrames, true, Duration.ofSeconds(30), writeTimeout, keepalive,
-        bindAddress));
+        bindAddress, bookmarkInterval));
   }
 
   private TestNode keep(TestNode node) {

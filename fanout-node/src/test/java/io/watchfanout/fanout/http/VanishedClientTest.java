@@ -19,12 +19,14 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Clients that vanish without a FIN are freed: two watch clients run in a network namespace
+ * Clients that vanish without a FIN are freed: three watch clients run in a network namespace
  * of their own, joined to the node by a veth pair, and the pair is deleted under them (as when
  * a pod's namespace goes), so neither their FIN nor anything else reaches the node again. The
  * quiet watch (no events, no bookmarks: nothing to send) is freed by TCP keepalive, the busy
- * one (events keep coming, its socket fills) by the write timeout; both watchers leave the
- * node and each is counted under its reason.
+ * one (events keep coming, its socket fills) by the write timeout, and the quiet watch with
+ * bookmarks (a few bytes every interval: always some unacknowledged, so no keepalive probes,
+ * and never enough to fill the socket) by the sweeper of unacknowledged connections; all three
+ * watchers leave the node and each is counted under its reason.
  *
  * <p>Needs root and {@code ip netns}; skipped otherwise. Every address is inside
  * 10.200.N.0/30 on the veth pair this test creates, and a blackhole route for 10.200.N.0/24
@@ -78,13 +80,17 @@ class VanishedClientTest {
   }
 
   @Test
-  void quietAndBusyWatchersOfClientsThatVanishedWithoutAFinAreFreed() throws Exception {
+  void quietBookmarkedAndBusyWatchersOfClientsThatVanishedWithoutAFinAreFreed() throws Exception {
+    // Bookmarks more often than keepalive would probe (1 s idle): the bookmarked connection
+    // always has a bookmark in flight once its client is gone.
     TestNode node = nodes.start(10_000, 64, Duration.ofSeconds(2),
-        new TcpKeepalive(Duration.ofSeconds(1), Duration.ofSeconds(1), 2), NODE_ADDRESS);
+        new TcpKeepalive(Duration.ofSeconds(1), Duration.ofSeconds(1), 2), NODE_ADDRESS, Duration.ofMillis(400));
     int port = node.api.port();
     watchFromNamespace(port, "/v1/watch?key=/quiet");
     watchFromNamespace(port, "/v1/watch?key=/busy/&prefix=true");
-    await().atMost(Duration.ofSeconds(30)).until(() -> node.hub.watcherCount() == 2);
+    watchFromNamespace(port, "/v1/watch?key=/bookmarked&allowWatchBookmarks=true");
+    await().atMost(Duration.ofSeconds(30)).until(() -> node.hub.watcherCount() == 3);
+    await().atMost(Duration.ofSeconds(30)).until(() -> node.api.sweeper().registered() == 3);
 
     Thread feeder = new Thread(() -> {
       String value = "v".repeat(1000);
@@ -99,12 +105,17 @@ class VanishedClientTest {
     }, "busy-feeder");
     feeder.start();
     try {
-      // The busy client reads: frames reach it across the pair.
+      // The busy client reads: frames reach it across the pair. The bookmarked one gets its
+      // bookmarks, and live clients acknowledge them: well over the write timeout passes
+      // without the sweeper closing anything.
       long delivered = node.hub.stats().framesDelivered(Encoding.JSON);
+      long bookmarks = node.hub.stats().bookmarksSent();
       await().atMost(Duration.ofSeconds(30))
           .until(() -> node.hub.stats().framesDelivered(Encoding.JSON) >= delivered + 500);
-      assertThat(node.hub.watcherCount()).isEqualTo(2);
-      assertThat(metric(node, "watchfanout_watchers", "encoding", "json")).isEqualTo(2.0);
+      await().atMost(Duration.ofSeconds(60)).until(() -> node.hub.stats().bookmarksSent() >= bookmarks + 15);
+      assertThat(node.hub.watcherCount()).isEqualTo(3);
+      assertThat(metric(node, "watchfanout_watchers", "encoding", "json")).isEqualTo(3.0);
+      assertThat(node.hub.stats().closed(CloseReason.UNACKNOWLEDGED)).isZero();
 
       // The namespace goes: first its link (so nothing the clients' sockets send on exit
       // reaches the node), then its processes, then the namespace itself.
@@ -117,8 +128,9 @@ class VanishedClientTest {
       sh("ip", "netns", "del", NS);
 
       await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> assertThat(node.hub.watcherCount())
-          .as("watchers left; closed by keepalive %d, by write timeout %d",
-              node.hub.stats().closed(CloseReason.CONNECTION_ERROR), node.hub.stats().closed(CloseReason.WRITE_TIMEOUT))
+          .as("watchers left; closed by keepalive %d, by write timeout %d, unacknowledged %d",
+              node.hub.stats().closed(CloseReason.CONNECTION_ERROR), node.hub.stats().closed(CloseReason.WRITE_TIMEOUT),
+              node.hub.stats().closed(CloseReason.UNACKNOWLEDGED))
           .isZero());
     } finally {
       feeder.interrupt();
@@ -128,9 +140,13 @@ class VanishedClientTest {
         .as("the quiet watch: keepalive probes went unanswered").isEqualTo(1);
     assertThat(node.hub.stats().closed(CloseReason.WRITE_TIMEOUT))
         .as("the busy watch: its socket took no more bytes").isEqualTo(1);
+    assertThat(node.hub.stats().closed(CloseReason.UNACKNOWLEDGED))
+        .as("the quiet watch with bookmarks: the kernel retried its bookmarks unanswered").isEqualTo(1);
     assertThat(node.hub.stats().closed(CloseReason.CLIENT_CLOSED)).as("no FIN reached the node").isZero();
     assertThat(metric(node, "watchfanout_watchers_closed_total", "reason", "connection_error")).isEqualTo(1.0);
     assertThat(metric(node, "watchfanout_watchers_closed_total", "reason", "write_timeout")).isEqualTo(1.0);
+    assertThat(metric(node, "watchfanout_watchers_closed_total", "reason", "unacknowledged")).isEqualTo(1.0);
+    assertThat(node.api.sweeper().registered()).isZero();
     assertThat(metric(node, "watchfanout_watchers", "encoding", "json")).isZero();
     assertThat(node.hub.queuedFrames()).isZero();
   }
