@@ -59,12 +59,12 @@ class FanoutNodeMainTest {
   @Test
   void badKeepaliveAndWriteTimeoutFlagsExitWithStatus2() {
     String[][] cases = {
-        {"--tcp-keepalive-idle", "1500ms", "--tcp-keepalive-idle: PT1.5S (expected: whole seconds, 1s..32767s)"},
-        {"--tcp-keepalive-idle", "0s", "--tcp-keepalive-idle: PT0S (expected: whole seconds, 1s..32767s)"},
-        {"--tcp-keepalive-interval", "10h", "--tcp-keepalive-interval: PT10H (expected: whole seconds, 1s..32767s)"},
+        {"--tcp-keepalive-idle", "1500ms", "--tcp-keepalive-idle: 1500ms (expected: whole seconds, 1s..32767s)"},
+        {"--tcp-keepalive-idle", "0s", "--tcp-keepalive-idle: 0s (expected: whole seconds, 1s..32767s)"},
+        {"--tcp-keepalive-interval", "10h", "--tcp-keepalive-interval: 10h (expected: whole seconds, 1s..32767s)"},
         {"--tcp-keepalive-count", "0", "--tcp-keepalive-count: 0 (expected: 1..127)"},
         {"--tcp-keepalive-count", "128", "--tcp-keepalive-count: 128 (expected: 1..127)"},
-        {"--write-timeout", "0s", "--write-timeout: PT0S (expected: >= 1ms)"},
+        {"--write-timeout", "0s", "--write-timeout: 0s (expected: >= 1ms)"},
     };
     for (String[] c : cases) {
       StringWriter err = new StringWriter();
@@ -124,5 +124,11 @@ class FanoutNodeMainTest {
           + taken.getLocalPort() + ": Address already in use")
           .doesNotContain("Exception").doesNotContain("\tat ");
     }
+  }
+
+  @Test
+  void theReadmeFlagTableEqualsHelp() {
+    org.assertj.core.api.Assertions.assertThat(io.watchfanout.testkit.ReadmeFlags.differences(new picocli.CommandLine(new FanoutNodeMain()), "fanout-node"))
+        .as("README.md's flag table 'fanout-node' against --help").isEmpty();
   }
 }

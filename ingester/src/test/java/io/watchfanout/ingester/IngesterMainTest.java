@@ -152,4 +152,10 @@ class IngesterMainTest {
           .doesNotContain("Exception").doesNotContain("\tat ");
     }
   }
+
+  @Test
+  void theReadmeFlagTableEqualsHelp() {
+    org.assertj.core.api.Assertions.assertThat(io.watchfanout.testkit.ReadmeFlags.differences(IngesterMain.commandLine(), "ingester"))
+        .as("README.md's flag table 'ingester' against --help").isEmpty();
+  }
 }

@@ -102,4 +102,10 @@ class LocalStackMainTest {
         "--start-timeout", "--ingester-jar", "--fanout-node-jar", "Default: 2379", "Default: 8081,8082",
         "Default: 120s", "WATCHFANOUT_<FLAG_NAME>");
   }
+
+  @Test
+  void theReadmeFlagTableEqualsHelp() {
+    org.assertj.core.api.Assertions.assertThat(io.watchfanout.testkit.ReadmeFlags.differences(LocalStackMain.commandLine(), "local-stack"))
+        .as("README.md's flag table 'local-stack' against --help").isEmpty();
+  }
 }
