@@ -34,7 +34,7 @@ final class RebuildScenario implements Callable<Integer> {
   CommonOptions common;
 
   @Option(names = "--keys", split = ",", defaultValue = "100000", paramLabel = "K,...",
-      description = "State topic sizes, keys (default: ${DEFAULT-VALUE}; the issue's second size is 1000000).")
+      description = "State topic sizes, keys (default: ${DEFAULT-VALUE}; the large size to try is 1000000).")
   List<Integer> keyCounts;
 
   @Option(names = "--value-bytes", defaultValue = "1024", description = "Value size (default: ${DEFAULT-VALUE}).")
