@@ -102,6 +102,10 @@ final class Stack implements AutoCloseable {
     int port = FreePorts.pick();
     List<String> args = new ArrayList<>(List.of("--kafka-bootstrap", kafka.bootstrapServers(),
         "--topic-prefix", topicPrefix, "--port", Integer.toString(port), "--node-id", "bench-" + port));
+    if (!flags.contains("--max-feed-staleness")) {
+      // Topics that bench's own feeder wrote carry no heartbeats: a node must not call them stale.
+      args.addAll(List.of("--max-feed-staleness", "0"));
+    }
     args.addAll(flags);
     JavaProcess.Builder b = JavaProcess.builderForJar(jar).name("fanout-" + port).maxHeap(maxHeap).args(args);
     jvmArgs.forEach(b::jvmArg);
