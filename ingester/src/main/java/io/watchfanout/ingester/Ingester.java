@@ -186,7 +186,7 @@ public final class Ingester implements AutoCloseable {
           }
           new TopicManager(config.kafkaBootstrap()).ensure(new TopicSettings(eventsTopic, stateTopic,
               config.eventsRetention(), Duration.ofHours(1), config.maxRecordBytes(), config.statePartitions(),
-              config.replicationFactor()));
+              config.replicationFactor(), config.minInsyncReplicas()));
           startMaterializerOnce();
           try (EventsPublisher publisher = new EventsPublisher(config.kafkaBootstrap(), eventsTopic,
               config.transactionalId(), config.maxRecordBytes(), config.transactionTimeout(), fencingBound())) {

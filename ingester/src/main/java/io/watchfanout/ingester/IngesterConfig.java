@@ -17,7 +17,10 @@ import java.util.List;
  * @param eventsRetention retention of the events topic when this ingester creates it
  * @param maxRecordBytes largest events or state record ({@code max.message.bytes})
  * @param statePartitions partitions of the state topic when this ingester creates it
- * @param replicationFactor replication factor of created topics; -1 for the broker default
+ * @param replicationFactor replication factor of created topics, and the least existing ones
+ *     must have; -1 for the broker default
+ * @param minInsyncReplicas {@code min.insync.replicas} of created topics, and the least existing
+ *     ones must have; -1 for the broker default
  * @param transactionTimeout bound of one open Kafka transaction
  * @param watchQueueBytes bound of the keys and values waiting between etcd and Kafka
  * @param maxBatchRecords records per Kafka transaction before it is cut (between revisions)
@@ -45,6 +48,7 @@ public record IngesterConfig(
     int maxRecordBytes,
     int statePartitions,
     short replicationFactor,
+    int minInsyncReplicas,
     Duration transactionTimeout,
     long watchQueueBytes,
     int maxBatchRecords,

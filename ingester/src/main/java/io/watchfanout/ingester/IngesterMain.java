@@ -72,8 +72,15 @@ public final class IngesterMain implements Callable<Integer> {
   int statePartitions;
 
   @Option(names = "--replication-factor", defaultValue = "-1", paramLabel = "N",
-      description = "Replication factor of newly created topics; -1 for the broker's default. Default: ${DEFAULT-VALUE}.")
+      description = "Replication factor of newly created topics, and the least an existing topic must have "
+          + "(the ingester refuses to start otherwise); -1 for the broker's default. Default: ${DEFAULT-VALUE}.")
   short replicationFactor;
+
+  @Option(names = "--min-insync-replicas", defaultValue = "-1", paramLabel = "N",
+      description = "min.insync.replicas of newly created topics, and the least an existing topic must have: "
+          + "replicas that must hold a write before Kafka acknowledges it (the ingester writes with acks=all). "
+          + "Production: 2 with --replication-factor 3. -1 for the broker's default. Default: ${DEFAULT-VALUE}.")
+  int minInsyncReplicas;
 
   @Option(names = "--transaction-timeout", defaultValue = "60s", converter = DurationConverter.class,
       paramLabel = "DURATION", description = "transaction.timeout.ms: an open transaction stalls read_committed "
@@ -152,6 +159,13 @@ public final class IngesterMain implements Callable<Integer> {
     require(electionLeaseTtl.toSeconds() >= 2, "--election-lease-ttl", electionLeaseTtl, ">= 2s", spec);
     require(heartbeatInterval.toMillis() >= 100, "--heartbeat-interval", heartbeatInterval, ">= 100ms", spec);
     require(dependencyTimeout.toMillis() >= 100, "--dependency-timeout", dependencyTimeout, ">= 100ms", spec);
+    require(replicationFactor == -1 || replicationFactor >= 1, "--replication-factor", replicationFactor,
+        "-1 or >= 1", spec);
+    require(minInsyncReplicas == -1 || minInsyncReplicas >= 1, "--min-insync-replicas", minInsyncReplicas,
+        "-1 or >= 1", spec);
+    // More in-sync replicas than replicas: Kafka would refuse every acks=all write.
+    require(replicationFactor == -1 || minInsyncReplicas <= replicationFactor, "--min-insync-replicas",
+        minInsyncReplicas, "<= --replication-factor " + replicationFactor, spec);
     byte[] prefix;
     try {
       prefix = KeyBytes.decode(keyPrefix);
@@ -160,7 +174,7 @@ public final class IngesterMain implements Callable<Integer> {
     }
     return new IngesterConfig(List.copyOf(etcdEndpoints), kafkaBootstrap, topicPrefix, ByteString.copyFrom(prefix),
         httpHost, httpPort, transactionalId != null ? transactionalId : topicPrefix + ".ingester", eventsRetention,
-        maxRecordBytes, statePartitions, replicationFactor, transactionTimeout, watchQueueBytes, maxBatchRecords,
+        maxRecordBytes, statePartitions, replicationFactor, minInsyncReplicas, transactionTimeout, watchQueueBytes, maxBatchRecords,
         etcdMaxInboundBytes, snapshotPageSize, materializer, retryBackoffMax, leaderElection,
         electionName != null ? electionName : "/watchfanout/elections/" + topicPrefix + "/ingester", electionLeaseTtl,
         heartbeatInterval, dependencyTimeout);

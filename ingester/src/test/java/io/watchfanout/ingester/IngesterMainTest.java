@@ -53,6 +53,10 @@ class IngesterMainTest {
     String[] key = run("--etcd-endpoints", "http://e:2379", "--kafka-bootstrap", "k:9092", "--topic-prefix",
         "t", "--key-prefix", "/a%zz");
     assertThat(key[2]).contains("--key-prefix").contains("malformed escape");
+    String[] isr = run("--etcd-endpoints", "http://e:2379", "--kafka-bootstrap", "k:9092", "--topic-prefix",
+        "t", "--replication-factor", "3", "--min-insync-replicas", "4");
+    assertThat(isr[0]).isEqualTo("2");
+    assertThat(isr[2]).contains("--min-insync-replicas: 4 (expected: <= --replication-factor 3)");
   }
 
   @Test

@@ -96,6 +96,26 @@ class IngesterOperationsTest {
   }
 
   @Test
+  void refusesToStartOnTopicsWithLessReplicationThanAsked(TestInfo info) throws Exception {
+    String prefix = TopicPrefixes.unique(info);
+    Properties props = new Properties();
+    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    try (Admin admin = Admin.create(props)) {
+      admin.createTopics(List.of(
+          new NewTopic(WatchFanoutSerdes.eventsTopic(prefix), Optional.of(1), Optional.empty()),
+          new NewTopic(WatchFanoutSerdes.stateTopic(prefix), Optional.of(1), Optional.empty())
+              .configs(Map.of("cleanup.policy", "compact")))).all().get();
+    }
+    // One broker: the topics have one replica, and the ingester asks for three.
+    try (JavaProcess ingester = Ingesters.process("ingester", etcdServer.clientUrl(), kafka.bootstrapServers(), prefix,
+        "/" + prefix + "/", "--replication-factor", "3", "--min-insync-replicas", "2")) {
+      assertThat(ingester.waitForExit(Duration.ofSeconds(60))).hasValue(1);
+      assertThat(Files.readString(ingester.logFile())).contains("refusing to start: topic "
+          + WatchFanoutSerdes.eventsTopic(prefix) + " has replication factor 1 (expected: >= 3, --replication-factor)");
+    }
+  }
+
+  @Test
   void anEventLargerThanARecordStopsTheIngesterWithAClearError(TestInfo info) throws Exception {
     String prefix = TopicPrefixes.unique(info);
     try (Client etcd = Client.builder().endpoints(etcdServer.clientUrl()).build();

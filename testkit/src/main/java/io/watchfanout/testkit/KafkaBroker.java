@@ -56,7 +56,9 @@ import org.slf4j.LoggerFactory;
  *     kafka.start();    // same data dir, same ports
  * }
  * }</pre>
- * The shared broker of a test JVM comes from {@link KafkaExtension}.
+ * The shared broker of a test JVM comes from {@link KafkaExtension}; a replicated cluster of
+ * several such brokers from {@link KafkaCluster}, which sets {@link Builder#nodeId(int)} and
+ * {@link Builder#quorumVoters(String)}.
  *
  * <p>Thread-safety: all methods may be called from any thread; lifecycle methods are serialized
  * and block until done. Errors are reported as {@link IllegalStateException} whose message names
@@ -82,7 +84,8 @@ public final class KafkaBroker extends ServerProcess {
     private final int brokerPort;
     private final int controllerPort;
     private final String clusterId;
-
+    private final int nodeId;
+    private final String quorumVoters;
 
     /** Creates a broker with all defaults (not started yet; call {@link #start()}). */
     public KafkaBroker() {
@@ -101,6 +104,8 @@ public final class KafkaBroker extends ServerProcess {
         this.brokerPort = b.brokerPort != 0 ? b.brokerPort : FreePorts.pick();
         this.controllerPort = b.controllerPort != 0 ? b.controllerPort : FreePorts.pick();
         this.clusterId = b.clusterId != null ? b.clusterId : Uuid.randomUuid().toString();
+        this.nodeId = b.nodeId;
+        this.quorumVoters = b.quorumVoters != null ? b.quorumVoters : nodeId + "@127.0.0.1:" + controllerPort;
     }
 
     /**
@@ -114,9 +119,11 @@ public final class KafkaBroker extends ServerProcess {
 
     /**
      * Formats the storage (first start only), starts the broker JVM and waits until an
-     * {@link Admin} {@code describeCluster} lists the broker. Calling it again after
-     * {@link #stop()} or {@link #kill()} starts the broker again on the same data directory and
-     * ports. Takes 4–10 s on a 2-core machine.
+     * {@link Admin} {@code describeCluster} through this broker lists its own node id (the
+     * controller has registered and unfenced it). Calling it again after {@link #stop()} or
+     * {@link #kill()} starts the broker again on the same data directory and ports. Takes 4–10 s
+     * on a 2-core machine. A broker of a {@link KafkaCluster} can only become ready while a
+     * majority of the controller quorum runs.
      *
      * @return this broker
      * @throws IllegalStateException if the class path lacks {@code kafka.Kafka}, formatting fails,
@@ -125,6 +132,17 @@ public final class KafkaBroker extends ServerProcess {
      */
     @Override
     public synchronized KafkaBroker start() {
+        launch();
+        awaitReady();
+        return this;
+    }
+
+    /**
+     * The first half of {@link #start()}: formats the storage if needed and starts the JVM,
+     * without waiting. {@link KafkaCluster} launches every node before it waits for any, since
+     * no node of a multi-node quorum is ready before a majority runs.
+     */
+    synchronized void launch() {
         if (closed) {
             throw new IllegalStateException("Kafka broker on port " + brokerPort + " is closed");
         }
@@ -135,13 +153,10 @@ public final class KafkaBroker extends ServerProcess {
             format();
         }
         if (process == null) {
-            process = new ManagedProcess("kafka :" + brokerPort, javaCommand(maxHeap, MAIN_CLASS,
+            process = new ManagedProcess("kafka-" + nodeId + " :" + brokerPort, javaCommand(maxHeap, MAIN_CLASS,
                     List.of(propertiesFile.toString())), Map.of(), workDir, logFile);
         }
         process.launch();
-        awaitReady();
-        LOG.info("Kafka ready at {} (pid {}, data {}, log {})", bootstrapServers(), process.pid(), dataDir, logFile);
-        return this;
     }
 
     private void writeConfigFiles() {
@@ -150,9 +165,9 @@ public final class KafkaBroker extends ServerProcess {
                     + " org.apache.kafka:kafka_2.13 and its dependencies)");
         }
         Map<String, String> props = new LinkedHashMap<>();
-        props.put("node.id", "1");
+        props.put("node.id", Integer.toString(nodeId));
         props.put("process.roles", "broker,controller");
-        props.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        props.put("controller.quorum.voters", quorumVoters);
         props.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
         props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
         props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
@@ -243,7 +258,8 @@ public final class KafkaBroker extends ServerProcess {
         }
     }
 
-    private void awaitReady() {
+    /** The second half of {@link #start()}: waits until the broker is registered and unfenced. */
+    void awaitReady() {
         long deadline = System.nanoTime() + startTimeout.toNanos();
         String lastProblem = "port " + brokerPort + " not open";
         boolean portOpen = false;
@@ -271,10 +287,14 @@ public final class KafkaBroker extends ServerProcess {
                     try {
                         Collection<Node> nodes = admin.describeCluster(new DescribeClusterOptions().timeoutMs(5000))
                                 .nodes().get(6, TimeUnit.SECONDS);
-                        if (!nodes.isEmpty()) {
+                        // Its own id, not just any: a broker restarted into a running cluster
+                        // answers with the others' registrations before its own is accepted.
+                        if (nodes.stream().anyMatch(n -> n.id() == nodeId)) {
+                            LOG.info("Kafka ready at {} (node {}, pid {}, data {}, log {})", bootstrapServers(),
+                                    nodeId, process.pid(), dataDir, logFile);
                             return;
                         }
-                        lastProblem = "describeCluster listed no broker";
+                        lastProblem = "describeCluster listed " + nodes + ", not node " + nodeId;
                     } catch (ExecutionException | TimeoutException e) {
                         lastProblem = "describeCluster: " + e;
                     } catch (InterruptedException e) {
@@ -333,6 +353,15 @@ public final class KafkaBroker extends ServerProcess {
     }
 
     /**
+     * The KRaft {@code node.id} of this broker (and controller).
+     *
+     * @return 1 unless set with {@link Builder#nodeId(int)}
+     */
+    public int nodeId() {
+        return nodeId;
+    }
+
+    /**
      * The cluster id the storage was formatted with.
      *
      * @return a base64 Kafka {@link Uuid}
@@ -361,8 +390,38 @@ public final class KafkaBroker extends ServerProcess {
         private String clusterId;
         private int brokerPort;
         private int controllerPort;
+        private int nodeId = 1;
+        private String quorumVoters;
 
         private Builder() {}
+
+        /**
+         * The KRaft {@code node.id}; default 1. Each node of a {@link KafkaCluster} has its own.
+         *
+         * @param nodeId a non-negative id, unique in the cluster
+         * @return this builder
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder nodeId(int nodeId) {
+            if (nodeId < 0) {
+                throw new IllegalArgumentException("nodeId: " + nodeId + " (expected: >= 0)");
+            }
+            this.nodeId = nodeId;
+            return this;
+        }
+
+        /**
+         * The static controller quorum ({@code controller.quorum.voters}); default this node
+         * alone: {@code <nodeId>@127.0.0.1:<controllerPort>}. {@link KafkaCluster} sets every
+         * node's to all of them, which needs fixed {@link #controllerPort(int)}s.
+         *
+         * @param voters {@code id@host:port} entries separated by commas
+         * @return this builder
+         */
+        public Builder quorumVoters(String voters) {
+            this.quorumVoters = Objects.requireNonNull(voters, "voters");
+            return this;
+        }
 
         /**
          * A fixed PLAINTEXT port (e.g. 9092 for a local stack); default 0: a free port.

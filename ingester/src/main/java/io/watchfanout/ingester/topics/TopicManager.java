@@ -1,6 +1,8 @@
 package io.watchfanout.ingester.topics;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,13 +28,30 @@ import org.slf4j.LoggerFactory;
  * checks the settings of topics that exist (ARCHITECTURE.md, "Topics"): the events topic
  * has one partition (total order, as etcd's single Raft log) and delete cleanup; the state
  * topic is compacted (and only compacted: time deletion would lose keys); both accept
- * records of {@code maxRecordBytes}.
+ * records of {@code maxRecordBytes}; both have at least the replication factor and
+ * {@code min.insync.replicas} asked for, and no more in-sync replicas required than there are
+ * replicas (every {@code acks=all} write would fail).
+ *
+ * <p>The state topic is created with an explicit {@code delete.retention.ms}
+ * ({@link #STATE_DELETE_RETENTION}) rather than the broker's {@code log.cleaner.delete.retention.ms}:
+ * a reader rebuilding from the state topic (a fan-out node at start) must see the tombstone of
+ * every key deleted after it read the key's value, and the cleaner keeps a tombstone only that
+ * long once it has compacted past it. A rebuild that takes longer could keep a deleted key for
+ * good; with a day against rebuilds of seconds to minutes there is room to spare.
  *
  * <p>Thread-safe (stateless over a thread-safe admin client).
  */
 public final class TopicManager {
   private static final Logger log = LoggerFactory.getLogger(TopicManager.class);
   private static final long TIMEOUT_MS = 30_000;
+  /**
+   * {@code delete.retention.ms} of a new state topic: how long a tombstone stays readable after
+   * compaction reached it, hence the longest a rebuild may take to read the state topic. Kafka's
+   * default, set explicitly so that a broker-wide change does not silently shorten it.
+   */
+  public static final Duration STATE_DELETE_RETENTION = Duration.ofDays(1);
+  /** Below this an existing state topic's {@code delete.retention.ms} draws a warning. */
+  static final Duration STATE_DELETE_RETENTION_WARNING = Duration.ofHours(1);
 
   private final String bootstrap;
 
@@ -58,16 +77,19 @@ public final class TopicManager {
       Optional<Short> rf = s.replicationFactor() < 0 ? Optional.empty() : Optional.of(s.replicationFactor());
       List<NewTopic> missing = new ArrayList<>();
       if (!existing.contains(s.eventsTopic())) {
-        missing.add(new NewTopic(s.eventsTopic(), Optional.of(1), rf).configs(Map.of(
-            TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE,
-            TopicConfig.RETENTION_MS_CONFIG, Long.toString(s.eventsRetention().toMillis()),
-            TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(s.maxRecordBytes()))));
+        Map<String, String> configs = new LinkedHashMap<>();
+        configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
+        configs.put(TopicConfig.RETENTION_MS_CONFIG, Long.toString(s.eventsRetention().toMillis()));
+        configs.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(s.maxRecordBytes()));
+        missing.add(new NewTopic(s.eventsTopic(), Optional.of(1), rf).configs(withMinIsr(configs, s)));
       }
       if (!existing.contains(s.stateTopic())) {
-        missing.add(new NewTopic(s.stateTopic(), Optional.of(s.statePartitions()), rf).configs(Map.of(
-            TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
-            TopicConfig.SEGMENT_MS_CONFIG, Long.toString(s.stateSegment().toMillis()),
-            TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(s.maxRecordBytes()))));
+        Map<String, String> configs = new LinkedHashMap<>();
+        configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+        configs.put(TopicConfig.SEGMENT_MS_CONFIG, Long.toString(s.stateSegment().toMillis()));
+        configs.put(TopicConfig.DELETE_RETENTION_MS_CONFIG, Long.toString(STATE_DELETE_RETENTION.toMillis()));
+        configs.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(s.maxRecordBytes()));
+        missing.add(new NewTopic(s.stateTopic(), Optional.of(s.statePartitions()), rf).configs(withMinIsr(configs, s)));
       }
       for (NewTopic topic : missing) {
         try {
@@ -81,6 +103,13 @@ public final class TopicManager {
       }
       check(admin, s);
     }
+  }
+
+  private static Map<String, String> withMinIsr(Map<String, String> configs, TopicSettings s) {
+    if (s.minInsyncReplicas() > 0) {
+      configs.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Integer.toString(s.minInsyncReplicas()));
+    }
+    return configs;
   }
 
   private void check(Admin admin, TopicSettings s)
@@ -113,6 +142,48 @@ public final class TopicManager {
             + " (expected: >= " + s.maxRecordBytes() + ", twice etcd's largest value plus overhead, "
             + "since prev_kv rides along); raise it with kafka-configs.sh or lower --max-record-bytes");
       }
+      int replicas = topics.get(r.name()).partitions().stream().mapToInt(p -> p.replicas().size()).min().orElse(0);
+      int minIsr = Integer.parseInt(value(configs.get(r), TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG));
+      checkReplication(r.name(), replicas, minIsr, s);
+    }
+    long deleteRetention = Long.parseLong(value(configs.get(state), TopicConfig.DELETE_RETENTION_MS_CONFIG));
+    if (deleteRetention < STATE_DELETE_RETENTION_WARNING.toMillis()) {
+      log.warn("topic {} has delete.retention.ms={}: a fan-out node whose rebuild reads the state topic for longer "
+          + "may miss a tombstone and keep a deleted key; {} ms is the default of new state topics", s.stateTopic(),
+          deleteRetention, STATE_DELETE_RETENTION.toMillis());
+    }
+  }
+
+  /**
+   * Checks an existing topic's replication against what was asked for.
+   *
+   * @param topic the topic's name, for the message
+   * @param replicas its replication factor (the fewest replicas of any partition)
+   * @param minIsr its {@code min.insync.replicas}
+   * @param s what was asked for; -1 asks for nothing
+   * @throws TopicMisconfiguredException when the topic has fewer replicas or a lower minimum of
+   *     in-sync replicas than asked for, or requires more in-sync replicas than it has
+   */
+  static void checkReplication(String topic, int replicas, int minIsr, TopicSettings s) {
+    if (s.replicationFactor() > 0 && replicas < s.replicationFactor()) {
+      throw new TopicMisconfiguredException("topic " + topic + " has replication factor " + replicas
+          + " (expected: >= " + s.replicationFactor() + ", --replication-factor); add replicas with "
+          + "kafka-reassign-partitions.sh, or delete the topic while nothing depends on it");
+    }
+    if (s.minInsyncReplicas() > 0 && minIsr < s.minInsyncReplicas()) {
+      throw new TopicMisconfiguredException("topic " + topic + " has min.insync.replicas=" + minIsr
+          + " (expected: >= " + s.minInsyncReplicas() + ", --min-insync-replicas; below it an acknowledged write "
+          + "may live on fewer brokers and die with them); raise it with kafka-configs.sh --alter --add-config "
+          + "min.insync.replicas=" + s.minInsyncReplicas());
+    }
+    if (minIsr > replicas) {
+      throw new TopicMisconfiguredException("topic " + topic + " has min.insync.replicas=" + minIsr
+          + " but only " + replicas + " replica(s) (expected: min.insync.replicas <= replication factor; every "
+          + "acks=all write would fail with NOT_ENOUGH_REPLICAS)");
+    }
+    if (replicas > 1 && minIsr < 2) {
+      log.warn("topic {} has {} replicas but min.insync.replicas={}: an acknowledged write may exist on the leader "
+          + "alone and be lost with it; production runs min.insync.replicas=2 with 3 replicas", topic, replicas, minIsr);
     }
   }
 

@@ -14,7 +14,11 @@ import java.time.Duration;
  * @param maxRecordBytes {@code max.message.bytes} of both topics: must hold etcd's largest
  *     value twice (prev_kv rides along) plus overhead
  * @param statePartitions partitions of the state topic
- * @param replicationFactor replication factor of new topics; -1 for the broker default
+ * @param replicationFactor replication factor of new topics, and the least an existing topic
+ *     may have; -1 for the broker default (and no check)
+ * @param minInsyncReplicas {@code min.insync.replicas} of new topics, and the least an existing
+ *     topic may have; -1 for the broker default (and no check)
  */
 public record TopicSettings(String eventsTopic, String stateTopic, Duration eventsRetention,
-    Duration stateSegment, int maxRecordBytes, int statePartitions, short replicationFactor) {}
+    Duration stateSegment, int maxRecordBytes, int statePartitions, short replicationFactor,
+    int minInsyncReplicas) {}

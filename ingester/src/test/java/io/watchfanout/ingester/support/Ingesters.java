@@ -16,7 +16,7 @@ public final class Ingesters {
   /** A configuration with test-sized defaults. */
   public static IngesterConfig config(String etcdUrl, String bootstrap, String topicPrefix, String keyPrefix) {
     return new IngesterConfig(List.of(etcdUrl), bootstrap, topicPrefix, ByteString.copyFromUtf8(keyPrefix),
-        "127.0.0.1", 0, topicPrefix + ".ingester", Duration.ofDays(1), 8 << 20, 1, (short) -1,
+        "127.0.0.1", 0, topicPrefix + ".ingester", Duration.ofDays(1), 8 << 20, 1, (short) -1, -1,
         Duration.ofSeconds(20), 64L << 20, 5000, 512 << 20, 1000, true, Duration.ofSeconds(1), false,
         "/watchfanout/elections/" + topicPrefix + "/ingester", Duration.ofSeconds(10), Duration.ofSeconds(1),
         Duration.ofSeconds(3));
