@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -29,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * last complete point R (a bookmark, or the last frame of a revision known to be complete);
  * when its stream breaks (connection reset or refused, no byte for {@code readTimeoutMillis}
  * although bookmarks come every second, an ERROR frame) it drops the frames of an unfinished
- * revision and resumes from R on the next node. On 410 Expired it tries the other nodes from R,
+ * revision and resumes from R on another node, at random. On 410 Expired it tries the other nodes from R,
  * and when every node answered 410 it lists again ({@code /v1/kv}) and watches from the list's
  * revision; the revisions it skipped that way are a gap the verifier leaves out, and the list
  * is checked against etcd at its revision.
@@ -193,7 +194,7 @@ final class ChaosWatcher implements AutoCloseable {
         lastProblem = ":" + port + " " + outcome;
       }
       reconnects.incrementAndGet();
-      node = (node + 1) % ports.length;
+      node = nextNode(outcome.equals("410") ? expiredOn : Set.of());
       sleep(outcome.equals("410") ? 20 : 100);
     }
     state = "closed";
@@ -283,6 +284,24 @@ final class ChaosWatcher implements AutoCloseable {
     if (f.getCount() > 0 && f.getIndex() == f.getCount() - 1) {
       commitPending();
     }
+  }
+
+  /**
+   * Another node, at random, so that the watchers of a node that failed spread over the others
+   * (moving each to the next one in turn gathers them all on one node after a few faults);
+   * after a 410 one that has not answered 410 for this revision yet.
+   */
+  private int nextNode(Set<Integer> expiredOn) {
+    List<Integer> candidates = new ArrayList<>();
+    for (int i = 0; i < ports.length; i++) {
+      if (i != node && !expiredOn.contains(i)) {
+        candidates.add(i);
+      }
+    }
+    if (candidates.isEmpty()) {
+      return (node + 1) % ports.length;
+    }
+    return candidates.get(ThreadLocalRandom.current().nextInt(candidates.size()));
   }
 
   private void commitPending() {
