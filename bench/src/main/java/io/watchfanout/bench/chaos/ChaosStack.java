@@ -1,0 +1,419 @@
+package io.watchfanout.bench.chaos;
+
+import io.watchfanout.testkit.EtcdServer;
+import io.watchfanout.testkit.FreePorts;
+import io.watchfanout.testkit.JavaProcess;
+import io.watchfanout.testkit.KafkaBroker;
+import io.watchfanout.testkit.KafkaCluster;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The tier under test, on loopback: one etcd, Kafka (one broker, or a {@link KafkaCluster} of
+ * three), two ingester replicas with {@code --leader-election} and three fan-out nodes, each a
+ * {@link Part} that can be killed, terminated, stopped and continued, and started again on the
+ * same ports and data. Logs go to the run directory, appended across restarts.
+ *
+ * <p>Thread-safety: faults and starts from the scenario's thread; {@link #notReady()} from any.
+ */
+final class ChaosStack implements AutoCloseable {
+  static final String TOPIC_PREFIX = "chaos";
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+  /** What a part is. */
+  enum Kind { ETCD, KAFKA, INGESTER, NODE }
+
+  /** One process of the tier. */
+  abstract static class Part {
+    final String name;
+    final Kind kind;
+
+    Part(String name, Kind kind) {
+      this.name = name;
+      this.kind = kind;
+    }
+
+    abstract long pid();
+
+    abstract boolean alive();
+
+    /** SIGKILL, and waits until it is gone. */
+    abstract void kill();
+
+    /** SIGTERM, and waits until it exited (SIGKILL after 30 s). */
+    abstract void term();
+
+    /** Starts it again (waits until it serves for etcd and Kafka, not for the JVMs). */
+    abstract void start();
+
+    /** "" when it is ready, else why not. */
+    abstract String notReady();
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  private final Path runDir;
+  private final Path jars;
+  private final int brokers;
+  private final Consumer<String> log;
+  private EtcdServer etcd;
+  private KafkaBroker kafka;
+  private KafkaCluster cluster;
+  private final List<Part> parts = new ArrayList<>();
+  private final List<JavaPart> ingesters = new ArrayList<>();
+  private final List<JavaPart> nodes = new ArrayList<>();
+
+  ChaosStack(Path repo, Path runDir, int brokers, Consumer<String> log) {
+    this.jars = repo;
+    this.runDir = runDir;
+    this.brokers = brokers;
+    this.log = log;
+  }
+
+  ChaosStack start(List<String> ingesterFlags, List<String> nodeFlags) throws InterruptedException {
+    log.accept("starting etcd");
+    etcd = EtcdServer.builder().workDir(runDir.resolve("etcd")).build().start();
+    parts.add(new Part("etcd", Kind.ETCD) {
+      @Override long pid() {
+        return etcd.pid();
+      }
+
+      @Override boolean alive() {
+        return etcd.isAlive();
+      }
+
+      @Override void kill() {
+        etcd.kill();
+      }
+
+      @Override void term() {
+        etcd.stop();
+      }
+
+      @Override void start() {
+        etcd.start();
+      }
+
+      @Override String notReady() {
+        return probe(etcd.clientUrl() + "/health", false);
+      }
+    });
+    List<KafkaBroker> list;
+    String bootstrap;
+    if (brokers == 1) {
+      log.accept("starting Kafka (KRaft, one node)");
+      kafka = KafkaBroker.builder().maxHeap("768m").workDir(runDir.resolve("kafka")).build().start();
+      list = List.of(kafka);
+      bootstrap = kafka.bootstrapServers();
+    } else {
+      log.accept("starting Kafka (KRaft, " + brokers + " broker+controller nodes)");
+      cluster = KafkaCluster.builder().size(brokers).workDir(runDir.resolve("kafka")).build().start();
+      list = cluster.brokers();
+      bootstrap = cluster.bootstrapServers();
+    }
+    for (int i = 0; i < list.size(); i++) {
+      KafkaBroker b = list.get(i);
+      parts.add(new Part("kafka-" + (i + 1), Kind.KAFKA) {
+        @Override long pid() {
+          return b.pid();
+        }
+
+        @Override boolean alive() {
+          return b.isAlive();
+        }
+
+        @Override void kill() {
+          b.kill();
+        }
+
+        @Override void term() {
+          b.stop();
+        }
+
+        @Override void start() {
+          b.start();
+        }
+
+        @Override String notReady() {
+          return b.isAlive() ? "" : "not running";
+        }
+      });
+    }
+    Path ingesterJar = jar("ingester/target/ingester.jar");
+    for (int i = 1; i <= 2; i++) {
+      int port = FreePorts.pick();
+      List<String> args = new ArrayList<>(List.of("--etcd-endpoints", etcd.clientUrl(), "--kafka-bootstrap", bootstrap,
+          "--topic-prefix", TOPIC_PREFIX, "--http-port", Integer.toString(port), "--http-host", "127.0.0.1",
+          "--leader-election"));
+      if (brokers >= 3) {
+        args.addAll(List.of("--replication-factor", "3", "--min-insync-replicas", "2"));
+      }
+      args.addAll(ingesterFlags);
+      JavaPart p = new JavaPart("ingester-" + i, Kind.INGESTER, ingesterJar, "384m", args, port);
+      ingesters.add(p);
+      parts.add(p);
+    }
+    log.accept("starting 2 ingester replicas (--leader-election)");
+    for (JavaPart p : ingesters) {
+      p.start();
+    }
+    await(() -> ingestersNotReady(), Duration.ofMinutes(3), "the ingesters");
+    Path nodeJar = jar("fanout-node/target/fanout-node.jar");
+    for (int i = 1; i <= 3; i++) {
+      int port = FreePorts.pick();
+      List<String> args = new ArrayList<>(List.of("--kafka-bootstrap", bootstrap, "--topic-prefix", TOPIC_PREFIX,
+          "--port", Integer.toString(port), "--node-id", "chaos-" + i));
+      args.addAll(nodeFlags);
+      JavaPart p = new JavaPart("node-" + i, Kind.NODE, nodeJar, "384m", args, port);
+      nodes.add(p);
+      parts.add(p);
+    }
+    log.accept("starting 3 fan-out nodes");
+    for (JavaPart p : nodes) {
+      p.start();
+    }
+    await(this::notReady, Duration.ofMinutes(3), "the tier");
+    return this;
+  }
+
+  private void await(java.util.function.Supplier<String> notReady, Duration timeout, String what)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String why;
+    while (!(why = notReady.get()).isEmpty()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(what + " not ready within " + timeout + ": " + why);
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  private Path jar(String relative) {
+    Path p = jars.resolve(relative);
+    if (!Files.isRegularFile(p)) {
+      throw new IllegalStateException(p + " is missing (build it: mvn -B install -DskipTests -pl "
+          + ".,schema,common,testkit,ingester,fanout-node)");
+    }
+    return p;
+  }
+
+  List<Part> parts() {
+    return parts;
+  }
+
+  String etcdUrl() {
+    return etcd.clientUrl();
+  }
+
+  String bootstrapServers() {
+    return cluster != null ? cluster.bootstrapServers() : kafka.bootstrapServers();
+  }
+
+  int[] nodePorts() {
+    return nodes.stream().mapToInt(n -> n.port).toArray();
+  }
+
+  /** The broker leading the events topic (3 brokers), or null. */
+  String eventsLeader() {
+    if (cluster == null) {
+      return null;
+    }
+    try {
+      return "kafka-" + cluster.leader(TOPIC_PREFIX + ".events").nodeId();
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** Whether the ingester part publishes (its /readyz answers 200). */
+  boolean isLeader(Part p) {
+    return p.kind == Kind.INGESTER && probe("http://127.0.0.1:" + ((JavaPart) p).port + "/readyz", false).isEmpty();
+  }
+
+  /**
+   * "" when the tier is ready: etcd healthy, every broker running (and, with 3, every partition
+   * of the topics fully replicated), both ingesters running, one publishing and the other a
+   * standby, every node ready; else what is not.
+   */
+  String notReady() {
+    List<String> why = new ArrayList<>();
+    for (Part p : parts) {
+      if (p.kind == Kind.INGESTER) {
+        continue;
+      }
+      String r = p.notReady();
+      if (!r.isEmpty()) {
+        why.add(p.name + ": " + r);
+      }
+    }
+    String ing = ingestersNotReady();
+    if (!ing.isEmpty()) {
+      why.add(ing);
+    }
+    if (why.isEmpty() && cluster != null) {
+      try {
+        cluster.awaitFullyReplicated(Duration.ZERO, TOPIC_PREFIX + ".events", TOPIC_PREFIX + ".state",
+            "__transaction_state");
+      } catch (RuntimeException e) {
+        why.add("kafka: " + e.getMessage());
+      }
+    }
+    return String.join("; ", why);
+  }
+
+  private String ingestersNotReady() {
+    int leaders = 0;
+    List<String> why = new ArrayList<>();
+    for (JavaPart p : ingesters) {
+      String r = p.notReady();
+      if (r.isEmpty()) {
+        leaders++;
+      } else if (!r.contains("standby")) {
+        why.add(p.name + ": " + r);
+      }
+    }
+    if (why.isEmpty() && leaders != 1) {
+      why.add("ingesters: " + leaders + " publishing");
+    }
+    return String.join("; ", why);
+  }
+
+  /** "" on 200, else the status and body or the error. */
+  static String probe(String url, boolean quiet) {
+    try {
+      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() == 200) {
+        return "";
+      }
+      String body = r.body().strip();
+      return "HTTP " + r.statusCode() + (quiet || body.isEmpty() ? "" : " " + body.substring(0, Math.min(200,
+          body.length())));
+    } catch (IOException e) {
+      return e.getClass().getSimpleName();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "interrupted";
+    }
+  }
+
+  /** Sends a signal (STOP, CONT) to a process. */
+  static void signal(long pid, String signal) {
+    try {
+      Process p = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+      p.getInputStream().readAllBytes();
+      p.waitFor();
+    } catch (IOException e) {
+      throw new IllegalStateException("kill -" + signal + " " + pid + ": " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** An ingester or fan-out node JVM, started again on the same port and log file. */
+  final class JavaPart extends Part {
+    final Path jar;
+    final String heap;
+    final List<String> args;
+    final int port;
+    private volatile JavaProcess process;
+
+    JavaPart(String name, Kind kind, Path jar, String heap, List<String> args, int port) {
+      super(name, kind);
+      this.jar = jar;
+      this.heap = heap;
+      this.args = List.copyOf(args);
+      this.port = port;
+    }
+
+    @Override long pid() {
+      return process.pid();
+    }
+
+    @Override boolean alive() {
+      JavaProcess p = process;
+      return p != null && p.isAlive();
+    }
+
+    @Override void kill() {
+      process.kill();
+    }
+
+    @Override void term() {
+      process.stop(Duration.ofSeconds(30));
+    }
+
+    @Override void start() {
+      Path dir = runDir.resolve(name);
+      process = JavaProcess.builderForJar(jar).name(name).maxHeap(heap).args(args).logFile(dir.resolve(name + ".log")).workingDirectory(dir)
+          .start();
+    }
+
+    @Override String notReady() {
+      if (!alive()) {
+        return "not running";
+      }
+      return probe("http://127.0.0.1:" + port + "/readyz", false);
+    }
+
+    Path logFile() {
+      return runDir.resolve(name).resolve(name + ".log");
+    }
+
+    /** " with code N" once it exited, else "". */
+    String exitCode() {
+      JavaProcess p = process;
+      return p == null || p.exitCode().isEmpty() ? "" : " with code " + p.exitCode().getAsInt();
+    }
+  }
+
+  @Override
+  public void close() {
+    for (Part p : parts) {
+      try {
+        if (p.alive()) {
+          signal(p.pid(), "CONT");
+        }
+      } catch (RuntimeException e) {
+        // not started
+      }
+    }
+    for (int i = nodes.size() - 1; i >= 0; i--) {
+      closeQuietly(nodes.get(i));
+    }
+    for (JavaPart p : ingesters) {
+      closeQuietly(p);
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+    if (kafka != null) {
+      kafka.close();
+    }
+    if (etcd != null) {
+      etcd.close();
+    }
+  }
+
+  private void closeQuietly(JavaPart p) {
+    try {
+      if (p.alive()) {
+        p.term();
+      }
+    } catch (RuntimeException e) {
+      log.accept("stopping " + p.name + ": " + e);
+    }
+  }
+}
