@@ -276,6 +276,8 @@ public final class KafkaCacheLoader implements AutoCloseable {
       LOG.info("[node {}] tailing {} from offset {} (revision {}); ready at offset {}", nodeId, eventsTopic, startOffset,
           Math.max(0, revision), end);
       boolean ready = false;
+      // Looked up once: the metric object stays with the consumer and reads its current value.
+      Metric connections = connectionCount(consumer);
       long lastLog = System.nanoTime();
       while (running) {
         ConsumerRecords<byte[], EventsRecord> batch = consumer.poll(POLL);
@@ -290,7 +292,8 @@ public final class KafkaCacheLoader implements AutoCloseable {
         long position = consumer.position(tp);
         progress.eventsRecords = applier.records();
         // Without a connection to a broker the lag is unknown, not the last value fetched.
-        boolean connected = connected(consumer);
+        boolean connected = connections == null || connections.metricValue() instanceof Number c
+            && c.doubleValue() > 0;
         if (connected != kafkaConnected) {
           kafkaConnected = connected;
           if (connected) {
@@ -324,14 +327,14 @@ public final class KafkaCacheLoader implements AutoCloseable {
     }
   }
 
-  /** Whether the consumer holds a connection to a broker (its {@code connection-count} metric). */
-  private static boolean connected(KafkaConsumer<byte[], ?> consumer) {
+  /** The consumer's {@code connection-count} metric (connections to brokers), or null when it has none. */
+  private static Metric connectionCount(KafkaConsumer<byte[], ?> consumer) {
     for (Map.Entry<MetricName, ? extends Metric> m : consumer.metrics().entrySet()) {
       if (m.getKey().name().equals("connection-count") && m.getKey().group().equals("consumer-metrics")) {
-        return m.getValue().metricValue() instanceof Number n && n.doubleValue() > 0;
+        return m.getValue();
       }
     }
-    return true;
+    return null;
   }
 
   /** Reports a stale feed once when it goes stale and once when records come again. */

@@ -184,29 +184,38 @@ public final class Watcher {
   public PollResult poll(List<ByteBuffer> out, int maxFrames) {
     for (int step = 0; step < MAX_STEPS_PER_POLL; step++) {
       Phase p;
+      int n = 0;
+      long writtenStamp = 0;
       synchronized (this) {
         if (!queue.isEmpty()) {
-          int n = 0;
           while (n < maxFrames && !queue.isEmpty()) {
             out.add(queue.poll());
             n++;
           }
-          hub.stats().framesDelivered[spec.encoding().ordinal()].add(n);
-          if (queue.isEmpty() && liveStampMillis > 0) {
-            // The newest live revision goes to the socket now: once per write, not per frame.
-            hub.stats().written.observe(Math.max(0, System.currentTimeMillis() - liveStampMillis) / 1000.0);
+          if (queue.isEmpty()) {
+            writtenStamp = liveStampMillis;
             liveStampMillis = 0;
           }
-          return PollResult.FRAMES;
+          p = phase;
+        } else {
+          p = phase;
+          if (p == Phase.ENDING || p == Phase.DONE) {
+            phase = Phase.DONE;
+            return PollResult.END;
+          }
+          if (p == Phase.LIVE) {
+            return PollResult.IDLE;
+          }
         }
-        p = phase;
-        if (p == Phase.ENDING || p == Phase.DONE) {
-          phase = Phase.DONE;
-          return PollResult.END;
+      }
+      if (n > 0) {
+        // Counted and timed outside the monitor that dispatch takes.
+        hub.stats().framesDelivered[spec.encoding().ordinal()].add(n);
+        if (writtenStamp > 0) {
+          // The newest live revision goes to the socket now: once per write, not per frame.
+          hub.stats().written.observe(Math.max(0, System.currentTimeMillis() - writtenStamp) / 1000.0);
         }
-        if (p == Phase.LIVE) {
-          return PollResult.IDLE;
-        }
+        return PollResult.FRAMES;
       }
       if (p == Phase.INITIAL) {
         fillInitial();
