@@ -1,7 +1,10 @@
 package io.watchfanout.fanout;
 
 import io.prometheus.client.CollectorRegistry;
+import io.grpc.ManagedChannel;
 import io.watchfanout.fanout.cache.WatchCache;
+import io.watchfanout.fanout.etcd.EtcdApi;
+import io.watchfanout.fanout.etcd.EtcdApis;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
@@ -26,6 +29,9 @@ public final class FanoutNode implements AutoCloseable {
   private final WatchHub hub;
   private final HttpApi api;
   private final KafkaCacheLoader loader;
+  /** etcd's v3 API, or null without --etcd-api-port. */
+  private final EtcdApi etcdApi;
+  private final ManagedChannel etcdChannel;
   private boolean closed;
 
   private FanoutNode(NodeConfig config) {
@@ -42,6 +48,9 @@ public final class FanoutNode implements AutoCloseable {
     api = new HttpApi(hub, new HttpSettings(config.bookmarkInterval(), config.resourceVersionWait(), 1, config.nodeId(),
         config.stalledCloseAfter(), config.writeTimeout(), new TcpKeepalive(config.tcpKeepaliveIdle(),
         config.tcpKeepaliveInterval(), config.tcpKeepaliveCount())), registry, config.bindAddress(), config.port());
+    etcdChannel = config.etcdEndpoints().isEmpty() || config.etcdApiPort() < 0 ? null
+        : EtcdApis.channel(config.etcdEndpoints());
+    etcdApi = config.etcdApiPort() < 0 ? null : EtcdApis.create(hub, config, etcdChannel, registry);
     loader = new KafkaCacheLoader(config.kafkaBootstrap(), config.topicPrefix(), hub, progress, config.nodeId(),
         config.maxFeedStaleness());
   }
@@ -50,15 +59,24 @@ public final class FanoutNode implements AutoCloseable {
   public static FanoutNode start(NodeConfig config) {
     FanoutNode node = new FanoutNode(config);
     node.api.start();
+    if (node.etcdApi != null) {
+      node.etcdApi.start();
+    }
     node.loader.start();
-    LOG.info("[node {}] started: Kafka {} topics {}.events/{}.state, HTTP {}:{}", config.nodeId(),
-        config.kafkaBootstrap(), config.topicPrefix(), config.topicPrefix(), config.bindAddress(), node.api.port());
+    LOG.info("[node {}] started: Kafka {} topics {}.events/{}.state, HTTP {}:{}{}", config.nodeId(),
+        config.kafkaBootstrap(), config.topicPrefix(), config.topicPrefix(), config.bindAddress(), node.api.port(),
+        node.etcdApi == null ? "" : ", etcd API " + config.bindAddress() + ":" + node.etcdApi.port());
     return node;
   }
 
   /** The HTTP port. */
   public int port() {
     return api.port();
+  }
+
+  /** The etcd API port, or -1 without {@code --etcd-api-port}. */
+  public int etcdApiPort() {
+    return etcdApi == null ? -1 : etcdApi.port();
   }
 
   /** The node's watch hub. */
@@ -93,6 +111,12 @@ public final class FanoutNode implements AutoCloseable {
       LOG.warn("[node {}] {} watch streams did not drain in time; closing them", config.nodeId(), hub.watcherCount());
     }
     api.stop();
+    if (etcdApi != null) {
+      etcdApi.stop(1000);
+    }
+    if (etcdChannel != null) {
+      etcdChannel.shutdownNow();
+    }
     loader.close();
     LOG.info("[node {}] stopped", config.nodeId());
   }

@@ -2,9 +2,11 @@ package io.watchfanout.fanout;
 
 import io.watchfanout.common.DurationConverter;
 import io.watchfanout.common.EnvironmentDefaults;
+import io.watchfanout.common.EtcdEndpointConverter;
 import io.watchfanout.fanout.http.HttpApi;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -25,7 +27,7 @@ import picocli.CommandLine.Option;
     defaultValueProvider = EnvironmentDefaults.class,
     description = {
         "Rebuilds a watch cache of an etcd range from Kafka (<prefix>.state, then <prefix>.events) and serves",
-        "HTTP watch streams: GET /v1/watch, GET /v1/kv, /readyz, /livez, /metrics.",
+        "HTTP watch streams: GET /v1/watch, GET /v1/kv, /readyz, /livez, /metrics; with --etcd-api-port, etcd's v3 API.",
         "Every flag can also be set by the environment variable WATCHFANOUT_<FLAG_NAME>,",
         "e.g. WATCHFANOUT_KAFKA_BOOTSTRAP. Durations: 500ms, 5s, 10m, 2h, 7d."},
     footer = {"", "Exit status: 143 after SIGTERM (a graceful drain), 1 on a startup failure, 2 on bad flags."})
@@ -113,6 +115,24 @@ public final class FanoutNodeMain implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE}).")
   Integer tcpKeepaliveCount;
 
+  @Option(names = "--etcd-api-port", defaultValue = "-1", paramLabel = "PORT",
+      description = "Port of etcd's v3 gRPC API on --bind-address: Watch and KV.Range are served from the cache, "
+          + "every other call is forwarded to --etcd-endpoints; 0 for a free one, -1 for none (default: ${DEFAULT-VALUE}).")
+  Integer etcdApiPort;
+
+  @Option(names = "--etcd-endpoints", split = ",", paramLabel = "URLS", converter = EtcdEndpointConverter.class,
+      description = "etcd client URLs, comma-separated (host:port means http://host:port): where the etcd API "
+          + "forwards what the cache does not serve and learns etcd's cluster id and current revision "
+          + "(default: none; those calls then answer UNAVAILABLE).")
+  List<String> etcdEndpoints;
+
+  @Option(names = "--progress-notify-interval", defaultValue = "10m", paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description = "etcd API: how long a watch with progress_notify goes without a response before it gets an "
+          + "empty one carrying the revision, as etcd's --experimental-watch-progress-notify-interval "
+          + "(default: ${DEFAULT-VALUE}).")
+  Duration progressNotifyInterval;
+
   @Option(names = "--bench-encode-per-watcher", hidden = true,
       description = "Benchmark only (bin/bench memo, docs/BENCHMARKS.md): live dispatch encodes a frame per watcher "
           + "instead of once per event and encoding, to measure what encode-once saves. Never in production.")
@@ -139,7 +159,8 @@ public final class FanoutNodeMain implements Callable<Integer> {
     try {
       return new NodeConfig(kafkaBootstrap, topicPrefix, bindAddress, port, id, bookmarkInterval, historyMaxEvents,
           historyMaxAge, resourceVersionWait, watcherQueueFrames, shutdownDrain, stalledCloseAfter, writeTimeout,
-          tcpKeepaliveIdle, tcpKeepaliveInterval, tcpKeepaliveCount, maxFeedStaleness, benchEncodePerWatcher);
+          tcpKeepaliveIdle, tcpKeepaliveInterval, tcpKeepaliveCount, maxFeedStaleness, etcdApiPort,
+          etcdEndpoints == null ? List.of() : List.copyOf(etcdEndpoints), progressNotifyInterval, benchEncodePerWatcher);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }

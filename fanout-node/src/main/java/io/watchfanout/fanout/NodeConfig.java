@@ -3,6 +3,7 @@ package io.watchfanout.fanout;
 import io.watchfanout.fanout.http.TcpKeepalive;
 import io.watchfanout.common.DurationConverter;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -32,6 +33,11 @@ import java.util.Objects;
  * @param maxFeedStaleness how old the newest record from the ingester (event, progress or
  *     heartbeat, by its Kafka timestamp) may be before {@code /readyz} fails, {@code >= 0};
  *     0 turns the check off
+ * @param etcdApiPort the port of etcd's v3 gRPC API, 0 for a free one, -1 for none
+ * @param etcdEndpoints etcd client URLs ({@code http://host:port}) that the etcd API forwards to;
+ *     empty for none
+ * @param progressNotifyInterval etcd API: quiet time after which a watch with progress_notify
+ *     gets an empty response carrying the revision, {@code >= 1ms}
  * @param benchEncodePerWatcher benchmark only ({@code bin/bench memo}): live dispatch encodes a
  *     frame per watcher instead of sharing one per event and encoding; never set in production
  */
@@ -39,7 +45,7 @@ public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindA
     Duration bookmarkInterval, int historyMaxEvents, Duration historyMaxAge, Duration resourceVersionWait,
     int watcherQueueFrames, Duration shutdownDrain, Duration stalledCloseAfter, Duration writeTimeout,
     Duration tcpKeepaliveIdle, Duration tcpKeepaliveInterval, int tcpKeepaliveCount, Duration maxFeedStaleness,
-    boolean benchEncodePerWatcher) {
+    int etcdApiPort, List<String> etcdEndpoints, Duration progressNotifyInterval, boolean benchEncodePerWatcher) {
   /** Validates every field, with messages that name the flag, the value and what was expected. */
   public NodeConfig {
     Objects.requireNonNull(kafkaBootstrap, "kafkaBootstrap");
@@ -48,6 +54,11 @@ public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindA
     check(!kafkaBootstrap.isBlank(), "--kafka-bootstrap: '' (expected: host:port[,host:port])");
     check(!topicPrefix.isBlank(), "--topic-prefix: '' (expected: a Kafka topic name prefix)");
     check(port >= 0 && port <= 65535, "--port: " + port + " (expected: 0..65535)");
+    check(etcdApiPort >= -1 && etcdApiPort <= 65535, "--etcd-api-port: " + etcdApiPort
+        + " (expected: 0..65535, or -1 for none)");
+    etcdEndpoints = List.copyOf(etcdEndpoints);
+    check(progressNotifyInterval.toMillis() >= 1, "--progress-notify-interval: "
+        + DurationConverter.format(progressNotifyInterval) + " (expected: >= 1ms)");
     check(!bookmarkInterval.isZero() && !bookmarkInterval.isNegative(),
         "--bookmark-interval: " + DurationConverter.format(bookmarkInterval) + " (expected: > 0)");
     check(historyMaxEvents >= 1, "--history-max-events: " + historyMaxEvents + " (expected: >= 1)");

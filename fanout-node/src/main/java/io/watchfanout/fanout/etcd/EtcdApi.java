@@ -1,0 +1,95 @@
+package io.watchfanout.fanout.etcd;
+
+import io.grpc.BindableService;
+import io.grpc.HandlerRegistry;
+import io.grpc.Server;
+import io.grpc.netty.NettyServerBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * etcd's v3 gRPC API on a port of the node (README.md, "etcd's v3 API"): the services served
+ * from the cache, and a fallback that forwards every other call to etcd, so that a node is a
+ * complete etcd endpoint for etcdctl, jetcd, Go's clientv3 and Node's etcd3.
+ *
+ * <p>grpc-java on Netty, the grpc that jetcd brings. Thread-safety: start and stop from one
+ * controlling thread; the services are called on grpc's threads.
+ */
+public final class EtcdApi {
+  private static final Logger LOG = LoggerFactory.getLogger(EtcdApi.class);
+
+  private final String bindAddress;
+  private final int requestedPort;
+  private final String nodeId;
+  private final List<BindableService> services;
+  private final HandlerRegistry fallback;
+  private Server server;
+
+  /**
+   * @param bindAddress the listen address
+   * @param port the port, 0 for a free one
+   * @param nodeId the node's id, for log lines
+   * @param services the services served by the node itself
+   * @param fallback where calls to any other method go (forwarded to etcd)
+   */
+  public EtcdApi(String bindAddress, int port, String nodeId, List<BindableService> services,
+      HandlerRegistry fallback) {
+    this.bindAddress = bindAddress;
+    this.requestedPort = port;
+    this.nodeId = nodeId;
+    this.services = List.copyOf(services);
+    this.fallback = fallback;
+  }
+
+  /**
+   * Binds the port and starts serving.
+   *
+   * @throws UncheckedIOException if the address cannot be bound (the message names it)
+   */
+  public void start() {
+    NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress(bindAddress, requestedPort))
+        .fallbackHandlerRegistry(fallback)
+        // etcd's server limits: requests up to 1.5 MiB (--max-request-bytes) plus gRPC overhead.
+        .maxInboundMessageSize(2 * 1024 * 1024)
+        // Clients such as clientv3 ping idle connections; etcd allows it every 5 s without streams.
+        .permitKeepAliveTime(5, TimeUnit.SECONDS)
+        .permitKeepAliveWithoutCalls(true);
+    for (BindableService s : services) {
+      b.addService(s);
+    }
+    server = b.build();
+    try {
+      server.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot listen on " + bindAddress + ":" + requestedPort + " (--etcd-api-port): "
+          + e.getMessage(), e);
+    }
+    LOG.info("[node {}] serving etcd's v3 API on {}:{}", nodeId, bindAddress, port());
+  }
+
+  /** The bound port, once started. */
+  public int port() {
+    return server.getPort();
+  }
+
+  /** Stops accepting calls and ends the open ones, waiting up to {@code waitMillis}. */
+  public void stop(long waitMillis) {
+    if (server == null) {
+      return;
+    }
+    server.shutdown();
+    try {
+      if (!server.awaitTermination(waitMillis, TimeUnit.MILLISECONDS)) {
+        server.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      server.shutdownNow();
+    }
+  }
+}

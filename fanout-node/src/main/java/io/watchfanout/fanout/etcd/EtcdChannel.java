@@ -1,0 +1,106 @@
+package io.watchfanout.fanout.etcd;
+
+import io.grpc.EquivalentAddressGroup;
+import io.grpc.ManagedChannel;
+import io.grpc.NameResolver;
+import io.grpc.NameResolverProvider;
+import io.grpc.netty.NettyChannelBuilder;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The node's one channel to etcd (HTTP/2 connections pooled by grpc, shared by every forwarded
+ * call and every consistent read): its addresses are the {@code --etcd-endpoints}, tried in
+ * order and failed over when one goes down (grpc's {@code pick_first}), as clientv3 does with
+ * its endpoint list. {@code https} endpoints use TLS with the JVM's trust store.
+ *
+ * <p>Thread-safety: the returned channel is grpc's, thread-safe.
+ */
+final class EtcdChannel {
+  private static final String SCHEME = "watchfanout-etcd";
+
+  private EtcdChannel() {
+  }
+
+  /**
+   * @param endpoints URLs such as {@code http://127.0.0.1:2379}, at least one
+   * @throws IllegalArgumentException if {@code endpoints} is empty or mixes http and https
+   */
+  @SuppressWarnings("deprecation") // nameResolverFactory: the stable way to hand a channel a fixed list
+  static ManagedChannel open(List<String> endpoints) {
+    if (endpoints.isEmpty()) {
+      throw new IllegalArgumentException("no etcd endpoints");
+    }
+    List<EquivalentAddressGroup> groups = new ArrayList<>();
+    boolean tls = false;
+    boolean plain = false;
+    for (String e : endpoints) {
+      URI uri = URI.create(e);
+      tls |= "https".equals(uri.getScheme());
+      plain |= !"https".equals(uri.getScheme());
+      groups.add(new EquivalentAddressGroup(InetSocketAddress.createUnresolved(uri.getHost(), uri.getPort())));
+    }
+    if (tls && plain) {
+      throw new IllegalArgumentException("--etcd-endpoints mixes http and https: " + endpoints);
+    }
+    NettyChannelBuilder b = NettyChannelBuilder.forTarget(SCHEME + ":///etcd")
+        .nameResolverFactory(new FixedAddresses(groups, URI.create(endpoints.get(0)).getAuthority()))
+        .keepAliveTime(30, TimeUnit.SECONDS)
+        .keepAliveTimeout(10, TimeUnit.SECONDS)
+        .maxInboundMessageSize(Integer.MAX_VALUE);
+    if (tls) {
+      b.useTransportSecurity();
+    } else {
+      b.usePlaintext();
+    }
+    return b.build();
+  }
+
+  /** A name resolver that always answers the same addresses. */
+  private static final class FixedAddresses extends NameResolverProvider {
+    private final List<EquivalentAddressGroup> groups;
+    private final String authority;
+
+    FixedAddresses(List<EquivalentAddressGroup> groups, String authority) {
+      this.groups = groups;
+      this.authority = authority;
+    }
+
+    @Override
+    public NameResolver newNameResolver(URI targetUri, NameResolver.Args args) {
+      return new NameResolver() {
+        @Override
+        public String getServiceAuthority() {
+          return authority;
+        }
+
+        @Override
+        public void start(Listener2 listener) {
+          listener.onResult(ResolutionResult.newBuilder().setAddressesOrError(io.grpc.StatusOr.fromValue(groups)).build());
+        }
+
+        @Override
+        public void shutdown() {
+        }
+      };
+    }
+
+    @Override
+    protected boolean isAvailable() {
+      return true;
+    }
+
+    @Override
+    protected int priority() {
+      return 5;
+    }
+
+    @Override
+    public String getDefaultScheme() {
+      return SCHEME;
+    }
+  }
+}
