@@ -112,7 +112,13 @@ public final class ChaosScenario implements Callable<Integer> {
   private Path faultLog;
 
   /** One injected fault and how the tier came back. */
-  record Outcome(int n, String kind, String target, long recoveryMillis, boolean stuck, String detail) {}
+  /**
+   * One fault's result. {@code stallMillis}: from the fault's injection until every watcher had received a
+   * marker written after it ended, whether or not every part was ready again (the tier's stall as its watchers
+   * see it); -1 when they never did.
+   */
+  record Outcome(int n, String kind, String target, long recoveryMillis, long stallMillis, boolean stuck,
+      String detail) {}
 
   private enum Action { SIGKILL, SIGTERM, SIGSTOP, VANISH, STALL }
 
@@ -165,7 +171,7 @@ public final class ChaosScenario implements Callable<Integer> {
     List<Outcome> outcomes = new ArrayList<>();
     Map<String, Integer> exits = new TreeMap<>();
     // a first round without a fault: the baseline of the recovery figure
-    Outcome base = recover(stack, workload, ws, 0, "none (baseline)", "-", System.nanoTime(), exits);
+    Outcome base = recover(stack, workload, ws, 0, "none (baseline)", "-", System.nanoTime(), System.nanoTime(), exits);
     outcomes.add(base);
     long runStart = System.nanoTime();
     for (int n = 1; n <= faults; n++) {
@@ -179,6 +185,7 @@ public final class ChaosScenario implements Callable<Integer> {
       String kind = kind(stack, c);
       String target = c.part != null ? c.part.name : "";
       long healed;
+      long injected = System.nanoTime();
       switch (c.action) {
         case SIGKILL -> {
           c.part.kill();
@@ -214,15 +221,15 @@ public final class ChaosScenario implements Callable<Integer> {
         }
         default -> throw new IllegalStateException(c.action.toString());
       }
-      Outcome o = recover(stack, workload, ws, n, kind, target, healed, exits);
+      Outcome o = recover(stack, workload, ws, n, kind, target, injected, healed, exits);
       outcomes.add(o);
     }
     log("faults done; final check");
-    Outcome fin = recover(stack, workload, ws, faults + 1, "none (final)", "-", System.nanoTime(), exits);
+    Outcome fin = recover(stack, workload, ws, faults + 1, "none (final)", "-", System.nanoTime(), System.nanoTime(), exits);
     workload.stop();
     writer.join(10_000);
     long endRev = workload.mark(30_000);
-    Outcome last = recover(stack, workload, ws, faults + 2, "none (final)", "-", System.nanoTime(), exits);
+    Outcome last = recover(stack, workload, ws, faults + 2, "none (final)", "-", System.nanoTime(), System.nanoTime(), exits);
     outcomes.add(fin);
     outcomes.add(last);
     for (ChaosWatcher w : ws) {
@@ -232,13 +239,17 @@ public final class ChaosScenario implements Callable<Integer> {
     return report(stack, client, ws, workload, outcomes, exits, startRev, endRev, s);
   }
 
-  /** Waits until the tier is ready and every watcher received a marker written after {@code healed}. */
+  /**
+   * Waits until the tier is ready and every watcher received a marker written after {@code healed}; also notes when
+   * the watchers alone had it (the stall since {@code injected}).
+   */
   private Outcome recover(ChaosStack stack, ChaosWorkload workload, List<ChaosWatcher> ws, int n, String kind,
-      String target, long healed, Map<String, Integer> exits) throws InterruptedException {
+      String target, long injected, long healed, Map<String, Integer> exits) throws InterruptedException {
     long deadline = healed + recoveryTimeout.toNanos();
     long marker = workload.mark(recoveryTimeout.toMillis());
     String notReady = "";
     List<ChaosWatcher> behind = List.of();
+    long stall = -1;
     while (marker > 0) {
       supervise(stack, exits);
       notReady = stack.notReady();
@@ -248,10 +259,14 @@ public final class ChaosScenario implements Callable<Integer> {
           behind.add(w);
         }
       }
+      if (behind.isEmpty() && stall < 0) {
+        stall = (System.nanoTime() - injected) / 1_000_000;
+      }
       if (notReady.isEmpty() && behind.isEmpty()) {
         long ms = (System.nanoTime() - healed) / 1_000_000;
-        Outcome o = new Outcome(n, kind, target, ms, false, "");
-        note(String.format("#%d %s %s: recovered in %d ms (marker revision %d)", n, kind, target, ms, marker));
+        Outcome o = new Outcome(n, kind, target, ms, stall, false, "");
+        note(String.format("#%d %s %s: recovered in %d ms, watchers stalled %d ms (marker revision %d)", n, kind,
+            target, ms, stall, marker));
         progress(n, o);
         return o;
       }
@@ -275,7 +290,7 @@ public final class ChaosScenario implements Callable<Integer> {
       }
     }
     long ms = (System.nanoTime() - healed) / 1_000_000;
-    Outcome o = new Outcome(n, kind, target, ms, true, why.toString().trim());
+    Outcome o = new Outcome(n, kind, target, ms, stall, true, why.toString().trim());
     note(String.format("#%d %s %s: STUCK after %d ms: %s", n, kind, target, ms, o.detail));
     log("STUCK: #" + n + " " + kind + " " + target + ": " + o.detail);
     return o;
@@ -396,13 +411,15 @@ public final class ChaosScenario implements Callable<Integer> {
         watchers, fmt(rate), outcomes.stream().filter(o -> o.n > 0 && o.n <= faults).count(), elapsed / 60,
         elapsed % 60);
     out.println();
-    out.println("faults by kind                           count   recovery median     max   stuck");
+    out.println("faults by kind                           count   recovery median     max   stall median     max"
+        + "   stuck");
     Map<String, List<Outcome>> byKind = new TreeMap<>();
     for (Outcome o : outcomes) {
       byKind.computeIfAbsent(o.kind, k -> new ArrayList<>()).add(o);
     }
     for (Map.Entry<String, List<Outcome>> e : byKind.entrySet()) {
       List<Long> times = new ArrayList<>();
+      List<Long> stalls = new ArrayList<>();
       long st = 0;
       for (Outcome o : e.getValue()) {
         if (o.stuck) {
@@ -410,12 +427,18 @@ public final class ChaosScenario implements Callable<Integer> {
         } else {
           times.add(o.recoveryMillis);
         }
+        if (o.stallMillis >= 0) {
+          stalls.add(o.stallMillis);
+        }
       }
-      Collections.sort(times);
-      String med = times.isEmpty() ? "-" : secs(times.get((times.size() - 1) / 2));
-      String max = times.isEmpty() ? "-" : secs(times.get(times.size() - 1));
-      out.printf("  %-38s %5d   %15s %7s   %5d%n", e.getKey(), e.getValue().size(), med, max, st);
+      out.printf("  %-38s %5d   %15s %7s   %12s %7s   %5d%n", e.getKey(), e.getValue().size(), median(times),
+          max(times), median(stalls), max(stalls), st);
     }
+    List<Long> brokerKills = outcomes.stream().filter(o -> o.kind.startsWith("SIGKILL kafka") && o.stallMillis >= 0)
+        .map(Outcome::stallMillis).toList();
+    long brokerKillCount = outcomes.stream().filter(o -> o.kind.startsWith("SIGKILL kafka")).count();
+    out.printf("broker SIGKILLs: %d; watchers' stall median %s, max %s%n", brokerKillCount, median(brokerKills),
+        max(brokerKills));
     out.println();
     out.printf("workload: %d operations acknowledged, %d failed or timed out (%s)%n", workload.ok(), workload.failed(),
         workload.mix());
@@ -453,6 +476,16 @@ public final class ChaosScenario implements Callable<Integer> {
     out.println(ok ? "verdict: OK: nothing lost, duplicated or stuck"
         : "verdict: FAILED (seed " + s + "; fault log " + faultLog + ")");
     return ok ? 0 : 1;
+  }
+
+  private static String median(List<Long> millis) {
+    List<Long> sorted = new ArrayList<>(millis);
+    Collections.sort(sorted);
+    return sorted.isEmpty() ? "-" : secs(sorted.get((sorted.size() - 1) / 2));
+  }
+
+  private static String max(List<Long> millis) {
+    return millis.isEmpty() ? "-" : secs(Collections.max(millis));
   }
 
   private static String compareList(Client client, ChaosWatcher.Relist r) throws Exception {
