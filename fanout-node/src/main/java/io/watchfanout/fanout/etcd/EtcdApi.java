@@ -1,8 +1,8 @@
 package io.watchfanout.fanout.etcd;
 
-import io.grpc.BindableService;
 import io.grpc.HandlerRegistry;
 import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -26,7 +26,8 @@ public final class EtcdApi {
   private final String bindAddress;
   private final int requestedPort;
   private final String nodeId;
-  private final List<BindableService> services;
+  private final List<ServerServiceDefinition> services;
+  private final Runnable onStop;
   private final HandlerRegistry fallback;
   private Server server;
 
@@ -36,14 +37,16 @@ public final class EtcdApi {
    * @param nodeId the node's id, for log lines
    * @param services the services served by the node itself
    * @param fallback where calls to any other method go (forwarded to etcd)
+   * @param onStop run once the server has stopped (the services' threads)
    */
-  public EtcdApi(String bindAddress, int port, String nodeId, List<BindableService> services,
-      HandlerRegistry fallback) {
+  EtcdApi(String bindAddress, int port, String nodeId, List<ServerServiceDefinition> services,
+      HandlerRegistry fallback, Runnable onStop) {
     this.bindAddress = bindAddress;
     this.requestedPort = port;
     this.nodeId = nodeId;
     this.services = List.copyOf(services);
     this.fallback = fallback;
+    this.onStop = onStop;
   }
 
   /**
@@ -59,7 +62,7 @@ public final class EtcdApi {
         // Clients such as clientv3 ping idle connections; etcd allows it every 5 s without streams.
         .permitKeepAliveTime(5, TimeUnit.SECONDS)
         .permitKeepAliveWithoutCalls(true);
-    for (BindableService s : services) {
+    for (ServerServiceDefinition s : services) {
       b.addService(s);
     }
     server = b.build();
@@ -80,6 +83,7 @@ public final class EtcdApi {
   /** Stops accepting calls and ends the open ones, waiting up to {@code waitMillis}. */
   public void stop(long waitMillis) {
     if (server == null) {
+      onStop.run();
       return;
     }
     server.shutdown();
@@ -90,6 +94,8 @@ public final class EtcdApi {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       server.shutdownNow();
+    } finally {
+      onStop.run();
     }
   }
 }

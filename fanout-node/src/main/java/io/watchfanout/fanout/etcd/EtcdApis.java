@@ -1,19 +1,27 @@
 package io.watchfanout.fanout.etcd;
 
-import io.grpc.BindableService;
 import io.grpc.Channel;
 import io.grpc.ManagedChannel;
+import io.grpc.ServerServiceDefinition;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.fanout.NodeConfig;
 import io.watchfanout.fanout.watch.WatchHub;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Assembles the etcd API of a node from its configuration: the services served from the cache,
- * the forwarder, the channel to etcd and the metrics. Stateless.
+ * Assembles the etcd API of a node from its configuration: the services served from the cache
+ * (Watch, KV.Range), the forwarder, the channel to etcd, the metrics and the threads they share.
+ * Stateless.
  */
 public final class EtcdApis {
+  /** Threads that run the etcd API's streams (each stream serially) and its consistent reads. */
+  private static final int THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
+
   private EtcdApis() {
   }
 
@@ -31,8 +39,27 @@ public final class EtcdApis {
   public static EtcdApi create(WatchHub hub, NodeConfig config, Channel etcd, CollectorRegistry registry) {
     EtcdApiStats stats = new EtcdApiStats();
     stats.register(registry);
-    List<BindableService> services = new ArrayList<>();
-    return new EtcdApi(config.bindAddress(), config.etcdApiPort(), config.nodeId(), services,
-        new EtcdForwarder(etcd, stats.forwarded::increment));
+    EtcdHeaders headers = new EtcdHeaders(config.nodeId());
+    ExecutorService pool = Executors.newFixedThreadPool(THREADS, daemons("etcd-api-" + config.nodeId()));
+    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
+        daemons("etcd-api-timer-" + config.nodeId()));
+    ServerServiceDefinition watch = EtcdWatchService.definition(hub, headers, stats, pool, timer,
+        config.progressNotifyInterval());
+    ServerServiceDefinition range = new EtcdRangeService(hub, headers, stats, etcd, config.resourceVersionWait(),
+        pool, timer).definition();
+    return new EtcdApi(config.bindAddress(), config.etcdApiPort(), config.nodeId(), List.of(watch, range),
+        new EtcdForwarder(etcd, stats.forwarded::increment), () -> {
+          timer.shutdownNow();
+          pool.shutdownNow();
+        });
+  }
+
+  private static ThreadFactory daemons(String name) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
   }
 }

@@ -132,7 +132,7 @@ final class EtcdForwarder extends HandlerRegistry {
   }
 
   /** The caller's metadata minus the transport's own headers, which the channel sets. */
-  private static Metadata stripped(Metadata in) {
+  static Metadata stripped(Metadata in) {
     Metadata out = new Metadata();
     for (String key : in.keys()) {
       if (key.startsWith(":") || key.equals("content-type") || key.equals("te") || key.equals("user-agent")

@@ -72,6 +72,9 @@ public final class CachedEvent {
    */
   public ByteBuffer frame(Encoding encoding, FrameEncoder encoder) {
     int slot = encoding.ordinal();
+    if (encoding.isEtcd()) {
+      return frames.get(slot, encoder, () -> encoder.encodeEvent(event, encoding));
+    }
     return frames.get(slot, encoder, () -> encoder.encode(FrameEncoder.toWatchEvent(event, event.getRevision()),
         encoding, FrameKind.EVENT, encoding == Encoding.SSE ? frames.peek(Encoding.JSON.ordinal()) : null));
   }

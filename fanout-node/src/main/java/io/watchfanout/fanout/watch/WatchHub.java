@@ -273,11 +273,20 @@ public final class WatchHub implements CacheFeed {
       previous = cache.revision();
       applied = cache.applyRevision(events);
       if (applied.size() == 1) {
-        index.forEachMatching(applied.get(0).key(), touched::add);
+        CachedEvent only = applied.get(0);
+        index.forEachMatching(only.key(), w -> {
+          if (!w.spec().filters() || w.spec().accepts(only)) {
+            touched.add(w);
+          }
+        });
       } else {
         Map<Watcher, List<CachedEvent>> byWatcher = new IdentityHashMap<>();
         for (CachedEvent e : applied) {
-          index.forEachMatching(e.key(), w -> byWatcher.computeIfAbsent(w, k -> new ArrayList<>(2)).add(e));
+          index.forEachMatching(e.key(), w -> {
+            if (!w.spec().filters() || w.spec().accepts(e)) {
+              byWatcher.computeIfAbsent(w, k -> new ArrayList<>(2)).add(e);
+            }
+          });
         }
         multi = byWatcher;
       }
@@ -347,8 +356,7 @@ public final class WatchHub implements CacheFeed {
 
   /** Benchmark only ({@link #encodePerWatcher}): a fresh, unshared frame of {@code event}. */
   private ByteBuffer encodeUnshared(CachedEvent event, Encoding encoding) {
-    return encoder.encode(FrameEncoder.toWatchEvent(event.event(), event.resourceVersion()), encoding,
-        FrameKind.EVENT);
+    return encoder.encodeEvent(event.event(), encoding);
   }
 
   @Override

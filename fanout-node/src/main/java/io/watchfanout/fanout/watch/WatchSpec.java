@@ -1,22 +1,28 @@
 package io.watchfanout.fanout.watch;
 
 import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.schema.v1.Event;
 import java.util.Objects;
 
 /**
- * What a client asked to watch (README.md, "The watch protocol", {@code GET /v1/watch}).
+ * What a client asked to watch (README.md, "The watch protocol", {@code GET /v1/watch}; and etcd's
+ * {@code WatchCreateRequest} on the etcd API).
  *
  * @param range the keys watched
  * @param encoding the frame encoding
  * @param resourceVersion 0 = from the node's current revision; N = every event with revision > N
- * @param allowBookmarks send periodic BOOKMARK frames and one when the stream ends
+ * @param allowBookmarks send periodic BOOKMARK frames and one when the stream ends (etcd API:
+ *     {@code progress_notify})
  * @param sendInitialEvents first an ADDED frame per key in range, then a BOOKMARK with
  *     {@code initial_events_end}, then the events after it (resourceVersion is then the
  *     oldest revision the initial state may have)
+ * @param noPut leave PUT events out (etcd's {@code NOPUT} filter)
+ * @param noDelete leave DELETE events out (etcd's {@code NODELETE} filter)
  */
 public record WatchSpec(KeyRange range, Encoding encoding, long resourceVersion,
-    boolean allowBookmarks, boolean sendInitialEvents) {
+    boolean allowBookmarks, boolean sendInitialEvents, boolean noPut, boolean noDelete) {
   /** Validates the fields. */
   public WatchSpec {
     Objects.requireNonNull(range, "range");
@@ -24,5 +30,21 @@ public record WatchSpec(KeyRange range, Encoding encoding, long resourceVersion,
     if (resourceVersion < 0) {
       throw new IllegalArgumentException("resourceVersion: " + resourceVersion + " (expected: >= 0)");
     }
+  }
+
+  /** A watch of every event type (the HTTP API has no filters). */
+  public WatchSpec(KeyRange range, Encoding encoding, long resourceVersion, boolean allowBookmarks,
+      boolean sendInitialEvents) {
+    this(range, encoding, resourceVersion, allowBookmarks, sendInitialEvents, false, false);
+  }
+
+  /** True when the watch has a filter, so that each event must be looked at. */
+  boolean filters() {
+    return noPut || noDelete;
+  }
+
+  /** True when the filters let {@code event} through. */
+  boolean accepts(CachedEvent event) {
+    return event.event().getType() == Event.Type.DELETE ? !noDelete : !noPut;
   }
 }

@@ -260,6 +260,9 @@ public final class Watcher {
    * name a resume point (SSE id).
    */
   void enqueueCatchUp(List<CachedEvent> events, long newCursor) {
+    if (spec.filters()) {
+      events = events.stream().filter(spec::accepts).toList();
+    }
     List<ByteBuffer> frames = new ArrayList<>(events.size());
     for (int i = 0; i < events.size(); i++) {
       CachedEvent e = events.get(i);

@@ -1,0 +1,33 @@
+package io.watchfanout.fanout.etcd;
+
+import io.etcd.jetcd.api.WatchGrpc;
+import io.etcd.jetcd.api.WatchRequest;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.protobuf.ProtoUtils;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.ServerCalls;
+import io.watchfanout.fanout.watch.WatchHub;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * {@code etcdserverpb.Watch} served from the cache: etcd's method, with a response marshaller
+ * that writes a response's own fields and the shared event frames ({@link WatchResponseBytes})
+ * instead of serializing a message per watcher. Each call is an {@link EtcdWatchStream}. Stateless.
+ */
+final class EtcdWatchService {
+  private EtcdWatchService() {
+  }
+
+  static ServerServiceDefinition definition(WatchHub hub, EtcdHeaders headers, EtcdApiStats stats, Executor pool,
+      ScheduledExecutorService timer, Duration progressNotifyInterval) {
+    MethodDescriptor<WatchRequest, WatchResponseBytes> method = WatchGrpc.getWatchMethod().toBuilder(
+        ProtoUtils.marshaller(WatchRequest.getDefaultInstance()), WatchResponseBytes.MARSHALLER).build();
+    return ServerServiceDefinition.builder(WatchGrpc.SERVICE_NAME)
+        .addMethod(method, ServerCalls.asyncBidiStreamingCall(responses -> new EtcdWatchStream(hub, headers, stats,
+            (ServerCallStreamObserver<WatchResponseBytes>) responses, pool, timer, progressNotifyInterval)))
+        .build();
+  }
+}

@@ -1,0 +1,453 @@
+package io.watchfanout.fanout.etcd;
+
+import com.google.protobuf.ByteString;
+import io.etcd.jetcd.api.WatchCancelRequest;
+import io.etcd.jetcd.api.WatchCreateRequest;
+import io.etcd.jetcd.api.WatchRequest;
+import io.etcd.jetcd.api.WatchResponse;
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.watchfanout.fanout.cache.HistoryExpiredException;
+import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.EtcdFrames;
+import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchSpec;
+import io.watchfanout.fanout.watch.Watcher;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One {@code etcdserverpb.Watch/Watch} stream served from the cache, with etcd 3.5's server
+ * semantics ({@code server/etcdserver/api/v3rpc/watch.go}): many watches per stream, watch ids
+ * chosen by the client or assigned from 0 up, {@code start_revision} inclusive (0 = now), a start
+ * revision older than the node's history answered with {@code compact_revision} (the oldest start
+ * revision the node can serve) and {@code canceled}, a future one waited for, cancel, progress
+ * notifications for quiet watches, {@code WatchProgressRequest}, fragments.
+ *
+ * <p>Each watch is a {@link Watcher} of the core with the etcd encodings: responses are the
+ * watch's own header and id followed by the event frames that every watch of the node shares.
+ * A response holds whole revisions (the core queues a revision at once and this stream drains a
+ * watcher's queue whole), possibly several of them, as etcd batches a catching-up watcher's.
+ * Flow control is grpc's: while the client's stream is not ready, no watcher is polled, so a slow
+ * client's watchers are parked by the core and catch up from history like slow HTTP streams.
+ *
+ * <p>Thread-safety: all state belongs to the stream's {@link SerialExecutor}; grpc's callbacks,
+ * wake-ups and ticks are submitted to it.
+ */
+final class EtcdWatchStream implements StreamObserver<WatchRequest> {
+  private static final Logger LOG = LoggerFactory.getLogger(EtcdWatchStream.class);
+  /** etcd's {@code clientv3.InvalidWatchID}: the watch id of an answer to a progress request. */
+  static final long PROGRESS_WATCH_ID = -1;
+  /** etcd's default {@code --max-request-bytes}: the size above which a fragmenting watch's responses split. */
+  static final int MAX_RESPONSE_BYTES = 1536 * 1024;
+
+  /**
+   * Fields of etcd 3.5's {@code WatchCreateRequest} that the API classes at hand (jetcd's
+   * {@code rpc.proto}) do not declare; protobuf keeps them as unknown fields.
+   */
+  private static final int WATCH_CREATE_WATCH_ID = 7;
+  private static final int WATCH_CREATE_FRAGMENT = 8;
+
+  private final WatchHub hub;
+  private final EtcdHeaders headers;
+  private final EtcdApiStats stats;
+  private final ServerCallStreamObserver<WatchResponseBytes> out;
+  private final SerialExecutor serial;
+  private final Map<Long, EtcdWatch> watches = new LinkedHashMap<>();
+  private final AtomicBoolean pumpScheduled = new AtomicBoolean();
+  private final List<ByteBuffer> polled = new ArrayList<>();
+  private final ScheduledFuture<?> ticker;
+  private long nextWatchId;
+  private boolean progressRequested;
+  private boolean closed;
+
+  EtcdWatchStream(WatchHub hub, EtcdHeaders headers, EtcdApiStats stats,
+      ServerCallStreamObserver<WatchResponseBytes> out, Executor pool, ScheduledExecutorService timer,
+      Duration progressNotifyInterval) {
+    this.hub = hub;
+    this.headers = headers;
+    this.stats = stats;
+    this.out = out;
+    this.serial = new SerialExecutor(pool);
+    stats.watchStreams.increment();
+    out.setOnReadyHandler(this::wakeUp);
+    out.setOnCancelHandler(() -> serial.execute(this::closeAll));
+    long every = progressNotifyInterval.toMillis();
+    ticker = timer.scheduleAtFixedRate(() -> serial.execute(this::tick), every, every, TimeUnit.MILLISECONDS);
+  }
+
+  // ---- grpc's callbacks ---------------------------------------------------------------
+
+  @Override
+  public void onNext(WatchRequest request) {
+    serial.execute(() -> handle(request));
+  }
+
+  @Override
+  public void onError(Throwable t) {
+    serial.execute(this::closeAll);
+  }
+
+  @Override
+  public void onCompleted() {
+    // etcd keeps a half-closed stream open (its receive loop returns, its send loop goes on);
+    // the stream ends when the client cancels it.
+  }
+
+  /** Frames are waiting or the client can take more: pump once, on the stream's executor. */
+  void wakeUp() {
+    if (pumpScheduled.compareAndSet(false, true)) {
+      serial.execute(() -> {
+        pumpScheduled.set(false);
+        pump();
+      });
+    }
+  }
+
+  // ---- the stream's executor ---------------------------------------------------------
+
+  private void handle(WatchRequest request) {
+    if (closed) {
+      return;
+    }
+    switch (request.getRequestUnionCase()) {
+      case CREATE_REQUEST -> create(request.getCreateRequest());
+      case CANCEL_REQUEST -> cancel(request.getCancelRequest());
+      case PROGRESS_REQUEST -> {
+        progressRequested = true;
+        pump();
+      }
+      default -> {
+        // etcd ignores a request it does not know.
+      }
+    }
+  }
+
+  private void create(WatchCreateRequest c) {
+    if (!hub.isReady()) {
+      end(Status.UNAVAILABLE.withDescription("this node is not serving: "
+          + (hub.failure() != null ? hub.failure() : "its cache is rebuilding from Kafka")));
+      return;
+    }
+    long id = unknownVarint(c, WATCH_CREATE_WATCH_ID);
+    if (id == 0) {
+      while (watches.containsKey(nextWatchId)) {
+        nextWatchId++;
+      }
+      id = nextWatchId++;
+    } else if (watches.containsKey(id)) {
+      send(WatchResponse.newBuilder().setHeader(headers.at(hub.revision())).setWatchId(id).setCreated(true)
+          .setCanceled(true).setCancelReason("mvcc: duplicate watch ID provided on the WatchStream").build());
+      return;
+    }
+    KeyRange range = range(c.getKey(), c.getRangeEnd());
+    long start = c.getStartRevision();
+    boolean noPut = false;
+    boolean noDelete = false;
+    for (WatchCreateRequest.FilterType f : c.getFiltersList()) {
+      noPut |= f == WatchCreateRequest.FilterType.NOPUT;
+      noDelete |= f == WatchCreateRequest.FilterType.NODELETE;
+    }
+    WatchSpec spec = range == null ? null : new WatchSpec(range, c.getPrevKv() ? Encoding.ETCD_PREV_KV : Encoding.ETCD,
+        start <= 0 ? 0 : start - 1, c.getProgressNotify(), false, noPut, noDelete);
+    EtcdWatch w = new EtcdWatch(id, spec, unknownVarint(c, WATCH_CREATE_FRAGMENT) != 0, this);
+    watches.put(id, w);
+    send(WatchResponse.newBuilder().setHeader(headers.at(hub.revision())).setWatchId(id).setCreated(true).build());
+    if (spec == null) {
+      // etcd creates a watch on an empty range, which never sees an event.
+      return;
+    }
+    if (start > 0 && start - 1 < hub.historyStartRevision()) {
+      compacted(w);
+    } else if (start > 0 && start - 1 > hub.revision()) {
+      // A future start revision: etcd's watch waits for it; so does this one, without a deadline.
+      w.waiter = hub.awaitRevision(start - 1, () -> serial.execute(() -> open(w)));
+    } else {
+      open(w);
+    }
+  }
+
+  private static long unknownVarint(WatchCreateRequest c, int field) {
+    com.google.protobuf.UnknownFieldSet.Field f = c.getUnknownFields().getField(field);
+    List<Long> values = f.getVarintList();
+    return values.isEmpty() ? 0 : values.get(values.size() - 1);
+  }
+
+  /** etcd's range of a watch: an empty end is one key, {@code "\0"} every key from the key on. */
+  private static KeyRange range(ByteString key, ByteString rangeEnd) {
+    try {
+      return KeyRange.of(key, rangeEnd);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  private void open(EtcdWatch w) {
+    w.waiter = null;
+    if (closed || watches.get(w.id) != w) {
+      return;
+    }
+    if (!hub.isReady()) {
+      end(Status.UNAVAILABLE.withDescription("this node stopped serving: " + hub.failure()));
+      return;
+    }
+    try {
+      w.watcher = hub.watch(w.spec, w);
+    } catch (HistoryExpiredException e) {
+      compacted(w);
+      return;
+    }
+    pump();
+  }
+
+  private void compacted(EtcdWatch w) {
+    watches.remove(w.id);
+    send(WatchResponse.newBuilder().setHeader(headers.at(hub.revision())).setWatchId(w.id).setCanceled(true)
+        .setCompactRevision(hub.historyStartRevision() + 1)
+        .setCancelReason("mvcc: required revision has been compacted").build());
+  }
+
+  private void cancel(WatchCancelRequest c) {
+    EtcdWatch w = watches.remove(c.getWatchId());
+    if (w == null) {
+      return;
+    }
+    release(w);
+    send(WatchResponse.newBuilder().setHeader(headers.at(hub.revision())).setWatchId(w.id).setCanceled(true)
+        .build());
+  }
+
+  private void release(EtcdWatch w) {
+    if (w.waiter != null) {
+      hub.cancel(w.waiter);
+      w.waiter = null;
+    }
+    if (w.watcher != null) {
+      w.watcher.close();
+      w.watcher = null;
+    }
+  }
+
+  /** Writes what the watchers have while the client takes it, then answers a pending progress request. */
+  private void pump() {
+    if (closed) {
+      return;
+    }
+    boolean yielded = false;
+    boolean shutdown = false;
+    // A copy: a canceled watch or the stream's end changes the map.
+    for (EtcdWatch w : List.copyOf(watches.values())) {
+      Watcher watcher = w.watcher;
+      if (closed) {
+        return;
+      }
+      if (watcher == null) {
+        continue;
+      }
+      while (out.isReady()) {
+        polled.clear();
+        Watcher.PollResult r = watcher.poll(polled, Integer.MAX_VALUE);
+        if (r == Watcher.PollResult.FRAMES) {
+          if (!sendFrames(w, polled)) {
+            break;
+          }
+        } else if (r == Watcher.PollResult.END) {
+          // Ended without an error frame (those cancel the watch): the node is shutting down.
+          shutdown = true;
+          break;
+        } else {
+          yielded |= r == Watcher.PollResult.YIELD;
+          break;
+        }
+      }
+      if (shutdown || !out.isReady()) {
+        // Not ready: grpc calls the ready handler when the client has taken enough.
+        break;
+      }
+    }
+    if (closed) {
+      return;
+    }
+    watches.values().removeIf(w -> w.canceled);
+    if (shutdown) {
+      end(Status.UNAVAILABLE.withDescription("this node is shutting down"));
+      return;
+    }
+    if (!out.isReady()) {
+      return;
+    }
+    if (progressRequested && allSynced()) {
+      progressRequested = false;
+      stats.progressResponses.increment();
+      send(WatchResponse.newBuilder().setHeader(headers.at(hub.dispatchedRevision())).setWatchId(PROGRESS_WATCH_ID)
+          .build());
+    }
+    if (yielded) {
+      wakeUp();
+    }
+  }
+
+  /**
+   * Turns one drained batch of frames into responses: events into one response (split when the
+   * watch asked for fragments and it is too large), progress frames into empty ones, an error frame
+   * into the watch's cancel.
+   *
+   * @return false when the watch was canceled by an error frame
+   */
+  private boolean sendFrames(EtcdWatch w, List<ByteBuffer> frames) {
+    int from = 0;
+    for (int i = 0; i < frames.size(); i++) {
+      ByteBuffer f = frames.get(i);
+      EtcdFrames.Kind kind = EtcdFrames.kind(f.array(), f.arrayOffset() + f.position());
+      if (kind == EtcdFrames.Kind.EVENT) {
+        continue;
+      }
+      sendEvents(w, frames.subList(from, i));
+      from = i + 1;
+      if (kind == EtcdFrames.Kind.PROGRESS) {
+        long rev = EtcdFrames.revision(f.array(), f.arrayOffset() + f.position(), f.remaining());
+        stats.progressResponses.increment();
+        send(WatchResponse.newBuilder().setHeader(headers.at(rev)).setWatchId(w.id).build());
+      } else {
+        canceledByNode(w, f);
+        return false;
+      }
+    }
+    sendEvents(w, frames.subList(from, frames.size()));
+    return true;
+  }
+
+  private void sendEvents(EtcdWatch w, List<ByteBuffer> events) {
+    if (events.isEmpty()) {
+      return;
+    }
+    w.eventsSinceTick = true;
+    if (!w.fragment) {
+      sendEventResponse(w, events, false);
+      return;
+    }
+    int from = 0;
+    long size = 0;
+    for (int i = 0; i < events.size(); i++) {
+      int n = events.get(i).remaining();
+      if (i > from && size + n > MAX_RESPONSE_BYTES) {
+        sendEventResponse(w, events.subList(from, i), true);
+        from = i;
+        size = 0;
+      }
+      size += n;
+    }
+    sendEventResponse(w, events.subList(from, events.size()), false);
+  }
+
+  private void sendEventResponse(EtcdWatch w, List<ByteBuffer> events, boolean fragment) {
+    ByteBuffer last = events.get(events.size() - 1);
+    long rev = EtcdFrames.revision(last.array(), last.arrayOffset() + last.position(), last.remaining());
+    WatchResponse.Builder own = WatchResponse.newBuilder().setHeader(headers.at(rev)).setWatchId(w.id);
+    if (fragment) {
+      own.setUnknownFields(com.google.protobuf.UnknownFieldSet.newBuilder().addField(EtcdFrames.FRAGMENT,
+          com.google.protobuf.UnknownFieldSet.Field.newBuilder().addVarint(1).build()).build());
+    }
+    stats.watchResponses.increment();
+    out.onNext(new WatchResponseBytes(own.build().toByteArray(), List.copyOf(events)));
+  }
+
+  /** The core ended the watch with an error frame: etcd's cancel, with a compact revision when history ran out. */
+  private void canceledByNode(EtcdWatch w, ByteBuffer errorFrame) {
+    WatchResponse.Builder r;
+    try {
+      r = WatchResponse.newBuilder().mergeFrom(errorFrame.array(), errorFrame.arrayOffset() + errorFrame.position(),
+          errorFrame.remaining());
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new IllegalStateException("an error frame this node built does not parse", e);
+    }
+    r.setHeader(headers.at(hub.revision())).setWatchId(w.id);
+    if (w.watcher.cursor() < hub.historyStartRevision()) {
+      r.setCompactRevision(hub.historyStartRevision() + 1);
+    }
+    // Forget the watcher now; pump takes the watch out of the stream after its loop.
+    w.watcher.close();
+    w.watcher = null;
+    w.canceled = true;
+    if (hub.failure() != null) {
+      // The node stopped serving: the client moves to another endpoint, as from a dead etcd member.
+      end(Status.UNAVAILABLE.withDescription("this node stopped serving: " + hub.failure()));
+      return;
+    }
+    send(r.build());
+  }
+
+  /**
+   * True when every watch has been sent everything up to the revision the node has dispatched:
+   * live with nothing queued, or not started yet (a future start revision, an empty range).
+   */
+  private boolean allSynced() {
+    for (EtcdWatch w : watches.values()) {
+      Watcher watcher = w.watcher;
+      if (watcher != null && (!watcher.isLive() || watcher.queued() > 0)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Every progress-notify interval: a progress notification for each quiet watch that asked for them. */
+  private void tick() {
+    if (closed) {
+      return;
+    }
+    for (EtcdWatch w : watches.values()) {
+      if (w.watcher != null && !(w.spec.allowBookmarks() && w.eventsSinceTick)) {
+        w.watcher.tick();
+      }
+      w.eventsSinceTick = false;
+    }
+    pump();
+  }
+
+  private void send(WatchResponse response) {
+    if (closed) {
+      return;
+    }
+    stats.watchResponses.increment();
+    out.onNext(new WatchResponseBytes(response.toByteArray()));
+  }
+
+  private void end(Status status) {
+    if (closed) {
+      return;
+    }
+    closeAll();
+    try {
+      out.onError(status.asRuntimeException());
+    } catch (IllegalStateException e) {
+      LOG.debug("stream already ended: {}", e.toString());
+    }
+  }
+
+  private void closeAll() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    ticker.cancel(false);
+    for (EtcdWatch w : watches.values()) {
+      release(w);
+    }
+    watches.clear();
+    stats.watchStreams.decrement();
+  }
+}
