@@ -77,9 +77,37 @@ final class EtcdChannel {
           return authority;
         }
 
+        private Listener2 listener;
+
         @Override
         public void start(Listener2 listener) {
-          listener.onResult(ResolutionResult.newBuilder().setAddressesOrError(io.grpc.StatusOr.fromValue(groups)).build());
+          this.listener = listener;
+          resolve();
+        }
+
+        @Override
+        public void refresh() {
+          resolve();
+        }
+
+        /** Looks the endpoints' host names up again (on start, and when grpc asks after a failure). */
+        private void resolve() {
+          List<EquivalentAddressGroup> resolved = new ArrayList<>();
+          for (EquivalentAddressGroup g : groups) {
+            InetSocketAddress a = (InetSocketAddress) g.getAddresses().get(0);
+            InetSocketAddress r = new InetSocketAddress(a.getHostString(), a.getPort());
+            if (!r.isUnresolved()) {
+              resolved.add(new EquivalentAddressGroup(r));
+            }
+          }
+          if (resolved.isEmpty()) {
+            listener.onResult(ResolutionResult.newBuilder().setAddressesOrError(io.grpc.StatusOr.fromStatus(
+                io.grpc.Status.UNAVAILABLE.withDescription("cannot resolve the --etcd-endpoints " + groups)))
+                .build());
+          } else {
+            listener.onResult(ResolutionResult.newBuilder().setAddressesOrError(io.grpc.StatusOr.fromValue(resolved))
+                .build());
+          }
         }
 
         @Override

@@ -45,7 +45,8 @@ import java.util.concurrent.TimeUnit;
  * forwarded, so that etcd gives its own answer or error. {@code limit}, {@code count_only},
  * {@code keys_only}, the min/max mod and create revision filters, {@code sort_order} and
  * {@code sort_target}, {@code more} and {@code count} as etcd: {@code count} is every key of the
- * range, the filters apply before the sort and the limit. One difference: ties of a sort are kept
+ * range, the filters apply before the sort and the limit, and without a sort order only the first
+ * {@code limit + 1} keys are sorted (etcd's store fetches no more). One difference: ties of a sort are kept
  * in key order (etcd's sort is not stable). The header's revision is the cache's revision.
  *
  * <p>The other KV methods are not in this service: the API's fallback forwards them.
@@ -227,6 +228,13 @@ final class EtcdRangeService {
     resp.setCount(kvs.size());
     if (req.getCountOnly()) {
       return resp.build();
+    }
+    // etcd fetches only limit + 1 keys (in key order) unless a sort order or a filter is given, and
+    // sorts and truncates what it fetched: a sort target without an order sorts those keys alone.
+    boolean fetchAll = req.getSortOrder() != RangeRequest.SortOrder.NONE || req.getMinModRevision() != 0
+        || req.getMaxModRevision() != 0 || req.getMinCreateRevision() != 0 || req.getMaxCreateRevision() != 0;
+    if (!fetchAll && req.getLimit() > 0 && kvs.size() > req.getLimit() + 1) {
+      kvs = new ArrayList<>(kvs.subList(0, (int) req.getLimit() + 1));
     }
     kvs.removeIf(kv -> (req.getMaxModRevision() != 0 && kv.getModRevision() > req.getMaxModRevision())
         || (req.getMinModRevision() != 0 && kv.getModRevision() < req.getMinModRevision())

@@ -159,6 +159,87 @@ class EtcdApiWatchTest {
     }
   }
 
+  @Test
+  void rangesOnANodeAnswerAsEtcdDoes(TestInfo info) throws Exception {
+    String prefix = TopicPrefixes.unique(info);
+    String p = "/" + prefix + "/";
+    int apiPort = FreePorts.pick();
+    try (JavaProcess ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), prefix);
+        Client client = Client.builder().endpoints(etcd.clientUrl()).build()) {
+      KV kv = client.getKVClient();
+      kv.put(bs(p + "early"), bs("e")).get();
+      long early = kv.get(bs(p)).get().getHeader().getRevision();
+      try (Stack.Node node = Stack.node("etcd-api-2", kafka.bootstrapServers(), prefix, "--etcd-api-port",
+          Integer.toString(apiPort), "--etcd-endpoints", etcd.clientUrl())) {
+        kv.put(bs(p + "a"), bs("3")).get();
+        kv.put(bs(p + "b"), bs("1")).get();
+        long mid = kv.put(bs(p + "a"), bs("2")).get().getHeader().getRevision();
+        kv.put(bs(p + "c"), bs("9")).get();
+        kv.put(bs(p + "b"), bs("5")).get();
+        kv.put(bs(p + "d"), bs("0")).get();
+        kv.delete(bs(p + "c")).get();
+        kv.put(bs(p + "e/1"), bs("x")).get();
+        kv.put(bs(p + "e/2"), bs("y")).get();
+        ManagedChannel toEtcd = ManagedChannelBuilder.forAddress("127.0.0.1", etcd.clientPort()).usePlaintext().build();
+        ManagedChannel toNode = ManagedChannelBuilder.forAddress("127.0.0.1", apiPort).usePlaintext().build();
+        try {
+          KVGrpc.KVBlockingStub e = KVGrpc.newBlockingStub(toEtcd);
+          KVGrpc.KVBlockingStub n = KVGrpc.newBlockingStub(toNode);
+          ByteString key = ByteString.copyFromUtf8(p);
+          ByteString end = ByteString.copyFromUtf8(prefixEnd(p));
+          List<RangeRequest> requests = List.of(
+              RangeRequest.newBuilder().setKey(ByteString.copyFromUtf8(p + "a")).build(),
+              RangeRequest.newBuilder().setKey(ByteString.copyFromUtf8(p + "zzz")).build(),
+              RangeRequest.newBuilder().setKey(key).setRangeEnd(end).build(),
+              RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setLimit(2).build(),
+              RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setCountOnly(true).build(),
+              RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setKeysOnly(true).build(),
+              RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setSortTarget(RangeRequest.SortTarget.MOD)
+                  .setSortOrder(RangeRequest.SortOrder.DESCEND).build(),
+              RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setSortTarget(RangeRequest.SortTarget.CREATE)
+                  .setLimit(3).build(),
+              RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setSortTarget(RangeRequest.SortTarget.KEY)
+                  .setSortOrder(RangeRequest.SortOrder.DESCEND).setLimit(2).build(),
+              RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setMinModRevision(mid).build(),
+              RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setMaxCreateRevision(mid).setLimit(1).build(),
+              RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setRevision(mid).build(),
+              RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setRevision(early).build(),
+              // before the node's history (it rebuilt at revision early): forwarded
+              RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setRevision(early - 1).build(),
+              RangeRequest.newBuilder().setKey(ByteString.copyFromUtf8(p + "e/")).setRangeEnd(ByteString.copyFrom(
+                  new byte[] {0})).build(),
+              RangeRequest.newBuilder().setKey(ByteString.copyFromUtf8(p + "d")).setRangeEnd(key).build(),
+              RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setSerializable(true).build());
+          long before = node.process().pid();
+          for (RangeRequest r : requests) {
+            RangeResponse fromEtcd = e.range(r);
+            RangeResponse fromNode = n.range(r);
+            assertThat(fromNode.getKvsList()).as("%s", r).isEqualTo(fromEtcd.getKvsList());
+            assertThat(fromNode.getCount()).as("%s", r).isEqualTo(fromEtcd.getCount());
+            assertThat(fromNode.getMore()).as("%s", r).isEqualTo(fromEtcd.getMore());
+            if (!r.getSerializable()) {
+              // A linearizable read: the node's answer is at least as new as etcd's just before it.
+              assertThat(fromNode.getHeader().getRevision()).isGreaterThanOrEqualTo(fromEtcd.getHeader().getRevision());
+            }
+            assertThat(fromNode.getHeader().getClusterId()).isEqualTo(fromEtcd.getHeader().getClusterId());
+          }
+          assertThat(before).isPositive();
+          Map<String, Double> m = Stack.metrics(node);
+          assertThat(m.get("watchfanout_etcd_api_ranges_from_cache_total")).isGreaterThanOrEqualTo(13.0);
+          // The revision before the node's history went to etcd; etcd answered it.
+          assertThat(m.get("watchfanout_etcd_api_forwarded_total")).isGreaterThanOrEqualTo(1.0);
+          // An empty key is etcd's error.
+          org.assertj.core.api.Assertions.assertThatThrownBy(() -> n.range(RangeRequest.getDefaultInstance()))
+              .hasMessageContaining("INVALID_ARGUMENT").hasMessageContaining("key is not provided");
+          assertThat(ingester.isAlive()).isTrue();
+        } finally {
+          toEtcd.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+          toNode.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+      }
+    }
+  }
+
   /** Puts, a put of a new version, a transaction of three keys, deletes, a lease expiring with its keys. */
   private static void writes(Client client, String p) throws Exception {
     KV kv = client.getKVClient();
