@@ -6,6 +6,7 @@ import io.grpc.ServerServiceDefinition;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.fanout.NodeConfig;
 import io.watchfanout.fanout.watch.WatchHub;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,17 +38,23 @@ public final class EtcdApis {
    * @param registry where its metrics are registered
    */
   public static EtcdApi create(WatchHub hub, NodeConfig config, Channel etcd, CollectorRegistry registry) {
+    return create(hub, config.bindAddress(), config.etcdApiPort(), config.nodeId(), etcd,
+        config.progressNotifyInterval(), config.resourceVersionWait(), registry);
+  }
+
+  /** As {@link #create(WatchHub, NodeConfig, Channel, CollectorRegistry)}, from the settings it uses. */
+  static EtcdApi create(WatchHub hub, String bindAddress, int port, String nodeId, Channel etcd,
+      Duration progressNotifyInterval, Duration resourceVersionWait, CollectorRegistry registry) {
     EtcdApiStats stats = new EtcdApiStats();
     stats.register(registry);
-    EtcdHeaders headers = new EtcdHeaders(config.nodeId());
-    ExecutorService pool = Executors.newFixedThreadPool(THREADS, daemons("etcd-api-" + config.nodeId()));
-    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
-        daemons("etcd-api-timer-" + config.nodeId()));
+    EtcdHeaders headers = new EtcdHeaders(nodeId);
+    ExecutorService pool = Executors.newFixedThreadPool(THREADS, daemons("etcd-api-" + nodeId));
+    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(daemons("etcd-api-timer-" + nodeId));
     ServerServiceDefinition watch = EtcdWatchService.definition(hub, headers, stats, pool, timer,
-        config.progressNotifyInterval());
-    ServerServiceDefinition range = new EtcdRangeService(hub, headers, stats, etcd, config.resourceVersionWait(),
-        pool, timer).definition();
-    return new EtcdApi(config.bindAddress(), config.etcdApiPort(), config.nodeId(), List.of(watch, range),
+        progressNotifyInterval);
+    ServerServiceDefinition range = new EtcdRangeService(hub, headers, stats, etcd, resourceVersionWait, pool, timer)
+        .definition();
+    return new EtcdApi(bindAddress, port, nodeId, List.of(watch, range),
         new EtcdForwarder(etcd, stats.forwarded::increment), () -> {
           timer.shutdownNow();
           pool.shutdownNow();

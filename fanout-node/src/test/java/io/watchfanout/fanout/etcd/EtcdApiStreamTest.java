@@ -1,0 +1,200 @@
+package io.watchfanout.fanout.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.UnknownFieldSet;
+import io.etcd.jetcd.api.Event;
+import io.etcd.jetcd.api.WatchCreateRequest;
+import io.etcd.jetcd.api.WatchGrpc;
+import io.etcd.jetcd.api.WatchRequest;
+import io.etcd.jetcd.api.WatchResponse;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import io.prometheus.client.CollectorRegistry;
+import io.watchfanout.fanout.cache.RecordApplier;
+import io.watchfanout.fanout.cache.WatchCache;
+import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.watch.WatchHub;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The etcd API's Watch over a hub fed by the test (no Kafka): a client that stops taking
+ * responses has its watcher parked by the core and caught up from history, as a slow HTTP
+ * stream; a parked watch that falls behind the history is canceled with a compact revision;
+ * a fragmenting watch gets a large revision in fragments.
+ */
+class EtcdApiStreamTest {
+  private static final String VALUE = "x".repeat(1024);
+  private final EtcdLog etcd = new EtcdLog(100);
+  private WatchHub hub;
+  private RecordApplier applier;
+  private EtcdApi api;
+  private ManagedChannel channel;
+
+  private void start(int historyMaxEvents) {
+    hub = new WatchHub(new WatchCache(historyMaxEvents, Duration.ofMinutes(10), System::currentTimeMillis),
+        new FrameEncoder(), 16, "etcd-api-test");
+    hub.startAt(100);
+    hub.markReady();
+    applier = new RecordApplier(hub, 100);
+    api = EtcdApis.create(hub, "127.0.0.1", 0, "etcd-api-test", null, Duration.ofMinutes(10), Duration.ofSeconds(1),
+        new CollectorRegistry());
+    api.start();
+    channel = ManagedChannelBuilder.forAddress("127.0.0.1", api.port()).usePlaintext()
+        .maxInboundMessageSize(16 * 1024 * 1024).build();
+  }
+
+  @BeforeEach
+  void noNodeYet() {
+    hub = null;
+  }
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    api.stop(1000);
+  }
+
+  @Test
+  void aClientThatStopsReadingIsParkedAndCaughtUpFromHistory() throws Exception {
+    start(100_000);
+    Client client = new Client(channel);
+    client.send(create("/a/", 101, false));
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 1 && hub.liveWatcherCount() == 1);
+    // The client asks for nothing more: grpc's window fills and the node stops polling the watcher.
+    for (int i = 0; i < 5000; i++) {
+      etcd.put("/a/" + (i % 50), VALUE + i).forEach(applier::accept);
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> hub.stats().parked() >= 1);
+    assertThat(hub.liveWatcherCount()).isZero();
+    client.request(Integer.MAX_VALUE);
+    await().atMost(Duration.ofSeconds(60)).until(() -> client.events().size() == 5000);
+    await().atMost(Duration.ofSeconds(10)).until(() -> hub.stats().unparked() >= 1 && hub.liveWatcherCount() == 1);
+    List<Event> events = client.events();
+    for (int i = 0; i < events.size(); i++) {
+      assertThat(events.get(i).getKv().getModRevision()).isEqualTo(101 + i);
+      assertThat(events.get(i).getKv().getValue().toStringUtf8()).isEqualTo(VALUE + i);
+    }
+    // Live again: the next event comes at once.
+    etcd.put("/a/live", "v").forEach(applier::accept);
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.events().size() == 5001);
+    assertThat(hub.frameEncoder().encodes(Encoding.ETCD, FrameKind.EVENT)).isEqualTo(5001);
+  }
+
+  @Test
+  void aParkedWatchThatFallsBehindTheHistoryIsCanceledWithACompactRevision() throws Exception {
+    start(200);
+    Client client = new Client(channel);
+    client.send(create("/a/", 101, false));
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 1 && hub.liveWatcherCount() == 1);
+    for (int i = 0; i < 5000; i++) {
+      etcd.put("/a/" + (i % 50), VALUE + i).forEach(applier::accept);
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> hub.stats().parked() >= 1);
+    client.request(Integer.MAX_VALUE);
+    WatchResponse canceled = await().atMost(Duration.ofSeconds(60)).until(
+        () -> client.received.stream().filter(WatchResponse::getCanceled).findFirst().orElse(null), r -> r != null);
+    // The oldest start revision the node could serve when it canceled the watch.
+    assertThat(canceled.getCompactRevision()).isGreaterThan(101).isLessThanOrEqualTo(hub.historyStartRevision() + 1);
+    assertThat(canceled.getCancelReason()).contains("too old resource version");
+    List<Event> events = client.events();
+    for (int i = 0; i < events.size(); i++) {
+      assertThat(events.get(i).getKv().getModRevision()).isEqualTo(101 + i);
+    }
+    // What it got is everything before a point it can no longer resume from on this node.
+    assertThat(101L + events.size()).isLessThan(canceled.getCompactRevision());
+    assertThat(hub.stats().endedExpired()).isEqualTo(1);
+  }
+
+  @Test
+  void aLargeRevisionGoesOutInFragmentsWhenTheWatchAsksForThem() throws Exception {
+    start(1000);
+    Client client = new Client(channel);
+    client.request(Integer.MAX_VALUE);
+    WatchCreateRequest fragmenting = create("/f/", 0, true);
+    client.send(fragmenting);
+    client.send(create("/f/", 0, false).toBuilder().setUnknownFields(UnknownFieldSet.newBuilder()
+        .addField(7, UnknownFieldSet.Field.newBuilder().addVarint(7).build()).build()).build());
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 2 && hub.liveWatcherCount() == 2);
+    String big = "b".repeat(700 * 1024);
+    etcd.txn(EtcdLog.Op.put("/f/1", big), EtcdLog.Op.put("/f/2", big), EtcdLog.Op.put("/f/3", big))
+        .forEach(applier::accept);
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.stream()
+        .mapToInt(WatchResponse::getEventsCount).sum() == 6);
+    List<WatchResponse> ofFirst = client.received.stream().filter(r -> r.getWatchId() == 0 && !r.getCreated())
+        .toList();
+    assertThat(ofFirst).hasSizeGreaterThan(1);
+    for (int i = 0; i < ofFirst.size(); i++) {
+      boolean fragment = !ofFirst.get(i).getUnknownFields().getField(7).getVarintList().isEmpty();
+      assertThat(fragment).as("response %d", i).isEqualTo(i < ofFirst.size() - 1);
+    }
+    // The other watch (client-chosen id 7) gets the revision in one response.
+    assertThat(client.received.stream().filter(r -> r.getWatchId() == 7 && !r.getCreated()).toList()).hasSize(1);
+  }
+
+  private static WatchCreateRequest create(String prefix, long start, boolean fragment) {
+    WatchCreateRequest.Builder b = WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8(prefix))
+        .setRangeEnd(ByteString.copyFromUtf8(prefix.substring(0, prefix.length() - 1) + "0"))
+        .setStartRevision(start);
+    if (fragment) {
+      b.setUnknownFields(UnknownFieldSet.newBuilder().addField(8, UnknownFieldSet.Field.newBuilder().addVarint(1)
+          .build()).build());
+    }
+    return b.build();
+  }
+
+  /** A Watch stream whose client takes responses only when asked to (grpc's manual flow control). */
+  private static final class Client implements ClientResponseObserver<WatchRequest, WatchResponse> {
+    final List<WatchResponse> received = new CopyOnWriteArrayList<>();
+    private final io.grpc.stub.StreamObserver<WatchRequest> requests;
+    private ClientCallStreamObserver<WatchRequest> call;
+
+    Client(ManagedChannel channel) {
+      requests = WatchGrpc.newStub(channel).watch(this);
+    }
+
+    @Override
+    public void beforeStart(ClientCallStreamObserver<WatchRequest> requestStream) {
+      call = requestStream;
+      requestStream.disableAutoRequestWithInitial(1);
+    }
+
+    void request(int n) {
+      call.request(n);
+    }
+
+    void send(WatchCreateRequest c) {
+      requests.onNext(WatchRequest.newBuilder().setCreateRequest(c).build());
+    }
+
+    List<Event> events() {
+      return received.stream().filter(r -> r.getWatchId() == 0).flatMap(r -> r.getEventsList().stream()).toList();
+    }
+
+    @Override
+    public void onNext(WatchResponse value) {
+      received.add(value);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+    }
+
+    @Override
+    public void onCompleted() {
+    }
+  }
+}
