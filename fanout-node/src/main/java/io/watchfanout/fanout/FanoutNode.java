@@ -5,6 +5,7 @@ import io.grpc.ManagedChannel;
 import io.watchfanout.fanout.cache.WatchCache;
 import io.watchfanout.fanout.etcd.EtcdApi;
 import io.watchfanout.fanout.etcd.EtcdApis;
+import io.watchfanout.fanout.etcd.EtcdRevisionProbe;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
@@ -51,6 +52,12 @@ public final class FanoutNode implements AutoCloseable {
     etcdChannel = config.etcdEndpoints().isEmpty() || config.etcdApiPort() < 0 ? null
         : EtcdApis.channel(config.etcdEndpoints());
     etcdApi = config.etcdApiPort() < 0 ? null : EtcdApis.create(hub, config, etcdChannel, registry);
+    if (etcdApi != null) {
+      api.serveGateway(etcdApi.gateway());
+    }
+    if (etcdChannel != null) {
+      api.consistentReads(new EtcdRevisionProbe(etcdChannel, config.resourceVersionWait()));
+    }
     loader = new KafkaCacheLoader(config.kafkaBootstrap(), config.topicPrefix(), hub, progress, config.nodeId(),
         config.maxFeedStaleness());
   }

@@ -1,7 +1,11 @@
 package io.watchfanout.fanout.etcd;
 
 import io.grpc.HandlerRegistry;
+import io.grpc.ManagedChannel;
 import io.grpc.Server;
+import io.grpc.ServerBuilder;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
@@ -29,7 +33,10 @@ public final class EtcdApi {
   private final List<ServerServiceDefinition> services;
   private final Runnable onStop;
   private final HandlerRegistry fallback;
+  private final String inProcessName;
+  private final ManagedChannel self;
   private Server server;
+  private Server inProcess;
 
   /**
    * @param bindAddress the listen address
@@ -47,6 +54,24 @@ public final class EtcdApi {
     this.services = List.copyOf(services);
     this.fallback = fallback;
     this.onStop = onStop;
+    this.inProcessName = "watchfanout-etcd-api-" + nodeId + "-" + System.identityHashCode(this);
+    this.self = InProcessChannelBuilder.forName(inProcessName).build();
+  }
+
+  /**
+   * The JSON gateway over this API (etcd's {@code /v3/...} paths, for the node's HTTP port): it calls
+   * the same services in process, so that its watches and ranges come from the cache too.
+   */
+  public JsonGateway gateway() {
+    return new JsonGateway(self);
+  }
+
+  private Server build(ServerBuilder<?> b) {
+    b.fallbackHandlerRegistry(fallback);
+    for (ServerServiceDefinition s : services) {
+      b.addService(s);
+    }
+    return b.build();
   }
 
   /**
@@ -55,18 +80,15 @@ public final class EtcdApi {
    * @throws UncheckedIOException if the address cannot be bound (the message names it)
    */
   public void start() {
-    NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress(bindAddress, requestedPort))
-        .fallbackHandlerRegistry(fallback)
+    server = build(NettyServerBuilder.forAddress(new InetSocketAddress(bindAddress, requestedPort))
         // etcd's server limits: requests up to 1.5 MiB (--max-request-bytes) plus gRPC overhead.
         .maxInboundMessageSize(2 * 1024 * 1024)
         // Clients such as clientv3 ping idle connections; etcd allows it every 5 s without streams.
         .permitKeepAliveTime(5, TimeUnit.SECONDS)
-        .permitKeepAliveWithoutCalls(true);
-    for (ServerServiceDefinition s : services) {
-      b.addService(s);
-    }
-    server = b.build();
+        .permitKeepAliveWithoutCalls(true));
+    inProcess = build(InProcessServerBuilder.forName(inProcessName));
     try {
+      inProcess.start();
       server.start();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot listen on " + bindAddress + ":" + requestedPort + " (--etcd-api-port): "
@@ -86,6 +108,8 @@ public final class EtcdApi {
       onStop.run();
       return;
     }
+    self.shutdownNow();
+    inProcess.shutdownNow();
     server.shutdown();
     try {
       if (!server.awaitTermination(waitMillis, TimeUnit.MILLISECONDS)) {

@@ -8,6 +8,8 @@ import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.server.protocol.http.HttpOpenListener;
 import io.undertow.util.Methods;
+import io.watchfanout.fanout.etcd.JsonGateway;
+import io.watchfanout.fanout.watch.CurrentRevision;
 import io.watchfanout.fanout.watch.Statuses;
 import io.watchfanout.fanout.watch.WatchHub;
 import java.io.IOException;
@@ -16,6 +18,8 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -63,6 +67,9 @@ public final class HttpApi {
   private AcceptingChannel<StreamConnection> server;
   private UnacknowledgedSweeper sweeper;
   private int port;
+  private JsonGateway gateway;
+  private CurrentRevision currentRevision;
+  private ExecutorService gatewayWriters;
 
   /**
    * @param hub the watch hub to serve
@@ -87,6 +94,23 @@ public final class HttpApi {
   }
 
   /**
+   * Serves etcd's JSON gateway under {@code /v3/} (README.md, "etcd's v3 API"); call before
+   * {@link #start()}. Without it those paths answer 404.
+   */
+  public void serveGateway(JsonGateway gateway) {
+    this.gateway = gateway;
+  }
+
+  /**
+   * Makes {@code GET /v1/kv} without {@code resourceVersion} a consistent read: at a revision at
+   * least etcd's current one, learned from {@code source} (Kubernetes: absent means most recent);
+   * call before {@link #start()}. Without it such a list is answered at the node's revision.
+   */
+  public void consistentReads(CurrentRevision source) {
+    this.currentRevision = source;
+  }
+
+  /**
    * Starts listening; {@link #port()} tells where.
    *
    * @throws CannotListenException if the address cannot be bound
@@ -94,8 +118,18 @@ public final class HttpApi {
   public void start() {
     sweeper = new UnacknowledgedSweeper(settings.writeTimeout(), settings.nodeId());
     WatchHandler watch = new WatchHandler(hub, settings, sweeper);
-    KvHandler kv = new KvHandler(hub, settings);
-    HttpHandler root = exchange -> route(exchange, watch, kv);
+    KvHandler kv = new KvHandler(hub, settings, currentRevision);
+    GatewayHandler v3 = null;
+    if (gateway != null) {
+      gatewayWriters = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "watchfanout-gateway-" + settings.nodeId());
+        t.setDaemon(true);
+        return t;
+      });
+      v3 = new GatewayHandler(gateway, gatewayWriters);
+    }
+    GatewayHandler gatewayHandler = v3;
+    HttpHandler root = exchange -> route(exchange, watch, kv, gatewayHandler);
     // Undertow.start()'s worker, socket and buffer settings, for a heap of 128 MiB or more.
     worker = createWorker(OptionMap.builder()
         .set(Options.WORKER_NAME, "watchfanout-http-" + settings.nodeId())
@@ -183,6 +217,9 @@ public final class HttpApi {
     IoUtils.safeClose(server);
     sweeper.stop();
     openListener.closeConnections();
+    if (gatewayWriters != null) {
+      gatewayWriters.shutdownNow();
+    }
     worker.shutdownNow();
     try {
       if (!worker.awaitTermination(10, TimeUnit.SECONDS)) {
@@ -204,7 +241,8 @@ public final class HttpApi {
     return worker;
   }
 
-  private void route(HttpServerExchange exchange, WatchHandler watch, KvHandler kv) throws Exception {
+  private void route(HttpServerExchange exchange, WatchHandler watch, KvHandler kv, GatewayHandler v3)
+      throws Exception {
     String path = exchange.getRequestPath();
     boolean get = exchange.getRequestMethod().equals(Methods.GET) || exchange.getRequestMethod().equals(Methods.HEAD);
     if (!exchange.getPathParameters().isEmpty()) {
@@ -212,6 +250,17 @@ public final class HttpApi {
       // an accepted parameter. No path of this API takes any.
       Responses.status(exchange, Statuses.badRequest("path parameters in " + exchange.getRequestURI()
           + " (expected: none; parameters go in the query string)"), 0);
+      return;
+    }
+    if (path.startsWith("/v3/")) {
+      if (v3 == null) {
+        Responses.status(exchange, Statuses.notFound("etcd's JSON gateway is served with --etcd-api-port"), 0);
+      } else if (draining.get()) {
+        Responses.status(exchange, Statuses.notReady("this node is shutting down; ask another node"),
+            settings.retryAfterSeconds());
+      } else {
+        v3.handleRequest(exchange);
+      }
       return;
     }
     switch (path) {

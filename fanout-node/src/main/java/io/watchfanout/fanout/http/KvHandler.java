@@ -9,6 +9,7 @@ import io.watchfanout.fanout.cache.KeyRange;
 import io.watchfanout.fanout.cache.ListPage;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.ProtoJson;
+import io.watchfanout.fanout.watch.CurrentRevision;
 import io.watchfanout.fanout.watch.RevisionWaiter;
 import io.watchfanout.fanout.watch.Statuses;
 import io.watchfanout.fanout.watch.WatchHub;
@@ -25,10 +26,13 @@ import java.util.concurrent.TimeUnit;
 final class KvHandler implements HttpHandler {
   private final WatchHub hub;
   private final HttpSettings settings;
+  /** etcd's current revision for a list without resourceVersion, or null (then the node's revision). */
+  private final CurrentRevision currentRevision;
 
-  KvHandler(WatchHub hub, HttpSettings settings) {
+  KvHandler(WatchHub hub, HttpSettings settings, CurrentRevision currentRevision) {
     this.hub = hub;
     this.settings = settings;
+    this.currentRevision = currentRevision;
   }
 
   @Override
@@ -40,7 +44,7 @@ final class KvHandler implements HttpHandler {
     try {
       QueryParams q = QueryParams.parse(exchange.getQueryString());
       KeyRange range = KeyRangeParams.parse(q);
-      long rv = q.nonNegative("resourceVersion", 0, "a revision");
+      long rv = q.nonNegative("resourceVersion", -1, "a revision");
       long limit = q.nonNegative("limit", 0, "the most key-values per page, 0 for all");
       String token = q.text("continue");
       Encoding encoding = AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT), false);
@@ -56,6 +60,9 @@ final class KvHandler implements HttpHandler {
         }
         at = t.revision();
         from = t.nextKey();
+      } else if (rv < 0 && currentRevision != null) {
+        // No resourceVersion: most recent, as Kubernetes reads it; a consistent read.
+        awaitRevision(etcdRevision());
       } else if (rv > hub.revision()) {
         awaitRevision(rv);
       }
@@ -75,6 +82,17 @@ final class KvHandler implements HttpHandler {
           encoding == Encoding.JSON ? ProtoJson.toJson(answer) : answer.toByteArray());
     } catch (ApiException e) {
       Responses.error(exchange, e);
+    }
+  }
+
+  /** etcd's current revision, or 503 when etcd cannot be asked (a consistent read cannot be served then). */
+  private long etcdRevision() throws ApiException, InterruptedException {
+    try {
+      return currentRevision.current().get(settings.resourceVersionWait().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new ApiException(Statuses.notReady("a list without resourceVersion is a consistent read, and etcd's "
+          + "current revision could not be learned: " + (e.getCause() != null ? e.getCause() : e)
+          + "; ask with resourceVersion=0 for the node's revision"), settings.retryAfterSeconds());
     }
   }
 

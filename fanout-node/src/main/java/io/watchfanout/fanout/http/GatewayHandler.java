@@ -1,0 +1,115 @@
+package io.watchfanout.fanout.http;
+
+import io.undertow.server.HttpHandler;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.Headers;
+import io.undertow.util.Methods;
+import io.watchfanout.fanout.etcd.JsonGateway;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code POST /v3/...}: etcd's JSON gateway ({@link JsonGateway}) on the HTTP port. The request
+ * body is read whole, the call goes to the node's etcd API, and the answer is written by a thread
+ * of its own with blocking writes, each line flushed (a watch's responses as they come). Not the
+ * path for fleets of watchers (one thread per open stream, JSON printed per response): those use
+ * {@code /v1/watch} or the gRPC API, whose frames are shared. A client that went away is noticed
+ * at the next write, which cancels the call.
+ *
+ * <p>Thread-safety: one exchange per call; the gateway's sink hands lines to the writer thread.
+ */
+final class GatewayHandler implements HttpHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(GatewayHandler.class);
+  private static final byte[] NEWLINE = {'\n'};
+  /** The largest request body the gateway reads: etcd's default request limit plus JSON's overhead. */
+  static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+  private final JsonGateway gateway;
+  private final ExecutorService writers;
+
+  GatewayHandler(JsonGateway gateway, ExecutorService writers) {
+    this.gateway = gateway;
+    this.writers = writers;
+  }
+
+  @Override
+  public void handleRequest(HttpServerExchange exchange) {
+    String path = exchange.getRequestPath();
+    if (!gateway.handles(path)) {
+      exchange.setStatusCode(404);
+      exchange.getResponseSender().send("Not Found\n");
+      return;
+    }
+    if (!exchange.getRequestMethod().equals(Methods.POST)) {
+      exchange.setStatusCode(405);
+      exchange.getResponseSender().send("Method Not Allowed\n");
+      return;
+    }
+    long declared = exchange.getRequestContentLength();
+    if (declared > MAX_BODY_BYTES) {
+      exchange.setStatusCode(413);
+      exchange.getResponseSender().send("request body of " + declared + " bytes (expected: at most "
+          + MAX_BODY_BYTES + ")\n");
+      return;
+    }
+    String authorization = exchange.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
+    exchange.getRequestReceiver().setMaxBufferSize(MAX_BODY_BYTES);
+    exchange.getRequestReceiver().receiveFullBytes((ex, body) -> ex.dispatch(writers, () -> {
+      LinkedBlockingQueue<Object> out = new LinkedBlockingQueue<>();
+      JsonGateway.Call call = gateway.call(path, body, authorization, new JsonGateway.Sink() {
+        @Override
+        public void start(int httpStatus) {
+          out.add(httpStatus);
+        }
+
+        @Override
+        public void line(byte[] json) {
+          out.add(json);
+        }
+
+        @Override
+        public void end() {
+          out.add(NEWLINE);
+        }
+      });
+      write(ex, out, call);
+    }), (ex, e) -> {
+      ex.setStatusCode(400);
+      ex.getResponseSender().send("cannot read the request body: " + e.getMessage() + "\n");
+    });
+  }
+
+  /** The writer thread: status, then lines until the end marker or a failed write. */
+  private static void write(HttpServerExchange ex, LinkedBlockingQueue<Object> out, JsonGateway.Call call) {
+    ex.startBlocking();
+    try {
+      Object first = out.take();
+      ex.setStatusCode((Integer) first);
+      ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
+      OutputStream os = ex.getOutputStream();
+      while (true) {
+        Object next = out.take();
+        if (next == NEWLINE) {
+          break;
+        }
+        os.write((byte[]) next);
+        os.write(NEWLINE);
+        os.flush();
+      }
+      os.close();
+    } catch (IOException e) {
+      LOG.debug("gateway client went away: {}", e.toString());
+      call.cancel();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      call.cancel();
+    } finally {
+      ex.endExchange();
+    }
+  }
+}
