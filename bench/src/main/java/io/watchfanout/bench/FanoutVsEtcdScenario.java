@@ -9,15 +9,18 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * W watchers of one prefix, fed by the same etcd write load, watching (a) one fan-out node,
- * (b) etcd directly with jetcd, (c) an {@code etcd grpc-proxy}: deliveries/s, put→delivery
- * latency, and CPU and RSS of etcd and of the serving process.
+ * W watchers of one prefix, fed by the same etcd write load, watching (a) one fan-out node over
+ * HTTP, (b) the same node over its etcd API with jetcd, (c) etcd directly with jetcd, (d) an
+ * {@code etcd grpc-proxy}: deliveries/s, put→delivery latency, and CPU and RSS of etcd and of the
+ * serving process.
  */
 @Command(name = "fanout-vs-etcd", mixinStandardHelpOptions = true,
-    description = "W watchers on one fan-out node vs etcd directly (jetcd) vs etcd grpc-proxy, same write load.")
+    description = "W watchers on one fan-out node (HTTP, and jetcd on its etcd API) vs etcd directly (jetcd) vs etcd "
+        + "grpc-proxy, same write load.")
 final class FanoutVsEtcdScenario implements Callable<Integer> {
   static final String PREFIX = "/bench/";
   static final String PREFIX_QUERY = "%2Fbench%2F";
+  private static final List<String> TARGETS = List.of("fanout", "fanout-grpc", "etcd", "proxy");
 
   @Mixin
   CommonOptions common;
@@ -26,8 +29,9 @@ final class FanoutVsEtcdScenario implements Callable<Integer> {
       description = "Watcher counts (default: ${DEFAULT-VALUE}).")
   List<Integer> watchers;
 
-  @Option(names = "--targets", split = ",", defaultValue = "fanout,etcd,proxy", paramLabel = "T,...",
-      description = "Which of fanout, etcd, proxy to run (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--targets", split = ",", defaultValue = "fanout,fanout-grpc,etcd,proxy", paramLabel = "T,...",
+      description = "Which of fanout (the node over HTTP), fanout-grpc (the node's etcd API, jetcd), etcd, proxy to run "
+          + "(default: ${DEFAULT-VALUE}).")
   List<String> targets;
 
   @Option(names = "--rate", defaultValue = "100", paramLabel = "PUTS_PER_S|max",
@@ -63,14 +67,16 @@ final class FanoutVsEtcdScenario implements Callable<Integer> {
       }
     }
     for (String t : targets) {
-      if (!List.of("fanout", "etcd", "proxy").contains(t)) {
-        throw usage("--targets: " + t + " (expected: fanout, etcd, proxy)");
+      if (!TARGETS.contains(t)) {
+        throw usage("--targets: " + t + " (expected: fanout, fanout-grpc, etcd, proxy)");
       }
     }
     common.check(spec);
     try (Stack stack = new Stack(BenchMain.repo(), progress)) {
       stack.startEtcd().startKafka().startIngester();
-      Stack.Node node = stack.startNode(List.of(), List.of(), "2g");
+      int etcdApiPort = io.watchfanout.testkit.FreePorts.pick();
+      Stack.Node node = stack.startNode(List.of("--etcd-api-port", Integer.toString(etcdApiPort), "--etcd-endpoints",
+          stack.etcd().clientUrl()), List.of(), "2g");
       GrpcProxy proxy = null;
       if (targets.contains("proxy")) {
         proxy = new GrpcProxy(stack.etcd().clientUrl(), common.resultsDir().resolve("grpc-proxy.log"));
@@ -92,6 +98,12 @@ final class FanoutVsEtcdScenario implements Callable<Integer> {
               pids.put("kafka", stack.kafka().pid());
               target = WatchTarget.http(node.port, PREFIX_QUERY, w, WatchLoadClient.Format.JSON, clientThreads,
                   sampleEvery);
+              break;
+            case "fanout-grpc":
+              pids.put("server", node.pid());
+              pids.put("ingest", stack.ingester().pid());
+              pids.put("kafka", stack.kafka().pid());
+              target = WatchTarget.jetcd("http://127.0.0.1:" + etcdApiPort, PREFIX, w, jetcdClients, sampleEvery);
               break;
             case "etcd":
               target = WatchTarget.jetcd(stack.etcd().clientUrl(), PREFIX, w, jetcdClients, sampleEvery);
@@ -121,7 +133,7 @@ final class FanoutVsEtcdScenario implements Callable<Integer> {
               double serveCpu = t.equals("etcd") ? res.cpuSeconds.get("etcd") : res.cpuSeconds.get("server");
               f.add(row, "server CPU %", 100 * serveCpu / res.seconds);
               f.add(row, "server RSS MiB", t.equals("etcd") ? res.rssMiB.get("etcd") : res.rssMiB.get("server"));
-              if (t.equals("fanout")) {
+              if (t.startsWith("fanout")) {
                 f.add(row, "ingest+kafka CPU %", 100 * (res.cores("ingest") + res.cores("kafka")));
               }
               f.add(row, "deliveries/server-CPU-s", res.deliveries / serveCpu);
@@ -132,7 +144,8 @@ final class FanoutVsEtcdScenario implements Callable<Integer> {
       }
     }
     Report report = new Report("fanout-vs-etcd", f);
-    report.note("server = the fan-out node (fanout), etcd itself (etcd), the grpc-proxy process (proxy); "
+    report.note("server = the fan-out node (fanout over HTTP, fanout-grpc over its etcd API with jetcd), etcd itself "
+        + "(etcd), the grpc-proxy process (proxy); "
         + "rate " + rate + " puts/s of " + valueBytes + " B values; all on one 2-core box with the load client");
     Report.Chart rates = new Report.Chart("deliveries", "Deliveries/s by watchers", "watchers", "deliveries/s", true);
     Report.Chart p99 = new Report.Chart("p99", "put->delivery p99 latency", "watchers", "ms", true);
@@ -154,6 +167,13 @@ final class FanoutVsEtcdScenario implements Callable<Integer> {
         double ratio = f.median("fanout W=" + w, "deliveries/s") / f.median("etcd W=" + w, "deliveries/s");
         report.ratio(String.format("W=%d: fan-out/etcd deliveries/s %.2fx, p99 %s ms vs %s ms", w, ratio,
             Report.fmt(f.median("fanout W=" + w, "p99 ms")), Report.fmt(f.median("etcd W=" + w, "p99 ms"))));
+      }
+      if (targets.contains("fanout-grpc")) {
+        for (int w : watchers) {
+          report.ratio(String.format("W=%d: fan-out over its etcd API/etcd deliveries/s %.2fx, p99 %s ms vs %s ms", w,
+              f.median("fanout-grpc W=" + w, "deliveries/s") / f.median("etcd W=" + w, "deliveries/s"),
+              Report.fmt(f.median("fanout-grpc W=" + w, "p99 ms")), Report.fmt(f.median("etcd W=" + w, "p99 ms"))));
+        }
       }
       int lo = watchers.get(0);
       int hi = watchers.get(watchers.size() - 1);

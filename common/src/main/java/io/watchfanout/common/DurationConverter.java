@@ -55,12 +55,16 @@ public final class DurationConverter implements ITypeConverter<Duration> {
   }
 
   /**
-   * @param text e.g. {@code 5s}
+   * @param text e.g. {@code 5s}; a bare {@code 0} is zero
    * @return the duration
    * @throws TypeConversionException naming the value and the expected form
    */
   public static Duration parse(String text) {
     String trimmed = text == null ? "" : text.trim().toLowerCase(Locale.ROOT);
+    if (trimmed.equals("0")) {
+      // Zero needs no unit (flags whose help says "0 turns it off").
+      return Duration.ZERO;
+    }
     Matcher m = SIMPLE.matcher(trimmed);
     try {
       if (m.matches()) {

@@ -21,6 +21,8 @@ class ConvertersTest {
     assertThat(DurationConverter.parse("10m")).isEqualTo(Duration.ofMinutes(10));
     assertThat(DurationConverter.parse("7d")).isEqualTo(Duration.ofDays(7));
     assertThat(DurationConverter.parse("PT3S")).isEqualTo(Duration.ofSeconds(3));
+    assertThat(DurationConverter.parse("0")).isEqualTo(Duration.ZERO);
+    assertThatThrownBy(() -> DurationConverter.parse("5")).isInstanceOf(TypeConversionException.class);
     assertThatThrownBy(() -> DurationConverter.parse("5 parsecs"))
         .isInstanceOf(TypeConversionException.class).hasMessageContaining("'5 parsecs'");
     assertThatThrownBy(() -> DurationConverter.parse("-5s")).isInstanceOf(TypeConversionException.class);

@@ -181,6 +181,9 @@ final class LocalStack {
     for (int port : config.fanoutPorts()) {
       ports.put("fan-out node port " + port + " (--fanout-ports)", port);
     }
+    for (int port : config.fanoutEtcdPorts()) {
+      ports.put("fan-out node etcd API port " + port + " (--fanout-etcd-ports)", port);
+    }
     List<String> taken = new ArrayList<>();
     ports.forEach((what, port) -> {
       if (!isFree(port)) {
@@ -314,7 +317,8 @@ final class LocalStack {
     List<Part> nodes = new ArrayList<>();
     List<String> urls = new ArrayList<>();
     long startNanos = System.nanoTime();
-    for (int port : config.fanoutPorts()) {
+    for (int n = 0; n < config.fanoutPorts().size(); n++) {
+      int port = config.fanoutPorts().get(n);
       String name = "fanout-" + port;
       String url = "http://127.0.0.1:" + port;
       AtomicReference<JavaProcess> process = new AtomicReference<>();
@@ -326,6 +330,8 @@ final class LocalStack {
               "--topic-prefix", config.topicPrefix(),
               "--bind-address", "127.0.0.1",
               "--port", Integer.toString(port),
+              "--etcd-api-port", Integer.toString(config.fanoutEtcdPorts().get(n)),
+              "--etcd-endpoints", config.etcdUrl(),
               "--node-id", name)
           .start());
       nodes.add(part);
@@ -449,6 +455,8 @@ final class LocalStack {
       s.append(String.format(Locale.ROOT, "  %-12s %-24s pid %-8d log %s%n", part.name(), part.address(),
           part.pidOrMinusOne(), part.log()));
     }
+    s.append(String.format(Locale.ROOT, "  %-12s %s%n", "etcd API", config.fanoutEtcdPorts().stream()
+        .map(p -> "127.0.0.1:" + p).collect(java.util.stream.Collectors.joining(" and "))));
     s.append(String.format(Locale.ROOT, "  %-12s %s.events, %s.state%s%n", "topics", config.topicPrefix(),
         config.topicPrefix(), config.kafkaBrokers() == 1 ? "" : String.format(Locale.ROOT,
             " (replication factor %d, min.insync.replicas %d)", config.kafkaReplicationFactor(),
@@ -461,6 +469,12 @@ final class LocalStack {
     s.append(String.format(Locale.ROOT, "  etcdctl --endpoints=%s put /registry/demo hello%n", config.etcdUrl()));
     s.append(String.format(Locale.ROOT, "List what the fan-out node holds:%n"));
     s.append(String.format(Locale.ROOT, "  curl '%s/v1/kv?key=/registry/&prefix=true&limit=10'%n", firstNode));
+    String etcdApi = config.fanoutEtcdPorts().stream().map(p -> "127.0.0.1:" + p)
+        .collect(java.util.stream.Collectors.joining(","));
+    s.append(String.format(Locale.ROOT, "Every fan-out node is also an etcd endpoint (watches and reads from its cache,"
+        + " the rest forwarded to etcd):%n"));
+    s.append(String.format(Locale.ROOT, "  etcdctl --endpoints=%s watch --prefix /registry/%n", etcdApi));
+    s.append(String.format(Locale.ROOT, "  etcdctl --endpoints=%s get --prefix /registry/ --keys-only%n", etcdApi));
     s.append(String.format(Locale.ROOT, "%nPress Ctrl-C to stop everything.%n"));
     out.print(s);
     out.flush();

@@ -66,6 +66,11 @@ public final class LocalStackMain implements Callable<Integer> {
       description = "HTTP ports of the fan-out nodes, comma-separated; one node per port. Default: ${DEFAULT-VALUE}.")
   List<Integer> fanoutPorts;
 
+  @Option(names = "--fanout-etcd-ports", defaultValue = "23791,23792", split = ",", paramLabel = "PORTS",
+      description = "Ports of the fan-out nodes' etcd v3 API (gRPC: etcdctl, jetcd, clientv3), one per --fanout-ports "
+          + "entry, in the same order. Default: ${DEFAULT-VALUE}.")
+  List<Integer> fanoutEtcdPorts;
+
   @Option(names = "--data-dir", paramLabel = "DIR",
       description = "Keep the data of etcd and Kafka, and the logs, in DIR; a restart on the same DIR resumes. "
           + "Default: a new temporary directory, removed at exit.")
@@ -124,6 +129,7 @@ public final class LocalStackMain implements Callable<Integer> {
     try {
       return new StackConfig(etcdPort, etcdPeerPort != null ? etcdPeerPort : etcdPort + 1, kafkaPort,
           kafkaControllerPort != null ? kafkaControllerPort : kafkaPort + 1, kafkaBrokers, ingesterPort, fanoutPorts,
+          fanoutEtcdPorts,
           Optional.ofNullable(dataDir), topicPrefix, demo, demoRate, startTimeout,
           ingesterJar != null ? ingesterJar : root.resolve("ingester/target/ingester.jar"),
           fanoutNodeJar != null ? fanoutNodeJar : root.resolve("fanout-node/target/fanout-node.jar"));

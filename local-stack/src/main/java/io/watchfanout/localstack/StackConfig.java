@@ -22,6 +22,7 @@ import java.util.Set;
  *     {@code n} (from 1) listens on {@code kafkaPort + 2(n-1)} and {@code kafkaControllerPort + 2(n-1)}
  * @param ingesterPort the ingester's HTTP port ({@code /metrics}, {@code /readyz}, {@code /livez})
  * @param fanoutPorts the HTTP port of each fan-out node, one node per port
+ * @param fanoutEtcdPorts the etcd API (gRPC) port of each fan-out node, in the order of {@code fanoutPorts}
  * @param dataDir where etcd and Kafka keep their data and every part its log, kept at exit;
  *     empty for a new temporary directory removed at exit
  * @param topicPrefix the topics are {@code <prefix>.events} and {@code <prefix>.state}
@@ -32,7 +33,7 @@ import java.util.Set;
  * @param fanoutNodeJar the fan-out node's runnable jar
  */
 public record StackConfig(int etcdPort, int etcdPeerPort, int kafkaPort, int kafkaControllerPort, int kafkaBrokers,
-    int ingesterPort, List<Integer> fanoutPorts, Optional<Path> dataDir, String topicPrefix, boolean demo, int demoRate,
+    int ingesterPort, List<Integer> fanoutPorts, List<Integer> fanoutEtcdPorts, Optional<Path> dataDir, String topicPrefix, boolean demo, int demoRate,
     Duration startTimeout, Path ingesterJar, Path fanoutNodeJar) {
 
   /**
@@ -42,6 +43,7 @@ public record StackConfig(int etcdPort, int etcdPeerPort, int kafkaPort, int kaf
    */
   public StackConfig {
     fanoutPorts = List.copyOf(fanoutPorts);
+    fanoutEtcdPorts = List.copyOf(fanoutEtcdPorts);
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(topicPrefix, "topicPrefix");
     Objects.requireNonNull(startTimeout, "startTimeout");
@@ -49,6 +51,10 @@ public record StackConfig(int etcdPort, int etcdPeerPort, int kafkaPort, int kaf
     Objects.requireNonNull(fanoutNodeJar, "fanoutNodeJar");
     if (fanoutPorts.isEmpty()) {
       throw new IllegalArgumentException("--fanout-ports: empty (expected: at least one port, e.g. 8081,8082)");
+    }
+    if (fanoutEtcdPorts.size() != fanoutPorts.size()) {
+      throw new IllegalArgumentException("--fanout-etcd-ports: " + fanoutEtcdPorts.size() + " ports for "
+          + fanoutPorts.size() + " --fanout-ports (expected: one etcd API port per fan-out node)");
     }
     if (kafkaBrokers != 1 && (kafkaBrokers < 3 || kafkaBrokers > 5)) {
       throw new IllegalArgumentException("--kafka-brokers: " + kafkaBrokers + " (expected: 1, or 3 to 5; two brokers"
@@ -67,6 +73,10 @@ public record StackConfig(int etcdPort, int etcdPeerPort, int kafkaPort, int kaf
     ports.add(ingesterPort);
     for (int port : fanoutPorts) {
       names.add("--fanout-ports");
+      ports.add(port);
+    }
+    for (int port : fanoutEtcdPorts) {
+      names.add("--fanout-etcd-ports");
       ports.add(port);
     }
     Set<Integer> seen = new HashSet<>();

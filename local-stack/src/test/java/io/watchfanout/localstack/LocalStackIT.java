@@ -73,8 +73,8 @@ class LocalStackIT {
     assertThat(onPath("etcdctl")).as("etcdctl on PATH (Debian package etcd-client): the test writes with it")
         .isTrue();
     Files.createDirectories(itDir);
-    // etcd, etcd peer, Kafka, Kafka controller, ingester, two fan-out nodes
-    ports = FreePorts.pick(7);
+    // etcd, etcd peer, Kafka, Kafka controller, ingester, two fan-out nodes, their etcd APIs
+    ports = FreePorts.pick(9);
   }
 
   @AfterEach
@@ -86,7 +86,8 @@ class LocalStackIT {
   private List<String> portArgs() {
     return List.of("--etcd-port", Integer.toString(ports[0]), "--etcd-peer-port", Integer.toString(ports[1]),
         "--kafka-port", Integer.toString(ports[2]), "--kafka-controller-port", Integer.toString(ports[3]),
-        "--ingester-port", Integer.toString(ports[4]), "--fanout-ports", ports[5] + "," + ports[6]);
+        "--ingester-port", Integer.toString(ports[4]), "--fanout-ports", ports[5] + "," + ports[6],
+        "--fanout-etcd-ports", ports[7] + "," + ports[8]);
   }
 
   private StackProcess startStack(String name, List<String> extraArgs) throws Exception {
@@ -112,7 +113,8 @@ class LocalStackIT {
     assertThat(stack.output())
         .contains("curl -N 'http://127.0.0.1:" + ports[5]
             + "/v1/watch?key=/registry/&prefix=true&allowWatchBookmarks=true'")
-        .contains("etcdctl --endpoints=http://127.0.0.1:" + ports[0] + " put /registry/demo hello");
+        .contains("etcdctl --endpoints=http://127.0.0.1:" + ports[0] + " put /registry/demo hello")
+        .contains("etcdctl --endpoints=127.0.0.1:" + ports[7] + ",127.0.0.1:" + ports[8] + " watch --prefix /registry/");
     String etcdUrl = parts.get("etcd").address();
     String nodeA = parts.get("fanout-node@" + ports[5]).address();
     String nodeB = parts.get("fanout-node@" + ports[6]).address();
@@ -149,6 +151,8 @@ class LocalStackIT {
           "put /registry/pods/team-a/api-2 " + pod("api-2", "Pending"),
           "put /registry/events/team-a/api.1 Scheduled"), List.of());
       etcdctl.put("/other/not-watched", "x");
+      // A write through a fan-out node's etcd API, forwarded to etcd.
+      new Etcdctl("127.0.0.1:" + ports[7]).put("/other/through-a-node", "x");
       long lease = etcdctl.grantLease(2);
       etcdctl.put("/registry/events/default/e1", "expires", lease);
       etcdctl.put("/registry/events/default/e2", "expires too", lease);

@@ -47,7 +47,8 @@ class LocalStackMainTest {
   void flagsWinOverTheEnvironmentWhichWinsOverDefaults() {
     LocalStackMain main = new LocalStackMain();
     cli(main, Map.of("WATCHFANOUT_ETCD_PORT", "12379", "WATCHFANOUT_DEMO", "true", "WATCHFANOUT_FANOUT_PORTS",
-        "18081,18082,18083", "WATCHFANOUT_KAFKA_PORT", "19092"), new StringWriter())
+        "18081,18082,18083", "WATCHFANOUT_FANOUT_ETCD_PORTS", "28081,28082,28083", "WATCHFANOUT_KAFKA_PORT", "19092"),
+        new StringWriter())
         .parseArgs("--kafka-port", "29092", "--data-dir", "some/dir", "--start-timeout", "30s");
     StackConfig c = main.config();
     assertThat(c.etcdPort()).isEqualTo(12379);
@@ -55,6 +56,7 @@ class LocalStackMainTest {
     assertThat(c.kafkaPort()).isEqualTo(29092);
     assertThat(c.kafkaControllerPort()).isEqualTo(29093);
     assertThat(c.fanoutPorts()).containsExactly(18081, 18082, 18083);
+    assertThat(c.fanoutEtcdPorts()).containsExactly(28081, 28082, 28083);
     assertThat(c.demo()).isTrue();
     assertThat(c.dataDir()).isEqualTo(Optional.of(Path.of("some/dir")));
     assertThat(c.startTimeout()).isEqualTo(Duration.ofSeconds(30));

@@ -1,8 +1,15 @@
 package io.watchfanout.fanout.etcd;
 
+import com.google.protobuf.ByteString;
+import io.etcd.jetcd.api.KVGrpc;
+import io.etcd.jetcd.api.RangeRequest;
+import io.etcd.jetcd.api.RangeResponse;
+import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ManagedChannel;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.fanout.NodeConfig;
 import io.watchfanout.fanout.watch.WatchHub;
@@ -12,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -22,6 +30,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class EtcdApis {
   /** Threads that run the etcd API's streams (each stream serially) and its consistent reads. */
   private static final int THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
+  /** How often the headers' cluster id and raft term are refreshed from etcd (a leader change moves the term). */
+  private static final long HEADER_REFRESH_SECONDS = 10;
 
   private EtcdApis() {
   }
@@ -54,10 +64,34 @@ public final class EtcdApis {
         progressNotifyInterval);
     ServerServiceDefinition range = new EtcdRangeService(hub, headers, stats, etcd, resourceVersionWait, pool, timer)
         .definition();
+    if (etcd != null) {
+      // etcd's cluster id and raft term for the headers, before any forwarded answer taught them.
+      timer.scheduleWithFixedDelay(() -> learnHeaders(etcd, headers), 0, HEADER_REFRESH_SECONDS, TimeUnit.SECONDS);
+    }
     return new EtcdApi(bindAddress, port, nodeId, List.of(watch, range),
         new EtcdForwarder(etcd, stats.forwarded::increment), () -> {
           timer.shutdownNow();
           pool.shutdownNow();
+        });
+  }
+
+  private static void learnHeaders(Channel etcd, EtcdHeaders headers) {
+    ClientCalls.asyncUnaryCall(etcd.newCall(KVGrpc.getRangeMethod(), CallOptions.DEFAULT.withDeadlineAfter(5,
+        TimeUnit.SECONDS)), RangeRequest.newBuilder().setKey(ByteString.copyFrom(new byte[] {0})).setCountOnly(true)
+        .build(), new StreamObserver<RangeResponse>() {
+          @Override
+          public void onNext(RangeResponse r) {
+            headers.learn(r.getHeader());
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            // etcd is down or refuses: the headers keep what they learned; the next round tries again.
+          }
+
+          @Override
+          public void onCompleted() {
+          }
         });
   }
 

@@ -129,8 +129,7 @@ class EtcdApiClientsTest {
   }
 
   private Stack.Node node(String name, String prefix, int apiPort) throws Exception {
-    return Stack.node(name, kafka.bootstrapServers(), prefix, "--etcd-api-port", Integer.toString(apiPort),
-        "--etcd-endpoints", etcd.clientUrl());
+    return Stack.etcdApiNode(name, kafka.bootstrapServers(), prefix, apiPort, etcd.clientUrl());
   }
 
   private static double watchers(Stack.Node node) throws InterruptedException {

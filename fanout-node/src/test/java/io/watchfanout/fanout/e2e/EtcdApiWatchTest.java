@@ -66,8 +66,8 @@ class EtcdApiWatchTest {
       for (int i = 0; i < 5; i++) {
         kv.put(bs(p + "old-" + i), bs("v" + i)).get();
       }
-      try (Stack.Node node = Stack.node("etcd-api-1", kafka.bootstrapServers(), prefix, "--etcd-api-port",
-          Integer.toString(apiPort), "--etcd-endpoints", etcd.clientUrl(), "--progress-notify-interval", "1s")) {
+      try (Stack.Node node = Stack.etcdApiNode("etcd-api-1", kafka.bootstrapServers(), prefix,
+          apiPort, etcd.clientUrl(), "--progress-notify-interval", "1s")) {
         ManagedChannel toEtcd = ManagedChannelBuilder.forAddress("127.0.0.1", etcd.clientPort()).usePlaintext().build();
         ManagedChannel toNode = ManagedChannelBuilder.forAddress("127.0.0.1", apiPort).usePlaintext().build();
         long before = kv.get(bs(p)).get().getHeader().getRevision();
@@ -169,8 +169,8 @@ class EtcdApiWatchTest {
       KV kv = client.getKVClient();
       kv.put(bs(p + "early"), bs("e")).get();
       long early = kv.get(bs(p)).get().getHeader().getRevision();
-      try (Stack.Node node = Stack.node("etcd-api-2", kafka.bootstrapServers(), prefix, "--etcd-api-port",
-          Integer.toString(apiPort), "--etcd-endpoints", etcd.clientUrl())) {
+      try (Stack.Node node = Stack.etcdApiNode("etcd-api-2", kafka.bootstrapServers(), prefix,
+          apiPort, etcd.clientUrl())) {
         kv.put(bs(p + "a"), bs("3")).get();
         kv.put(bs(p + "b"), bs("1")).get();
         long mid = kv.put(bs(p + "a"), bs("2")).get().getHeader().getRevision();
@@ -228,6 +228,20 @@ class EtcdApiWatchTest {
           assertThat(m.get("watchfanout_etcd_api_ranges_from_cache_total")).isGreaterThanOrEqualTo(13.0);
           // The revision before the node's history went to etcd; etcd answered it.
           assertThat(m.get("watchfanout_etcd_api_forwarded_total")).isGreaterThanOrEqualTo(1.0);
+          // The cache cannot reach etcd's revision (the ingester is stopped): a linearizable read
+          // goes to etcd after --resource-version-wait, and is counted.
+          signal("STOP", ingester.pid());
+          try {
+            long fresh = kv.put(bs(p + "while-stopped"), bs("s")).get().getHeader().getRevision();
+            RangeRequest r = RangeRequest.newBuilder().setKey(ByteString.copyFromUtf8(p + "while-stopped")).build();
+            RangeResponse viaNode = n.range(r);
+            assertThat(viaNode.getKvsList()).isEqualTo(e.range(r).getKvsList()).hasSize(1);
+            assertThat(viaNode.getHeader().getRevision()).isGreaterThanOrEqualTo(fresh);
+            assertThat(Stack.metrics(node).get("watchfanout_etcd_api_consistent_read_fallbacks_total"))
+                .isGreaterThanOrEqualTo(1.0);
+          } finally {
+            signal("CONT", ingester.pid());
+          }
           // An empty key is etcd's error.
           org.assertj.core.api.Assertions.assertThatThrownBy(() -> n.range(RangeRequest.getDefaultInstance()))
               .hasMessageContaining("INVALID_ARGUMENT").hasMessageContaining("key is not provided");
@@ -238,6 +252,10 @@ class EtcdApiWatchTest {
         }
       }
     }
+  }
+
+  private static void signal(String name, long pid) throws Exception {
+    assertThat(new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start().waitFor()).isZero();
   }
 
   /** Puts, a put of a new version, a transaction of three keys, deletes, a lease expiring with its keys. */

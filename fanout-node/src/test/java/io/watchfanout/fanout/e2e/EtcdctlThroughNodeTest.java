@@ -50,8 +50,7 @@ class EtcdctlThroughNodeTest {
     String atEtcd = "127.0.0.1:" + etcd.clientPort();
     String atNode = "127.0.0.1:" + apiPort;
     try (JavaProcess ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), prefix);
-        Stack.Node node = Stack.node("etcdctl-1", kafka.bootstrapServers(), prefix, "--etcd-api-port",
-            Integer.toString(apiPort), "--etcd-endpoints", etcd.clientUrl())) {
+        Stack.Node node = Stack.etcdApiNode("etcdctl-1", kafka.bootstrapServers(), prefix, apiPort, etcd.clientUrl())) {
       // Writes through the node are forwarded to etcd.
       assertThat(etcdctl(atNode, "put", p + "a", "1")).isEqualTo("OK");
       assertThat(etcdctl(atEtcd, "get", p + "a", "--print-value-only")).isEqualTo("1");

@@ -47,8 +47,8 @@ class JsonGatewayTest {
     String p = "/" + prefix + "/";
     try (JavaProcess ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), prefix);
         Client client = Client.builder().endpoints(etcd.clientUrl()).build();
-        Stack.Node node = Stack.node("gateway-1", kafka.bootstrapServers(), prefix, "--etcd-api-port",
-            Integer.toString(FreePorts.pick()), "--etcd-endpoints", etcd.clientUrl())) {
+        Stack.Node node = Stack.etcdApiNode("gateway-1", kafka.bootstrapServers(), prefix,
+            FreePorts.pick(), etcd.clientUrl())) {
       KV kv = client.getKVClient();
       long start = kv.put(bs(p + "a"), bs("1")).get().getHeader().getRevision();
       kv.put(bs(p + "b"), bs("2")).get();

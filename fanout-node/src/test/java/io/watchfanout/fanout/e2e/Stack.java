@@ -69,6 +69,22 @@ public final class Stack {
     return node;
   }
 
+  /**
+   * A fan-out node with etcd's v3 API on {@code etcdApiPort}, forwarding to {@code etcdUrl}, ready.
+   *
+   * @param extra more flags of the node
+   */
+  public static Node etcdApiNode(String name, String bootstrap, String topicPrefix, int etcdApiPort, String etcdUrl,
+      String... extra) throws Exception {
+    String[] flags = new String[extra.length + 4];
+    flags[0] = "--etcd-api-port";
+    flags[1] = Integer.toString(etcdApiPort);
+    flags[2] = "--etcd-endpoints";
+    flags[3] = etcdUrl;
+    System.arraycopy(extra, 0, flags, 4, extra.length);
+    return node(name, bootstrap, topicPrefix, flags);
+  }
+
   /** GET, answering status 599 when the connection fails. */
   public static HttpResponse<String> get(String url) throws InterruptedException {
     try {

@@ -45,12 +45,16 @@ class EtcdApiStreamTest {
   private ManagedChannel channel;
 
   private void start(int historyMaxEvents) {
+    start(historyMaxEvents, Duration.ofMinutes(10));
+  }
+
+  private void start(int historyMaxEvents, Duration progressNotifyInterval) {
     hub = new WatchHub(new WatchCache(historyMaxEvents, Duration.ofMinutes(10), System::currentTimeMillis),
         new FrameEncoder(), 16, "etcd-api-test");
     hub.startAt(100);
     hub.markReady();
     applier = new RecordApplier(hub, 100);
-    api = EtcdApis.create(hub, "127.0.0.1", 0, "etcd-api-test", null, Duration.ofMinutes(10), Duration.ofSeconds(1),
+    api = EtcdApis.create(hub, "127.0.0.1", 0, "etcd-api-test", null, progressNotifyInterval, Duration.ofSeconds(1),
         new CollectorRegistry());
     api.start();
     channel = ManagedChannelBuilder.forAddress("127.0.0.1", api.port()).usePlaintext()
@@ -71,14 +75,7 @@ class EtcdApiStreamTest {
   @Test
   void aClientThatStopsReadingIsParkedAndCaughtUpFromHistory() throws Exception {
     start(100_000);
-    Client client = new Client(channel);
-    client.send(create("/a/", 101, false));
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 1 && hub.liveWatcherCount() == 1);
-    // The client asks for nothing more: grpc's window fills and the node stops polling the watcher.
-    for (int i = 0; i < 5000; i++) {
-      etcd.put("/a/" + (i % 50), VALUE + i).forEach(applier::accept);
-    }
-    await().atMost(Duration.ofSeconds(30)).until(() -> hub.stats().parked() >= 1);
+    Client client = parkedWatch();
     assertThat(hub.liveWatcherCount()).isZero();
     client.request(Integer.MAX_VALUE);
     await().atMost(Duration.ofSeconds(60)).until(() -> client.events().size() == 5000);
@@ -97,13 +94,7 @@ class EtcdApiStreamTest {
   @Test
   void aParkedWatchThatFallsBehindTheHistoryIsCanceledWithACompactRevision() throws Exception {
     start(200);
-    Client client = new Client(channel);
-    client.send(create("/a/", 101, false));
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 1 && hub.liveWatcherCount() == 1);
-    for (int i = 0; i < 5000; i++) {
-      etcd.put("/a/" + (i % 50), VALUE + i).forEach(applier::accept);
-    }
-    await().atMost(Duration.ofSeconds(30)).until(() -> hub.stats().parked() >= 1);
+    Client client = parkedWatch();
     client.request(Integer.MAX_VALUE);
     WatchResponse canceled = await().atMost(Duration.ofSeconds(60)).until(
         () -> client.received.stream().filter(WatchResponse::getCanceled).findFirst().orElse(null), r -> r != null);
@@ -143,6 +134,47 @@ class EtcdApiStreamTest {
     }
     // The other watch (client-chosen id 7) gets the revision in one response.
     assertThat(client.received.stream().filter(r -> r.getWatchId() == 7 && !r.getCreated()).toList()).hasSize(1);
+  }
+
+  @Test
+  void aQuietWatchWithProgressNotifyGetsEmptyResponsesAtTheRevision() throws Exception {
+    start(1000, Duration.ofMillis(200));
+    Client client = new Client(channel);
+    client.request(Integer.MAX_VALUE);
+    client.send(create("/p/", 0, false).toBuilder().setProgressNotify(true).build());
+    client.send(create("/p/", 0, false).toBuilder().setUnknownFields(UnknownFieldSet.newBuilder()
+        .addField(7, UnknownFieldSet.Field.newBuilder().addVarint(9).build()).build()).build());
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 2 && hub.liveWatcherCount() == 2);
+    etcd.put("/other/key", "v").forEach(applier::accept);
+    long revision = hub.revision();
+    // Writes elsewhere move the revision; the quiet watch learns it from progress notifications.
+    WatchResponse progress = await().atMost(Duration.ofSeconds(10)).until(() -> client.received.stream()
+        .filter(r -> r.getWatchId() == 0 && !r.getCreated() && r.getEventsCount() == 0
+            && r.getHeader().getRevision() >= revision).findFirst().orElse(null), r -> r != null);
+    assertThat(progress.getCanceled()).isFalse();
+    // A watch without progress_notify gets none.
+    for (int i = 0; i < 10; i++) {
+      etcd.put("/p/k", "v" + i).forEach(applier::accept);
+      Thread.sleep(50);
+    }
+    Thread.sleep(500);
+    assertThat(client.received.stream().filter(r -> r.getWatchId() == 9 && r.getEventsCount() == 0 && !r.getCreated()))
+        .isEmpty();
+  }
+
+  /**
+   * A watch of /a/ from revision 101 whose client takes only the created response, then 5,000 puts
+   * of 1 KiB: grpc's window fills, the node stops polling the watcher, and the core parks it.
+   */
+  private Client parkedWatch() {
+    Client client = new Client(channel);
+    client.send(create("/a/", 101, false));
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 1 && hub.liveWatcherCount() == 1);
+    for (int i = 0; i < 5000; i++) {
+      etcd.put("/a/" + (i % 50), VALUE + i).forEach(applier::accept);
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> hub.stats().parked() >= 1);
+    return client;
   }
 
   private static WatchCreateRequest create(String prefix, long start, boolean fragment) {
