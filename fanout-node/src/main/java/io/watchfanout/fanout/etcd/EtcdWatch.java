@@ -4,6 +4,7 @@ import io.watchfanout.fanout.watch.RevisionWaiter;
 import io.watchfanout.fanout.watch.WatchSink;
 import io.watchfanout.fanout.watch.WatchSpec;
 import io.watchfanout.fanout.watch.Watcher;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One watch of an etcd API Watch stream: its id, its request's options, and the core's
@@ -33,8 +34,13 @@ final class EtcdWatch implements WatchSink {
     this.stream = stream;
   }
 
+  /** In the stream's queue of woken watches (set by whoever queues it, cleared by the pump). */
+  final AtomicBoolean queued = new AtomicBoolean();
+
   @Override
   public void wakeUp() {
-    stream.wakeUp();
+    if (queued.compareAndSet(false, true)) {
+      stream.woken(this);
+    }
   }
 }

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -69,6 +70,8 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
   private final Map<Long, EtcdWatch> watches = new LinkedHashMap<>();
   private final AtomicBoolean pumpScheduled = new AtomicBoolean();
   private final List<ByteBuffer> polled = new ArrayList<>();
+  /** Watches woken since they were last polled, each at most once (its {@code queued} flag). */
+  private final ConcurrentLinkedDeque<EtcdWatch> ready = new ConcurrentLinkedDeque<>();
   private final ScheduledFuture<?> ticker;
   private long nextWatchId;
   private boolean progressRequested;
@@ -83,6 +86,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     this.out = out;
     this.serial = new SerialExecutor(pool);
     stats.watchStreams.increment();
+    // The client can take more: pump the woken watches (a watch cut short by flow control is first).
     out.setOnReadyHandler(this::wakeUp);
     out.setOnCancelHandler(() -> serial.execute(this::closeAll));
     long every = progressNotifyInterval.toMillis();
@@ -210,7 +214,8 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
       compacted(w);
       return;
     }
-    pump();
+    // Its first poll starts the catch-up from its start revision.
+    w.wakeUp();
   }
 
   private void compacted(EtcdWatch w) {
@@ -246,18 +251,24 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     if (closed) {
       return;
     }
-    boolean yielded = false;
     boolean shutdown = false;
-    // A copy: a canceled watch or the stream's end changes the map.
-    for (EtcdWatch w : List.copyOf(watches.values())) {
+    // Only the watches that were woken: a revision costs the watches it matched, not the stream's all.
+    EtcdWatch w;
+    while (!shutdown && out.isReady() && (w = ready.poll()) != null) {
+      // Cleared before polling, so that a wake-up while this runs queues the watch again.
+      w.queued.set(false);
       Watcher watcher = w.watcher;
-      if (closed) {
-        return;
-      }
       if (watcher == null) {
         continue;
       }
-      while (out.isReady()) {
+      while (true) {
+        if (!out.isReady()) {
+          // grpc calls the ready handler when the client has taken enough; this watch goes first then.
+          if (w.queued.compareAndSet(false, true)) {
+            ready.addFirst(w);
+          }
+          break;
+        }
         polled.clear();
         Watcher.PollResult r = watcher.poll(polled, Integer.MAX_VALUE);
         if (r == Watcher.PollResult.FRAMES) {
@@ -269,35 +280,34 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
           shutdown = true;
           break;
         } else {
-          yielded |= r == Watcher.PollResult.YIELD;
+          if (r == Watcher.PollResult.YIELD) {
+            // Catching up: after the other woken watches.
+            w.wakeUp();
+          }
           break;
         }
       }
-      if (shutdown || !out.isReady()) {
-        // Not ready: grpc calls the ready handler when the client has taken enough.
-        break;
+      if (closed) {
+        return;
       }
     }
-    if (closed) {
-      return;
-    }
-    watches.values().removeIf(w -> w.canceled);
+    watches.values().removeIf(x -> x.canceled);
     if (shutdown) {
       end(Status.UNAVAILABLE.withDescription("this node is shutting down"));
       return;
     }
-    if (!out.isReady()) {
-      return;
-    }
-    if (progressRequested && allSynced()) {
+    if (out.isReady() && progressRequested && allSynced()) {
       progressRequested = false;
       stats.progressResponses.increment();
       send(WatchResponse.newBuilder().setHeader(headers.at(hub.dispatchedRevision())).setWatchId(PROGRESS_WATCH_ID)
           .build());
     }
-    if (yielded) {
-      wakeUp();
-    }
+  }
+
+  /** A watch has frames waiting (any thread): queue it, once, for the next pump. */
+  void woken(EtcdWatch w) {
+    ready.add(w);
+    wakeUp();
   }
 
   /**
