@@ -59,7 +59,7 @@ public final class FanoutNode implements AutoCloseable {
       api.consistentReads(new EtcdRevisionProbe(etcdChannel, config.resourceVersionWait()));
     }
     loader = new KafkaCacheLoader(config.kafkaBootstrap(), config.topicPrefix(), hub, progress, config.nodeId(),
-        config.maxFeedStaleness());
+        config.maxFeedStaleness(), config.historyMaxEvents());
   }
 
   /** Starts the HTTP API (answering 503 until ready) and the rebuild from Kafka. */

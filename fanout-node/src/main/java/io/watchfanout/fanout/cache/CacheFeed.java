@@ -21,6 +21,17 @@ public interface CacheFeed {
   void startAt(long revision);
 
   /**
+   * As {@link #startAt(long)}, with the revisions just before the snapshot's (already part of the
+   * state) for the history window, so that watches from before the rebuild can be resumed.
+   *
+   * @param history complete revisions, ascending, each {@code <= revision}, with no gap after the
+   *     first (the events topic's records before the checkpoint)
+   */
+  default void startAt(long revision, List<PreloadedRevision> history) {
+    startAt(revision);
+  }
+
+  /**
    * The events of one complete revision, index {@code 0..count-1}.
    *
    * @param recordTimestampMillis when the ingester received the revision from etcd (its

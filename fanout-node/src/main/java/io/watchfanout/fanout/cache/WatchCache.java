@@ -94,8 +94,36 @@ public final class WatchCache {
 
   /** Declares the loaded state to be the state at {@code revision}; history starts after it. */
   public void startAt(long revision) {
+    startAt(revision, List.of());
+  }
+
+  /**
+   * As {@link #startAt(long)}, the history window holding {@code preload}: the revisions before
+   * {@code revision} that the state already reflects. The window then starts before the first of
+   * them, so that a watch or list from there is served; the window's bounds apply to them as to
+   * any events (their age is their records' timestamp).
+   *
+   * @throws IllegalArgumentException if {@code preload} is not ascending, or holds a revision after
+   *     {@code revision}
+   */
+  public void startAt(long revision, List<PreloadedRevision> preload) {
+    long previous = -1;
+    for (PreloadedRevision r : preload) {
+      if (r.revision() <= previous || r.revision() > revision) {
+        throw new IllegalArgumentException("preloaded revision " + r.revision() + " after " + previous
+            + " (expected: ascending, at most the start revision " + revision + ")");
+      }
+      previous = r.revision();
+    }
     this.revision = revision;
-    history.reset(revision, evicted);
+    history.reset(preload.isEmpty() ? revision : preload.get(0).revision() - 1, evicted);
+    for (PreloadedRevision r : preload) {
+      List<CachedEvent> cached = new ArrayList<>(r.events().size());
+      for (Event e : r.events()) {
+        cached.add(new CachedEvent(e, r.timestampMillis()));
+      }
+      history.appendRevision(cached, evicted);
+    }
     releaseEvicted();
   }
 

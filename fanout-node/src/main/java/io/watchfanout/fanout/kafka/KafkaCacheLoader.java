@@ -4,11 +4,13 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import io.watchfanout.fanout.cache.CacheFeed;
 import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.fanout.cache.PreloadedRevision;
 import io.watchfanout.fanout.cache.RecordApplier;
 import io.watchfanout.schema.EventsRecordDeserializer;
 import io.watchfanout.schema.RevisionChainException;
 import io.watchfanout.schema.StateRecordDeserializer;
 import io.watchfanout.schema.WatchFanoutSerdes;
+import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.StateCheckpoint;
@@ -69,6 +71,8 @@ public final class KafkaCacheLoader implements AutoCloseable {
   private final RebuildProgress progress;
   private final String nodeId;
   private final Duration maxFeedStaleness;
+  /** Events-topic records before the checkpoint read for the history window, 0 for none. */
+  private final int preloadRecords;
   private final Thread thread;
   private volatile boolean running = true;
   private volatile KafkaConsumer<byte[], ?> current;
@@ -88,6 +92,17 @@ public final class KafkaCacheLoader implements AutoCloseable {
    */
   public KafkaCacheLoader(String bootstrap, String topicPrefix, CacheFeed feed, RebuildProgress progress,
       String nodeId, Duration maxFeedStaleness) {
+    this(bootstrap, topicPrefix, feed, progress, nodeId, maxFeedStaleness, 0);
+  }
+
+  /**
+   * As above; the history window also gets the revisions of up to {@code preloadRecords} events-topic
+   * records before the state checkpoint (a node's {@code --history-max-events}), so that a node that
+   * just rebuilt resumes watches from before its start instead of answering 410.
+   */
+  public KafkaCacheLoader(String bootstrap, String topicPrefix, CacheFeed feed, RebuildProgress progress,
+      String nodeId, Duration maxFeedStaleness, int preloadRecords) {
+    this.preloadRecords = preloadRecords;
     this.maxFeedStaleness = maxFeedStaleness;
     this.bootstrap = bootstrap;
     this.stateTopic = WatchFanoutSerdes.stateTopic(topicPrefix);
@@ -270,7 +285,12 @@ public final class KafkaCacheLoader implements AutoCloseable {
       }
       long end = endMap.get(tp);
       long revision = snapshot.checkpoint() == null ? -1 : snapshot.checkpoint().getRevision();
-      feed.startAt(Math.max(0, revision));
+      List<PreloadedRevision> history = preload(consumer, tp, Math.max(begin.get(tp), startOffset - preloadRecords),
+          startOffset);
+      if (history == null) {
+        return;
+      }
+      feed.startAt(Math.max(0, revision), history);
       consumer.seek(tp, startOffset);
       RecordApplier applier = new RecordApplier(feed, revision);
       LOG.info("[node {}] tailing {} from offset {} (revision {}); ready at offset {}", nodeId, eventsTopic, startOffset,
@@ -325,6 +345,61 @@ public final class KafkaCacheLoader implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * The complete revisions among the events-topic records in {@code [from, to)}: the history just
+   * before the checkpoint. A revision cut by {@code from} is left out; a resync in the span drops
+   * what came before it (that history is gone); progress records carry no events.
+   *
+   * @return the revisions in order, or null when the loader was stopped meanwhile
+   */
+  private List<PreloadedRevision> preload(KafkaConsumer<byte[], EventsRecord> consumer, TopicPartition tp, long from,
+      long to) {
+    List<PreloadedRevision> out = new ArrayList<>();
+    if (from >= to) {
+      return out;
+    }
+    consumer.seek(tp, from);
+    List<Event> current = null;
+    long currentTimestamp = 0;
+    while (running) {
+      ConsumerRecords<byte[], EventsRecord> batch = consumer.poll(POLL);
+      for (ConsumerRecord<byte[], EventsRecord> r : batch) {
+        if (r.offset() >= to) {
+          break;
+        }
+        EventsRecord v = r.value();
+        if (v.hasResync() || v.hasEvent() && v.getEvent().getResync()) {
+          out.clear();
+          current = null;
+        } else if (v.hasEvent()) {
+          Event e = v.getEvent();
+          if (current != null && current.get(0).getRevision() != e.getRevision()) {
+            // A revision that did not end where it should: keep only what follows.
+            out.clear();
+            current = null;
+          }
+          if (current == null && e.getIndex() == 0) {
+            current = new ArrayList<>(e.getCount());
+            currentTimestamp = r.timestamp();
+          }
+          if (current != null) {
+            current.add(e);
+            if (e.getIndex() == e.getCount() - 1) {
+              out.add(new PreloadedRevision(current, currentTimestamp));
+              current = null;
+            }
+          }
+        }
+      }
+      if (consumer.position(tp) >= to) {
+        LOG.info("[node {}] history: {} revisions from offsets {} to {} of {} before the checkpoint", nodeId,
+            out.size(), from, to, eventsTopic);
+        return out;
+      }
+    }
+    return null;
   }
 
   /** The consumer's {@code connection-count} metric (connections to brokers), or null when it has none. */

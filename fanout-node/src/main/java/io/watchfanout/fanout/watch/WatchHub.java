@@ -6,6 +6,7 @@ import io.watchfanout.fanout.cache.HistoryExpiredException;
 import io.watchfanout.fanout.cache.HistoryRead;
 import io.watchfanout.fanout.cache.KeyRange;
 import io.watchfanout.fanout.cache.ListPage;
+import io.watchfanout.fanout.cache.PreloadedRevision;
 import io.watchfanout.fanout.cache.StateEntry;
 import io.watchfanout.fanout.cache.WatchCache;
 import io.watchfanout.fanout.frame.CachedEvent;
@@ -252,9 +253,14 @@ public final class WatchHub implements CacheFeed {
 
   @Override
   public void startAt(long startRevision) {
+    startAt(startRevision, List.of());
+  }
+
+  @Override
+  public void startAt(long startRevision, List<PreloadedRevision> history) {
     lock.lock();
     try {
-      cache.startAt(startRevision);
+      cache.startAt(startRevision, history);
       publishLocked();
     } finally {
       lock.unlock();

@@ -108,6 +108,46 @@ class WatchCacheTest {
   }
 
   @Test
+  void aRebuiltCacheHoldsThePreloadedRevisionsBeforeItsStart() throws Exception {
+    // What a node reads: the state at revision 104 and the revisions 102..104 before its checkpoint.
+    List<EventsRecord> records = new ArrayList<>();
+    records.addAll(etcd.put("/a/1", "x"));
+    records.addAll(etcd.put("/a/2", "y"));
+    records.addAll(etcd.txn(EtcdLog.Op.put("/a/1", "x2"), EtcdLog.Op.delete("/a/2")));
+    records.addAll(etcd.put("/a/3", "z"));
+    List<PreloadedRevision> preload = new ArrayList<>();
+    List<Event> revision = new ArrayList<>();
+    for (EventsRecord r : records.subList(1, records.size())) {
+      if (r.hasEvent()) {
+        revision.add(r.getEvent());
+        if (r.getEvent().getIndex() == r.getEvent().getCount() - 1) {
+          preload.add(new PreloadedRevision(revision, clock.getAsLong()));
+          revision = new ArrayList<>();
+        }
+      }
+    }
+    WatchCache c = new WatchCache(1000, Duration.ofMinutes(10), clock);
+    c.loadState(etcd.state().values().stream().sorted((a, b) -> KeyRange.KEY_ORDER.compare(a.getKey(), b.getKey()))
+        .toList());
+    c.startAt(104, preload);
+    assertThat(c.revision()).isEqualTo(104);
+    assertThat(c.historyStartRevision()).isEqualTo(101);
+    assertThat(c.historySize()).isEqualTo(4);
+    // A list at 102 undoes what came after it, from the preloaded prev_kvs.
+    assertThat(c.list(KeyRange.prefix(key("/a/")), key("/a/"), 102, 100).kvs().stream()
+        .map(kv -> kv.getKey().toStringUtf8() + "=" + kv.getValue().toStringUtf8())).containsExactly("/a/1=x", "/a/2=y");
+    assertThatThrownBy(() -> c.list(KeyRange.prefix(key("/a/")), key("/a/"), 100, 100))
+        .isInstanceOf(HistoryExpiredException.class);
+    // Preloaded revisions age out like any: their age is their records' timestamp.
+    clock.advance(Duration.ofMinutes(11));
+    c.expireHistory();
+    assertThat(c.historySize()).isZero();
+    WatchCache other = new WatchCache(1000, Duration.ofMinutes(10), clock);
+    assertThatThrownBy(() -> other.startAt(102, preload)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at most the start revision");
+  }
+
+  @Test
   void appliesEventsProgressAndEqualsTheModel() {
     WatchCache c = cache(1000, Duration.ofMinutes(10));
     RecordApplier applier = new RecordApplier(new Direct(c), 100);

@@ -1,0 +1,113 @@
+package io.watchfanout.fanout.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.ByteString;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.api.WatchCreateRequest;
+import io.etcd.jetcd.api.WatchRequest;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.watchfanout.testkit.EtcdExtension;
+import io.watchfanout.testkit.EtcdServer;
+import io.watchfanout.testkit.FreePorts;
+import io.watchfanout.testkit.JavaProcess;
+import io.watchfanout.testkit.KafkaBroker;
+import io.watchfanout.testkit.KafkaExtension;
+import io.watchfanout.testkit.TopicPrefixes;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A node that rebuilt after the writes has history from its first second: it loads the events
+ * just before its state checkpoint into its window, so that a watch from a revision before its
+ * start is served (HTTP and the etcd API) instead of 410, with exactly etcd's events.
+ */
+@ExtendWith({EtcdExtension.class, KafkaExtension.class})
+class HistoryPreloadTest {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private final EtcdServer etcd;
+  private final KafkaBroker kafka;
+
+  HistoryPreloadTest(EtcdServer etcd, KafkaBroker kafka) {
+    this.etcd = etcd;
+    this.kafka = kafka;
+  }
+
+  @Test
+  void aFreshNodeResumesWatchesFromBeforeItsStart(TestInfo info) throws Exception {
+    String prefix = TopicPrefixes.unique(info);
+    String p = "/" + prefix + "/";
+    int apiPort = FreePorts.pick();
+    try (JavaProcess ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), prefix);
+        Client client = Client.builder().endpoints(etcd.clientUrl()).build()) {
+      KV kv = client.getKVClient();
+      long first = kv.put(bs(p + "k0"), bs("v0")).get().getHeader().getRevision();
+      for (int i = 1; i < 200; i++) {
+        kv.put(bs(p + "k" + (i % 20)), bs("v" + i)).get();
+      }
+      kv.txn().Then(io.etcd.jetcd.op.Op.put(bs(p + "t1"), bs("t"), io.etcd.jetcd.options.PutOption.DEFAULT),
+          io.etcd.jetcd.op.Op.delete(bs(p + "k1"), io.etcd.jetcd.options.DeleteOption.DEFAULT)).commit().get();
+      long last = kv.delete(bs(p + "k2")).get().getHeader().getRevision();
+      try (Stack.Node node = Stack.etcdApiNode("preload-1", kafka.bootstrapServers(), prefix, apiPort,
+          etcd.clientUrl())) {
+        // HTTP: every event after the first write, none of them 410.
+        HttpResponse<String> watch = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(node.url()
+            + "/v1/watch?key=" + p + "&prefix=true&resourceVersion=" + first + "&timeoutSeconds=3")).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(watch.statusCode()).isEqualTo(200);
+        assertThat(watch.body()).doesNotContain("Expired");
+        assertThat(watch.body().lines().filter(l -> l.contains("\"ADDED\"") || l.contains("\"MODIFIED\"")
+            || l.contains("\"DELETED\"")).count()).isEqualTo(last - first + 1);
+
+        // The etcd API: the same events as etcd's own watch from the same revision.
+        ManagedChannel toEtcd = ManagedChannelBuilder.forAddress("127.0.0.1", etcd.clientPort()).usePlaintext().build();
+        ManagedChannel toNode = ManagedChannelBuilder.forAddress("127.0.0.1", apiPort).usePlaintext().build();
+        try (RawWatchStream onEtcd = new RawWatchStream(toEtcd); RawWatchStream onNode = new RawWatchStream(toNode)) {
+          WatchRequest req = WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder()
+              .setKey(ByteString.copyFromUtf8(p)).setRangeEnd(ByteString.copyFromUtf8(prefix(p)))
+              .setStartRevision(first + 1).setPrevKv(true)).build();
+          onEtcd.send(req);
+          onNode.send(req);
+          onEtcd.await(r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last), WAIT);
+          onNode.await(r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last)
+              || r.getCanceled(), WAIT);
+          assertThat(events(onNode)).isEqualTo(events(onEtcd)).hasSize((int) (last - first + 1));
+        } finally {
+          toEtcd.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+          toNode.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+        assertThat(node.process().logTail(200)).contains("revisions from offsets");
+      }
+      assertThat(ingester.isAlive()).isTrue();
+      await().atMost(WAIT).until(ingester::isAlive);
+    }
+  }
+
+  private static List<String> events(RawWatchStream s) {
+    List<String> out = new ArrayList<>();
+    s.received.forEach(r -> r.getEventsList().forEach(e -> out.add(e.toString().replace('\n', ' '))));
+    return out;
+  }
+
+  private static String prefix(String p) {
+    return p.substring(0, p.length() - 1) + "0";
+  }
+
+  private static ByteSequence bs(String s) {
+    return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+}
