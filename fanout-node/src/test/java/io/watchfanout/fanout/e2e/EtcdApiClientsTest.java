@@ -12,11 +12,8 @@ import io.etcd.jetcd.watch.WatchEvent;
 import io.watchfanout.testkit.BackgroundWriter;
 import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
-import io.watchfanout.testkit.FreePorts;
-import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TopicPrefixes;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -50,15 +47,13 @@ class EtcdApiClientsTest {
 
   @Test
   void aJetcdWatchThroughTwoNodesResumesOnTheOtherWhenOneIsKilled(TestInfo info) throws Exception {
-    String prefix = TopicPrefixes.unique(info);
-    String p = "/" + prefix + "/";
-    int[] ports = {FreePorts.pick(), FreePorts.pick()};
-    try (JavaProcess ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), prefix);
-        Client direct = Client.builder().endpoints(etcd.clientUrl()).build();
-        Stack.Node n1 = node("jetcd-1", prefix, ports[0]);
-        Stack.Node n2 = node("jetcd-2", prefix, ports[1]);
-        Client viaNodes = Client.builder().endpoints("http://127.0.0.1:" + ports[0], "http://127.0.0.1:" + ports[1])
+    try (EtcdApiStack stack = EtcdApiStack.start(info, etcd, kafka);
+        Stack.Node n1 = stack.node("jetcd-1");
+        Stack.Node n2 = stack.node("jetcd-2");
+        Client viaNodes = Client.builder().endpoints("http://" + stack.endpoint(n1), "http://" + stack.endpoint(n2))
             .build()) {
+      String p = stack.keys;
+      Client direct = stack.etcdClient;
       long from = direct.getKVClient().get(bs(p)).get().getHeader().getRevision() + 1;
       List<String> expected = Collections.synchronizedList(new ArrayList<>());
       List<String> received = Collections.synchronizedList(new ArrayList<>());
@@ -87,18 +82,17 @@ class EtcdApiClientsTest {
         e.close();
         v.close();
       }
-      assertThat(ingester.isAlive()).isTrue();
+      assertThat(stack.ingester.isAlive()).isTrue();
     }
   }
 
   @Test
   void aThousandWatchesOverTenConnectionsCostEtcdOneWatch(TestInfo info) throws Exception {
-    String prefix = TopicPrefixes.unique(info);
-    String p = "/" + prefix + "/";
-    int port = FreePorts.pick();
-    try (JavaProcess ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), prefix);
-        Client direct = Client.builder().endpoints(etcd.clientUrl()).build();
-        Stack.Node node = node("thousand-1", prefix, port)) {
+    try (EtcdApiStack stack = EtcdApiStack.start(info, etcd, kafka)) {
+      String p = stack.keys;
+      Client direct = stack.etcdClient;
+      Stack.Node node = stack.node("thousand-1");
+      int port = stack.apiPort(node);
       double etcdWatchers = etcdWatcherTotal();
       List<Client> clients = new ArrayList<>();
       List<Watch.Watcher> watches = new ArrayList<>();
@@ -124,12 +118,8 @@ class EtcdApiClientsTest {
         watches.forEach(Watch.Watcher::close);
         clients.forEach(Client::close);
       }
-      assertThat(ingester.isAlive()).isTrue();
+      assertThat(stack.ingester.isAlive()).isTrue();
     }
-  }
-
-  private Stack.Node node(String name, String prefix, int apiPort) throws Exception {
-    return Stack.etcdApiNode(name, kafka.bootstrapServers(), prefix, apiPort, etcd.clientUrl());
   }
 
   private static double watchers(Stack.Node node) throws InterruptedException {

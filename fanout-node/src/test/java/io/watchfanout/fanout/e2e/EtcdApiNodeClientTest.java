@@ -11,11 +11,8 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.PutOption;
 import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
-import io.watchfanout.testkit.FreePorts;
-import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TopicPrefixes;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -50,14 +47,13 @@ class EtcdApiNodeClientTest {
   @Test
   void theNpmEtcd3ClientWatchesAndReadsThroughANode(TestInfo info) throws Exception {
     Path app = installClient();
-    String prefix = TopicPrefixes.unique(info);
-    String p = "/" + prefix + "/";
-    int apiPort = FreePorts.pick();
-    try (JavaProcess ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), prefix);
-        Client client = Client.builder().endpoints(etcd.clientUrl()).build();
-        Stack.Node node = Stack.etcdApiNode("etcd3-npm-1", kafka.bootstrapServers(), prefix,
-            apiPort, etcd.clientUrl())) {
-      KV kv = client.getKVClient();
+    try (EtcdApiStack stack = EtcdApiStack.start(info, etcd, kafka)) {
+      String p = stack.keys;
+      String prefix = stack.topicPrefix;
+      Client client = stack.etcdClient;
+      Stack.Node node = stack.node("etcd3-npm-1");
+      int apiPort = stack.apiPort(node);
+      KV kv = stack.kv();
       long start = kv.put(bs(p + "a"), bs("1")).get().getHeader().getRevision();
       Path out = app.resolve("out-" + prefix + ".txt");
       Process watch = new ProcessBuilder("node", "watch.js", "127.0.0.1:" + apiPort, p, Long.toString(start))
@@ -81,7 +77,7 @@ class EtcdApiNodeClientTest {
         watch.waitFor(10, TimeUnit.SECONDS);
       }
       assertThat(Stack.metrics(node).get("watchfanout_etcd_api_ranges_from_cache_total")).isGreaterThanOrEqualTo(1.0);
-      assertThat(ingester.isAlive()).isTrue();
+      assertThat(stack.ingester.isAlive()).isTrue();
     }
   }
 

@@ -26,7 +26,6 @@ import io.watchfanout.testkit.FreePorts;
 import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TopicPrefixes;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,11 +56,12 @@ class EtcdApiWatchTest {
 
   @Test
   void watchesOnANodeAnswerAsEtcdDoes(TestInfo info) throws Exception {
-    String prefix = TopicPrefixes.unique(info);
-    String p = "/" + prefix + "/";
     int apiPort = FreePorts.pick();
-    try (JavaProcess ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), prefix);
-        Client client = Client.builder().endpoints(etcd.clientUrl()).build()) {
+    try (EtcdApiStack stack = EtcdApiStack.start(info, etcd, kafka)) {
+      String prefix = stack.topicPrefix;
+      String p = stack.keys;
+      JavaProcess ingester = stack.ingester;
+      Client client = stack.etcdClient;
       KV kv = client.getKVClient();
       for (int i = 0; i < 5; i++) {
         kv.put(bs(p + "old-" + i), bs("v" + i)).get();
@@ -96,11 +96,16 @@ class EtcdApiWatchTest {
             WatchResponse n = onNode.await(r -> r.getCreated() && r.getWatchId() == id, WAIT);
             assertThat(n.getCanceled()).isEqualTo(e.getCanceled());
           }
-          // A start revision before the node's history (it rebuilt after the old writes).
-          onNode.send(WatchRequest.newBuilder().setCreateRequest(create(p, prefixEnd(p), before - 2)).build());
+          // A start revision before the node's history (which starts where its topics start).
+          long historyStart = historyStart(node);
+          onNode.send(WatchRequest.newBuilder().setCreateRequest(create(p, prefixEnd(p), historyStart)).build());
           WatchResponse compacted = onNode.await(r -> r.getCompactRevision() != 0, WAIT);
           assertThat(compacted.getCanceled()).isTrue();
-          assertThat(compacted.getCompactRevision()).isGreaterThan(before - 2).isLessThanOrEqualTo(before + 1);
+          assertThat(compacted.getCompactRevision()).isEqualTo(historyStart + 1);
+          // The node rebuilt after the old writes, yet serves a watch from the first of them.
+          onNode.send(WatchRequest.newBuilder().setCreateRequest(create(p, prefixEnd(p), historyStart + 1)).build());
+          onNode.await(r -> r.getEventsList().stream().anyMatch(ev -> ev.getKv().getKey().toStringUtf8()
+              .equals(p + "old-0")), WAIT);
 
           writes(client, p);
           long last = kv.get(bs(p)).get().getHeader().getRevision();
@@ -161,11 +166,12 @@ class EtcdApiWatchTest {
 
   @Test
   void rangesOnANodeAnswerAsEtcdDoes(TestInfo info) throws Exception {
-    String prefix = TopicPrefixes.unique(info);
-    String p = "/" + prefix + "/";
     int apiPort = FreePorts.pick();
-    try (JavaProcess ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), prefix);
-        Client client = Client.builder().endpoints(etcd.clientUrl()).build()) {
+    try (EtcdApiStack stack = EtcdApiStack.start(info, etcd, kafka)) {
+      String prefix = stack.topicPrefix;
+      String p = stack.keys;
+      JavaProcess ingester = stack.ingester;
+      Client client = stack.etcdClient;
       KV kv = client.getKVClient();
       kv.put(bs(p + "early"), bs("e")).get();
       long early = kv.get(bs(p)).get().getHeader().getRevision();
@@ -204,8 +210,8 @@ class EtcdApiWatchTest {
               RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setMaxCreateRevision(mid).setLimit(1).build(),
               RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setRevision(mid).build(),
               RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setRevision(early).build(),
-              // before the node's history (it rebuilt at revision early): forwarded
-              RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setRevision(early - 1).build(),
+              // before the node's history: forwarded
+              RangeRequest.newBuilder().setKey(key).setRangeEnd(end).setRevision(historyStart(node) - 1).build(),
               RangeRequest.newBuilder().setKey(ByteString.copyFromUtf8(p + "e/")).setRangeEnd(ByteString.copyFrom(
                   new byte[] {0})).build(),
               RangeRequest.newBuilder().setKey(ByteString.copyFromUtf8(p + "d")).setRangeEnd(key).build(),
@@ -252,6 +258,11 @@ class EtcdApiWatchTest {
         }
       }
     }
+  }
+
+  /** Watches and reads from a revision before this one go beyond the node's history. */
+  private static long historyStart(Stack.Node node) throws InterruptedException {
+    return Stack.metrics(node).get("watchfanout_history_start_revision").longValue();
   }
 
   private static void signal(String name, long pid) throws Exception {

@@ -5,11 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
-import io.watchfanout.testkit.FreePorts;
-import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TopicPrefixes;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -44,13 +41,11 @@ class EtcdctlThroughNodeTest {
 
   @Test
   void etcdctlWatchesReadsWritesAndMirrorsThroughANode(TestInfo info, @TempDir Path dir) throws Exception {
-    String prefix = TopicPrefixes.unique(info);
-    String p = "/" + prefix + "/";
-    int apiPort = FreePorts.pick();
     String atEtcd = "127.0.0.1:" + etcd.clientPort();
-    String atNode = "127.0.0.1:" + apiPort;
-    try (JavaProcess ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), prefix);
-        Stack.Node node = Stack.etcdApiNode("etcdctl-1", kafka.bootstrapServers(), prefix, apiPort, etcd.clientUrl())) {
+    try (EtcdApiStack stack = EtcdApiStack.start(info, etcd, kafka)) {
+      String p = stack.keys;
+      Stack.Node node = stack.node("etcdctl-1");
+      String atNode = stack.endpoint(node);
       // Writes through the node are forwarded to etcd.
       assertThat(etcdctl(atNode, "put", p + "a", "1")).isEqualTo("OK");
       assertThat(etcdctl(atEtcd, "get", p + "a", "--print-value-only")).isEqualTo("1");
@@ -125,7 +120,7 @@ class EtcdctlThroughNodeTest {
       Map<String, Double> m = Stack.metrics(node);
       assertThat(m.get("watchfanout_etcd_api_ranges_from_cache_total")).isGreaterThanOrEqualTo(4.0);
       assertThat(m.get("watchfanout_etcd_api_forwarded_total")).isGreaterThanOrEqualTo(8.0);
-      assertThat(ingester.isAlive()).isTrue();
+      assertThat(stack.ingester.isAlive()).isTrue();
     }
   }
 

@@ -1,23 +1,16 @@
 package io.watchfanout.fanout.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.api.WatchCreateRequest;
 import io.etcd.jetcd.api.WatchRequest;
-import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
-import io.watchfanout.testkit.FreePorts;
-import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TopicPrefixes;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -49,12 +41,9 @@ class HistoryPreloadTest {
 
   @Test
   void aFreshNodeResumesWatchesFromBeforeItsStart(TestInfo info) throws Exception {
-    String prefix = TopicPrefixes.unique(info);
-    String p = "/" + prefix + "/";
-    int apiPort = FreePorts.pick();
-    try (JavaProcess ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), prefix);
-        Client client = Client.builder().endpoints(etcd.clientUrl()).build()) {
-      KV kv = client.getKVClient();
+    try (EtcdApiStack stack = EtcdApiStack.start(info, etcd, kafka)) {
+      String p = stack.keys;
+      KV kv = stack.kv();
       long first = kv.put(bs(p + "k0"), bs("v0")).get().getHeader().getRevision();
       for (int i = 1; i < 200; i++) {
         kv.put(bs(p + "k" + (i % 20)), bs("v" + i)).get();
@@ -62,38 +51,31 @@ class HistoryPreloadTest {
       kv.txn().Then(io.etcd.jetcd.op.Op.put(bs(p + "t1"), bs("t"), io.etcd.jetcd.options.PutOption.DEFAULT),
           io.etcd.jetcd.op.Op.delete(bs(p + "k1"), io.etcd.jetcd.options.DeleteOption.DEFAULT)).commit().get();
       long last = kv.delete(bs(p + "k2")).get().getHeader().getRevision();
-      try (Stack.Node node = Stack.etcdApiNode("preload-1", kafka.bootstrapServers(), prefix, apiPort,
-          etcd.clientUrl())) {
-        // HTTP: every event after the first write, none of them 410.
-        HttpResponse<String> watch = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(node.url()
-            + "/v1/watch?key=" + p + "&prefix=true&resourceVersion=" + first + "&timeoutSeconds=3")).build(),
-            HttpResponse.BodyHandlers.ofString());
-        assertThat(watch.statusCode()).isEqualTo(200);
-        assertThat(watch.body()).doesNotContain("Expired");
-        assertThat(watch.body().lines().filter(l -> l.contains("\"ADDED\"") || l.contains("\"MODIFIED\"")
-            || l.contains("\"DELETED\"")).count()).isEqualTo(last - first + 1);
+      Stack.Node node = stack.node("preload-1");
+      // HTTP: every event after the first write, none of them 410.
+      HttpResponse<String> watch = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(node.url()
+          + "/v1/watch?key=" + p + "&prefix=true&resourceVersion=" + first + "&timeoutSeconds=3")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(watch.statusCode()).isEqualTo(200);
+      assertThat(watch.body()).doesNotContain("Expired");
+      assertThat(watch.body().lines().filter(l -> l.contains("\"ADDED\"") || l.contains("\"MODIFIED\"")
+          || l.contains("\"DELETED\"")).count()).isEqualTo(last - first + 1);
 
-        // The etcd API: the same events as etcd's own watch from the same revision.
-        ManagedChannel toEtcd = ManagedChannelBuilder.forAddress("127.0.0.1", etcd.clientPort()).usePlaintext().build();
-        ManagedChannel toNode = ManagedChannelBuilder.forAddress("127.0.0.1", apiPort).usePlaintext().build();
-        try (RawWatchStream onEtcd = new RawWatchStream(toEtcd); RawWatchStream onNode = new RawWatchStream(toNode)) {
-          WatchRequest req = WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder()
-              .setKey(ByteString.copyFromUtf8(p)).setRangeEnd(ByteString.copyFromUtf8(prefix(p)))
-              .setStartRevision(first + 1).setPrevKv(true)).build();
-          onEtcd.send(req);
-          onNode.send(req);
-          onEtcd.await(r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last), WAIT);
-          onNode.await(r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last)
-              || r.getCanceled(), WAIT);
-          assertThat(events(onNode)).isEqualTo(events(onEtcd)).hasSize((int) (last - first + 1));
-        } finally {
-          toEtcd.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-          toNode.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-        }
-        assertThat(node.process().logTail(200)).contains("revisions from offsets");
+      // The etcd API: the same events as etcd's own watch from the same revision.
+      try (RawWatchStream onEtcd = new RawWatchStream(stack.etcdChannel());
+          RawWatchStream onNode = new RawWatchStream(stack.channel(node))) {
+        WatchRequest req = WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder()
+            .setKey(ByteString.copyFromUtf8(p)).setRangeEnd(ByteString.copyFromUtf8(prefix(p)))
+            .setStartRevision(first + 1).setPrevKv(true)).build();
+        onEtcd.send(req);
+        onNode.send(req);
+        onEtcd.await(r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last), WAIT);
+        onNode.await(r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last)
+            || r.getCanceled(), WAIT);
+        assertThat(events(onNode)).isEqualTo(events(onEtcd)).hasSize((int) (last - first + 1));
       }
-      assertThat(ingester.isAlive()).isTrue();
-      await().atMost(WAIT).until(ingester::isAlive);
+      assertThat(node.process().logTail(200)).contains("revisions from offsets");
+      assertThat(stack.ingester.isAlive()).isTrue();
     }
   }
 
@@ -108,6 +90,6 @@ class HistoryPreloadTest {
   }
 
   private static ByteSequence bs(String s) {
-    return ByteSequence.from(s, StandardCharsets.UTF_8);
+    return EtcdApiStack.bs(s);
   }
 }

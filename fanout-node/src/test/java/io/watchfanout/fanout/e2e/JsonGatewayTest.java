@@ -4,15 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
 import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
-import io.watchfanout.testkit.FreePorts;
-import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TopicPrefixes;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,13 +39,10 @@ class JsonGatewayTest {
 
   @Test
   void theGatewayAnswersAsEtcdsOwn(TestInfo info) throws Exception {
-    String prefix = TopicPrefixes.unique(info);
-    String p = "/" + prefix + "/";
-    try (JavaProcess ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), prefix);
-        Client client = Client.builder().endpoints(etcd.clientUrl()).build();
-        Stack.Node node = Stack.etcdApiNode("gateway-1", kafka.bootstrapServers(), prefix,
-            FreePorts.pick(), etcd.clientUrl())) {
-      KV kv = client.getKVClient();
+    try (EtcdApiStack stack = EtcdApiStack.start(info, etcd, kafka)) {
+      String p = stack.keys;
+      Stack.Node node = stack.node("gateway-1");
+      KV kv = stack.kv();
       long start = kv.put(bs(p + "a"), bs("1")).get().getHeader().getRevision();
       kv.put(bs(p + "b"), bs("2")).get();
       kv.put(bs(p + "a"), bs("3")).get();
@@ -97,7 +90,7 @@ class JsonGatewayTest {
         assertThat(Long.parseLong(list.replaceAll(".*\"resourceVersion\":\"(\\d+)\".*", "$1")))
             .isGreaterThanOrEqualTo(rev);
       }
-      assertThat(ingester.isAlive()).isTrue();
+      assertThat(stack.ingester.isAlive()).isTrue();
     }
   }
 
