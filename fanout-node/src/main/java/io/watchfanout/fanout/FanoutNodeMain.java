@@ -200,6 +200,9 @@ public final class FanoutNodeMain implements Callable<Integer> {
 
   /** Entry point of {@code java -jar fanout-node.jar}. */
   public static void main(String[] args) {
+    // grpc-java logs through java.util.logging: into SLF4J, with the node's own lines and levels.
+    org.slf4j.bridge.SLF4JBridgeHandler.removeHandlersForRootLogger();
+    org.slf4j.bridge.SLF4JBridgeHandler.install();
     System.exit(new CommandLine(new FanoutNodeMain()).execute(args));
   }
 }

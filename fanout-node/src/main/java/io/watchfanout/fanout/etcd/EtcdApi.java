@@ -26,6 +26,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class EtcdApi {
   private static final Logger LOG = LoggerFactory.getLogger(EtcdApi.class);
+  /** The largest request message the API takes: above etcd's largest advised request (10 MiB). */
+  public static final int MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 
   private final String bindAddress;
   private final int requestedPort;
@@ -81,8 +83,9 @@ public final class EtcdApi {
    */
   public void start() {
     server = build(NettyServerBuilder.forAddress(new InetSocketAddress(bindAddress, requestedPort))
-        // etcd's server limits: requests up to 1.5 MiB (--max-request-bytes) plus gRPC overhead.
-        .maxInboundMessageSize(2 * 1024 * 1024)
+        // Forwarded requests are etcd's to judge (its --max-request-bytes, up to the 10 MiB etcd
+        // advises, plus grpc's overhead): the node must take what an etcd may be configured to take.
+        .maxInboundMessageSize(MAX_REQUEST_BYTES)
         // Clients such as clientv3 ping idle connections; etcd allows it every 5 s without streams.
         .permitKeepAliveTime(5, TimeUnit.SECONDS)
         .permitKeepAliveWithoutCalls(true));

@@ -165,8 +165,11 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
       noPut |= f == WatchCreateRequest.FilterType.NOPUT;
       noDelete |= f == WatchCreateRequest.FilterType.NODELETE;
     }
+    // The watcher's cursor: it gets every event after it. etcd's revision 1 (an empty store) holds no
+    // event, so a watch from 1 is a watch of everything after 1.
+    long from = start <= 0 ? 0 : Math.max(start - 1, 1);
     WatchSpec spec = range == null ? null : new WatchSpec(range, c.getPrevKv() ? Encoding.ETCD_PREV_KV : Encoding.ETCD,
-        start <= 0 ? 0 : start - 1, c.getProgressNotify(), false, noPut, noDelete);
+        from, c.getProgressNotify(), false, noPut, noDelete);
     EtcdWatch w = new EtcdWatch(id, spec, unknownVarint(c, WATCH_CREATE_FRAGMENT) != 0, this);
     watches.put(id, w);
     send(WatchResponse.newBuilder().setHeader(headers.at(hub.revision())).setWatchId(id).setCreated(true).build());
@@ -174,11 +177,11 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
       // etcd creates a watch on an empty range, which never sees an event.
       return;
     }
-    if (start > 0 && start - 1 < hub.historyStartRevision()) {
+    if (start > 0 && from < hub.historyStartRevision()) {
       compacted(w);
-    } else if (start > 0 && start - 1 > hub.revision()) {
+    } else if (start > 0 && from > hub.revision()) {
       // A future start revision: etcd's watch waits for it; so does this one, without a deadline.
-      w.waiter = hub.awaitRevision(start - 1, () -> serial.execute(() -> open(w)));
+      w.waiter = hub.awaitRevision(from, () -> serial.execute(() -> open(w)));
     } else {
       open(w);
     }

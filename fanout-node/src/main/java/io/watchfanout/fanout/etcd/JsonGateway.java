@@ -265,9 +265,13 @@ public final class JsonGateway {
   }
 
   private static String errorJson(Status s) {
-    String msg = s.getDescription() == null ? s.getCode().name() : s.getDescription();
-    String quoted = new com.google.gson.JsonPrimitive(msg).toString();
-    return "{\"error\":" + quoted + ",\"message\":" + quoted + ",\"code\":" + s.getCode().value() + "}";
+    return errorJson(s.getCode().value(), s.getDescription() == null ? s.getCode().name() : s.getDescription());
+  }
+
+  /** The gateway's error object: {@code {"error":message,"message":message,"code":grpcCode}}. */
+  public static String errorJson(int grpcCode, String message) {
+    String quoted = new com.google.gson.JsonPrimitive(message).toString();
+    return "{\"error\":" + quoted + ",\"message\":" + quoted + ",\"code\":" + grpcCode + "}";
   }
 
   /** grpc-gateway's mapping of a gRPC code to an HTTP status. */

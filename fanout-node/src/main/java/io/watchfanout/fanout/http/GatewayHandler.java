@@ -26,8 +26,11 @@ import org.slf4j.LoggerFactory;
 final class GatewayHandler implements HttpHandler {
   private static final Logger LOG = LoggerFactory.getLogger(GatewayHandler.class);
   private static final byte[] NEWLINE = {'\n'};
-  /** The largest request body the gateway reads: etcd's default request limit plus JSON's overhead. */
-  static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
+  /**
+   * The largest request body the gateway reads: the largest gRPC request of the etcd API in JSON
+   * (base64 makes values 4/3 as long); etcd's own limit judges what it forwards.
+   */
+  static final int MAX_BODY_BYTES = io.watchfanout.fanout.etcd.EtcdApi.MAX_REQUEST_BYTES / 3 * 4 + 64 * 1024;
 
   private final JsonGateway gateway;
   private final ExecutorService writers;
@@ -52,12 +55,11 @@ final class GatewayHandler implements HttpHandler {
     }
     long declared = exchange.getRequestContentLength();
     if (declared > MAX_BODY_BYTES) {
-      exchange.setStatusCode(413);
-      exchange.getResponseSender().send("request body of " + declared + " bytes (expected: at most "
-          + MAX_BODY_BYTES + ")\n");
+      tooLarge(exchange, declared + " bytes");
       return;
     }
     String authorization = exchange.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
+    exchange.setMaxEntitySize(MAX_BODY_BYTES);
     exchange.getRequestReceiver().setMaxBufferSize(MAX_BODY_BYTES);
     exchange.getRequestReceiver().receiveFullBytes((ex, body) -> ex.dispatch(writers, () -> {
       LinkedBlockingQueue<Object> out = new LinkedBlockingQueue<>();
@@ -79,9 +81,24 @@ final class GatewayHandler implements HttpHandler {
       });
       write(ex, out, call);
     }), (ex, e) -> {
-      ex.setStatusCode(400);
-      ex.getResponseSender().send("cannot read the request body: " + e.getMessage() + "\n");
+      if (e instanceof io.undertow.server.RequestTooBigException) {
+        tooLarge(ex, "more than " + MAX_BODY_BYTES + " bytes");
+      } else {
+        json(ex, 400, JsonGateway.errorJson(3, "cannot read the request body: " + e.getMessage()));
+      }
     });
+  }
+
+  /** 413, in the gateway's error shape (grpc's ResourceExhausted). */
+  private static void tooLarge(HttpServerExchange exchange, String size) {
+    json(exchange, 413, JsonGateway.errorJson(8, "request body of " + size + " (expected: at most " + MAX_BODY_BYTES
+        + " bytes)"));
+  }
+
+  private static void json(HttpServerExchange exchange, int status, String body) {
+    exchange.setStatusCode(status);
+    exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
+    exchange.getResponseSender().send(body + "\n");
   }
 
   /** The writer thread: status, then lines until the end marker or a failed write. */

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
  */
 class EtcdApiStreamTest {
   private static final String VALUE = "x".repeat(1024);
-  private final EtcdLog etcd = new EtcdLog(100);
+  private EtcdLog etcd = new EtcdLog(100);
   private WatchHub hub;
   private RecordApplier applier;
   private EtcdApi api;
@@ -49,11 +49,16 @@ class EtcdApiStreamTest {
   }
 
   private void start(int historyMaxEvents, Duration progressNotifyInterval) {
+    start(historyMaxEvents, progressNotifyInterval, 100);
+  }
+
+  private void start(int historyMaxEvents, Duration progressNotifyInterval, long revision) {
+    etcd = new EtcdLog(revision);
     hub = new WatchHub(new WatchCache(historyMaxEvents, Duration.ofMinutes(10), System::currentTimeMillis),
         new FrameEncoder(), 16, "etcd-api-test");
-    hub.startAt(100);
+    hub.startAt(revision);
     hub.markReady();
-    applier = new RecordApplier(hub, 100);
+    applier = new RecordApplier(hub, revision);
     api = EtcdApis.create(hub, "127.0.0.1", 0, "etcd-api-test", null, progressNotifyInterval, Duration.ofSeconds(1),
         new CollectorRegistry());
     api.start();
@@ -134,6 +139,20 @@ class EtcdApiStreamTest {
     }
     // The other watch (client-chosen id 7) gets the revision in one response.
     assertThat(client.received.stream().filter(r -> r.getWatchId() == 7 && !r.getCreated()).toList()).hasSize(1);
+  }
+
+  @Test
+  void aWatchFromRevisionOneOfAFreshEtcdGetsEverything() throws Exception {
+    // etcd's store starts at revision 1 with no event; the node's history starts there too.
+    start(1000, Duration.ofMinutes(10), 1);
+    etcd.put("/r/a", "1").forEach(applier::accept);
+    etcd.put("/r/b", "2").forEach(applier::accept);
+    Client client = new Client(channel);
+    client.request(Integer.MAX_VALUE);
+    client.send(create("/r/", 1, false));
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.events().size() == 2);
+    assertThat(client.received.stream().noneMatch(WatchResponse::getCanceled)).isTrue();
+    assertThat(client.events().get(0).getKv().getModRevision()).isEqualTo(2);
   }
 
   @Test
