@@ -142,6 +142,24 @@ class EtcdApiStreamTest {
   }
 
   @Test
+  void withoutEtcdEndpointsForwardedCallsAndLinearizableReadsAnswerUnavailableNamingTheFlag() {
+    start(1000);
+    etcd.put("/u/a", "1").forEach(applier::accept);
+    io.etcd.jetcd.api.KVGrpc.KVBlockingStub kv = io.etcd.jetcd.api.KVGrpc.newBlockingStub(channel);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> kv.put(io.etcd.jetcd.api.PutRequest.newBuilder()
+        .setKey(ByteString.copyFromUtf8("/u/b")).build()))
+        .hasMessageContaining("UNAVAILABLE").hasMessageContaining("--etcd-endpoints");
+    io.etcd.jetcd.api.RangeRequest read = io.etcd.jetcd.api.RangeRequest.newBuilder()
+        .setKey(ByteString.copyFromUtf8("/u/a")).build();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> kv.range(read))
+        .hasMessageContaining("UNAVAILABLE").hasMessageContaining("--etcd-endpoints");
+    // A serializable read needs no etcd: the node's revision.
+    io.etcd.jetcd.api.RangeResponse r = kv.range(read.toBuilder().setSerializable(true).build());
+    assertThat(r.getKvs(0).getValue().toStringUtf8()).isEqualTo("1");
+    assertThat(r.getHeader().getRevision()).isEqualTo(hub.revision());
+  }
+
+  @Test
   void aWatchFromRevisionOneOfAFreshEtcdGetsEverything() throws Exception {
     // etcd's store starts at revision 1 with no event; the node's history starts there too.
     start(1000, Duration.ofMinutes(10), 1);
