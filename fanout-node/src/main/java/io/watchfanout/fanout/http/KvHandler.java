@@ -24,6 +24,10 @@ import java.util.concurrent.TimeUnit;
  * history window gets 410 Expired, as Kubernetes answers an expired continue.
  */
 final class KvHandler implements HttpHandler {
+  /** The parameters of {@code GET /v1/kv}; any other is refused. */
+  static final java.util.List<String> PARAMETERS = java.util.List.of("key", "prefix", "rangeEnd", "resourceVersion",
+      "limit", "continue");
+
   private final WatchHub hub;
   private final HttpSettings settings;
   /** etcd's current revision for a list without resourceVersion, or null (then the node's revision). */
@@ -43,6 +47,7 @@ final class KvHandler implements HttpHandler {
     }
     try {
       QueryParams q = QueryParams.parse(exchange.getQueryString());
+      q.only("/v1/kv", PARAMETERS);
       KeyRange range = KeyRangeParams.parse(q);
       long rv = q.nonNegative("resourceVersion", -1, "a revision");
       long limit = q.nonNegative("limit", 0, "the most key-values per page, 0 for all");

@@ -55,6 +55,24 @@ final class QueryParams {
     return new QueryParams(values);
   }
 
+  /**
+   * Refuses parameters the endpoint does not know, as Kubernetes' API server refuses them: a
+   * parameter silently ignored (a {@code labelSelector}, a misspelt {@code resourceVersion}) would
+   * answer another question than the one asked.
+   *
+   * @param endpoint the path, for the message
+   * @param known the endpoint's parameters
+   * @throws ApiException 400 naming the first unknown parameter and the known ones
+   */
+  void only(String endpoint, java.util.List<String> known) throws ApiException {
+    for (String name : values.keySet()) {
+      if (!known.contains(name)) {
+        throw new ApiException(Statuses.badRequest("unknown parameter " + name + " for " + endpoint
+            + " (expected: " + String.join(", ", known) + ")"));
+      }
+    }
+  }
+
   private static ByteString decode(String s, String param) throws ApiException {
     check(param == null ? "parameter name" : "parameter " + param, s);
     ByteArrayOutputStream out = new ByteArrayOutputStream(s.length());

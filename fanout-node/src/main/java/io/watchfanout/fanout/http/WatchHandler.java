@@ -38,6 +38,9 @@ import org.slf4j.LoggerFactory;
  * {@code resourceVersion} alone.
  */
 final class WatchHandler implements HttpHandler {
+  /** The parameters of {@code GET /v1/watch}; any other is refused. */
+  static final java.util.List<String> PARAMETERS = java.util.List.of("key", "prefix", "rangeEnd", "resourceVersion",
+      "allowWatchBookmarks", "sendInitialEvents", "timeoutSeconds");
   private static final Logger LOG = LoggerFactory.getLogger(WatchHandler.class);
   private static final HttpString LAST_EVENT_ID = new HttpString("Last-Event-ID");
 
@@ -60,6 +63,7 @@ final class WatchHandler implements HttpHandler {
     long timeoutSeconds;
     try {
       QueryParams q = QueryParams.parse(exchange.getQueryString());
+      q.only("/v1/watch", PARAMETERS);
       KeyRange range = KeyRangeParams.parse(q);
       long rv = q.nonNegative("resourceVersion", 0, "a revision");
       boolean bookmarks = q.bool("allowWatchBookmarks");

@@ -197,6 +197,9 @@ class HttpApiTest {
         {"/v1/watch?key=", "key"},
         {"/v1/kv?key=a&limit=-5", "limit"},
         {"/v1/kv?key=a&continue=%25%25", "continue"},
+        // Unknown parameters are refused, not ignored.
+        {"/v1/watch?key=a&labelSelector=app%3Dweb", "unknown parameter labelSelector"},
+        {"/v1/kv?key=a&resourceVersoin=5", "unknown parameter resourceVersoin"},
     };
     for (String[] b : bad) {
       HttpResponse<String> r = get(b[0], null);
