@@ -54,7 +54,7 @@ class HistoryPreloadTest {
       Stack.Node node = stack.node("preload-1");
       // HTTP: every event after the first write, none of them 410.
       HttpResponse<String> watch = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(node.url()
-          + "/v1/watch?key=" + p + "&prefix=true&resourceVersion=" + first + "&timeoutSeconds=3")).build(),
+          + "/v1/watch?key=" + p + "&prefix=true&resourceVersion=" + first + "&timeoutSeconds=8")).build(),
           HttpResponse.BodyHandlers.ofString());
       assertThat(watch.statusCode()).isEqualTo(200);
       assertThat(watch.body()).doesNotContain("Expired");
