@@ -1,15 +1,8 @@
 package io.watchfanout.fanout.etcd;
 
-import com.google.protobuf.ByteString;
-import io.etcd.jetcd.api.KVGrpc;
-import io.etcd.jetcd.api.RangeRequest;
-import io.etcd.jetcd.api.RangeResponse;
-import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ManagedChannel;
 import io.grpc.ServerServiceDefinition;
-import io.grpc.stub.ClientCalls;
-import io.grpc.stub.StreamObserver;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.fanout.NodeConfig;
 import io.watchfanout.fanout.watch.WatchHub;
@@ -66,32 +59,14 @@ public final class EtcdApis {
         .definition();
     if (etcd != null) {
       // etcd's cluster id and raft term for the headers, before any forwarded answer taught them.
-      timer.scheduleWithFixedDelay(() -> learnHeaders(etcd, headers), 0, HEADER_REFRESH_SECONDS, TimeUnit.SECONDS);
+      // A failed probe leaves the headers as they were; the next round tries again.
+      EtcdRevisionProbe probe = new EtcdRevisionProbe(etcd, Duration.ofSeconds(5), headers);
+      timer.scheduleWithFixedDelay(probe::current, 0, HEADER_REFRESH_SECONDS, TimeUnit.SECONDS);
     }
     return new EtcdApi(bindAddress, port, nodeId, List.of(watch, range),
         new EtcdForwarder(etcd, stats.forwarded::increment), () -> {
           timer.shutdownNow();
           pool.shutdownNow();
-        });
-  }
-
-  private static void learnHeaders(Channel etcd, EtcdHeaders headers) {
-    ClientCalls.asyncUnaryCall(etcd.newCall(KVGrpc.getRangeMethod(), CallOptions.DEFAULT.withDeadlineAfter(5,
-        TimeUnit.SECONDS)), RangeRequest.newBuilder().setKey(ByteString.copyFrom(new byte[] {0})).setCountOnly(true)
-        .build(), new StreamObserver<RangeResponse>() {
-          @Override
-          public void onNext(RangeResponse r) {
-            headers.learn(r.getHeader());
-          }
-
-          @Override
-          public void onError(Throwable t) {
-            // etcd is down or refuses: the headers keep what they learned; the next round tries again.
-          }
-
-          @Override
-          public void onCompleted() {
-          }
         });
   }
 

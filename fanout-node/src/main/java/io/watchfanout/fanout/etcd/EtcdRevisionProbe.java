@@ -24,14 +24,22 @@ public final class EtcdRevisionProbe implements CurrentRevision {
 
   private final Channel etcd;
   private final Duration timeout;
+  /** Where etcd's cluster id and raft term are learned from each answer, or null. */
+  private final EtcdHeaders headers;
 
   /**
    * @param etcd the node's channel to etcd
    * @param timeout how long one probe may take
    */
   public EtcdRevisionProbe(Channel etcd, Duration timeout) {
+    this(etcd, timeout, null);
+  }
+
+  /** As above, each answer's header also teaching {@code headers} etcd's cluster id and raft term. */
+  EtcdRevisionProbe(Channel etcd, Duration timeout, EtcdHeaders headers) {
     this.etcd = etcd;
     this.timeout = timeout;
+    this.headers = headers;
   }
 
   @Override
@@ -42,6 +50,9 @@ public final class EtcdRevisionProbe implements CurrentRevision {
         new StreamObserver<RangeResponse>() {
           @Override
           public void onNext(RangeResponse r) {
+            if (headers != null) {
+              headers.learn(r.getHeader());
+            }
             f.complete(r.getHeader().getRevision());
           }
 

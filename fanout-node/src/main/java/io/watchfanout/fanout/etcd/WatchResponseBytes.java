@@ -62,19 +62,6 @@ final class WatchResponseBytes {
     return length;
   }
 
-  /** The bytes as one array (tests and debugging; responses on the wire are drained). */
-  byte[] toByteArray() {
-    byte[] out = new byte[length];
-    System.arraycopy(own, 0, out, 0, own.length);
-    int at = own.length;
-    for (ByteBuffer f : frames) {
-      int n = f.remaining();
-      f.duplicate().get(out, at, n);
-      at += n;
-    }
-    return out;
-  }
-
   /** grpc's view: drained when grpc can, read byte-wise otherwise (compression, interceptors). */
   private final class Stream extends InputStream implements Drainable, KnownLength {
     /** -1: in {@code own}; else the index of the frame being read. */

@@ -97,11 +97,15 @@ class EtcdApiWatchTest {
             assertThat(n.getCanceled()).isEqualTo(e.getCanceled());
           }
           // A start revision before the node's history (which starts where its topics start).
+          // (On an etcd whose history the node holds from revision 1 on, as when this test runs first on
+          // a fresh etcd, no start revision is too old: revision 1 holds no event.)
           long historyStart = historyStart(node);
-          onNode.send(WatchRequest.newBuilder().setCreateRequest(create(p, prefixEnd(p), historyStart)).build());
-          WatchResponse compacted = onNode.await(r -> r.getCompactRevision() != 0, WAIT);
-          assertThat(compacted.getCanceled()).isTrue();
-          assertThat(compacted.getCompactRevision()).isEqualTo(historyStart + 1);
+          if (historyStart > 1) {
+            onNode.send(WatchRequest.newBuilder().setCreateRequest(create(p, prefixEnd(p), historyStart)).build());
+            WatchResponse compacted = onNode.await(r -> r.getCompactRevision() != 0, WAIT);
+            assertThat(compacted.getCanceled()).isTrue();
+            assertThat(compacted.getCompactRevision()).isEqualTo(historyStart + 1);
+          }
           // The node rebuilt after the old writes, yet serves a watch from the first of them.
           onNode.send(WatchRequest.newBuilder().setCreateRequest(create(p, prefixEnd(p), historyStart + 1)).build());
           onNode.await(r -> r.getEventsList().stream().anyMatch(ev -> ev.getKv().getKey().toStringUtf8()
