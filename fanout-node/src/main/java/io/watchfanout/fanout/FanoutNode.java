@@ -11,6 +11,7 @@ import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
 import io.watchfanout.fanout.http.TcpKeepalive;
 import io.watchfanout.fanout.kafka.KafkaCacheLoader;
+import io.watchfanout.fanout.kafka.KafkaHistory;
 import io.watchfanout.fanout.kafka.RebuildProgress;
 import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.watch.WatchHub;
@@ -25,6 +26,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class FanoutNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FanoutNode.class);
+  /** How long a finished read of older history stays joinable for watchers resuming from the same revision. */
+  private static final java.time.Duration OLDER_READ_LINGER = java.time.Duration.ofSeconds(10);
 
   private final NodeConfig config;
   private final WatchHub hub;
@@ -33,6 +36,8 @@ public final class FanoutNode implements AutoCloseable {
   /** etcd's v3 API, or null without --etcd-api-port. */
   private final EtcdApi etcdApi;
   private final ManagedChannel etcdChannel;
+  /** The events topic as history before the window, or null with --deep-read-max-readers 0. */
+  private final KafkaHistory olderHistory;
   private boolean closed;
 
   private FanoutNode(NodeConfig config) {
@@ -45,7 +50,13 @@ public final class FanoutNode implements AutoCloseable {
           config.nodeId());
     }
     RebuildProgress progress = new RebuildProgress();
-    CollectorRegistry registry = NodeMetrics.registry(hub, progress);
+    olderHistory = config.deepReadMaxReaders() == 0 ? null : new KafkaHistory(config.kafkaBootstrap(),
+        config.topicPrefix(), config.nodeId(), hub::historyStartRevision, config.deepReadMaxReaders(),
+        config.deepReadMaxBytes(), OLDER_READ_LINGER);
+    if (olderHistory != null) {
+      hub.useOlderHistory(olderHistory);
+    }
+    CollectorRegistry registry = NodeMetrics.registry(hub, progress, olderHistory);
     api = new HttpApi(hub, new HttpSettings(config.bookmarkInterval(), config.resourceVersionWait(), 1, config.nodeId(),
         config.stalledCloseAfter(), config.writeTimeout(), new TcpKeepalive(config.tcpKeepaliveIdle(),
         config.tcpKeepaliveInterval(), config.tcpKeepaliveCount())), registry, config.bindAddress(), config.port());
@@ -60,6 +71,9 @@ public final class FanoutNode implements AutoCloseable {
     }
     loader = new KafkaCacheLoader(config.kafkaBootstrap(), config.topicPrefix(), hub, progress, config.nodeId(),
         config.maxFeedStaleness(), config.historyMaxEvents());
+    if (olderHistory != null) {
+      loader.indexInto(olderHistory);
+    }
   }
 
   /** Starts the HTTP API (answering 503 until ready) and the rebuild from Kafka. */
@@ -68,6 +82,9 @@ public final class FanoutNode implements AutoCloseable {
     node.api.start();
     if (node.etcdApi != null) {
       node.etcdApi.start();
+    }
+    if (node.olderHistory != null) {
+      node.olderHistory.start();
     }
     node.loader.start();
     LOG.info("[node {}] started: Kafka {} topics {}.events/{}.state, HTTP {}:{}{}", config.nodeId(),
@@ -125,6 +142,9 @@ public final class FanoutNode implements AutoCloseable {
       etcdChannel.shutdownNow();
     }
     loader.close();
+    if (olderHistory != null) {
+      olderHistory.close();
+    }
     LOG.info("[node {}] stopped", config.nodeId());
   }
 

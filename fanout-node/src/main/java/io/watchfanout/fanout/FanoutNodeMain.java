@@ -63,6 +63,17 @@ public final class FanoutNodeMain implements Callable<Integer> {
       description = "Age after which events leave the history window (default: ${DEFAULT-VALUE}).")
   Duration historyMaxAge;
 
+  @Option(names = "--deep-read-max-readers", defaultValue = "8", paramLabel = "N",
+      description = "Reads of the events topic for watches from before the history window that run at once; a "
+          + "watch needing one more gets 429 TooManyRequests; 0 turns them off (such watches get 410 Expired) "
+          + "(default: ${DEFAULT-VALUE}).")
+  Integer deepReadMaxReaders;
+
+  @Option(names = "--deep-read-max-bytes", defaultValue = "67108864", paramLabel = "BYTES",
+      description = "Bytes of events one read of the events topic holds at most for its watchers, in bytes "
+          + "(frames built for them come on top) (default: ${DEFAULT-VALUE}).")
+  Long deepReadMaxBytes;
+
   @Option(names = "--resource-version-wait", defaultValue = "3s", paramLabel = "DURATION", converter = DurationConverter.class,
       description = "How long a request for a resourceVersion ahead of the node waits before 504 Timeout "
           + "(default: ${DEFAULT-VALUE}).")
@@ -160,7 +171,8 @@ public final class FanoutNodeMain implements Callable<Integer> {
       return new NodeConfig(kafkaBootstrap, topicPrefix, bindAddress, port, id, bookmarkInterval, historyMaxEvents,
           historyMaxAge, resourceVersionWait, watcherQueueFrames, shutdownDrain, stalledCloseAfter, writeTimeout,
           tcpKeepaliveIdle, tcpKeepaliveInterval, tcpKeepaliveCount, maxFeedStaleness, etcdApiPort,
-          etcdEndpoints == null ? List.of() : List.copyOf(etcdEndpoints), progressNotifyInterval, benchEncodePerWatcher);
+          etcdEndpoints == null ? List.of() : List.copyOf(etcdEndpoints), progressNotifyInterval, deepReadMaxReaders,
+          deepReadMaxBytes, benchEncodePerWatcher);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }

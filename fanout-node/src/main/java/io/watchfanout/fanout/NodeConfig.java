@@ -38,6 +38,9 @@ import java.util.Objects;
  *     empty for none
  * @param progressNotifyInterval etcd API: quiet time after which a watch with progress_notify
  *     gets an empty response carrying the revision, {@code >= 1ms}
+ * @param deepReadMaxReaders reads of the events topic for watches older than the window at once,
+ *     {@code >= 0}; 0 = none (such watches get 410)
+ * @param deepReadMaxBytes bytes of events one such read holds at most, {@code >= 1}
  * @param benchEncodePerWatcher benchmark only ({@code bin/bench memo}): live dispatch encodes a
  *     frame per watcher instead of sharing one per event and encoding; never set in production
  */
@@ -45,7 +48,8 @@ public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindA
     Duration bookmarkInterval, int historyMaxEvents, Duration historyMaxAge, Duration resourceVersionWait,
     int watcherQueueFrames, Duration shutdownDrain, Duration stalledCloseAfter, Duration writeTimeout,
     Duration tcpKeepaliveIdle, Duration tcpKeepaliveInterval, int tcpKeepaliveCount, Duration maxFeedStaleness,
-    int etcdApiPort, List<String> etcdEndpoints, Duration progressNotifyInterval, boolean benchEncodePerWatcher) {
+    int etcdApiPort, List<String> etcdEndpoints, Duration progressNotifyInterval, int deepReadMaxReaders, long deepReadMaxBytes,
+    boolean benchEncodePerWatcher) {
   /** Validates every field, with messages that name the flag, the value and what was expected. */
   public NodeConfig {
     Objects.requireNonNull(kafkaBootstrap, "kafkaBootstrap");
@@ -61,6 +65,8 @@ public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindA
         + DurationConverter.format(progressNotifyInterval) + " (expected: >= 1ms)");
     check(!bookmarkInterval.isZero() && !bookmarkInterval.isNegative(),
         "--bookmark-interval: " + DurationConverter.format(bookmarkInterval) + " (expected: > 0)");
+    check(deepReadMaxReaders >= 0, "--deep-read-max-readers: " + deepReadMaxReaders + " (expected: >= 0)");
+    check(deepReadMaxBytes >= 1, "--deep-read-max-bytes: " + deepReadMaxBytes + " (expected: >= 1)");
     check(historyMaxEvents >= 1, "--history-max-events: " + historyMaxEvents + " (expected: >= 1)");
     check(historyMaxAge.toMillis() >= 1, "--history-max-age: " + DurationConverter.format(historyMaxAge) + " (expected: >= 1ms)");
     check(!resourceVersionWait.isNegative(), "--resource-version-wait: " + DurationConverter.format(resourceVersionWait) + " (expected: >= 0)");

@@ -200,6 +200,9 @@ public final class KafkaBroker extends ServerProcess {
         props.put("message.max.bytes", Integer.toString(DEFAULT_MAX_MESSAGE_BYTES));
         props.put("replica.fetch.max.bytes", Integer.toString(DEFAULT_MAX_MESSAGE_BYTES));
         props.put("log.cleaner.backoff.ms", "1000");
+        // A test that gives a topic a tiny retention.ms sees its old segments deleted within a
+        // second or two instead of at the default five-minute check.
+        props.put("log.retention.check.interval.ms", "1000");
         // After a SIGKILL the restarted broker cannot register until the controller has expired
         // the dead incarnation's session (DUPLICATE_BROKER_REGISTRATION): 9 s by default, which
         // made a kill+start take 12.4 s here; 3 s (6 missed heartbeats) makes it ~6 s.

@@ -21,6 +21,17 @@ public final class HistoryExpiredException extends Exception {
     this.oldestServable = oldestServable;
   }
 
+  /**
+   * @param message what is too old and what the oldest servable point is, for the client
+   * @param requested the revision asked for
+   * @param oldestServable the oldest revision the cache can serve from
+   */
+  public HistoryExpiredException(String message, long requested, long oldestServable) {
+    super(message);
+    this.requested = requested;
+    this.oldestServable = oldestServable;
+  }
+
   /** The revision asked for. */
   public long requested() {
     return requested;

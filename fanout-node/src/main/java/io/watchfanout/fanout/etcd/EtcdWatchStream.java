@@ -13,6 +13,7 @@ import io.watchfanout.fanout.cache.KeyRange;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.EtcdFrames;
 import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.TooManyReadsException;
 import io.watchfanout.fanout.watch.WatchSpec;
 import io.watchfanout.fanout.watch.Watcher;
 import java.nio.ByteBuffer;
@@ -177,7 +178,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
       // etcd creates a watch on an empty range, which never sees an event.
       return;
     }
-    if (start > 0 && from < hub.historyStartRevision()) {
+    if (start > 0 && from < hub.servableFromRevision()) {
       compacted(w);
     } else if (start > 0 && from > hub.revision()) {
       // A future start revision: etcd's watch waits for it; so does this one, without a deadline.
@@ -216,6 +217,11 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     } catch (HistoryExpiredException e) {
       compacted(w);
       return;
+    } catch (TooManyReadsException e) {
+      watches.remove(w.id);
+      send(WatchResponse.newBuilder().setHeader(headers.at(hub.revision())).setWatchId(w.id).setCanceled(true)
+          .setCancelReason(e.getMessage()).build());
+      return;
     }
     // Its first poll starts the catch-up from its start revision.
     w.wakeUp();
@@ -224,7 +230,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
   private void compacted(EtcdWatch w) {
     watches.remove(w.id);
     send(WatchResponse.newBuilder().setHeader(headers.at(hub.revision())).setWatchId(w.id).setCanceled(true)
-        .setCompactRevision(hub.historyStartRevision() + 1)
+        .setCompactRevision(hub.servableFromRevision() + 1)
         .setCancelReason("mvcc: required revision has been compacted").build());
   }
 
@@ -388,8 +394,8 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
       throw new IllegalStateException("an error frame this node built does not parse", e);
     }
     r.setHeader(headers.at(hub.revision())).setWatchId(w.id);
-    if (w.watcher.cursor() < hub.historyStartRevision()) {
-      r.setCompactRevision(hub.historyStartRevision() + 1);
+    if (w.watcher.cursor() < hub.servableFromRevision()) {
+      r.setCompactRevision(hub.servableFromRevision() + 1);
     }
     // Forget the watcher now; pump takes the watch out of the stream after its loop.
     w.watcher.close();

@@ -11,10 +11,12 @@ import io.watchfanout.fanout.cache.KeyRange;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.watch.RevisionWaiter;
 import io.watchfanout.fanout.watch.Statuses;
+import io.watchfanout.fanout.watch.TooManyReadsException;
 import io.watchfanout.fanout.watch.WatchHub;
 import io.watchfanout.fanout.watch.WatchSpec;
 import io.watchfanout.fanout.watch.Watcher;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,7 +42,7 @@ import org.slf4j.LoggerFactory;
 final class WatchHandler implements HttpHandler {
   /** The parameters of {@code GET /v1/watch}; any other is refused. */
   static final java.util.List<String> PARAMETERS = java.util.List.of("key", "prefix", "rangeEnd", "resourceVersion",
-      "allowWatchBookmarks", "sendInitialEvents", "timeoutSeconds");
+      "allowWatchBookmarks", "sendInitialEvents", "timeoutSeconds", "sinceTime");
   private static final Logger LOG = LoggerFactory.getLogger(WatchHandler.class);
   private static final HttpString LAST_EVENT_ID = new HttpString("Last-Event-ID");
 
@@ -61,6 +63,7 @@ final class WatchHandler implements HttpHandler {
   public void handleRequest(HttpServerExchange exchange) {
     WatchSpec spec;
     long timeoutSeconds;
+    Instant sinceTime;
     try {
       QueryParams q = QueryParams.parse(exchange.getQueryString());
       q.only("/v1/watch", PARAMETERS);
@@ -69,6 +72,7 @@ final class WatchHandler implements HttpHandler {
       boolean bookmarks = q.bool("allowWatchBookmarks");
       boolean initial = q.bool("sendInitialEvents");
       timeoutSeconds = q.nonNegative("timeoutSeconds", 0, "seconds");
+      sinceTime = sinceTime(q, rv, initial);
       Encoding encoding = AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT), true);
       if (encoding == Encoding.SSE) {
         HeaderValues ids = exchange.getRequestHeaders().get(LAST_EVENT_ID);
@@ -81,32 +85,83 @@ final class WatchHandler implements HttpHandler {
         if (lastEventId >= 0) {
           rv = lastEventId;
           initial = false;
+          // A reconnect resumes where the stream was, not at the first connection's time.
+          sinceTime = null;
         }
       }
       HttpApi.checkServing(hub);
-      spec = new WatchSpec(range, encoding, rv, bookmarks, initial);
+      spec = new WatchSpec(range, encoding, rv, bookmarks, initial, false, false, sinceTime != null);
     } catch (ApiException e) {
       Responses.error(exchange, e);
       return;
     }
+    Instant since = sinceTime;
+    // Dispatched (on this same IO thread) so that Undertow keeps the exchange open after
+    // handleRequest returns: the stream lives on in write listeners and timers.
+    exchange.dispatch(SameThreadExecutor.INSTANCE, since != null ? () -> startSince(exchange, spec, since, timeoutSeconds)
+        : () -> startAt(exchange, spec, timeoutSeconds));
+  }
+
+  /**
+   * {@code sinceTime}: the events from the first revision recorded at or after an RFC 3339 time, which
+   * Kafka's time index of the events topic finds; not with resourceVersion or sendInitialEvents.
+   */
+  private Instant sinceTime(QueryParams q, long rv, boolean initial) throws ApiException {
+    String raw = q.text("sinceTime");
+    if (raw == null) {
+      return null;
+    }
+    if (rv != 0 || initial) {
+      throw new ApiException(Statuses.badRequest("sinceTime=" + raw + " with " + (initial ? "sendInitialEvents"
+          : "resourceVersion") + " (expected: one starting point)"));
+    }
+    if (hub.olderHistory() == null) {
+      throw new ApiException(Statuses.badRequest("sinceTime needs the events topic as history, which this node "
+          + "does not read (--deep-read-max-readers 0)"));
+    }
+    try {
+      return java.time.OffsetDateTime.parse(raw).toInstant();
+    } catch (java.time.format.DateTimeParseException e) {
+      throw new ApiException(Statuses.badRequest("sinceTime=" + raw + " (expected: an RFC 3339 time such as "
+          + "2026-12-01T10:00:00Z)"));
+    }
+  }
+
+  /** Resolves {@code sinceTime} to a revision off the IO thread, then starts like a resourceVersion. */
+  private void startSince(HttpServerExchange exchange, WatchSpec spec, Instant time, long timeoutSeconds) {
+    hub.olderHistory().revisionAt(time).whenComplete((cursor, error) -> exchange.getIoThread().execute(() -> {
+      if (error != null) {
+        Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
+        if (cause instanceof HistoryExpiredException expired) {
+          Responses.status(exchange, Statuses.expired(expired.getMessage()), 0);
+        } else {
+          Responses.status(exchange, Statuses.unavailable("could not find sinceTime in the events topic: " + cause),
+              settings.retryAfterSeconds());
+        }
+        return;
+      }
+      long from = cursor < 0 ? hub.revision() : cursor;
+      startAt(exchange, new WatchSpec(spec.range(), spec.encoding(), Math.max(from, 1), spec.allowBookmarks(), false,
+          false, false, true), timeoutSeconds);
+    }));
+  }
+
+  /** Starts the stream once the node has reached the spec's revision (IO thread, exchange dispatched). */
+  private void startAt(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds) {
     if (spec.resourceVersion() <= hub.revision()) {
-      // Dispatched (on this same IO thread) so that Undertow keeps the exchange open after
-      // handleRequest returns: the stream lives on in write listeners and timers.
-      exchange.dispatch(SameThreadExecutor.INSTANCE, () -> start(exchange, spec, timeoutSeconds));
+      start(exchange, spec, timeoutSeconds);
       return;
     }
     // The node is behind the requested revision: wait a bounded time for it (README.md, errors: 504).
-    exchange.dispatch(SameThreadExecutor.INSTANCE, () -> {
-      RevisionWaiter waiter = hub.awaitRevision(spec.resourceVersion(),
-          () -> exchange.getIoThread().execute(() -> start(exchange, spec, timeoutSeconds)));
-      Duration wait = settings.resourceVersionWait();
-      exchange.getIoThread().executeAfter(() -> {
-        if (hub.cancel(waiter)) {
-          Responses.error(exchange, ApiException.notCaughtUp(spec.resourceVersion(), hub.revision(), wait,
-              settings.retryAfterSeconds()));
-        }
-      }, wait.toMillis(), TimeUnit.MILLISECONDS);
-    });
+    RevisionWaiter waiter = hub.awaitRevision(spec.resourceVersion(),
+        () -> exchange.getIoThread().execute(() -> start(exchange, spec, timeoutSeconds)));
+    Duration wait = settings.resourceVersionWait();
+    exchange.getIoThread().executeAfter(() -> {
+      if (hub.cancel(waiter)) {
+        Responses.error(exchange, ApiException.notCaughtUp(spec.resourceVersion(), hub.revision(), wait,
+            settings.retryAfterSeconds()));
+      }
+    }, wait.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -145,6 +200,9 @@ final class WatchHandler implements HttpHandler {
       return;
     } catch (HistoryExpiredException e) {
       Responses.status(exchange, Statuses.expired(e.getMessage()), 0);
+      return;
+    } catch (TooManyReadsException e) {
+      Responses.status(exchange, Statuses.tooManyRequests(e.getMessage()), settings.retryAfterSeconds());
       return;
     }
     LOG.debug("[node {}] {} from resourceVersion {}", settings.nodeId(), watcher, spec.resourceVersion());

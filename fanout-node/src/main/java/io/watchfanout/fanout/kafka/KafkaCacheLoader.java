@@ -76,6 +76,8 @@ public final class KafkaCacheLoader implements AutoCloseable {
   private final Thread thread;
   private volatile boolean running = true;
   private volatile KafkaConsumer<byte[], ?> current;
+  /** Where revisions start in the events topic is noted into it, or null. */
+  private volatile KafkaHistory olderHistory;
   /** Feed thread only: whether the feed was last reported stale. */
   private boolean feedStale;
   /** Feed thread only: whether the events consumer was last connected to a broker. */
@@ -114,6 +116,11 @@ public final class KafkaCacheLoader implements AutoCloseable {
     this.thread.setDaemon(true);
   }
 
+  /** Notes where revisions start in the events topic into {@code h} while reading it; call before {@link #start}. */
+  public void indexInto(KafkaHistory h) {
+    this.olderHistory = h;
+  }
+
   /** Starts the feed thread. */
   public void start() {
     thread.start();
@@ -135,6 +142,16 @@ public final class KafkaCacheLoader implements AutoCloseable {
   }
 
   private Properties props(Class<? extends Deserializer<?>> valueDeserializer, String role) {
+    return consumerProps(bootstrap, nodeId, role, valueDeserializer);
+  }
+
+  /**
+   * The settings of every consumer of a node: {@code assign()}ed partitions (no group, no commits),
+   * {@code read_committed}, no offset reset (a position that retention removed is an error to
+   * report, never a silent jump), no topic creation.
+   */
+  static Properties consumerProps(String bootstrap, String nodeId, String role,
+      Class<? extends Deserializer<?>> valueDeserializer) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -293,6 +310,7 @@ public final class KafkaCacheLoader implements AutoCloseable {
       feed.startAt(Math.max(0, revision), history);
       consumer.seek(tp, startOffset);
       RecordApplier applier = new RecordApplier(feed, revision);
+      KafkaHistory index = olderHistory;
       LOG.info("[node {}] tailing {} from offset {} (revision {}); ready at offset {}", nodeId, eventsTopic, startOffset,
           Math.max(0, revision), end);
       boolean ready = false;
@@ -302,6 +320,9 @@ public final class KafkaCacheLoader implements AutoCloseable {
       while (running) {
         ConsumerRecords<byte[], EventsRecord> batch = consumer.poll(POLL);
         for (ConsumerRecord<byte[], EventsRecord> r : batch) {
+          if (index != null && r.value() != null) {
+            index.noteRecord(r.value(), r.offset());
+          }
           try {
             applier.accept(r.value(), r.timestamp());
           } catch (RevisionChainException e) {
@@ -370,6 +391,9 @@ public final class KafkaCacheLoader implements AutoCloseable {
           break;
         }
         EventsRecord v = r.value();
+        if (olderHistory != null) {
+          olderHistory.noteRecord(v, r.offset());
+        }
         if (v.hasResync() || v.hasEvent() && v.getEvent().getResync()) {
           out.clear();
           current = null;

@@ -8,6 +8,7 @@ import io.prometheus.client.hotspot.DefaultExports;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.kafka.KafkaHistory;
 import io.watchfanout.fanout.kafka.RebuildProgress;
 import io.watchfanout.fanout.watch.CloseReason;
 import io.watchfanout.fanout.watch.WatchHub;
@@ -25,10 +26,12 @@ import java.util.Locale;
 public final class NodeMetrics extends Collector {
   private final WatchHub hub;
   private final RebuildProgress rebuild;
+  private final KafkaHistory older;
 
-  private NodeMetrics(WatchHub hub, RebuildProgress rebuild) {
+  private NodeMetrics(WatchHub hub, RebuildProgress rebuild, KafkaHistory older) {
     this.hub = hub;
     this.rebuild = rebuild;
+    this.older = older;
   }
 
   /**
@@ -37,8 +40,16 @@ public final class NodeMetrics extends Collector {
    * @param rebuild the rebuild's progress, or null without Kafka (tests)
    */
   public static CollectorRegistry registry(WatchHub hub, RebuildProgress rebuild) {
+    return registry(hub, rebuild, null);
+  }
+
+  /**
+   * As {@link #registry(WatchHub, RebuildProgress)}, with the reads of older history from the
+   * events topic ({@code watchfanout_older_history_*}), or null without them.
+   */
+  public static CollectorRegistry registry(WatchHub hub, RebuildProgress rebuild, KafkaHistory older) {
     CollectorRegistry registry = new CollectorRegistry(true);
-    new NodeMetrics(hub, rebuild).register(registry);
+    new NodeMetrics(hub, rebuild, older).register(registry);
     hub.stats().eventLatency().register(registry);
     DefaultExports.register(registry);
     return registry;
@@ -85,6 +96,33 @@ public final class NodeMetrics extends Collector {
         s.unparked()));
     out.add(counter("watchfanout_watchers_expired_total",
         "Slow watchers ended with 410 Expired after falling behind the history window.", s.endedExpired()));
+    CounterMetricFamily catchUp = new CounterMetricFamily("watchfanout_catchup_events_total",
+        "Events handed to watchers catching up (resumes and parked watchers), by where they came from: the "
+            + "history window, or the events topic (older history).", List.of("source"));
+    catchUp.addMetric(List.of("window"), s.catchUpFromWindow());
+    catchUp.addMetric(List.of("kafka"), s.catchUpFromOlder());
+    out.add(catchUp);
+    out.add(counter("watchfanout_resumes_from_kafka_total",
+        "Watches accepted from a revision older than the history window and served from the events topic: "
+            + "relists avoided.", s.resumedFromOlder()));
+    if (older != null) {
+      out.add(counter("watchfanout_older_history_reads_started_total",
+          "Reads of the events topic started for watches from before the window (one per span, shared by "
+              + "its watchers).", older.readsStarted()));
+      out.add(counter("watchfanout_older_history_records_read_total",
+          "Events-topic records fetched by reads of older history.", older.recordsRead()));
+      out.add(counter("watchfanout_older_history_events_read_total",
+          "Events decoded by reads of older history, once per read whatever its number of watchers.",
+          older.eventsRead()));
+      out.add(gauge("watchfanout_older_history_reads", "Reads of older history holding events (running, in use "
+          + "or lingering for joiners).", older.readsHeld()));
+      out.add(gauge("watchfanout_older_history_bytes", "Bytes of events held by reads of older history.",
+          older.bytesHeld()));
+      long floor = older.floorRevision();
+      out.add(gauge("watchfanout_older_history_floor_revision", "The oldest revision a watch may resume from "
+          + "according to the events topic's first retained record (-1 while unknown).",
+          floor == Long.MAX_VALUE ? -1 : floor));
+    }
     out.add(counter("watchfanout_resyncs_total",
         "Resync records applied (etcd history compacted); each ends every open stream with 410 Expired.",
         s.resyncs()));

@@ -44,6 +44,16 @@ public final class Statuses {
     return of(504, "Timeout", message);
   }
 
+  /** 429 TooManyRequests: a limit of the node is reached; retry later or on another node. */
+  public static Status tooManyRequests(String message) {
+    return of(429, "TooManyRequests", message);
+  }
+
+  /** 503 ServiceUnavailable: a read this watch needed failed; retry, here or on another node. */
+  public static Status unavailable(String message) {
+    return of(503, "ServiceUnavailable", message);
+  }
+
   /** 500 InternalError. */
   public static Status internalError(String message) {
     return of(500, "InternalError", message);

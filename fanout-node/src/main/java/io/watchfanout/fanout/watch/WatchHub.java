@@ -73,6 +73,10 @@ public final class WatchHub implements CacheFeed {
   private volatile boolean ready;
   private volatile String failure;
   private volatile String feedProblem;
+  /** Where watches from before the window are served from, or null (they get 410). */
+  private volatile OlderHistory older;
+  /** The revision of the last resync applied, 0 for none: no history reaches across it. */
+  private volatile long resyncRevision;
 
   /** Feed thread only: parked watchers found during one dispatch. */
   private final List<Watcher> overflowed = new ArrayList<>();
@@ -147,6 +151,33 @@ public final class WatchHub implements CacheFeed {
   /** Watches from a revision older than this get 410 Expired. */
   public long historyStartRevision() {
     return historyStartRevision;
+  }
+
+  /**
+   * Serves watches and parked watchers from before the window out of {@code olderHistory} (the
+   * events topic) instead of ending them with 410. Call before the node serves.
+   */
+  public void useOlderHistory(OlderHistory olderHistory) {
+    this.older = olderHistory;
+  }
+
+  /** The older history in use, or null. */
+  public OlderHistory olderHistory() {
+    return older;
+  }
+
+  /**
+   * The oldest cursor a watch may start from now: the window's start, or with an
+   * {@link OlderHistory} the older of it and that history's floor (never across the latest
+   * resync). A watch from before it gets 410 Expired; so does a parked watcher that falls behind it.
+   */
+  public long servableFromRevision() {
+    long windowStart = historyStartRevision;
+    OlderHistory o = older;
+    if (o == null) {
+      return windowStart;
+    }
+    return Math.min(windowStart, Math.max(o.floorRevision(), resyncRevision));
   }
 
   /** The oldest revision in the history window (0 when empty). */
@@ -396,6 +427,7 @@ public final class WatchHub implements CacheFeed {
     lock.lock();
     try {
       cache.applyResync(resyncRevision, entries);
+      this.resyncRevision = Math.max(this.resyncRevision, resyncRevision);
       publishLocked();
       due = dueWaitersLocked();
       // Watchers register under this lock: the ones seen here opened before the resync.
@@ -523,8 +555,11 @@ public final class WatchHub implements CacheFeed {
    * revision (or sending its initial events) when its transport first polls it.
    *
    * @throws HistoryExpiredException if {@code spec.resourceVersion()} is older than the history
+   *     ({@link #servableFromRevision()})
+   * @throws TooManyReadsException if it is older than the window and the node cannot start
+   *     another read of older history now
    */
-  public Watcher watch(WatchSpec spec, WatchSink sink) throws HistoryExpiredException {
+  public Watcher watch(WatchSpec spec, WatchSink sink) throws HistoryExpiredException, TooManyReadsException {
     Watcher w;
     lock.lock();
     try {
@@ -534,7 +569,15 @@ public final class WatchHub implements CacheFeed {
       } else {
         long from = spec.resourceVersion() == 0 ? current : spec.resourceVersion();
         if (from < cache.historyStartRevision()) {
-          throw new HistoryExpiredException(from, cache.historyStartRevision());
+          long servable = servableFromRevision();
+          if (from < servable) {
+            throw new HistoryExpiredException(from, servable);
+          }
+          if (!older.canOpen(from)) {
+            throw new TooManyReadsException("this node reads as much older history as it may (--deep-read-max-readers); "
+                + "retry later or on another node");
+          }
+          stats.resumedFromOlder.increment();
         }
         if (from > current) {
           throw new IllegalStateException("resourceVersion " + from + " is ahead of the cache at "
@@ -557,42 +600,104 @@ public final class WatchHub implements CacheFeed {
    * dispatch when its cursor is the cache's revision, else read the next events from history
    * (a bounded scan under the lock; frames are built after it), or end it with 410 Expired.
    */
-  void catchUp(Watcher w) {
-    HistoryRead read;
+  boolean catchUp(Watcher w) {
+    HistoryRead read = null;
+    boolean fromOlder = false;
     lock.lock();
     try {
       long cursor = w.catchUpCursor();
       if (cursor < 0) {
-        return;
+        return false;
       }
       if (w.goLiveLocked(cache.revision())) {
         if (w.handle == null) {
           w.handle = index.add(w.spec().range(), w);
         }
-        return;
+        return false;
       }
-      read = cache.readHistory(cursor, w.spec().range(), queueFrames, MAX_SCAN_PER_STEP);
+      if (cursor < cache.historyStartRevision() && older != null) {
+        fromOlder = true;
+      } else {
+        read = cache.readHistory(cursor, w.spec().range(), queueFrames, MAX_SCAN_PER_STEP);
+      }
     } catch (HistoryExpiredException e) {
-      read = null;
+      fromOlder = older != null;
     } finally {
       lock.unlock();
+    }
+    if (fromOlder) {
+      return catchUpFromOlder(w);
     }
     if (read == null) {
       expire(w);
     } else {
+      w.closeOlderCursor();
+      stats.catchUpFromWindow.add(read.events().size());
       w.enqueueCatchUp(read.events(), read.cursor());
+    }
+    return false;
+  }
+
+  /**
+   * One catch-up step from older history (the events topic), outside the lock.
+   *
+   * @return true when the watcher waits for the read (its sink is woken when there is more)
+   */
+  private boolean catchUpFromOlder(Watcher w) {
+    OlderHistory.Cursor c = w.olderCursor();
+    if (c == null) {
+      if (w.cursor() < servableFromRevision()) {
+        expire(w);
+        return false;
+      }
+      try {
+        c = older.open(w.cursor());
+      } catch (TooManyReadsException e) {
+        w.endWithError(Statuses.tooManyRequests(e.getMessage()));
+        return false;
+      }
+      w.olderCursor(c);
+    }
+    OlderHistory.Step step = c.next(w.spec().range(), queueFrames, MAX_SCAN_PER_STEP, w::wakeSink);
+    switch (step.kind()) {
+      case EVENTS:
+        stats.catchUpFromOlder.add(step.events().size());
+        w.enqueueCatchUp(step.events(), step.cursor());
+        return false;
+      case WAIT:
+        return true;
+      case END:
+        w.closeOlderCursor();
+        w.enqueueCatchUp(List.of(), step.cursor());
+        return false;
+      case EXPIRED:
+        w.closeOlderCursor();
+        expire(w, step.message());
+        return false;
+      case FAILED:
+      default:
+        w.closeOlderCursor();
+        w.endWithError(Statuses.unavailable(step.message()));
+        return false;
     }
   }
 
-  /** Ends a watcher that fell behind the history window with 410 Expired. */
+  /** True when a watcher at {@code cursor} can no longer be served (410 Expired). */
+  boolean isBehindHistory(long cursor) {
+    return cursor < servableFromRevision();
+  }
+
+  /** Ends a watcher that fell behind the history this node can serve with 410 Expired. */
   void expire(Watcher w) {
-    long cursor = w.cursor();
+    long servable = servableFromRevision();
+    expire(w, "too old resource version: " + w.cursor() + " (the oldest this node can serve from is " + servable
+        + "; the watcher fell behind it)");
+  }
+
+  private void expire(Watcher w, String why) {
     stats.endedExpired.increment();
-    LOG.info("[node {}] {} fell behind the history window (cursor {}, history starts after {}): 410 Expired",
-        nodeId, w, cursor, historyStartRevision);
-    w.endWithError(Statuses.expired("too old resource version: " + cursor
-        + " (this node's history starts after revision " + historyStartRevision
-        + "; the watcher fell behind it); list again"));
+    LOG.info("[node {}] {}: 410 Expired: {}", nodeId, w, why);
+    w.endWithError(Statuses.expired(why + "; list again"));
   }
 
   /** Takes a watcher out of live dispatch (it stays registered until closed). */

@@ -20,9 +20,11 @@ import java.util.Objects;
  *     oldest revision the initial state may have)
  * @param noPut leave PUT events out (etcd's {@code NOPUT} filter)
  * @param noDelete leave DELETE events out (etcd's {@code NODELETE} filter)
+ * @param startBookmark first a BOOKMARK at {@code resourceVersion}, whatever allowBookmarks says:
+ *     the revision a {@code sinceTime} resolved to
  */
 public record WatchSpec(KeyRange range, Encoding encoding, long resourceVersion,
-    boolean allowBookmarks, boolean sendInitialEvents, boolean noPut, boolean noDelete) {
+    boolean allowBookmarks, boolean sendInitialEvents, boolean noPut, boolean noDelete, boolean startBookmark) {
   /** Validates the fields. */
   public WatchSpec {
     Objects.requireNonNull(range, "range");
@@ -30,6 +32,12 @@ public record WatchSpec(KeyRange range, Encoding encoding, long resourceVersion,
     if (resourceVersion < 0) {
       throw new IllegalArgumentException("resourceVersion: " + resourceVersion + " (expected: >= 0)");
     }
+  }
+
+  /** A watch without a first bookmark. */
+  public WatchSpec(KeyRange range, Encoding encoding, long resourceVersion, boolean allowBookmarks,
+      boolean sendInitialEvents, boolean noPut, boolean noDelete) {
+    this(range, encoding, resourceVersion, allowBookmarks, sendInitialEvents, noPut, noDelete, false);
   }
 
   /** A watch of every event type (the HTTP API has no filters). */

@@ -19,6 +19,9 @@ public final class WatchStats {
   final LongAdder resyncs = new LongAdder();
   final LongAdder endedByResync = new LongAdder();
   final LongAdder closedStalled = new LongAdder();
+  final LongAdder catchUpFromWindow = new LongAdder();
+  final LongAdder catchUpFromOlder = new LongAdder();
+  final LongAdder resumedFromOlder = new LongAdder();
   /**
    * Seconds from an event's arrival from etcd at the ingester (its record timestamp) to a
    * stage of the node; the ingester observes {@code appended} in the same family.
@@ -44,6 +47,24 @@ public final class WatchStats {
       a[i] = new LongAdder();
     }
     return a;
+  }
+
+  /** Events handed to catching-up watchers from the history window. */
+  public long catchUpFromWindow() {
+    return catchUpFromWindow.sum();
+  }
+
+  /** Events handed to catching-up watchers from older history (the events topic). */
+  public long catchUpFromOlder() {
+    return catchUpFromOlder.sum();
+  }
+
+  /**
+   * Watches accepted from a revision older than the history window, served from older history:
+   * without it each would have been a 410 and a relist (relists avoided).
+   */
+  public long resumedFromOlder() {
+    return resumedFromOlder.sum();
   }
 
   /** Events applied by the feed and offered to their matching watchers. */

@@ -64,6 +64,9 @@ public final class Watcher {
   /** Guarded by the hub's lock. */
   RangeIndex.Handle<Watcher> handle;
 
+  /** While catching up from older history: its cursor there (transport thread; closed by {@link #close}). */
+  private volatile OlderHistory.Cursor olderCursor;
+
   private Iterator<StateEntry> initial;
   private final long initialRevision;
 
@@ -81,6 +84,10 @@ public final class Watcher {
       this.phase = Phase.INITIAL;
     } else {
       this.phase = Phase.CATCHING_UP;
+    }
+    if (spec.startBookmark()) {
+      queue.add(encoder.bookmark(cursor, spec.encoding()));
+      hub.stats().bookmarksSent.increment();
     }
   }
 
@@ -219,8 +226,9 @@ public final class Watcher {
       }
       if (p == Phase.INITIAL) {
         fillInitial();
-      } else {
-        hub.catchUp(this);
+      } else if (hub.catchUp(this)) {
+        // Waiting for older history to be read: the read wakes the sink.
+        return PollResult.IDLE;
       }
     }
     return PollResult.YIELD;
@@ -247,6 +255,28 @@ public final class Watcher {
         phase = Phase.CATCHING_UP;
       }
     }
+  }
+
+  OlderHistory.Cursor olderCursor() {
+    return olderCursor;
+  }
+
+  void olderCursor(OlderHistory.Cursor c) {
+    olderCursor = c;
+  }
+
+  /** Leaves the read of older history, if in one. */
+  void closeOlderCursor() {
+    OlderHistory.Cursor c = olderCursor;
+    if (c != null) {
+      olderCursor = null;
+      c.close();
+    }
+  }
+
+  /** Wakes the transport (a read of older history has more). */
+  void wakeSink() {
+    sink.wakeUp();
   }
 
   /** The cursor to catch up from, or -1 when not catching up. */
@@ -302,7 +332,7 @@ public final class Watcher {
   public void tick() {
     long rev;
     synchronized (this) {
-      if (phase == Phase.CATCHING_UP && cursor < hub.historyStartRevision()) {
+      if (phase == Phase.CATCHING_UP && hub.isBehindHistory(cursor)) {
         rev = -1;
       } else if (spec.allowBookmarks() && queue.size() < capacity) {
         rev = bookmarkRevisionLocked();
@@ -393,6 +423,7 @@ public final class Watcher {
       queue.clear();
       initial = null;
     }
+    closeOlderCursor();
     hub.unregister(this);
   }
 

@@ -1,0 +1,328 @@
+package io.watchfanout.fanout.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.watchfanout.fanout.cache.HistoryExpiredException;
+import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.fanout.cache.WatchCache;
+import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.testing.Frames;
+import io.watchfanout.fanout.watch.TooManyReadsException;
+import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchSink;
+import io.watchfanout.fanout.watch.WatchSpec;
+import io.watchfanout.fanout.watch.Watcher;
+import io.watchfanout.schema.EventsRecordSerializer;
+import io.watchfanout.schema.StateRecordSerializer;
+import io.watchfanout.schema.WatchFanoutSerdes;
+import io.watchfanout.schema.v1.EventsRecord;
+import io.watchfanout.schema.v1.StateCheckpoint;
+import io.watchfanout.schema.v1.StateRecord;
+import io.watchfanout.schema.v1.WatchEvent;
+import io.watchfanout.testkit.KafkaBroker;
+import io.watchfanout.testkit.KafkaExtension;
+import io.watchfanout.testkit.TopicPrefixes;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The events topic as history before the window, against a real Kafka broker: a node whose window
+ * holds the last 50 events serves watches from any revision the topic holds with exactly its
+ * events, then live ones; readers of one span share one read and one encode per event; a resync
+ * inside the span, a revision before the topic and too many reads are refused as they must be.
+ */
+@ExtendWith(KafkaExtension.class)
+@Timeout(180)
+class KafkaHistoryTest {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final int WINDOW = 50;
+
+  private final List<AutoCloseable> opened = new ArrayList<>();
+  private EtcdLog etcd;
+  /** "revision key" of every event on /k* published, in order: what a watch of /k* must get. */
+  private final List<String> published = new ArrayList<>();
+  private KafkaProducer<byte[], byte[]> producer;
+  private String events;
+
+  @AfterEach
+  void close() throws Exception {
+    for (int i = opened.size() - 1; i >= 0; i--) {
+      opened.get(i).close();
+    }
+  }
+
+  /** Topics with {@code writes} single-key events (and a progress record every 10) before the node starts. */
+  private String topics(KafkaBroker kafka, TestInfo info, int writes) throws Exception {
+    String prefix = TopicPrefixes.unique(info);
+    events = WatchFanoutSerdes.eventsTopic(prefix);
+    String state = WatchFanoutSerdes.stateTopic(prefix);
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+      admin.createTopics(List.of(new NewTopic(events, 1, (short) 1),
+          new NewTopic(state, 1, (short) 1).configs(Map.of("cleanup.policy", "compact")))).all().get();
+    }
+    Properties p = new Properties();
+    p.put("bootstrap.servers", kafka.bootstrapServers());
+    p.put("transactional.id", prefix + "-test");
+    p.put("key.serializer", ByteArraySerializer.class.getName());
+    p.put("value.serializer", ByteArraySerializer.class.getName());
+    producer = new KafkaProducer<>(p);
+    opened.add(producer);
+    producer.initTransactions();
+    etcd = new EtcdLog(0);
+    // The state topic says: revision 0, events from offset 0 (the node reads every event).
+    producer.beginTransaction();
+    producer.send(new ProducerRecord<>(state, new byte[0], new StateRecordSerializer().serialize(state,
+        StateRecord.newBuilder().setCheckpoint(StateCheckpoint.newBuilder().setRevision(0).setEventsOffset(0)).build())));
+    producer.commitTransaction();
+    write(writes);
+    return prefix;
+  }
+
+  private void write(int n) {
+    for (int i = 0; i < n; i++) {
+      List<EventsRecord> rs = i % 7 == 3 ? etcd.txn(EtcdLog.Op.put("/k" + (i % 13), "t" + i),
+          EtcdLog.Op.put("/other/" + i, "o")) : i % 11 == 5 ? etcd.delete("/k" + ((i + 1) % 13))
+          : etcd.put("/k" + (i % 13), "v" + i);
+      if (i % 10 == 9) {
+        rs = new ArrayList<>(rs);
+        rs.add(etcd.progress());
+      }
+      send(rs);
+    }
+  }
+
+  private void send(List<EventsRecord> records) {
+    EventsRecordSerializer ser = new EventsRecordSerializer();
+    producer.beginTransaction();
+    for (EventsRecord r : records) {
+      byte[] k = r.hasEvent() ? r.getEvent().getKv().getKey().toByteArray() : new byte[0];
+      producer.send(new ProducerRecord<>(events, k, ser.serialize(events, r)));
+      if (r.hasEvent() && !r.getEvent().getResync() && r.getEvent().getKv().getKey().toStringUtf8().startsWith("/k")) {
+        published.add(r.getEvent().getRevision() + " " + r.getEvent().getKv().getKey().toStringUtf8());
+      }
+    }
+    producer.commitTransaction();
+  }
+
+  /** A node's core: hub, window of {@link #WINDOW} events, older history, feed. */
+  private record Node(WatchHub hub, KafkaHistory history, KafkaCacheLoader loader) {}
+
+  private Node node(KafkaBroker kafka, String prefix, int maxReads, long maxBytes, boolean indexed) {
+    WatchHub hub = new WatchHub(new WatchCache(WINDOW, Duration.ofMinutes(10), System::currentTimeMillis),
+        new FrameEncoder(), 64, "history-test");
+    KafkaHistory history = new KafkaHistory(kafka.bootstrapServers(), prefix, "history-test",
+        hub::historyStartRevision, maxReads, maxBytes, Duration.ofSeconds(30));
+    hub.useOlderHistory(history);
+    KafkaCacheLoader loader = new KafkaCacheLoader(kafka.bootstrapServers(), prefix, hub, new RebuildProgress(),
+        "history-test", Duration.ZERO);
+    if (indexed) {
+      loader.indexInto(history);
+    }
+    history.start();
+    loader.start();
+    opened.add(history);
+    opened.add(loader);
+    await().atMost(WAIT).until(() -> hub.isReady() && hub.revision() == etcd.revision()
+        && history.floorRevision() != Long.MAX_VALUE);
+    return new Node(hub, history, loader);
+  }
+
+  /** A transport that reads whenever woken, on a thread of its own. */
+  private static final class PullSink implements WatchSink {
+    final List<WatchEvent> received = new ArrayList<>();
+    private final Object lock = new Object();
+    private boolean woken = true;
+    volatile boolean ended;
+    /** Polls left; a stalled reader gets a few. */
+    volatile int polls = Integer.MAX_VALUE;
+    Watcher watcher;
+
+    @Override
+    public void wakeUp() {
+      synchronized (lock) {
+        woken = true;
+        lock.notifyAll();
+      }
+    }
+
+    void start(Watcher w) {
+      watcher = w;
+      Thread t = new Thread(this::run, "pull-" + w.id());
+      t.setDaemon(true);
+      t.start();
+    }
+
+    private void run() {
+      List<ByteBuffer> out = new ArrayList<>();
+      while (!ended) {
+        synchronized (lock) {
+          while (!woken || polls <= 0) {
+            try {
+              lock.wait(100);
+            } catch (InterruptedException e) {
+              return;
+            }
+          }
+          woken = false;
+        }
+        Watcher.PollResult r;
+        do {
+          out.clear();
+          polls--;
+          r = watcher.poll(out, 64);
+          synchronized (received) {
+            for (ByteBuffer f : out) {
+              received.add(Frames.decode(f, Encoding.JSON));
+            }
+          }
+        } while ((r == Watcher.PollResult.FRAMES || r == Watcher.PollResult.YIELD) && polls > 0);
+        if (r == Watcher.PollResult.END) {
+          ended = true;
+          watcher.close();
+        }
+      }
+    }
+
+    /** "revision key" of each event frame. */
+    List<String> events() {
+      List<String> out = new ArrayList<>();
+      synchronized (received) {
+        for (WatchEvent e : received) {
+          if (e.getType() != WatchEvent.Type.BOOKMARK && e.getType() != WatchEvent.Type.ERROR) {
+            out.add(e.getResourceVersion() + " " + e.getObject().getKey().toStringUtf8());
+          }
+        }
+      }
+      return out;
+    }
+
+    WatchEvent last() {
+      synchronized (received) {
+        return received.isEmpty() ? null : received.get(received.size() - 1);
+      }
+    }
+  }
+
+  private PullSink watch(WatchHub hub, long from) throws Exception {
+    PullSink sink = new PullSink();
+    sink.start(hub.watch(new WatchSpec(KeyRange.prefix(EtcdLog.key("/k")), Encoding.JSON, from, false, false), sink));
+    return sink;
+  }
+
+  /** The events with a revision after {@code from} on {@code /k*}, as published. */
+  private List<String> expectedAfter(long from) {
+    List<String> out = new ArrayList<>();
+    for (String e : published) {
+      if (Long.parseLong(e.substring(0, e.indexOf(' '))) > from) {
+        out.add(e);
+      }
+    }
+    return out;
+  }
+
+  private void awaitEvents(PullSink sink, long from) {
+    try {
+      await().atMost(WAIT).until(() -> sink.events().size() >= expectedAfter(from).size() || sink.ended);
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      // The comparison below says what is missing.
+    }
+    assertThat(sink.events()).as("events after " + from).containsExactlyElementsOf(expectedAfter(from));
+  }
+
+  @Test
+  void watchesFromBeforeTheWindowGetExactlyTheTopicsEventsThenLiveOnes(KafkaBroker kafka, TestInfo info)
+      throws Exception {
+    String prefix = topics(kafka, info, 600);
+    Node node = node(kafka, prefix, 4, 1 << 20, true);
+    assertThat(node.hub().historyStartRevision()).isGreaterThan(500);
+    long[] froms = {1, 17, 250, node.hub().historyStartRevision() - 1, node.hub().historyStartRevision() + 3};
+    List<PullSink> sinks = new ArrayList<>();
+    for (long from : froms) {
+      sinks.add(watch(node.hub(), from));
+    }
+    write(40);
+    for (int i = 0; i < froms.length; i++) {
+      awaitEvents(sinks.get(i), froms[i]);
+    }
+    assertThat(node.hub().stats().resumedFromOlder()).isEqualTo(froms.length - 1);
+    assertThat(node.hub().stats().catchUpFromOlder()).isPositive();
+    assertThat(node.history().readsStarted()).isBetween(1L, (long) froms.length - 1);
+  }
+
+  @Test
+  void readersOfOneSpanShareOneReadAndOneEncodePerEvent(KafkaBroker kafka, TestInfo info) throws Exception {
+    String prefix = topics(kafka, info, 800);
+    Node node = node(kafka, prefix, 2, 8 << 20, true);
+    long from = 100;
+    long encodesBefore = node.hub().frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT);
+    List<PullSink> sinks = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      sinks.add(watch(node.hub(), from));
+    }
+    for (PullSink s : sinks) {
+      awaitEvents(s, from);
+    }
+    assertThat(node.history().readsStarted()).isEqualTo(1);
+    long read = node.history().eventsRead();
+    assertThat(read).isPositive();
+    // One encode per event read from Kafka in the watched range plus one per window event.
+    long inRangeSpan = expectedAfter(from).size();
+    assertThat(node.hub().frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT) - encodesBefore)
+        .isLessThanOrEqualTo(inRangeSpan);
+  }
+
+  @Test
+  void withoutTheIndexTheReadFindsItsStartBySearchingTheTopic(KafkaBroker kafka, TestInfo info) throws Exception {
+    String prefix = topics(kafka, info, 3000);
+    Node node = node(kafka, prefix, 2, 1 << 20, false);
+    for (long from : new long[] {1, 1234, 2999, node.hub().historyStartRevision() - 2}) {
+      PullSink s = watch(node.hub(), from);
+      awaitEvents(s, from);
+      s.ended = true;
+    }
+  }
+
+  @Test
+  void resyncBeforeTheTopicAndLimitsAreRefused(KafkaBroker kafka, TestInfo info) throws Exception {
+    String prefix = topics(kafka, info, 300);
+    long beforeResync = etcd.revision();
+    send(etcd.resync(Map.of("/k1", "r")));
+    write(120);
+    Node node = node(kafka, prefix, 1, 200, true);
+    // A fresh node saw the resync while it rebuilt: a watch from before it is refused up front.
+    assertThat(node.history().floorRevision()).isGreaterThan(beforeResync);
+    assertThatThrownBy(() -> watch(node.hub(), beforeResync - 5)).isInstanceOf(HistoryExpiredException.class);
+
+    // One read at a time: a stalled reader holds the only one (its byte bound is tiny, so it waits).
+    long from = node.history().floorRevision() + 1;
+    PullSink stalled = new PullSink();
+    stalled.polls = 2;
+    stalled.start(node.hub().watch(new WatchSpec(KeyRange.prefix(EtcdLog.key("/k")), Encoding.JSON, from, false,
+        false), stalled));
+    stalled.wakeUp();
+    await().atMost(WAIT).until(() -> node.history().readsHeld() == 1);
+    assertThatThrownBy(() -> watch(node.hub(), from - 1)).isInstanceOf(TooManyReadsException.class);
+    stalled.polls = Integer.MAX_VALUE;
+    stalled.wakeUp();
+    awaitEvents(stalled, from);
+  }
+}
