@@ -33,11 +33,14 @@ class ContinueTokenTest {
     out.writeUInt64NoTag(5);
     out.writeBytesNoTag(ByteString.copyFromUtf8("/registry/pods/default/web-2"));
     out.flush();
-    // The README's example token, from before the count.
+    // A token as nodes made them before the count (the README's example of that time).
     String old = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.toByteArray());
     assertThat(old).isEqualTo("BRwvcmVnaXN0cnkvcG9kcy9kZWZhdWx0L3dlYi0y");
     assertThat(ContinueToken.decode(old))
         .isEqualTo(new ContinueToken(5, ByteString.copyFromUtf8("/registry/pods/default/web-2"), -1));
+    // The README's example today: the same token with the count after it.
+    assertThat(new ContinueToken(5, ByteString.copyFromUtf8("/registry/pods/default/web-2"), 1).encode())
+        .isEqualTo(old + "AQ");
   }
 
   @Test
