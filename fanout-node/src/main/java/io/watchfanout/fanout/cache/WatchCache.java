@@ -250,6 +250,19 @@ public final class WatchCache {
    */
   public ListPage list(KeyRange range, ByteString from, long atRevision, int limit)
       throws HistoryExpiredException {
+    return list(range, from, atRevision, limit, false);
+  }
+
+  /**
+   * As {@link #list(KeyRange, ByteString, long, int)}; with {@code countRemaining} the page's
+   * {@link ListPage#remaining()} is the number of key-values after it at {@code atRevision}
+   * (Kubernetes' {@code remainingItemCount}). Counting walks the rest of the range once (no
+   * copies), so a paged list counts on its first page only and carries the count on.
+   *
+   * @throws HistoryExpiredException if {@code atRevision} is older than the history window
+   */
+  public ListPage list(KeyRange range, ByteString from, long atRevision, int limit, boolean countRemaining)
+      throws HistoryExpiredException {
     if (atRevision > revision) {
       throw new IllegalArgumentException("revision " + atRevision + " is ahead of the cache at " + revision);
     }
@@ -257,7 +270,7 @@ public final class WatchCache {
       throw new HistoryExpiredException(atRevision, history.startRevision());
     }
     if (range.isAfterEnd(from) || KeyRange.KEY_ORDER.compare(from, range.start()) < 0) {
-      return new ListPage(List.of(), atRevision, null);
+      return new ListPage(List.of(), atRevision, null, countRemaining ? 0 : -1);
     }
     // key -> state at atRevision (null value = absent), for keys changed after it.
     TreeMap<ByteString, KeyValue> undo = new TreeMap<>(KeyRange.KEY_ORDER);
@@ -278,6 +291,8 @@ public final class WatchCache {
     Map.Entry<ByteString, StateEntry> c = current.hasNext() ? current.next() : null;
     Map.Entry<ByteString, KeyValue> u = changed.hasNext() ? changed.next() : null;
     List<KeyValue> out = new ArrayList<>(Math.min(limit, 1024));
+    ByteString nextKey = null;
+    long remaining = 0;
     while (c != null || u != null) {
       int cmp = c == null ? 1 : u == null ? -1 : KeyRange.KEY_ORDER.compare(c.getKey(), u.getKey());
       KeyValue kv;
@@ -297,12 +312,19 @@ public final class WatchCache {
       if (kv == null) {
         continue;
       }
-      if (out.size() == limit) {
-        return new ListPage(out, atRevision, key);
+      if (nextKey != null) {
+        remaining++;
+      } else if (out.size() == limit) {
+        if (!countRemaining) {
+          return new ListPage(out, atRevision, key);
+        }
+        nextKey = key;
+        remaining = 1;
+      } else {
+        out.add(kv);
       }
-      out.add(kv);
     }
-    return new ListPage(out, atRevision, null);
+    return new ListPage(out, atRevision, nextKey, countRemaining ? remaining : -1);
   }
 
   /**

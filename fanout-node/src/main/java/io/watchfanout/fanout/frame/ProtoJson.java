@@ -55,8 +55,13 @@ public final class ProtoJson {
       out.quotedNumber(list.getResourceVersion());
     }
     if (!list.getContinue().isEmpty()) {
-      name(out, first, "continue");
+      first = name(out, first, "continue");
       out.string(list.getContinue());
+    }
+    if (list.hasRemainingItemCount()) {
+      // Explicit presence (proto3 optional): printed even at 0, as JsonFormat does.
+      name(out, first, "remainingItemCount");
+      out.quotedNumber(list.getRemainingItemCount());
     }
     out.raw('}');
     return java.util.Arrays.copyOf(out.array(), out.length());

@@ -18,15 +18,23 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code GET /v1/kv}: a range read from the cache (README.md, "The watch protocol"). Runs on a worker thread (a big
- * list is encoded there, off the IO threads). Every page of a paged list is read at the
- * revision of the first page, carried in the continue token; a token older than the
- * history window gets 410 Expired, as Kubernetes answers an expired continue.
+ * {@code GET /v1/kv}: a range read from the cache (README.md, "The watch protocol"), with
+ * Kubernetes' list semantics for {@code resourceVersion}, {@code resourceVersionMatch},
+ * {@code limit} and {@code continue} ({@link ListRead} has the table and the 400s). Runs on a
+ * worker thread: a big list is encoded there, off the IO threads, and a read ahead of the node
+ * blocks it for up to {@code --resource-version-wait} (then 504 Timeout).
+ *
+ * <p>Every page of a paged list is read at the revision of the first page, carried in the
+ * continue token; a token, or an {@code Exact} revision, older than the history window gets 410
+ * Expired, as Kubernetes answers an expired continue or a compacted exact read. A page with a
+ * continue token carries {@code remainingItemCount}: counted once on the first page (a walk over
+ * the rest of the range), then carried in the token and decreased page by page, so later pages
+ * cost only their own key-values.
  */
 final class KvHandler implements HttpHandler {
   /** The parameters of {@code GET /v1/kv}; any other is refused. */
   static final java.util.List<String> PARAMETERS = java.util.List.of("key", "prefix", "rangeEnd", "resourceVersion",
-      "limit", "continue");
+      "resourceVersionMatch", "limit", "continue");
 
   private final WatchHub hub;
   private final HttpSettings settings;
@@ -49,38 +57,53 @@ final class KvHandler implements HttpHandler {
       QueryParams q = QueryParams.parse(exchange.getQueryString());
       q.only("/v1/kv", PARAMETERS);
       KeyRange range = KeyRangeParams.parse(q);
-      long rv = q.nonNegative("resourceVersion", -1, "a revision");
-      long limit = q.nonNegative("limit", 0, "the most key-values per page, 0 for all");
-      String token = q.text("continue");
+      ListRead read = ListRead.parse(q);
       Encoding encoding = AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT), false);
       HttpApi.checkServing(hub);
       long at = 0;
       ByteString from = null;
-      if (token != null && !token.isEmpty()) {
-        ContinueToken t = ContinueToken.decode(token);
-        if (!range.contains(t.nextKey()) && !t.nextKey().equals(range.start())) {
-          throw new ApiException(Statuses.badRequest("parameter continue: the token's next key \""
-              + KeyRange.printable(t.nextKey()) + "\" is outside " + range
-              + " (expected: the same key, prefix and rangeEnd as the first page)"));
+      switch (read.mode()) {
+        case CONTINUE -> {
+          ContinueToken t = read.token();
+          if (!range.contains(t.nextKey()) && !t.nextKey().equals(range.start())) {
+            throw new ApiException(Statuses.badRequest("parameter continue: the token's next key \""
+                + KeyRange.printable(t.nextKey()) + "\" is outside " + range
+                + " (expected: the same key, prefix and rangeEnd as the first page)"));
+          }
+          at = t.revision();
+          from = t.nextKey();
         }
-        at = t.revision();
-        from = t.nextKey();
-      } else if (rv < 0 && currentRevision != null) {
-        // No resourceVersion: most recent, as Kubernetes reads it; a consistent read.
-        awaitRevision(etcdRevision());
-      } else if (rv > hub.revision()) {
-        awaitRevision(rv);
+        case MOST_RECENT -> {
+          if (currentRevision != null) {
+            // Most recent, as Kubernetes reads it: a consistent read.
+            awaitRevision(etcdRevision());
+          }
+        }
+        case ANY -> { }
+        case NOT_OLDER_THAN -> awaitRevision(read.resourceVersion());
+        case EXACT -> {
+          awaitRevision(read.resourceVersion());
+          at = read.resourceVersion();
+        }
+        default -> throw new IllegalStateException(read.mode().toString());
       }
+      long limit = read.limit();
+      boolean firstOfPaged = limit > 0 && read.mode() != ListRead.Mode.CONTINUE;
       ListPage page;
       try {
-        page = hub.list(range, from, at, limit == 0 || limit > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) limit);
+        page = hub.list(range, from, at, limit == 0 || limit > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) limit,
+            firstOfPaged);
       } catch (HistoryExpiredException e) {
         throw new ApiException(Statuses.expired(e.getMessage()));
       }
       KeyValueList.Builder list = KeyValueList.newBuilder().addAllKvs(page.kvs())
           .setResourceVersion(page.revision());
       if (page.nextKey() != null) {
-        list.setContinue(new ContinueToken(page.revision(), page.nextKey()).encode());
+        long remaining = firstOfPaged ? page.remaining() : remainingAfter(read.token(), page);
+        list.setContinue(new ContinueToken(page.revision(), page.nextKey(), remaining).encode());
+        if (remaining >= 0) {
+          list.setRemainingItemCount(remaining);
+        }
       }
       KeyValueList answer = list.build();
       Responses.ok(exchange, encoding.mediaType(),
@@ -88,6 +111,19 @@ final class KvHandler implements HttpHandler {
     } catch (ApiException e) {
       Responses.error(exchange, e);
     }
+  }
+
+  /**
+   * The key-values after a later page: the token's count less the page's, or -1 when the token
+   * has no count (an older node's) or a count the page contradicts (a forged token): better no
+   * {@code remainingItemCount} than a wrong one.
+   */
+  static long remainingAfter(ContinueToken token, ListPage page) {
+    if (token.remaining() < 0) {
+      return -1;
+    }
+    long left = token.remaining() - page.kvs().size();
+    return left >= 1 ? left : -1;
   }
 
   /** etcd's current revision, or 503 when etcd cannot be asked (a consistent read cannot be served then). */
@@ -103,6 +139,9 @@ final class KvHandler implements HttpHandler {
 
   /** Blocks this worker thread until the cache reaches {@code rv}, or answers 504. */
   private void awaitRevision(long rv) throws ApiException, InterruptedException {
+    if (rv <= hub.revision()) {
+      return;
+    }
     CountDownLatch reached = new CountDownLatch(1);
     RevisionWaiter waiter = hub.awaitRevision(rv, reached::countDown);
     if (!reached.await(settings.resourceVersionWait().toMillis(), TimeUnit.MILLISECONDS) && hub.cancel(waiter)) {

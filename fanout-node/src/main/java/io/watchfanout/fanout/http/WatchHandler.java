@@ -38,11 +38,17 @@ import org.slf4j.LoggerFactory;
  * 410 Expired, which ends an EventSource (it does not retry a non-200 answer): list again.
  * The header is read only for {@code text/event-stream}; other encodings resume by
  * {@code resourceVersion} alone.
+ *
+ * <p>{@code sendInitialEvents=true&resourceVersion=N} (Kubernetes' watch-list, which clients send
+ * with {@code resourceVersionMatch=NotOlderThan}): the stream waits, as any watch ahead of the
+ * node, until the node reaches N, then sends the initial state at the node's revision S at that
+ * moment (S &gt;= N) and the events after S. {@code resourceVersionMatch} is checked by
+ * {@link ListRead#checkWatch}: only {@code NotOlderThan}, and only with {@code sendInitialEvents}.
  */
 final class WatchHandler implements HttpHandler {
   /** The parameters of {@code GET /v1/watch}; any other is refused. */
   static final java.util.List<String> PARAMETERS = java.util.List.of("key", "prefix", "rangeEnd", "resourceVersion",
-      "allowWatchBookmarks", "sendInitialEvents", "timeoutSeconds", "sinceTime");
+      "resourceVersionMatch", "allowWatchBookmarks", "sendInitialEvents", "timeoutSeconds", "sinceTime");
   private static final Logger LOG = LoggerFactory.getLogger(WatchHandler.class);
   private static final HttpString LAST_EVENT_ID = new HttpString("Last-Event-ID");
 
@@ -71,6 +77,7 @@ final class WatchHandler implements HttpHandler {
       long rv = q.nonNegative("resourceVersion", 0, "a revision");
       boolean bookmarks = q.bool("allowWatchBookmarks");
       boolean initial = q.bool("sendInitialEvents");
+      ListRead.checkWatch(q);
       timeoutSeconds = q.nonNegative("timeoutSeconds", 0, "seconds");
       sinceTime = sinceTime(q, rv, initial);
       Encoding encoding = AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT), true);

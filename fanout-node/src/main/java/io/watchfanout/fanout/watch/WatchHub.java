@@ -726,10 +726,24 @@ public final class WatchHub implements CacheFeed {
    */
   public ListPage list(KeyRange range, ByteString from, long atRevision, int limit)
       throws HistoryExpiredException {
+    return list(range, from, atRevision, limit, false);
+  }
+
+  /**
+   * As {@link #list(KeyRange, ByteString, long, int)}; with {@code countRemaining} the page also
+   * counts the key-values after it ({@link ListPage#remaining()}), a walk over the rest of the
+   * range under the hub's lock: for the first page of a paged list only.
+   *
+   * @param atRevision 0 = the cache's revision; otherwise at most the cache's revision
+   * @throws HistoryExpiredException if {@code atRevision} is older than the history window
+   * @throws IllegalArgumentException if {@code atRevision} is ahead of the cache
+   */
+  public ListPage list(KeyRange range, ByteString from, long atRevision, int limit, boolean countRemaining)
+      throws HistoryExpiredException {
     lock.lock();
     try {
       long at = atRevision == 0 ? cache.revision() : atRevision;
-      return cache.list(range, from == null ? range.start() : from, at, limit);
+      return cache.list(range, from == null ? range.start() : from, at, limit, countRemaining);
     } finally {
       lock.unlock();
     }

@@ -315,6 +315,33 @@ class WatchCacheTest {
     assertThatThrownBy(() -> c.list(KeyRange.all(), ByteString.EMPTY, 99, 10)).isInstanceOf(HistoryExpiredException.class);
   }
 
+  @Test
+  void aCountedPageCountsTheKeyValuesAfterItAtItsRevision() throws Exception {
+    WatchCache c = cache(1000, Duration.ofMinutes(10));
+    RecordApplier applier = new RecordApplier(new Direct(c), 100);
+    for (int i = 0; i < 10; i++) {
+      feed(applier, etcd.put("k" + i, "v" + i));
+    }
+    feed(applier, etcd.put("other", "x"));
+    long rev = c.revision();
+    // After rev: a delete, a new key and a change, inside and outside the page.
+    feed(applier, etcd.delete("k7"));
+    feed(applier, etcd.put("k35", "new"));
+    feed(applier, etcd.put("k1", "changed"));
+    feed(applier, etcd.delete("k2"));
+    KeyRange range = KeyRange.prefix(key("k"));
+    ListPage old = c.list(range, key("k"), rev, 4, true);
+    assertThat(old.kvs()).extracting(kv -> kv.getKey().toStringUtf8()).containsExactly("k0", "k1", "k2", "k3");
+    assertThat(old.nextKey()).isEqualTo(key("k4"));
+    assertThat(old.remaining()).as("k4..k9 at rev").isEqualTo(6);
+    ListPage now = c.list(range, key("k"), c.revision(), 4, true);
+    assertThat(now.kvs()).extracting(kv -> kv.getKey().toStringUtf8()).containsExactly("k0", "k1", "k3", "k35");
+    assertThat(now.remaining()).as("k4, k5, k6, k8, k9").isEqualTo(5);
+    assertThat(c.list(range, key("k"), rev, 10, true).remaining()).as("one page").isZero();
+    assertThat(c.list(range, key("k"), rev, 9, true).remaining()).isEqualTo(1);
+    assertThat(c.list(range, key("k"), rev, 4, false).remaining()).as("not counted").isEqualTo(-1);
+  }
+
   static List<CachedEvent> readAll(WatchCache c, long from, KeyRange range) {
     try {
       List<CachedEvent> out = new ArrayList<>();

@@ -36,6 +36,9 @@ class ProtoJsonTest {
     for (int i = 0; i < 200; i++) {
       KeyValueList.Builder list = KeyValueList.newBuilder().setResourceVersion(random.nextInt(3) == 0 ? 0 : random.nextLong())
           .setContinue(random.nextBoolean() ? "" : randomString());
+      if (random.nextBoolean()) {
+        list.setRemainingItemCount(random.nextInt(3) == 0 ? 0 : random.nextLong());
+      }
       int n = random.nextInt(4);
       for (int k = 0; k < n; k++) {
         list.addKvs(randomKv());
