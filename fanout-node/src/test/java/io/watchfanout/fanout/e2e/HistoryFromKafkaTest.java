@@ -123,7 +123,9 @@ class HistoryFromKafkaTest {
       assertThat(metric(b, "watchfanout_catchup_events_total{source=\"kafka\",}")).isPositive();
       assertThat(metric(b, "watchfanout_older_history_reads_started_total")).isBetween(1.0, 3.0);
 
-      // 100 watchers from one old revision at once: one read of the span, one encode per event.
+      // 100 watchers from one old revision at once: one read of the span, one encode per event. (The
+      // reads above linger for late joiners first; this span is to be read anew.)
+      await().atMost(WAIT).until(() -> metric(b, "watchfanout_older_history_reads") == 0);
       double readsBefore = metric(b, "watchfanout_older_history_reads_started_total");
       double eventsReadBefore = metric(b, "watchfanout_older_history_events_read_total");
       String json = "watchfanout_frames_encoded_total{encoding=\"json\",kind=\"event\",}";
@@ -172,7 +174,8 @@ class HistoryFromKafkaTest {
       assertThat(frames.get(0).getResourceVersion()).isBetween(before, after[0] - 1);
       List<Long> events = frames.stream().filter(f -> f.getType() != WatchEvent.Type.BOOKMARK)
           .map(WatchEvent::getResourceVersion).distinct().toList();
-      assertThat(events).containsExactlyElementsOf(java.util.Arrays.stream(after).boxed().toList());
+      // (A delete of a key already gone answers etcd's revision without making one.)
+      assertThat(events).containsExactlyElementsOf(java.util.Arrays.stream(after).distinct().boxed().toList());
 
       assertThat(Stack.get(url.replace(URLEncoder.encode(at.toString(), StandardCharsets.UTF_8),
           "2001-01-01T00:00:00Z")).statusCode()).isEqualTo(410);
@@ -250,7 +253,8 @@ class HistoryFromKafkaTest {
           }
           nodes.set(n, stack.node("roll-" + (char) ('a' + n) + "2", "--history-max-events", "300"));
         }
-        assertThat(resumes).isEqualTo(200);
+        // The first restart moves 100 watchers, the second the 200 then on the other node.
+        assertThat(resumes).isEqualTo(300);
         long ops = writer.operations();
         await().atMost(WAIT).until(() -> writer.operations() > ops + 200);
         writer.stop();
