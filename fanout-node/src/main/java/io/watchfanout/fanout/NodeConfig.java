@@ -1,5 +1,6 @@
 package io.watchfanout.fanout;
 
+import io.watchfanout.fanout.http.CorsOrigins;
 import io.watchfanout.fanout.http.TcpKeepalive;
 import io.watchfanout.common.DurationConverter;
 import java.time.Duration;
@@ -38,6 +39,8 @@ import java.util.Objects;
  *     empty for none
  * @param progressNotifyInterval etcd API: quiet time after which a watch with progress_notify
  *     gets an empty response carrying the revision, {@code >= 1ms}
+ * @param corsAllowedOrigins origins whose pages may read the HTTP API across origins, or
+ *     {@code *}; empty for none ({@link CorsOrigins})
  * @param benchEncodePerWatcher benchmark only ({@code bin/bench memo}): live dispatch encodes a
  *     frame per watcher instead of sharing one per event and encoding; never set in production
  */
@@ -45,7 +48,8 @@ public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindA
     Duration bookmarkInterval, int historyMaxEvents, Duration historyMaxAge, Duration resourceVersionWait,
     int watcherQueueFrames, Duration shutdownDrain, Duration stalledCloseAfter, Duration writeTimeout,
     Duration tcpKeepaliveIdle, Duration tcpKeepaliveInterval, int tcpKeepaliveCount, Duration maxFeedStaleness,
-    int etcdApiPort, List<String> etcdEndpoints, Duration progressNotifyInterval, boolean benchEncodePerWatcher) {
+    int etcdApiPort, List<String> etcdEndpoints, Duration progressNotifyInterval, List<String> corsAllowedOrigins,
+    boolean benchEncodePerWatcher) {
   /** Validates every field, with messages that name the flag, the value and what was expected. */
   public NodeConfig {
     Objects.requireNonNull(kafkaBootstrap, "kafkaBootstrap");
@@ -57,6 +61,8 @@ public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindA
     check(etcdApiPort >= -1 && etcdApiPort <= 65535, "--etcd-api-port: " + etcdApiPort
         + " (expected: 0..65535, or -1 for none)");
     etcdEndpoints = List.copyOf(etcdEndpoints);
+    corsAllowedOrigins = List.copyOf(corsAllowedOrigins);
+    CorsOrigins.of(corsAllowedOrigins);
     check(progressNotifyInterval.toMillis() >= 1, "--progress-notify-interval: "
         + DurationConverter.format(progressNotifyInterval) + " (expected: >= 1ms)");
     check(!bookmarkInterval.isZero() && !bookmarkInterval.isNegative(),
