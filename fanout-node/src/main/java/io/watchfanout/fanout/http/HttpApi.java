@@ -190,8 +190,7 @@ public final class HttpApi {
     boolean sweeping = sweeper.start(port);
     LOG.info("[node {}] serving HTTP on {}:{} (CORS origins: {}; TCP keepalive {}s idle, {} probes {}s apart; "
         + "write timeout {} ms{})", settings.nodeId(), bindAddress, port, corsOrigins, keepalive.idle().getSeconds(),
-        keepalive.count(),
-        keepalive.interval().getSeconds(), settings.writeTimeout().toMillis(), sweeping
+        keepalive.count(), keepalive.interval().getSeconds(), settings.writeTimeout().toMillis(), sweeping
             ? ", also for bytes unacknowledged, checked every " + sweeper.interval().toMillis() + " ms" : "");
   }
 

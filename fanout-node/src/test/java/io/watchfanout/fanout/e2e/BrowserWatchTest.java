@@ -41,9 +41,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * A page in headless Chromium, served from another origin than the nodes', watches a prefix with
  * {@code EventSource} (README.md, "Browsers"): it lists through {@code fetch}, watches node A,
  * moves to node B with the last event id as {@code resourceVersion} when A is SIGKILLed, and sees
- * every event exactly once; a watch from before the nodes' history shows the 410 {@code ERROR}
- * event that the node sends inside a 200 stream. Everything cross-origin works only because the
- * nodes answer with CORS headers for the page's origin ({@code --cors-allowed-origins}).
+ * every event exactly once; Chromium's own reconnection (same URL, {@code Last-Event-ID}) after
+ * streams that end loses and repeats nothing; a watch from before the nodes' history shows the
+ * 410 {@code ERROR} event that the node sends inside a 200 stream. Everything cross-origin works
+ * only because the nodes answer with CORS headers for the page's origin
+ * ({@code --cors-allowed-origins}).
  *
  * <p>Drives the system's Chromium ({@code /usr/bin/chromium}) with {@code playwright-core},
  * installed by {@code npm ci} from the lock file in {@code src/test/node/browser}.
@@ -126,6 +128,20 @@ class BrowserWatchTest {
           assertThat(lines(out, "main", "UNNAMED")).as("frames are named events only").isEmpty();
           assertThat(lines(out, "main", "ERROR")).isEmpty();
 
+          // The EventSource's own reconnection: each stream ends after 1 s and Chromium reopens the
+          // same URL (whose resourceVersion is the first one) with Last-Event-ID, across origins.
+          send(commands, "open native " + pageOrigin + "/watch.html?native=1&extra=timeoutSeconds%3D1&nodes=" + b.url()
+              + "&key=" + URLEncoder.encode(p, StandardCharsets.UTF_8));
+          await().atMost(WAIT).untilAsserted(() -> assertThat(lines(out, "native", "CONNECTED")).hasSizeGreaterThan(1));
+          List<String> nativeExpected = new ArrayList<>();
+          for (int i = 0; i < 2; i++) {
+            int connections = lines(out, "native", "CONNECTED").size();
+            put(kv, p + "n" + i, "r" + i, values, nativeExpected);
+            await().atMost(WAIT).until(() -> lines(out, "native", "CONNECTED").size() > connections + 1);
+          }
+          assertThat(events(out, "native")).as("once each across reconnections").isEqualTo(nativeExpected);
+          assertThat(lines(out, "native", "RECONNECTING")).isNotEmpty();
+
           // A watch from before the nodes' history: the ERROR event, readable inside a 200.
           send(commands, "open old " + pageOrigin + "/watch.html?nodes=" + b.url() + "&rv=1&key="
               + URLEncoder.encode(p, StandardCharsets.UTF_8));
@@ -166,9 +182,14 @@ class BrowserWatchTest {
     expected.add("DELETED " + key + " " + values.remove(key) + " " + rev);
   }
 
-  /** The page's events, as "TYPE key value revision". */
+  /** The main tab's events, as "TYPE key value revision". */
   private static List<String> events(Path out) throws IOException {
-    return lines(out, "main", null).stream().filter(BrowserWatchTest::isEvent)
+    return events(out, "main");
+  }
+
+  /** A tab's events, as "TYPE key value revision". */
+  private static List<String> events(Path out, String tab) throws IOException {
+    return lines(out, tab, null).stream().filter(BrowserWatchTest::isEvent)
         .map(o -> o.get("type").getAsString() + " " + o.get("key").getAsString() + " " + o.get("value").getAsString()
             + " " + o.get("resourceVersion").getAsString())
         .toList();
