@@ -7,6 +7,7 @@ import io.watchfanout.fanout.etcd.EtcdApi;
 import io.watchfanout.fanout.etcd.EtcdApis;
 import io.watchfanout.fanout.etcd.EtcdRevisionProbe;
 import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.http.CorsOrigins;
 import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
 import io.watchfanout.fanout.http.TcpKeepalive;
@@ -60,6 +61,7 @@ public final class FanoutNode implements AutoCloseable {
     api = new HttpApi(hub, new HttpSettings(config.bookmarkInterval(), config.resourceVersionWait(), 1, config.nodeId(),
         config.stalledCloseAfter(), config.writeTimeout(), new TcpKeepalive(config.tcpKeepaliveIdle(),
         config.tcpKeepaliveInterval(), config.tcpKeepaliveCount())), registry, config.bindAddress(), config.port());
+    api.allowOrigins(CorsOrigins.of(config.corsAllowedOrigins()));
     etcdChannel = config.etcdEndpoints().isEmpty() || config.etcdApiPort() < 0 ? null
         : EtcdApis.channel(config.etcdEndpoints());
     etcdApi = config.etcdApiPort() < 0 ? null : EtcdApis.create(hub, config, etcdChannel, registry);

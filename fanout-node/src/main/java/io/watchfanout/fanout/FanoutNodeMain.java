@@ -144,6 +144,12 @@ public final class FanoutNodeMain implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE}).")
   Duration progressNotifyInterval;
 
+  @Option(names = "--cors-allowed-origins", split = ",", paramLabel = "ORIGINS",
+      description = "Origins whose pages may read /v1/* and etcd's JSON gateway /v3/* across origins (CORS, "
+          + "README.md \"Browsers\"), comma-separated, e.g. https://app.example.com,http://127.0.0.1:8080; * for "
+          + "any (default: none; preflights get 403).")
+  List<String> corsAllowedOrigins;
+
   @Option(names = "--bench-encode-per-watcher", hidden = true,
       description = "Benchmark only (bin/bench memo, docs/BENCHMARKS.md): live dispatch encodes a frame per watcher "
           + "instead of once per event and encoding, to measure what encode-once saves. Never in production.")
@@ -171,7 +177,8 @@ public final class FanoutNodeMain implements Callable<Integer> {
       return new NodeConfig(kafkaBootstrap, topicPrefix, bindAddress, port, id, bookmarkInterval, historyMaxEvents,
           historyMaxAge, resourceVersionWait, watcherQueueFrames, shutdownDrain, stalledCloseAfter, writeTimeout,
           tcpKeepaliveIdle, tcpKeepaliveInterval, tcpKeepaliveCount, maxFeedStaleness, etcdApiPort,
-          etcdEndpoints == null ? List.of() : List.copyOf(etcdEndpoints), progressNotifyInterval, deepReadMaxReaders,
+          etcdEndpoints == null ? List.of() : List.copyOf(etcdEndpoints), progressNotifyInterval,
+          corsAllowedOrigins == null ? List.of() : List.copyOf(corsAllowedOrigins), deepReadMaxReaders,
           deepReadMaxBytes, benchEncodePerWatcher);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());

@@ -1,5 +1,6 @@
 package io.watchfanout.fanout;
 
+import io.watchfanout.fanout.http.CorsOrigins;
 import io.watchfanout.fanout.http.TcpKeepalive;
 import io.watchfanout.common.DurationConverter;
 import java.time.Duration;
@@ -38,6 +39,8 @@ import java.util.Objects;
  *     empty for none
  * @param progressNotifyInterval etcd API: quiet time after which a watch with progress_notify
  *     gets an empty response carrying the revision, {@code >= 1ms}
+ * @param corsAllowedOrigins origins whose pages may read the HTTP API across origins, or
+ *     {@code *}; empty for none ({@link CorsOrigins})
  * @param deepReadMaxReaders reads of the events topic for watches older than the window at once,
  *     {@code >= 0}; 0 = none (such watches get 410)
  * @param deepReadMaxBytes bytes of events one such read holds at most, {@code >= 1}
@@ -48,7 +51,8 @@ public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindA
     Duration bookmarkInterval, int historyMaxEvents, Duration historyMaxAge, Duration resourceVersionWait,
     int watcherQueueFrames, Duration shutdownDrain, Duration stalledCloseAfter, Duration writeTimeout,
     Duration tcpKeepaliveIdle, Duration tcpKeepaliveInterval, int tcpKeepaliveCount, Duration maxFeedStaleness,
-    int etcdApiPort, List<String> etcdEndpoints, Duration progressNotifyInterval, int deepReadMaxReaders, long deepReadMaxBytes,
+    int etcdApiPort, List<String> etcdEndpoints, Duration progressNotifyInterval, List<String> corsAllowedOrigins,
+    int deepReadMaxReaders, long deepReadMaxBytes,
     boolean benchEncodePerWatcher) {
   /** Validates every field, with messages that name the flag, the value and what was expected. */
   public NodeConfig {
@@ -61,6 +65,8 @@ public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindA
     check(etcdApiPort >= -1 && etcdApiPort <= 65535, "--etcd-api-port: " + etcdApiPort
         + " (expected: 0..65535, or -1 for none)");
     etcdEndpoints = List.copyOf(etcdEndpoints);
+    corsAllowedOrigins = List.copyOf(corsAllowedOrigins);
+    CorsOrigins.of(corsAllowedOrigins);
     check(progressNotifyInterval.toMillis() >= 1, "--progress-notify-interval: "
         + DurationConverter.format(progressNotifyInterval) + " (expected: >= 1ms)");
     check(!bookmarkInterval.isZero() && !bookmarkInterval.isNegative(),

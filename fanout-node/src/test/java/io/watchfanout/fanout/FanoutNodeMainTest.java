@@ -75,6 +75,25 @@ class FanoutNodeMainTest {
   }
 
   @Test
+  void corsAllowedOriginsAreNoneByDefaultAndParsedFromTheFlagOrTheEnvironment() {
+    FanoutNodeMain none = new FanoutNodeMain();
+    cli(none, Map.of(), new StringWriter()).parseArgs("--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port", "1");
+    assertThat(none.toConfig().corsAllowedOrigins()).isEmpty();
+    FanoutNodeMain flag = new FanoutNodeMain();
+    cli(flag, Map.of(), new StringWriter()).parseArgs("--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port",
+        "1", "--cors-allowed-origins", "https://a.example,http://127.0.0.1:8080");
+    assertThat(flag.toConfig().corsAllowedOrigins()).containsExactly("https://a.example", "http://127.0.0.1:8080");
+    FanoutNodeMain env = new FanoutNodeMain();
+    cli(env, Map.of("WATCHFANOUT_CORS_ALLOWED_ORIGINS", "*"), new StringWriter()).parseArgs("--kafka-bootstrap",
+        "k:9092", "--topic-prefix", "w", "--port", "1");
+    assertThat(env.toConfig().corsAllowedOrigins()).containsExactly("*");
+    StringWriter err = new StringWriter();
+    assertThat(cli(new FanoutNodeMain(), Map.of(), err).execute("--kafka-bootstrap", "k:9092", "--topic-prefix", "w",
+        "--port", "1", "--cors-allowed-origins", "https://a.example/app")).isEqualTo(2);
+    assertThat(err.toString()).contains("--cors-allowed-origins: 'https://a.example/app' (expected: origins such as");
+  }
+
+  @Test
   void badFlagsExitWithStatus2AndSayWhatWasExpected() {
     StringWriter err = new StringWriter();
     assertThat(cli(new FanoutNodeMain(), Map.of(), err).execute("--kafka-bootstrap", "k:9092", "--topic-prefix", "w",

@@ -38,6 +38,8 @@ import org.xnio.conduits.ConduitStreamSourceChannel;
 /**
  * The fan-out node's HTTP server (Undertow): {@code /v1/watch}, {@code /v1/kv},
  * {@code /readyz}, {@code /livez}, {@code /metrics}; any other path is a 404 {@code Status}.
+ * Pages of the origins given to {@link #allowOrigins} may read {@code /v1/*} and {@code /v3/*}
+ * across origins ({@link CorsHandler}).
  *
  * <p>The listener is assembled from Undertow's parts (an XNIO worker, an
  * {@link HttpOpenListener}) as {@code Undertow.start()} does, with one difference: each
@@ -70,6 +72,7 @@ public final class HttpApi {
   private JsonGateway gateway;
   private CurrentRevision currentRevision;
   private ExecutorService gatewayWriters;
+  private CorsOrigins corsOrigins = CorsOrigins.NONE;
 
   /**
    * @param hub the watch hub to serve
@@ -111,6 +114,15 @@ public final class HttpApi {
   }
 
   /**
+   * Lets pages of {@code origins} read {@code /v1/*} and {@code /v3/*} across origins
+   * ({@link CorsHandler}; README.md, "Browsers"); call before {@link #start()}. Without it no
+   * origin may, and preflights are refused with 403.
+   */
+  public void allowOrigins(CorsOrigins origins) {
+    this.corsOrigins = java.util.Objects.requireNonNull(origins, "origins");
+  }
+
+  /**
    * Starts listening; {@link #port()} tells where.
    *
    * @throws CannotListenException if the address cannot be bound
@@ -129,7 +141,7 @@ public final class HttpApi {
       v3 = new GatewayHandler(gateway, gatewayWriters);
     }
     GatewayHandler gatewayHandler = v3;
-    HttpHandler root = exchange -> route(exchange, watch, kv, gatewayHandler);
+    HttpHandler root = new CorsHandler(exchange -> route(exchange, watch, kv, gatewayHandler), corsOrigins);
     // Undertow.start()'s worker, socket and buffer settings, for a heap of 128 MiB or more.
     worker = createWorker(OptionMap.builder()
         .set(Options.WORKER_NAME, "watchfanout-http-" + settings.nodeId())
@@ -176,9 +188,9 @@ public final class HttpApi {
     server.resumeAccepts();
     port = ((InetSocketAddress) server.getLocalAddress()).getPort();
     boolean sweeping = sweeper.start(port);
-    LOG.info("[node {}] serving HTTP on {}:{} (TCP keepalive {}s idle, {} probes {}s apart; write timeout {} ms{})",
-        settings.nodeId(), bindAddress, port, keepalive.idle().getSeconds(), keepalive.count(),
-        keepalive.interval().getSeconds(), settings.writeTimeout().toMillis(), sweeping
+    LOG.info("[node {}] serving HTTP on {}:{} (CORS origins: {}; TCP keepalive {}s idle, {} probes {}s apart; "
+        + "write timeout {} ms{})", settings.nodeId(), bindAddress, port, corsOrigins, keepalive.idle().getSeconds(),
+        keepalive.count(), keepalive.interval().getSeconds(), settings.writeTimeout().toMillis(), sweeping
             ? ", also for bytes unacknowledged, checked every " + sweeper.interval().toMillis() + " ms" : "");
   }
 
@@ -272,6 +284,10 @@ public final class HttpApi {
         if (!exchange.getRequestMethod().equals(Methods.GET)) {
           Responses.status(exchange, Statuses.methodNotAllowed(exchange.getRequestMethod() + " " + path
               + " (expected: GET)"), 0);
+        } else if (draining.get() && path.equals("/v1/watch")) {
+          // An event stream gets its 503 as an ERROR frame a page can read (WatchHandler).
+          watch.refuse(exchange, new ApiException(Statuses.notReady("this node is shutting down; ask another node"),
+              settings.retryAfterSeconds()));
         } else if (draining.get()) {
           Responses.status(exchange, Statuses.notReady("this node is shutting down; ask another node"),
               settings.retryAfterSeconds());

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * {@code GET /v1/watch} (README.md, "The watch protocol"). Runs on the IO thread and never blocks: a
  * {@code resourceVersion} ahead of the node waits on the hub's revision waiters with a
  * timer, and the stream itself is a {@link WatchStream}. Errors found before streaming get
- * their HTTP status and a JSON {@code Status}; after that, an ERROR frame.
+ * their HTTP status and a JSON {@code Status} (event streams: see below); after that, an ERROR
+ * frame.
  *
  * <p>Server-Sent Events ({@code Accept: text/event-stream}) and {@code Last-Event-ID}: an
  * EventSource reconnects to the same URL and adds the header with the last {@code id} it
@@ -34,10 +35,15 @@ import org.slf4j.LoggerFactory;
  * {@code Last-Event-ID: N} the stream resumes exactly like {@code resourceVersion=N} whatever
  * the URL's {@code resourceVersion} (the starting point of the first connection, which the
  * client cannot change), and {@code sendInitialEvents} is ignored (the client received the
- * initial events up to the bookmark whose id it sends). A resume older than the history gets
- * 410 Expired, which ends an EventSource (it does not retry a non-200 answer): list again.
- * The header is read only for {@code text/event-stream}; other encodings resume by
- * {@code resourceVersion} alone.
+ * initial events up to the bookmark whose id it sends). The header is read only for
+ * {@code text/event-stream}; other encodings resume by {@code resourceVersion} alone.
+ *
+ * <p>An event stream whose parameters parsed is never refused with an HTTP error: a resume
+ * older than the history (410 Expired), a revision the node does not reach in time (504), a
+ * node not ready or shutting down (503), too many reads of older history (429) get 200, the
+ * {@code retry:} line and one ERROR frame ({@link Responses#watchError}), because an EventSource
+ * closes for good on a non-200 answer without showing the page why. JSON and protobuf watches
+ * keep the HTTP statuses that Kubernetes clients act on.
  *
  * <p>{@code sendInitialEvents=true&resourceVersion=N} (Kubernetes' watch-list, which clients send
  * with {@code resourceVersionMatch=NotOlderThan}): the stream waits, as any watch ahead of the
@@ -99,7 +105,7 @@ final class WatchHandler implements HttpHandler {
       HttpApi.checkServing(hub);
       spec = new WatchSpec(range, encoding, rv, bookmarks, initial, false, false, sinceTime != null);
     } catch (ApiException e) {
-      Responses.error(exchange, e);
+      refuse(exchange, e);
       return;
     }
     Instant since = sinceTime;
@@ -140,10 +146,10 @@ final class WatchHandler implements HttpHandler {
       if (error != null) {
         Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
         if (cause instanceof HistoryExpiredException expired) {
-          Responses.status(exchange, Statuses.expired(expired.getMessage()), 0);
+          refuse(exchange, new ApiException(Statuses.expired(expired.getMessage())));
         } else {
-          Responses.status(exchange, Statuses.unavailable("could not find sinceTime in the events topic: " + cause),
-              settings.retryAfterSeconds());
+          refuse(exchange, new ApiException(Statuses.unavailable("could not find sinceTime in the events topic: "
+              + cause), settings.retryAfterSeconds()));
         }
         return;
       }
@@ -165,7 +171,7 @@ final class WatchHandler implements HttpHandler {
     Duration wait = settings.resourceVersionWait();
     exchange.getIoThread().executeAfter(() -> {
       if (hub.cancel(waiter)) {
-        Responses.error(exchange, ApiException.notCaughtUp(spec.resourceVersion(), hub.revision(), wait,
+        refuse(exchange, ApiException.notCaughtUp(spec.resourceVersion(), hub.revision(), wait,
             settings.retryAfterSeconds()));
       }
     }, wait.toMillis(), TimeUnit.MILLISECONDS);
@@ -203,16 +209,25 @@ final class WatchHandler implements HttpHandler {
       HttpApi.checkServing(hub);
       watcher = hub.watch(spec, stream);
     } catch (ApiException e) {
-      Responses.error(exchange, e);
+      refuse(exchange, e);
       return;
     } catch (HistoryExpiredException e) {
-      Responses.status(exchange, Statuses.expired(e.getMessage()), 0);
+      refuse(exchange, new ApiException(Statuses.expired(e.getMessage())));
       return;
     } catch (TooManyReadsException e) {
-      Responses.status(exchange, Statuses.tooManyRequests(e.getMessage()), settings.retryAfterSeconds());
+      refuse(exchange, new ApiException(Statuses.tooManyRequests(e.getMessage()), settings.retryAfterSeconds()));
       return;
     }
     LOG.debug("[node {}] {} from resourceVersion {}", settings.nodeId(), watcher, spec.resourceVersion());
-    stream.start(watcher, timeoutSeconds, spec.encoding().mediaType());
+    stream.start(watcher, timeoutSeconds, spec.encoding().mediaType(),
+        spec.encoding() == Encoding.SSE ? Responses.sseRetry(settings.retryAfterSeconds()) : null);
+  }
+
+  /**
+   * Answers a watch refused before streaming: the plain HTTP error, or for an event stream whose
+   * parameters parsed a 200 stream with one ERROR frame ({@link Responses#watchError}).
+   */
+  void refuse(HttpServerExchange exchange, ApiException e) {
+    Responses.watchError(exchange, e, hub.frameEncoder(), settings.retryAfterSeconds());
   }
 }

@@ -117,8 +117,11 @@ final class WatchStream implements WatchSink {
   /**
    * Starts streaming (IO thread): sends the 200 headers, starts the periodic tick and the
    * stream timeout, and pulls the first frames.
+   *
+   * @param preamble bytes sent before the first frame (an event stream's {@code retry:} line),
+   *     or null
    */
-  void start(Watcher w, long timeoutSeconds, String contentType) {
+  void start(Watcher w, long timeoutSeconds, String contentType, ByteBuffer preamble) {
     this.watcher = w;
     exchange.setStatusCode(200);
     exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, contentType);
@@ -143,6 +146,10 @@ final class WatchStream implements WatchSink {
           watcher.finish();
         }
       }, timeoutSeconds, TimeUnit.SECONDS);
+    }
+    if (preamble != null) {
+      // Staged like frames: it goes out in the first chunk, with the headers.
+      stage(List.of(preamble));
     }
     pump();
   }

@@ -148,6 +148,11 @@ public final class WatchClient implements AutoCloseable {
             block.append(block.length() == 0 ? "" : "\n").append(line);
             continue;
           }
+          if (block.toString().startsWith("retry: ")) {
+            // The stream's reconnection delay: no event.
+            block.setLength(0);
+            continue;
+          }
           Frames.SseEvent e = Frames.parseSse(block.toString());
           block.setLength(0);
           synchronized (frames) {

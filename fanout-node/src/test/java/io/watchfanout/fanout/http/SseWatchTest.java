@@ -51,6 +51,9 @@ class SseWatchTest {
       in = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
     }
 
+    /** The reconnection delay of the stream's {@code retry:} block, once read; null before. */
+    String retry;
+
     SseEvent next() throws IOException {
       StringBuilder block = new StringBuilder();
       String line;
@@ -58,6 +61,12 @@ class SseWatchTest {
         block.append(block.length() == 0 ? "" : "\n").append(line);
       }
       assertThat(line).as("stream ended early").isNotNull();
+      if (block.toString().startsWith("retry: ")) {
+        // The stream's first block: it sets the reconnection delay and dispatches no event.
+        assertThat(retry).as("one retry block, first").isNull();
+        retry = block.substring(7);
+        return next();
+      }
       SseEvent e = Frames.parseSse(block.toString());
       if (e.id() != null) {
         lastEventId = e.id();
@@ -95,6 +104,7 @@ class SseWatchTest {
     long progress = node.etcd.revision();
     try (EventStream events = new EventStream(r.body())) {
       SseEvent single = events.nextEvent();
+      assertThat(events.retry).as("the stream opens with the reconnection delay: Retry-After").isEqualTo("1000");
       assertThat(single.id()).isEqualTo("101");
       assertThat(single.event()).isEqualTo("ADDED");
       assertThat(single.frame().getObject().getValue().toStringUtf8()).isEqualTo("x");
@@ -168,15 +178,65 @@ class SseWatchTest {
   }
 
   @Test
-  void aLastEventIdOlderThanTheHistoryIs410() throws Exception {
+  void aLastEventIdOlderThanTheHistoryIsAnErrorFrameInA200StreamThatAPageCanRead() throws Exception {
     node = nodes.start(3, 256, true);
     for (int i = 0; i < 10; i++) {
       node.feed(node.etcd.put("/k/" + i, "v"));
     }
     HttpResponse<String> r = client.send(HttpRequest.newBuilder(node.uri("/v1/watch?key=%2Fk%2F&prefix=true"))
         .header("Accept", SSE).header("Last-Event-ID", "101").build(), HttpResponse.BodyHandlers.ofString());
-    assertThat(r.statusCode()).isEqualTo(410);
-    assertThat(Frames.parseStatus(r.body()).getReason()).isEqualTo("Expired");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type")).hasValue(SSE);
+    assertThat(r.headers().firstValue("Cache-Control")).hasValue("no-cache");
+    String[] blocks = r.body().split("\n\n", -1);
+    assertThat(blocks).as("retry, ERROR, end: %s", r.body()).hasSize(3);
+    assertThat(blocks[0]).isEqualTo("retry: 1000");
+    SseEvent error = Frames.parseSse(blocks[1]);
+    assertThat(error.event()).isEqualTo("ERROR");
+    assertThat(error.id()).as("no resume point").isNull();
+    assertThat(error.frame().getStatus().getCode()).isEqualTo(410);
+    assertThat(error.frame().getStatus().getReason()).isEqualTo("Expired");
+    assertThat(blocks[2]).isEmpty();
+    // The same from the URL's resourceVersion; other encodings keep the HTTP status.
+    HttpResponse<String> url = client.send(HttpRequest.newBuilder(node.uri("/v1/watch?key=%2Fk%2F&prefix=true"
+        + "&resourceVersion=101")).header("Accept", SSE).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(url.statusCode()).isEqualTo(200);
+    assertThat(Frames.parseSse(url.body().split("\n\n")[1]).frame().getStatus().getReason()).isEqualTo("Expired");
+    for (String accept : List.of("application/json", "application/x-protobuf")) {
+      HttpResponse<String> plain = client.send(HttpRequest.newBuilder(node.uri("/v1/watch?key=%2Fk%2F&prefix=true"
+          + "&resourceVersion=101")).header("Accept", accept).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(plain.statusCode()).as(accept).isEqualTo(410);
+      assertThat(Frames.parseStatus(plain.body()).getReason()).isEqualTo("Expired");
+    }
+  }
+
+  @Test
+  void notReadyAndTimeoutAreErrorFramesWithRetryAfterButMalformedRequestsStayPlainErrors() throws Exception {
+    node = nodes.start(1000, 256, false);
+    HttpResponse<String> notReady = client.send(HttpRequest.newBuilder(node.uri("/v1/watch?key=a"))
+        .header("Accept", SSE).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(notReady.statusCode()).isEqualTo(200);
+    assertThat(notReady.headers().firstValue("Retry-After")).hasValue("1");
+    assertThat(notReady.body()).startsWith("retry: 1000\n\n");
+    assertThat(Frames.parseSse(notReady.body().split("\n\n")[1]).frame().getStatus().getReason())
+        .isEqualTo("NotReady");
+    HttpResponse<String> malformed = client.send(HttpRequest.newBuilder(node.uri("/v1/watch?key=a&resourceVersion=x"))
+        .header("Accept", SSE).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(malformed.statusCode()).as("a bad parameter is the request's to fix, even on a node not ready")
+        .isEqualTo(400);
+    assertThat(Frames.parseStatus(malformed.body()).getReason()).isEqualTo("BadRequest");
+    HttpResponse<String> json = client.send(HttpRequest.newBuilder(node.uri("/v1/watch?key=a"))
+        .header("Accept", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(json.statusCode()).isEqualTo(503);
+    node.hub.markReady();
+    HttpResponse<String> ahead = client.send(HttpRequest.newBuilder(node.uri("/v1/watch?key=a&resourceVersion=999"))
+        .header("Accept", SSE).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(ahead.statusCode()).isEqualTo(200);
+    assertThat(ahead.headers().firstValue("Retry-After")).hasValue("1");
+    SseEvent timeout = Frames.parseSse(ahead.body().split("\n\n")[1]);
+    assertThat(timeout.event()).isEqualTo("ERROR");
+    assertThat(timeout.frame().getStatus().getCode()).isEqualTo(504);
+    assertThat(timeout.frame().getStatus().getReason()).isEqualTo("Timeout");
   }
 
   @Test

@@ -49,6 +49,13 @@ final class TestNode implements AutoCloseable {
    */
   TestNode(int historyMaxEvents, int queueFrames, boolean ready, Duration stalledCloseAfter, Duration writeTimeout,
       TcpKeepalive keepalive, String bindAddress, Duration bookmarkInterval) {
+    this(historyMaxEvents, queueFrames, ready, stalledCloseAfter, writeTimeout, keepalive, bindAddress,
+        bookmarkInterval, CorsOrigins.NONE);
+  }
+
+  /** As above, serving pages of {@code corsOrigins} across origins. */
+  TestNode(int historyMaxEvents, int queueFrames, boolean ready, Duration stalledCloseAfter, Duration writeTimeout,
+      TcpKeepalive keepalive, String bindAddress, Duration bookmarkInterval, CorsOrigins corsOrigins) {
     this.bindAddress = bindAddress;
     hub = new WatchHub(new WatchCache(historyMaxEvents, Duration.ofMinutes(10), System::currentTimeMillis),
         new FrameEncoder(), queueFrames, "http-test");
@@ -60,6 +67,7 @@ final class TestNode implements AutoCloseable {
     registry = NodeMetrics.registry(hub, null);
     api = new HttpApi(hub, new HttpSettings(bookmarkInterval, Duration.ofMillis(300), 1, "http-test",
         stalledCloseAfter, writeTimeout, keepalive), registry, bindAddress, 0, 1);
+    api.allowOrigins(corsOrigins);
     api.start();
   }
 

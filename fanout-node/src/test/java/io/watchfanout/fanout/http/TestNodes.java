@@ -36,6 +36,13 @@ final class TestNodes implements AfterEachCallback {
         bindAddress, bookmarkInterval));
   }
 
+  /** A ready node (as {@link #start(int, int, boolean)}) whose API pages of {@code origins} may read. */
+  TestNode startWithCors(CorsOrigins origins) {
+    return keep(new TestNode(1000, 256, true, Duration.ofSeconds(30), Duration.ofMinutes(10),
+        new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3), "127.0.0.1", Duration.ofMillis(200),
+        origins));
+  }
+
   private TestNode keep(TestNode node) {
     started.add(node);
     return node;
