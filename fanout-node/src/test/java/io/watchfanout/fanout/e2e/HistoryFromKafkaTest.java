@@ -238,12 +238,13 @@ class HistoryFromKafkaTest {
   @Test
   void aRollingRestartOfTheTierUnderLoadCausesNo410AndNoRelist(TestInfo info) throws Exception {
     try (EtcdApiStack stack = EtcdApiStack.start(info, etcd, kafka);
-        BackgroundWriter writer = new BackgroundWriter(stack.etcdClient, stack.keys, 5)) {
-      List<Stack.Node> nodes = new ArrayList<>(List.of(stack.node("roll-a", "--history-max-events", "300"),
-          stack.node("roll-b", "--history-max-events", "300")));
+        BackgroundWriter writer = new BackgroundWriter(stack.etcdClient, stack.keys, 40)) {
+      List<Stack.Node> nodes = new ArrayList<>(List.of(stack.node("roll-a", "--history-max-events", "20"),
+          stack.node("roll-b", "--history-max-events", "20")));
       long start = EtcdWorkload.currentRevision(stack.etcdClient);
       List<WatchClient> clients = new ArrayList<>();
       List<Integer> servedBy = new ArrayList<>();
+      java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(32);
       try {
         for (int i = 0; i < 200; i++) {
           WatchClient c = new WatchClient("w" + i, stack.keys, "prefix", Encoding.values()[i % 3]);
@@ -252,30 +253,45 @@ class HistoryFromKafkaTest {
           servedBy.add(i % 2);
         }
         int resumes = 0;
+        double fromKafka = 0;
         for (int n = 0; n < 2; n++) {
           long ops = writer.operations();
-          await().atMost(WAIT).until(() -> writer.operations() > ops + 300);
+          await().atMost(WAIT).until(() -> writer.operations() > ops + 150);
           // SIGTERM: each stream gets a final bookmark and ends; its watcher resumes on the other node.
           nodes.get(n).process().stop();
+          // Each watcher on its own, as independent clients do: all at once.
+          int to = 1 - n;
+          Stack.Node target = nodes.get(to);
+          List<CompletableFuture<Integer>> resumed = new ArrayList<>();
           for (int i = 0; i < clients.size(); i++) {
             if (servedBy.get(i) != n) {
               continue;
             }
             WatchClient c = clients.get(i);
-            await().atMost(WAIT).until(c::ended);
-            c.awaitReader();
-            int to = 1 - n;
-            int status = resume(c, nodes.get(to), start);
-            assertThat(status).as(c.name()).isEqualTo(200);
+            resumed.add(CompletableFuture.supplyAsync(() -> {
+              try {
+                await().atMost(WAIT).until(c::ended);
+                c.awaitReader();
+                return resume(c, target, start);
+              } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+              }
+            }, pool));
             servedBy.set(i, to);
+          }
+          for (CompletableFuture<Integer> f : resumed) {
+            assertThat(f.get(2, TimeUnit.MINUTES)).isEqualTo(200);
             resumes++;
           }
-          nodes.set(n, stack.node("roll-" + (char) ('a' + n) + "2", "--history-max-events", "300"));
+          fromKafka += metric(nodes.get(1 - n), "watchfanout_resumes_from_kafka_total");
+          nodes.set(n, stack.node("roll-" + (char) ('a' + n) + "2", "--history-max-events", "20"));
         }
         // The first restart moves 100 watchers, the second the 200 then on the other node.
         assertThat(resumes).isEqualTo(300);
+        // With a window of 20 events, the resumes came from the events topic.
+        assertThat(fromKafka).isPositive();
         long ops = writer.operations();
-        await().atMost(WAIT).until(() -> writer.operations() > ops + 200);
+        await().atMost(WAIT).until(() -> writer.operations() > ops + 100);
         writer.stop();
         long end = EtcdWorkload.currentRevision(stack.etcdClient);
         List<Expected.Frame> expected = Expected.directWatch(stack.etcdClient, ByteString.copyFromUtf8(stack.keys),
@@ -287,6 +303,7 @@ class HistoryFromKafkaTest {
               .containsExactlyElementsOf(expected);
         }
       } finally {
+        pool.shutdownNow();
         clients.forEach(WatchClient::close);
       }
     }

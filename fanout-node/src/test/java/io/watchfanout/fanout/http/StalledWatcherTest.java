@@ -120,14 +120,16 @@ class StalledWatcherTest {
     assertThat(node.hub.stats().closedStalled()).isLessThanOrEqualTo(1);
     assertThat(node.hub.queuedFrames()).isLessThanOrEqualTo(QUEUE + 1L);
     String tail = readToEnd(stalledIn);
-    if (tail.contains("\"ERROR\"")) {
+    if (tail.endsWith("0\r\n\r\n")) {
       // The kernel's send buffer had room for the 410 after all (the kernel sizes it, not we):
       // then the stream ends properly with it, and the bound did not cut it.
-      assertThat(tail).as("the stream ended with its 410 and the last chunk")
-          .contains("\"code\":410").endsWith("0\r\n\r\n");
+      assertThat(tail).as("the stream ended with its 410 and the last chunk").contains("\"code\":410");
       assertThat(node.hub.stats().closedStalled()).isZero();
     } else {
-      assertThat(tail).as("the stream was cut: no ERROR frame, no last chunk").doesNotEndWith("0\r\n\r\n");
+      // Cut by the bound (the socket may have taken part of the ERROR frame, or all of it but not
+      // the last chunk), or closed earlier by the kernel: the client sees a broken stream, as from
+      // any lost connection.
+      assertThat(tail).as("the stream was cut").doesNotEndWith("0\r\n\r\n");
     }
     stalled.close();
     fastIn.close();

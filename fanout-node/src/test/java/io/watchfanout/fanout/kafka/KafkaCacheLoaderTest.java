@@ -14,6 +14,7 @@ import io.watchfanout.fanout.http.TcpKeepalive;
 import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
+import io.watchfanout.fanout.testing.NodeTopics;
 import io.watchfanout.fanout.watch.WatchHub;
 import io.watchfanout.schema.EventsRecordSerializer;
 import io.watchfanout.schema.StateRecordSerializer;
@@ -37,13 +38,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
@@ -59,18 +56,9 @@ class KafkaCacheLoaderTest {
     String prefix = TopicPrefixes.unique(info);
     String events = WatchFanoutSerdes.eventsTopic(prefix);
     String state = WatchFanoutSerdes.stateTopic(prefix);
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(events, 1, (short) 1),
-          new NewTopic(state, 1, (short) 1).configs(Map.of("cleanup.policy", "compact")))).all().get();
-    }
-    Properties p = new Properties();
-    p.put("bootstrap.servers", kafka.bootstrapServers());
-    p.put("transactional.id", prefix + "-test");
-    p.put("key.serializer", ByteArraySerializer.class.getName());
-    p.put("value.serializer", ByteArraySerializer.class.getName());
+    NodeTopics.create(kafka.bootstrapServers(), prefix);
     EtcdLog etcd = new EtcdLog(0);
-    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-      producer.initTransactions();
+    try (KafkaProducer<byte[], byte[]> producer = NodeTopics.producer(kafka.bootstrapServers(), prefix)) {
       // Events 1..3 are already in the state topic (checkpoint revision 3, events offset = after them).
       List<EventsRecord> first = new java.util.ArrayList<>();
       first.addAll(etcd.put("/a", "1"));

@@ -12,6 +12,7 @@ import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
+import io.watchfanout.fanout.testing.NodeTopics;
 import io.watchfanout.fanout.watch.TooManyReadsException;
 import io.watchfanout.fanout.watch.WatchHub;
 import io.watchfanout.fanout.watch.WatchSink;
@@ -32,12 +33,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -75,18 +72,9 @@ class KafkaHistoryTest {
     String prefix = TopicPrefixes.unique(info);
     events = WatchFanoutSerdes.eventsTopic(prefix);
     String state = WatchFanoutSerdes.stateTopic(prefix);
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(events, 1, (short) 1),
-          new NewTopic(state, 1, (short) 1).configs(Map.of("cleanup.policy", "compact")))).all().get();
-    }
-    Properties p = new Properties();
-    p.put("bootstrap.servers", kafka.bootstrapServers());
-    p.put("transactional.id", prefix + "-test");
-    p.put("key.serializer", ByteArraySerializer.class.getName());
-    p.put("value.serializer", ByteArraySerializer.class.getName());
-    producer = new KafkaProducer<>(p);
+    NodeTopics.create(kafka.bootstrapServers(), prefix);
+    producer = NodeTopics.producer(kafka.bootstrapServers(), prefix);
     opened.add(producer);
-    producer.initTransactions();
     etcd = new EtcdLog(0);
     // The state topic says: revision 0, events from offset 0 (the node reads every event).
     producer.beginTransaction();
