@@ -83,6 +83,15 @@ final class ResumeScenario implements Callable<Integer> {
           + "topic holds the longest (default: ${DEFAULT-VALUE}).")
   List<Duration> spans;
 
+  /** How the Kafka cases name where they resume. */
+  enum From { TIME, REVISION }
+
+  @Option(names = "--kafka-from", defaultValue = "TIME", paramLabel = "TIME|REVISION",
+      description = "The Kafka cases resume with sinceTime (TIME, resolved by each request through Kafka's time "
+          + "index) or with the resourceVersion before that time's first revision (REVISION) (default: "
+          + "${DEFAULT-VALUE}).")
+  From kafkaFrom;
+
   @Option(names = "--window-events", defaultValue = "1000", paramLabel = "N",
       description = "The node's --history-max-events, small so that the spans come from Kafka (default: ${DEFAULT-VALUE}).")
   int windowEvents;
@@ -298,10 +307,15 @@ final class ResumeScenario implements Callable<Integer> {
           throw new IllegalStateException("no record at or after " + Instant.ofEpochMilli(since));
         }
         long events = h.count - o.offset();
-        // sinceTime's stream starts with a BOOKMARK at the revision before the first event.
-        out.add(new Case("Kafka " + io.watchfanout.common.DurationConverter.format(span),
-            "&sinceTime=" + URLEncoder.encode(Instant.ofEpochMilli(since).toString(), StandardCharsets.UTF_8),
-            o.offset(), events + 1, events));
+        String name = "Kafka " + io.watchfanout.common.DurationConverter.format(span);
+        if (kafkaFrom == From.REVISION) {
+          out.add(new Case(name + " (rv)", "&resourceVersion=" + (FIRST_REVISION + o.offset() - 1), o.offset(), events,
+              events));
+        } else {
+          // sinceTime's stream starts with a BOOKMARK at the revision before the first event.
+          out.add(new Case(name, "&sinceTime=" + URLEncoder.encode(Instant.ofEpochMilli(since).toString(),
+              StandardCharsets.UTF_8), o.offset(), events + 1, events));
+        }
       }
     }
     cases0 = out;
@@ -398,9 +412,22 @@ final class ResumeScenario implements Callable<Integer> {
   private void plain(String bootstrap, Case c, String row, Figures f, int round) throws Exception {
     try (JavaProcess plain = JavaProcess.builder(PlainConsumerMain.class.getName()).name("plain-consumer")
         .maxHeap("1g").args(bootstrap, PREFIX + ".events", Long.toString(c.fromOffset)).start()) {
-      String line = plain.awaitLog("PLAIN-CONSUMER", Duration.ofMinutes(15));
-      double secs = Double.parseDouble(line.replaceAll(".*seconds=", "").trim());
-      double records = Double.parseDouble(line.replaceAll(".*records=(\\d+).*", "$1"));
+      plain.awaitLog("PLAIN-CONSUMER", Duration.ofMinutes(15));
+      // The log may be read while the line is half written: parse it once the consumer has exited.
+      plain.waitForExit(Duration.ofMinutes(1));
+      java.util.regex.Pattern line = java.util.regex.Pattern.compile("PLAIN-CONSUMER records=(\\d+) seconds=([0-9.]+)");
+      java.util.regex.Matcher m = null;
+      for (String l : java.nio.file.Files.readAllLines(plain.logFile())) {
+        java.util.regex.Matcher x = line.matcher(l);
+        if (x.find()) {
+          m = x;
+        }
+      }
+      if (m == null) {
+        throw new IllegalStateException("plain consumer printed no result; log " + plain.logFile());
+      }
+      double records = Double.parseDouble(m.group(1));
+      double secs = Double.parseDouble(m.group(2));
       f.add(row, "plain records/s", records / secs);
       f.add(row, "node/plain", f.values(row, "node Kafka records/s").get(round) / (records / secs));
     }
