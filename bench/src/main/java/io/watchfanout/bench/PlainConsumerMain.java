@@ -11,14 +11,15 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * The rebuild scenario's baseline, run as a fresh child JVM like the node: a plain consumer that
- * reads partition 0 of a topic from the beginning to its end offset (read_committed, as the node
- * reads) and does nothing with the records. Prints {@code PLAIN-CONSUMER records=N seconds=S}.
+ * The rebuild and resume scenarios' baseline, run as a fresh child JVM like the node: a plain
+ * consumer that reads partition 0 of a topic from the beginning (or from a given offset) to its
+ * end offset (read_committed, as the node reads) and does nothing with the records. Prints
+ * {@code PLAIN-CONSUMER records=N seconds=S}.
  */
 public final class PlainConsumerMain {
   private PlainConsumerMain() {}
 
-  /** {@code bootstrap topic}. */
+  /** {@code bootstrap topic [fromOffset]}. */
   public static void main(String[] args) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
@@ -31,7 +32,11 @@ public final class PlainConsumerMain {
     try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
       TopicPartition tp = new TopicPartition(args[1], 0);
       c.assign(List.of(tp));
-      c.seekToBeginning(List.of(tp));
+      if (args.length > 2) {
+        c.seek(tp, Long.parseLong(args[2]));
+      } else {
+        c.seekToBeginning(List.of(tp));
+      }
       Map<TopicPartition, Long> end = c.endOffsets(List.of(tp));
       while (c.position(tp) < end.get(tp)) {
         ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(500));

@@ -51,6 +51,9 @@ final class WatchLoadClient implements AutoCloseable {
   private final AtomicInteger attached = new AtomicInteger();
   private final AtomicInteger failed = new AtomicInteger();
   private final AtomicInteger ended = new AtomicInteger();
+  private final AtomicInteger reachedGoal = new AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicLong lastGoalNanos = new java.util.concurrent.atomic.AtomicLong();
+  private volatile long goal;
   private final Recorder latency = new Recorder(TimeUnit.SECONDS.toMicros(60), 3);
   private volatile String lastError;
   private int opened;
@@ -73,6 +76,25 @@ final class WatchLoadClient implements AutoCloseable {
       loops[i] = new Loop(i);
       loops[i].thread.start();
     }
+  }
+
+  /**
+   * Frames each stream is expected to get (a resume's catch-up): a stream that has received this
+   * many counts as caught up, at the time its last one arrived ({@link #reachedGoal()},
+   * {@link #lastGoalNanos()}). Set before {@link #open}; 0 (the default) tracks nothing.
+   */
+  void goal(long frames) {
+    goal = frames;
+  }
+
+  /** Streams that have received {@link #goal} frames. */
+  int reachedGoal() {
+    return reachedGoal.get();
+  }
+
+  /** {@link System#nanoTime()} when the last stream so far reached its {@link #goal}, 0 when none did. */
+  long lastGoalNanos() {
+    return lastGoalNanos.get();
   }
 
   /** Opens {@code n} more streams (asynchronously; see {@link #attached()}). */
@@ -180,6 +202,8 @@ final class WatchLoadClient implements AutoCloseable {
     long protoLen = -1;
     int varintShift;
     long varintAcc;
+    /** Frames of this stream so far, for {@link #goal}. */
+    long count;
 
     Conn(int id, boolean sampled) {
       this.id = id;
@@ -422,7 +446,7 @@ final class WatchLoadClient implements AutoCloseable {
         appendFrame(c, b, start, off + len - start);
       }
       if (n > 0) {
-        frames.add(n);
+        counted(c, n);
       }
       return;
     }
@@ -464,8 +488,20 @@ final class WatchLoadClient implements AutoCloseable {
       }
     }
     if (n > 0) {
-      frames.add(n);
+      counted(c, n);
     }
+  }
+
+  private void counted(Conn c, int n) {
+    frames.add(n);
+    long g = goal;
+    if (g > 0 && c.count < g && c.count + n >= g) {
+      // Only the crossing is recorded, so the per-frame cost stays one addition.
+      long now = System.nanoTime();
+      lastGoalNanos.accumulateAndGet(now, Math::max);
+      reachedGoal.incrementAndGet();
+    }
+    c.count += n;
   }
 
   private static void appendFrame(Conn c, byte[] b, int off, int len) {

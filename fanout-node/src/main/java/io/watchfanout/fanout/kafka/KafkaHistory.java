@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -18,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
@@ -321,7 +323,13 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
 
   private KafkaConsumer<byte[], EventsRecord> probeConsumer() {
     if (probeConsumer == null) {
-      probeConsumer = newConsumer("history");
+      Properties p = KafkaCacheLoader.consumerProps(bootstrap, nodeId, "history", EventsRecordDeserializer.class);
+      // The probe reads one record per seek (the topic's first, a sinceTime's first): with the
+      // defaults every seek fetched up to 1 MiB and decoded up to 500 records, twice per
+      // sinceTime, paid again by each of W watchers resuming from the same time.
+      p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "1");
+      p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(64 * 1024));
+      probeConsumer = new KafkaConsumer<>(p);
       probeConsumer.assign(List.of(partition));
     }
     return probeConsumer;

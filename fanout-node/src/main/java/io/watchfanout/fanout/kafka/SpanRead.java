@@ -48,8 +48,14 @@ final class SpanRead implements Runnable {
   private final long id;
   private volatile boolean running = true;
 
+  /**
+   * The held revisions are {@code items[head ..]}: trimming advances {@code head} and compacts now
+   * and then, as removing the first of tens of thousands of held items one at a time copied the
+   * whole list for every record read.
+   */
   private final ArrayList<Item> items = new ArrayList<>();
-  /** The absolute position of items.get(0). */
+  private int head;
+  /** The absolute position of items.get(head). */
   private long base;
   /** The revision of the last item dropped (or the read's start): cursors at or after it may join. */
   private long trimmedTo;
@@ -82,10 +88,10 @@ final class SpanRead implements Runnable {
   /** Attaches a cursor after {@code after}; the caller checked {@link #canJoin}. */
   synchronized OlderHistory.Cursor join(long after) {
     int lo = 0;
-    int hi = items.size();
+    int hi = items.size() - head;
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
-      if (items.get(mid).revision() <= after) {
+      if (items.get(head + mid).revision() <= after) {
         lo = mid + 1;
       } else {
         hi = mid;
@@ -275,10 +281,11 @@ final class SpanRead implements Runnable {
         return;
       }
       failure = step;
-      for (Item i : items) {
-        release(i);
+      for (int i = head; i < items.size(); i++) {
+        release(items.get(i));
       }
       items.clear();
+      head = 0;
       bytes = 0;
       notifyAll();
     }
@@ -301,17 +308,21 @@ final class SpanRead implements Runnable {
 
   /** Drops the oldest revisions that no cursor needs while the read holds more than its bound. */
   private void trimLocked() {
-    while (!items.isEmpty() && bytes > history.maxBytesPerRead()) {
+    while (head < items.size() && bytes > history.maxBytesPerRead()) {
       for (Position c : cursors) {
         if (c.position <= base) {
           return;
         }
       }
-      Item i = items.remove(0);
+      Item i = items.set(head++, null);
       release(i);
       bytes -= i.bytes();
       trimmedTo = i.revision();
       base++;
+      if (head >= 1024 && head * 2 >= items.size()) {
+        items.subList(0, head).clear();
+        head = 0;
+      }
     }
   }
 
@@ -345,8 +356,8 @@ final class SpanRead implements Runnable {
         int scanned = 0;
         int i = (int) (position - base);
         long cursor = -1;
-        while (i < items.size()) {
-          Item item = items.get(i);
+        while (i < items.size() - head) {
+          Item item = items.get(head + i);
           if (item.revision() <= revision) {
             // Joined before the read got this far: what precedes the cursor is not for it.
             i++;
