@@ -1,8 +1,10 @@
 package io.watchfanout.fanout;
 
+import io.watchfanout.common.ByteSizeConverter;
 import io.watchfanout.common.DurationConverter;
 import io.watchfanout.common.EnvironmentDefaults;
 import io.watchfanout.common.EtcdEndpointConverter;
+import io.watchfanout.common.KafkaBootstrapConverter;
 import io.watchfanout.fanout.http.HttpApi;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -32,7 +34,7 @@ import picocli.CommandLine.Option;
         "e.g. WATCHFANOUT_KAFKA_BOOTSTRAP. Durations: 500ms, 5s, 10m, 2h, 7d."},
     footer = {"", "Exit status: 143 after SIGTERM (a graceful drain), 1 on a startup failure, 2 on bad flags."})
 public final class FanoutNodeMain implements Callable<Integer> {
-  @Option(names = "--kafka-bootstrap", paramLabel = "HOSTS",
+  @Option(names = "--kafka-bootstrap", paramLabel = "HOSTS", converter = KafkaBootstrapConverter.class,
       description = "Kafka bootstrap servers, host:port[,host:port] (required).")
   String kafkaBootstrap;
 
@@ -69,10 +71,11 @@ public final class FanoutNodeMain implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE}).")
   Integer deepReadMaxReaders;
 
-  @Option(names = "--deep-read-max-bytes", defaultValue = "67108864", paramLabel = "BYTES",
-      description = "Bytes of events one read of the events topic holds at most for its watchers, in bytes "
-          + "(frames built for them come on top) (default: ${DEFAULT-VALUE}).")
-  Long deepReadMaxBytes;
+  @Option(names = "--deep-read-max-bytes", defaultValue = "64MiB", paramLabel = "SIZE",
+      converter = ByteSizeConverter.class,
+      description = "Bytes of events one read of the events topic holds at most for its watchers (frames built "
+          + "for them come on top) (default: ${DEFAULT-VALUE}).")
+  Integer deepReadMaxBytes;
 
   @Option(names = "--resource-version-wait", defaultValue = "3s", paramLabel = "DURATION", converter = DurationConverter.class,
       description = "How long a request for a resourceVersion ahead of the node waits before 504 Timeout "

@@ -8,6 +8,7 @@ import io.watchfanout.common.ByteSizeConverter;
 import io.watchfanout.common.DurationConverter;
 import io.watchfanout.common.EnvironmentDefaults;
 import io.watchfanout.common.EtcdEndpointConverter;
+import io.watchfanout.common.KafkaBootstrapConverter;
 import io.watchfanout.common.KeyBytes;
 import java.time.Duration;
 import java.util.List;
@@ -36,7 +37,7 @@ public final class IngesterMain implements Callable<Integer> {
       description = "etcd client URLs, comma-separated, e.g. http://127.0.0.1:2379; host:port means http://host:port.")
   List<String> etcdEndpoints;
 
-  @Option(names = "--kafka-bootstrap", required = true, paramLabel = "HOSTS",
+  @Option(names = "--kafka-bootstrap", required = true, paramLabel = "HOSTS", converter = KafkaBootstrapConverter.class,
       description = "Kafka bootstrap servers, e.g. 127.0.0.1:9092.")
   String kafkaBootstrap;
 

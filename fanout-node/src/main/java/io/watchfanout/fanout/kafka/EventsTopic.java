@@ -67,6 +67,8 @@ final class EventsTopic {
   /**
    * The first committed record at or after {@code offset}, or null when there is none before
    * {@code end} (only transaction markers or aborted records) or {@code running} turned false.
+   *
+   * @throws org.apache.kafka.common.errors.TimeoutException when no record comes for 10 s
    */
   static ConsumerRecord<byte[], EventsRecord> recordAt(KafkaConsumer<byte[], EventsRecord> consumer,
       TopicPartition tp, long offset, long end, BooleanSupplier running) {
@@ -74,7 +76,12 @@ final class EventsTopic {
       return null;
     }
     consumer.seek(tp, offset);
+    long deadline = System.nanoTime() + METADATA_TIMEOUT.toNanos();
     while (running.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new org.apache.kafka.common.errors.TimeoutException("no record from " + tp + " at offset " + offset
+            + " within " + METADATA_TIMEOUT.toSeconds() + " s");
+      }
       ConsumerRecords<byte[], EventsRecord> batch = consumer.poll(POLL);
       for (ConsumerRecord<byte[], EventsRecord> r : batch) {
         if (r.offset() >= offset) {

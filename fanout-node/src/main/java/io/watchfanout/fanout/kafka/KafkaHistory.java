@@ -50,6 +50,8 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
   /** How often the topic's floor is checked (retention deletes whole segments, minutes apart). */
   static final Duration FLOOR_REFRESH = Duration.ofSeconds(10);
   private static final long INDEX_SPACING = 1000;
+  /** How long a time resolved to a revision is remembered for other watchers from the same time. */
+  private static final Duration RESOLVED_KEPT = Duration.ofSeconds(10);
 
   private final String bootstrap;
   private final String nodeId;
@@ -61,6 +63,8 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
   private final RevisionOffsets index = new RevisionOffsets(INDEX_SPACING, 1 << 16);
   private final ScheduledExecutorService probe;
   private final AtomicLong ids = new AtomicLong();
+  private final java.util.concurrent.ConcurrentHashMap<Instant, CompletableFuture<Long>> resolved =
+      new java.util.concurrent.ConcurrentHashMap<>();
   /** Guarded by this. */
   private final List<SpanRead> reads = new ArrayList<>();
   private volatile long floor = Long.MAX_VALUE;
@@ -257,6 +261,25 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
    */
   @Override
   public CompletableFuture<Long> revisionAt(Instant time) {
+    // Watchers resuming from one time (a tier's clients after an outage) share one lookup, and so
+    // arrive at the read of their span together instead of one lookup apart.
+    CompletableFuture<Long> shared = resolved.computeIfAbsent(time, this::lookUp);
+    shared.whenComplete((cursor, error) -> {
+      if (error != null || cursor < 0) {
+        // "Nothing that recent" is true only now; a failure may not last.
+        resolved.remove(time, shared);
+      } else {
+        try {
+          probe.schedule(() -> resolved.remove(time, shared), RESOLVED_KEPT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+          resolved.remove(time, shared);
+        }
+      }
+    });
+    return shared;
+  }
+
+  private CompletableFuture<Long> lookUp(Instant time) {
     CompletableFuture<Long> f = new CompletableFuture<>();
     try {
       probe.execute(() -> {

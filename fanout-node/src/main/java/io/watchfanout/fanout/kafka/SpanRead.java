@@ -130,23 +130,23 @@ final class SpanRead implements Runnable {
     try (KafkaConsumer<byte[], EventsRecord> consumer = history.newConsumer("older-" + id)) {
       TopicPartition tp = history.partition();
       consumer.assign(List.of(tp));
-      long[] bounds = EventsTopic.bounds(consumer, tp);
-      ConsumerRecord<byte[], EventsRecord> first = EventsTopic.recordAt(consumer, tp, bounds[0], bounds[1],
-          () -> running);
-      if (first == null) {
-        fail(Step.expired("the events topic holds no record (after offset " + bounds[0] + ")"));
-        return;
+      long from = -1;
+      long deadline = System.nanoTime() + STUCK_NANOS;
+      while (from < 0) {
+        try {
+          from = findStart(consumer, tp);
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+          // Kafka is away (a broker restarting, a leader moving): look again until the read's bound.
+          if (!running || System.nanoTime() - deadline > 0) {
+            fail(Step.failed("Kafka did not answer for " + STUCK_NANOS / 1_000_000_000 + " s while this read "
+                + "looked for revision " + afterRevision + " in the events topic; retry, here or on another node"));
+            return;
+          }
+        }
+        if (from == -2) {
+          return;
+        }
       }
-      long floor = EventsTopic.floorOf(first.value());
-      history.floorSeen(floor);
-      if (afterRevision < floor) {
-        fail(Step.expired("too old resource version: " + afterRevision + " (the events topic's oldest retained "
-            + "record serves from revision " + floor + ")"));
-        return;
-      }
-      long hint = history.index().startOffset(afterRevision);
-      long from = hint >= bounds[0] ? hint
-          : EventsTopic.startOffset(consumer, tp, bounds[0], bounds[1], afterRevision, () -> running);
       LOG.debug("[node {}] reading older history after revision {} from offset {} of {}", history.nodeId(),
           afterRevision, from, tp);
       consumer.seek(tp, from);
@@ -162,6 +162,33 @@ final class SpanRead implements Runnable {
           e.toString());
       fail(Step.failed("reading the events topic failed: " + e.getMessage()));
     }
+  }
+
+  /**
+   * Where the events after {@code afterRevision} start in the topic, or -2 when the read ended
+   * (its revision is no longer retained, or it was stopped).
+   *
+   * @throws org.apache.kafka.common.errors.TimeoutException when Kafka does not answer
+   */
+  private long findStart(KafkaConsumer<byte[], EventsRecord> consumer, TopicPartition tp) {
+    long[] bounds = EventsTopic.bounds(consumer, tp);
+    ConsumerRecord<byte[], EventsRecord> first = EventsTopic.recordAt(consumer, tp, bounds[0], bounds[1],
+        () -> running);
+    if (first == null) {
+      fail(Step.expired("the events topic holds no record (after offset " + bounds[0] + ")"));
+      return -2;
+    }
+    long floor = EventsTopic.floorOf(first.value());
+    history.floorSeen(floor);
+    if (afterRevision < floor) {
+      fail(Step.expired("too old resource version: " + afterRevision + " (the events topic's oldest retained "
+          + "record serves from revision " + floor + ")"));
+      return -2;
+    }
+    long hint = history.index().startOffset(afterRevision);
+    long from = hint >= bounds[0] ? hint
+        : EventsTopic.startOffset(consumer, tp, bounds[0], bounds[1], afterRevision, () -> running);
+    return running ? from : -2;
   }
 
   private void read(KafkaConsumer<byte[], EventsRecord> consumer, TopicPartition tp) {
