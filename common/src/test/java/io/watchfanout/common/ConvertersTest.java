@@ -29,6 +29,16 @@ class ConvertersTest {
   }
 
   @Test
+  void checksKafkaBootstrapLists() {
+    assertThat(KafkaBootstrapConverter.parse("127.0.0.1:9092")).isEqualTo("127.0.0.1:9092");
+    assertThat(KafkaBootstrapConverter.parse(" kafka-0.kafka:9092,[::1]:9093 ")).isEqualTo("kafka-0.kafka:9092,[::1]:9093");
+    for (String bad : new String[] {"nohost", "host:", ":9092", "host:0", "host:65536", "a:1,,b:2", "", "h:9092/x"}) {
+      assertThatThrownBy(() -> KafkaBootstrapConverter.parse(bad)).as(bad)
+          .isInstanceOf(picocli.CommandLine.TypeConversionException.class).hasMessageContaining("host:port");
+    }
+  }
+
+  @Test
   void parsesByteSizes() {
     assertThat(ByteSizeConverter.parse("1024")).isEqualTo(1024);
     assertThat(ByteSizeConverter.parse("8MiB")).isEqualTo(8 << 20);

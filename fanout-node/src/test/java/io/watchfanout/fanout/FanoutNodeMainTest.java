@@ -65,6 +65,9 @@ class FanoutNodeMainTest {
         {"--tcp-keepalive-count", "0", "--tcp-keepalive-count: 0 (expected: 1..127)"},
         {"--tcp-keepalive-count", "128", "--tcp-keepalive-count: 128 (expected: 1..127)"},
         {"--write-timeout", "0s", "--write-timeout: 0s (expected: >= 1ms)"},
+        {"--kafka-bootstrap", "nohost", "is not a Kafka bootstrap list"},
+        {"--deep-read-max-bytes", "64MB", "could mean powers of 1000 or of 1024"},
+        {"--deep-read-max-readers", "-1", "--deep-read-max-readers: -1 (expected: >= 0)"},
     };
     for (String[] c : cases) {
       StringWriter err = new StringWriter();
