@@ -86,6 +86,9 @@ class KafkaHistoryTest {
   }
 
   private void write(int n) {
+    // Twenty revisions per transaction (whole revisions, as the ingester may batch them): fewer
+    // commits to wait for, and transaction markers between revisions all the same.
+    List<EventsRecord> batch = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       List<EventsRecord> rs = i % 7 == 3 ? etcd.txn(EtcdLog.Op.put("/k" + (i % 13), "t" + i),
           EtcdLog.Op.put("/other/" + i, "o")) : i % 11 == 5 ? etcd.delete("/k" + ((i + 1) % 13))
@@ -94,7 +97,11 @@ class KafkaHistoryTest {
         rs = new ArrayList<>(rs);
         rs.add(etcd.progress());
       }
-      send(rs);
+      batch.addAll(rs);
+      if (i % 20 == 19 || i == n - 1) {
+        send(batch);
+        batch = new ArrayList<>();
+      }
     }
   }
 
