@@ -1,5 +1,6 @@
 package io.watchfanout.fanout.kafka;
 
+import io.watchfanout.schema.EventsRecords;
 import io.watchfanout.schema.v1.EventsRecord;
 import java.time.Duration;
 import java.util.List;
@@ -25,20 +26,6 @@ final class EventsTopic {
 
   private EventsTopic() {}
 
-  /** The revision a record belongs to (event, progress or resync). */
-  static long revisionOf(EventsRecord r) {
-    switch (r.getBodyCase()) {
-      case EVENT:
-        return r.getEvent().getRevision();
-      case PROGRESS:
-        return r.getProgress().getRevision();
-      case RESYNC:
-        return r.getResync().getRevision();
-      default:
-        throw new IllegalArgumentException("unknown events record " + r.getBodyCase());
-    }
-  }
-
   /**
    * True when every record before this one has a smaller revision: the first event of a
    * revision, or a progress or resync record (each follows the whole of the revisions before it).
@@ -53,7 +40,7 @@ final class EventsTopic {
    * {@code >= R}); a record inside a revision, cursors {@code >= R}.
    */
   static long floorOf(EventsRecord first) {
-    long r = revisionOf(first);
+    long r = EventsRecords.revision(first);
     return first.hasEvent() && first.getEvent().getIndex() == 0 && !first.getEvent().getResync() ? r - 1 : r;
   }
 
@@ -109,7 +96,7 @@ final class EventsTopic {
     while (hi - lo > LINEAR_SPAN && running.getAsBoolean()) {
       long mid = lo + (hi - lo) / 2;
       ConsumerRecord<byte[], EventsRecord> r = recordAt(consumer, tp, mid, hi, running);
-      if (r != null && revisionOf(r.value()) <= afterRevision) {
+      if (r != null && EventsRecords.revision(r.value()) <= afterRevision) {
         // Records before it have revisions <= its own; the ones between mid and it are markers.
         lo = r.offset();
       } else {

@@ -5,6 +5,7 @@ import io.watchfanout.fanout.watch.OlderHistory;
 import io.watchfanout.fanout.watch.TooManyReadsException;
 import io.watchfanout.schema.EventsRecordDeserializer;
 import io.watchfanout.schema.WatchFanoutSerdes;
+import io.watchfanout.schema.EventsRecords;
 import io.watchfanout.schema.v1.EventsRecord;
 import java.time.Duration;
 import java.time.Instant;
@@ -245,7 +246,7 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
       resyncFloor = Math.max(resyncFloor, record.getResync().getRevision());
     }
     if (offset >= nextNoteOffset && EventsTopic.startsRevision(record)) {
-      index.note(EventsTopic.revisionOf(record), offset);
+      index.note(EventsRecords.revision(record), offset);
       nextNoteOffset = offset + INDEX_SPACING;
     }
   }
@@ -307,7 +308,7 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
     if (first.timestamp() > time.toEpochMilli()) {
       long floorRev = EventsTopic.floorOf(first.value());
       throw new HistoryExpiredException("too old a time: " + time + " (the events topic's oldest retained record is "
-          + "from " + Instant.ofEpochMilli(first.timestamp()) + ", revision " + EventsTopic.revisionOf(first.value())
+          + "from " + Instant.ofEpochMilli(first.timestamp()) + ", revision " + EventsRecords.revision(first.value())
           + "; list again)", floorRev, floorRev);
     }
     Map<TopicPartition, OffsetAndTimestamp> found = c.offsetsForTimes(Map.of(partition, time.toEpochMilli()),
@@ -320,7 +321,7 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
     if (r == null) {
       return -1;
     }
-    long rev = EventsTopic.revisionOf(r.value());
+    long rev = EventsRecords.revision(r.value());
     // A revision whose first record is at or after the time is in; one that began before it is not.
     return r.value().hasEvent() && EventsTopic.startsRevision(r.value()) ? rev - 1 : rev;
   }

@@ -5,6 +5,7 @@ import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.watch.OlderHistory;
 import io.watchfanout.fanout.watch.OlderHistory.Step;
 import io.watchfanout.schema.v1.Event;
+import io.watchfanout.schema.EventsRecords;
 import io.watchfanout.schema.v1.EventsRecord;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -210,7 +211,7 @@ final class SpanRead implements Runnable {
           return;
         }
         EventsRecord v = r.value();
-        long rev = EventsTopic.revisionOf(v);
+        long rev = EventsRecords.revision(v);
         if (rev <= afterRevision) {
           continue;
         }

@@ -560,6 +560,19 @@ public final class WatchHub implements CacheFeed {
    *     another read of older history now
    */
   public Watcher watch(WatchSpec spec, WatchSink sink) throws HistoryExpiredException, TooManyReadsException {
+    long rv = spec.resourceVersion();
+    OlderHistory o = older;
+    if (!spec.sendInitialEvents() && rv > 0 && rv < historyStartRevision && o != null) {
+      // Asked before taking the lock that dispatch waits for: the reads have a monitor of their own.
+      long servable = servableFromRevision();
+      if (rv < servable) {
+        throw new HistoryExpiredException(rv, servable);
+      }
+      if (!o.canOpen(rv)) {
+        throw new TooManyReadsException("this node reads as much older history as it may (--deep-read-max-readers); "
+            + "retry later or on another node");
+      }
+    }
     Watcher w;
     lock.lock();
     try {
@@ -573,10 +586,8 @@ public final class WatchHub implements CacheFeed {
           if (from < servable) {
             throw new HistoryExpiredException(from, servable);
           }
-          if (!older.canOpen(from)) {
-            throw new TooManyReadsException("this node reads as much older history as it may (--deep-read-max-readers); "
-                + "retry later or on another node");
-          }
+          // (Whether a read can be opened was asked above; if the window moved on since, the first
+          // catch-up step opens one or ends the stream with 429.)
           stats.resumedFromOlder.increment();
         }
         if (from > current) {
