@@ -3,10 +3,10 @@ package io.watchfanout.ingester;
 import io.etcd.jetcd.Client;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.common.KeyBytes;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.ingester.etcd.EtcdSnapshot;
 import io.watchfanout.ingester.etcd.EtcdSnapshotReader;
 import io.watchfanout.ingester.etcd.EtcdWatchFeed;
-import io.watchfanout.ingester.etcd.KeyRange;
 import io.watchfanout.ingester.etcd.WatchSignal;
 import io.watchfanout.ingester.election.LeaderElection;
 import io.watchfanout.ingester.materializer.StateMaterializer;
@@ -91,7 +91,7 @@ public final class Ingester implements AutoCloseable {
   public Ingester(IngesterConfig config, CollectorRegistry registry) {
     this.config = config;
     this.registry = registry;
-    this.range = new KeyRange(config.keyPrefix());
+    this.range = KeyRange.prefix(config.keyPrefix());
     this.metrics = new IngesterMetrics(registry);
     this.eventsTopic = WatchFanoutSerdes.eventsTopic(config.topicPrefix());
     this.stateTopic = WatchFanoutSerdes.stateTopic(config.topicPrefix());

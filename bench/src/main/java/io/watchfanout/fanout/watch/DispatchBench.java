@@ -2,7 +2,7 @@ package io.watchfanout.fanout.watch;
 
 import com.google.protobuf.ByteString;
 import io.watchfanout.bench.BenchEvents;
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.cache.WatchCache;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;

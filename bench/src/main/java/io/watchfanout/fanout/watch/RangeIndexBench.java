@@ -2,7 +2,7 @@ package io.watchfanout.fanout.watch;
 
 import com.google.protobuf.ByteString;
 import io.watchfanout.bench.BenchEvents;
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

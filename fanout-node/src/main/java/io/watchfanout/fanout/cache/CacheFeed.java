@@ -1,5 +1,6 @@
 package io.watchfanout.fanout.cache;
 
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import java.util.List;

@@ -1,6 +1,7 @@
 package io.watchfanout.fanout.cache;
 
 import com.google.protobuf.ByteString;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;

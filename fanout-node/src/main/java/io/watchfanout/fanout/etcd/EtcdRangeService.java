@@ -22,7 +22,7 @@ import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import io.watchfanout.fanout.cache.HistoryExpiredException;
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.cache.ListPage;
 import io.watchfanout.fanout.watch.RevisionWaiter;
 import io.watchfanout.fanout.watch.WatchHub;

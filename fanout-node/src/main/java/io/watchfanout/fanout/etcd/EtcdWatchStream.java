@@ -9,7 +9,7 @@ import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.watchfanout.fanout.cache.HistoryExpiredException;
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.EtcdFrames;
 import io.watchfanout.fanout.watch.WatchHub;

@@ -1,7 +1,7 @@
 package io.watchfanout.fanout.http;
 
 import com.google.protobuf.ByteString;
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.watch.Statuses;
 
 /** Reads the key range of {@code /v1/watch} and {@code /v1/kv}: {@code key}, {@code prefix}, {@code rangeEnd}. */

@@ -5,7 +5,7 @@ import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.watchfanout.fanout.cache.HistoryExpiredException;
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.cache.ListPage;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.ProtoJson;

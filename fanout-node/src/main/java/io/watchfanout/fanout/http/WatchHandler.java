@@ -7,7 +7,7 @@ import io.undertow.util.HeaderValues;
 import io.undertow.util.HttpString;
 import io.undertow.util.SameThreadExecutor;
 import io.watchfanout.fanout.cache.HistoryExpiredException;
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.watch.RevisionWaiter;
 import io.watchfanout.fanout.watch.Statuses;

@@ -3,7 +3,7 @@ package io.watchfanout.fanout.kafka;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import io.watchfanout.fanout.cache.CacheFeed;
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.cache.PreloadedRevision;
 import io.watchfanout.fanout.cache.RecordApplier;
 import io.watchfanout.schema.EventsRecordDeserializer;

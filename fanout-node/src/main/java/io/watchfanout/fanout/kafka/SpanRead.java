@@ -1,6 +1,6 @@
 package io.watchfanout.fanout.kafka;
 
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.watch.OlderHistory;
 import io.watchfanout.fanout.watch.OlderHistory.Step;

@@ -1,6 +1,6 @@
 package io.watchfanout.fanout.watch;
 
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.CachedEvent;
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package io.watchfanout.fanout.watch;
 
 import com.google.protobuf.ByteString;
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;

@@ -4,7 +4,7 @@ import com.google.protobuf.ByteString;
 import io.watchfanout.fanout.cache.CacheFeed;
 import io.watchfanout.fanout.cache.HistoryExpiredException;
 import io.watchfanout.fanout.cache.HistoryRead;
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.cache.ListPage;
 import io.watchfanout.fanout.cache.PreloadedRevision;
 import io.watchfanout.fanout.cache.StateEntry;

@@ -1,6 +1,6 @@
 package io.watchfanout.fanout.watch;
 
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.schema.v1.Event;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;

@@ -4,7 +4,7 @@ import static io.watchfanout.fanout.testing.EtcdLog.key;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.cache.StateEntry;
 import io.watchfanout.fanout.cache.WatchCache;
 import io.watchfanout.fanout.frame.FrameEncoder;

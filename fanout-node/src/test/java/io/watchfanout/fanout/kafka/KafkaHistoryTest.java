@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.watchfanout.fanout.cache.HistoryExpiredException;
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.cache.WatchCache;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;

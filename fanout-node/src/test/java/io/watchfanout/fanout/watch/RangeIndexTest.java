@@ -4,7 +4,7 @@ import static io.watchfanout.fanout.testing.EtcdLog.key;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

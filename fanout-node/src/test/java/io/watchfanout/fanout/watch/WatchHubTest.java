@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.watchfanout.fanout.cache.HistoryExpiredException;
-import io.watchfanout.fanout.cache.KeyRange;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.cache.RecordApplier;
 import io.watchfanout.fanout.cache.WatchCache;
 import io.watchfanout.fanout.frame.Encoding;

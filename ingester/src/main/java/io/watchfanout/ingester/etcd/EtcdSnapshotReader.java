@@ -5,6 +5,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.schema.v1.KeyValue;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,8 +64,8 @@ public final class EtcdSnapshotReader {
    */
   public EtcdSnapshot read(KeyRange range, long atRevision)
       throws ExecutionException, TimeoutException, InterruptedException {
-    ByteSequence end = ByteSequence.from(range.rangeEnd());
-    ByteString from = range.startKey();
+    ByteSequence end = ByteSequence.from(range.requestRangeEnd());
+    ByteString from = range.requestKey();
     long revision = atRevision;
     List<KeyValue> kvs = new ArrayList<>();
     while (true) {

@@ -5,8 +5,9 @@
  * {@link io.watchfanout.ingester.etcd.EtcdSnapshotReader}, paginated range reads at one revision
  * (initial load, resync, skipped revisions); {@link io.watchfanout.ingester.etcd.EtcdEvents},
  * the conversion of jetcd's types into the schema's; and the value types
- * {@link io.watchfanout.ingester.etcd.WatchBatch}, {@link io.watchfanout.ingester.etcd.EtcdSnapshot}
- * and {@link io.watchfanout.ingester.etcd.KeyRange} (the published key prefix).
+ * {@link io.watchfanout.ingester.etcd.WatchBatch} and
+ * {@link io.watchfanout.ingester.etcd.EtcdSnapshot}. The published key prefix is a
+ * {@link io.watchfanout.common.KeyRange}.
  *
  * <p>Threads: jetcd's callbacks run on its event-loop threads and only convert and enqueue;
  * everything else is called by the publisher thread.

@@ -1,6 +1,6 @@
 package io.watchfanout.ingester.publish;
 
-import io.watchfanout.ingester.etcd.KeyRange;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.ingester.etcd.WatchBatch;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.EventsRecord;

@@ -12,8 +12,8 @@
  * thread.
  *
  * <p>Imports: the Kafka client library (the producer; consumers through
- * {@code io.watchfanout.ingester.topics.TopicReader}), {@code io.watchfanout.schema} and the data
- * types of {@code io.watchfanout.ingester.etcd} ({@code KeyRange}, {@code WatchBatch},
+ * {@code io.watchfanout.ingester.topics.TopicReader}), {@code io.watchfanout.schema}, {@code io.watchfanout.common}'s
+ * {@code KeyRange} and the data types of {@code io.watchfanout.ingester.etcd} ({@code WatchBatch},
  * {@code EtcdSnapshot}). Never jetcd itself, never Undertow.
  */
 package io.watchfanout.ingester.publish;

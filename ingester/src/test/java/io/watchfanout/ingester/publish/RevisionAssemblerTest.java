@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
-import io.watchfanout.ingester.etcd.KeyRange;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.ingester.etcd.WatchBatch;
 import io.watchfanout.schema.RevisionChain;
 import io.watchfanout.schema.v1.Event;
@@ -14,7 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RevisionAssemblerTest {
-  private static final KeyRange PODS = new KeyRange(ByteString.copyFromUtf8("/pods/"));
+  private static final KeyRange PODS = KeyRange.prefix(ByteString.copyFromUtf8("/pods/"));
 
   private static Event put(String key, long revision) {
     return Event.newBuilder().setType(Event.Type.PUT)

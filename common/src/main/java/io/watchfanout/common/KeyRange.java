@@ -1,7 +1,6 @@
-package io.watchfanout.fanout.cache;
+package io.watchfanout.common;
 
 import com.google.protobuf.ByteString;
-import io.watchfanout.common.KeyBytes;
 import java.util.Comparator;
 import java.util.Objects;
 
@@ -94,6 +93,26 @@ public final class KeyRange {
   /** The exclusive end of the range, or {@code null} when unbounded. */
   public ByteString end() {
     return end;
+  }
+
+  /**
+   * The key of an etcd range request for this range: {@link #start()}, or {@code "\0"} when
+   * the start is empty (etcd rejects an empty key; {@code "\0"} up to range end {@code "\0"} is
+   * every key).
+   */
+  public ByteString requestKey() {
+    return start.isEmpty() ? RANGE_END_ALL : start;
+  }
+
+  /**
+   * The range end of an etcd range request for this range, as etcd's {@code range_end} field
+   * takes it: empty for a single key, {@code "\0"} when unbounded, else {@link #end()}.
+   */
+  public ByteString requestRangeEnd() {
+    if (singleKey) {
+      return ByteString.EMPTY;
+    }
+    return end == null ? RANGE_END_ALL : end;
   }
 
   /** True when the range holds exactly one key ({@link #start()}). */

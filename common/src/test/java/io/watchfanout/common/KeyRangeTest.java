@@ -1,4 +1,4 @@
-package io.watchfanout.fanout.cache;
+package io.watchfanout.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,7 +7,7 @@ import java.util.Comparator;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** The key order the cache and the watcher index sort by. */
+/** The key order the cache and the watcher index sort by, and the ranges of etcd requests. */
 class KeyRangeTest {
   @Test
   void keyOrderIsEtcdsUnsignedByteOrderAsProtobufDefinesIt() {
@@ -24,6 +24,34 @@ class KeyRangeTest {
     }
     assertThat(KeyRange.KEY_ORDER.compare(ByteString.copyFrom(new byte[] {(byte) 0x80}), ByteString.copyFromUtf8("z")))
         .as("0x80 sorts after 'z' (unsigned)").isPositive();
+  }
+
+  @Test
+  void prefixRangeHoldsTheKeysWithThePrefixAndAsksEtcdForThem() {
+    KeyRange pods = KeyRange.prefix(ByteString.copyFromUtf8("/pods/"));
+    assertThat(pods.contains(ByteString.copyFromUtf8("/pods/a"))).isTrue();
+    assertThat(pods.contains(ByteString.copyFromUtf8("/pods"))).isFalse();
+    assertThat(pods.contains(ByteString.copyFromUtf8("/pods0"))).isFalse();
+    assertThat(pods.requestKey()).isEqualTo(ByteString.copyFromUtf8("/pods/"));
+    assertThat(pods.requestRangeEnd()).isEqualTo(ByteString.copyFromUtf8("/pods0"));
+  }
+
+  @Test
+  void emptyPrefixIsEveryKeyFromEtcdsZeroKey() {
+    KeyRange all = KeyRange.prefix(ByteString.EMPTY);
+    ByteString zero = ByteString.copyFrom(new byte[] {0});
+    assertThat(all).isEqualTo(KeyRange.all());
+    assertThat(all.end()).isNull();
+    assertThat(all.requestKey()).isEqualTo(zero);
+    assertThat(all.requestRangeEnd()).isEqualTo(zero);
+    assertThat(KeyRange.prefix(ByteString.copyFrom(new byte[] {(byte) 0xff})).requestRangeEnd()).isEqualTo(zero);
+  }
+
+  @Test
+  void singleKeyAsksForTheKeyAlone() {
+    KeyRange one = KeyRange.single(ByteString.copyFromUtf8("/a"));
+    assertThat(one.requestRangeEnd()).isEmpty();
+    assertThat(KeyRange.of(ByteString.copyFromUtf8("/a"), ByteString.EMPTY)).isEqualTo(one);
   }
 
   private static ByteString randomKey(Random r) {
