@@ -73,8 +73,7 @@ public final class EtcdServer extends ServerProcess {
     }
 
     private EtcdServer(Builder b) {
-        super("etcd", b.workDir != null ? b.workDir.toAbsolutePath() : WorkDirs.newInstanceDir("etcd"), "etcd.log",
-                b.stopTimeout, b.keepData);
+        super("etcd", b.workDirOrNew("etcd"), "etcd.log", b.stopTimeout, b.keepData);
         this.executable = b.executable;
         this.progressNotifyInterval = b.progressNotifyInterval;
         this.maxRequestBytes = b.maxRequestBytes;
@@ -256,20 +255,18 @@ public final class EtcdServer extends ServerProcess {
     /**
      * Settings of an {@link EtcdServer}. Not thread-safe; each setter returns this builder.
      */
-    public static final class Builder {
+    public static final class Builder extends LifecycleBuilder<Builder> {
         private String executable = "etcd";
         private Duration progressNotifyInterval = DEFAULT_PROGRESS_NOTIFY_INTERVAL;
         private long maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
         private long quotaBackendBytes = DEFAULT_QUOTA_BACKEND_BYTES;
-        private Duration startTimeout = Duration.ofSeconds(30);
-        private Duration stopTimeout = Duration.ofSeconds(30);
-        private boolean keepData = WorkDirs.keepDataByDefault();
         private final List<String> extraArgs = new ArrayList<>();
-        private Path workDir;
         private int clientPort;
         private int peerPort;
 
-        private Builder() {}
+        private Builder() {
+            super(Duration.ofSeconds(30), Duration.ofSeconds(30));
+        }
 
         /**
          * A fixed client port (e.g. 2379 for a local stack); default 0: a free port.
@@ -352,53 +349,6 @@ public final class EtcdServer extends ServerProcess {
         }
 
         /**
-         * How long {@link EtcdServer#start()} waits for {@code /health}; default 30 s.
-         *
-         * @param timeout a positive duration
-         * @return this builder
-         */
-        public Builder startTimeout(Duration timeout) {
-            this.startTimeout = requirePositive(timeout, "startTimeout");
-            return this;
-        }
-
-        /**
-         * How long {@link EtcdServer#stop()} waits after SIGTERM before SIGKILL; default 30 s.
-         *
-         * @param timeout a positive duration
-         * @return this builder
-         */
-        public Builder stopTimeout(Duration timeout) {
-            this.stopTimeout = requirePositive(timeout, "stopTimeout");
-            return this;
-        }
-
-        /**
-         * Whether {@link EtcdServer#close()} keeps the data directory; default false, or the
-         * system property {@code watchfanout.testkit.keepData}.
-         *
-         * @param keep true to keep it
-         * @return this builder
-         */
-        public Builder keepData(boolean keep) {
-            this.keepData = keep;
-            return this;
-        }
-
-        /**
-         * The directory holding {@code data/} and {@code etcd.log}; default a new directory under
-         * {@code target/testkit} (see {@code watchfanout.testkit.dir}). An existing data
-         * directory is reused (etcd then ignores its {@code --initial-cluster*} flags).
-         *
-         * @param dir the directory
-         * @return this builder
-         */
-        public Builder workDir(Path dir) {
-            this.workDir = Objects.requireNonNull(dir, "dir");
-            return this;
-        }
-
-        /**
          * An extra command-line argument for etcd, appended after the testkit's own flags.
          *
          * @param arg e.g. {@code --auto-compaction-retention=1}
@@ -416,20 +366,6 @@ public final class EtcdServer extends ServerProcess {
          */
         public EtcdServer build() {
             return new EtcdServer(this);
-        }
-
-        private static int requirePort(int port, String name) {
-            if (port < 0 || port > 65535) {
-                throw new IllegalArgumentException(name + ": " + port + " (expected: 0..65535)");
-            }
-            return port;
-        }
-
-        private static Duration requirePositive(Duration d, String name) {
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
-            }
-            return d;
         }
     }
 }

@@ -94,8 +94,7 @@ public final class KafkaBroker extends ServerProcess {
     }
 
     private KafkaBroker(Builder b) {
-        super("Kafka broker", b.workDir != null ? b.workDir.toAbsolutePath() : WorkDirs.newInstanceDir("kafka"),
-                "kafka.log", b.stopTimeout, b.keepData);
+        super("Kafka broker", b.workDirOrNew("kafka"), "kafka.log", b.stopTimeout, b.keepData);
         this.classpath = b.classpath != null ? b.classpath : System.getProperty("java.class.path");
         this.maxHeap = b.maxHeap;
         this.jvmArgs = List.copyOf(b.jvmArgs);
@@ -392,22 +391,20 @@ public final class KafkaBroker extends ServerProcess {
     /**
      * Settings of a {@link KafkaBroker}. Not thread-safe; each setter returns this builder.
      */
-    public static final class Builder {
+    public static final class Builder extends LifecycleBuilder<Builder> {
         private String classpath;
         private String maxHeap = DEFAULT_MAX_HEAP;
         private final List<String> jvmArgs = new ArrayList<>();
         private final Map<String, String> properties = new LinkedHashMap<>();
-        private Duration startTimeout = Duration.ofSeconds(120);
-        private Duration stopTimeout = Duration.ofSeconds(60);
-        private boolean keepData = WorkDirs.keepDataByDefault();
-        private Path workDir;
         private String clusterId;
         private int brokerPort;
         private int controllerPort;
         private int nodeId = 1;
         private String quorumVoters;
 
-        private Builder() {}
+        private Builder() {
+            super(Duration.ofSeconds(120), Duration.ofSeconds(60));
+        }
 
         /**
          * The KRaft {@code node.id}; default 1. Each node of a {@link KafkaCluster} has its own.
@@ -510,54 +507,6 @@ public final class KafkaBroker extends ServerProcess {
         }
 
         /**
-         * How long {@link KafkaBroker#start()} may take (formatting and readiness); default 120 s.
-         *
-         * @param timeout a positive duration
-         * @return this builder
-         */
-        public Builder startTimeout(Duration timeout) {
-            this.startTimeout = requirePositive(timeout, "startTimeout");
-            return this;
-        }
-
-        /**
-         * How long {@link KafkaBroker#stop()} waits after SIGTERM before SIGKILL; default 60 s.
-         *
-         * @param timeout a positive duration
-         * @return this builder
-         */
-        public Builder stopTimeout(Duration timeout) {
-            this.stopTimeout = requirePositive(timeout, "stopTimeout");
-            return this;
-        }
-
-        /**
-         * Whether {@link KafkaBroker#close()} keeps the data directory; default false, or the
-         * system property {@code watchfanout.testkit.keepData}.
-         *
-         * @param keep true to keep it
-         * @return this builder
-         */
-        public Builder keepData(boolean keep) {
-            this.keepData = keep;
-            return this;
-        }
-
-        /**
-         * The directory holding {@code data/}, {@code kafka.log} and {@code server.properties};
-         * default a new directory under {@code target/testkit} (see {@code watchfanout.testkit.dir}).
-         * A formatted {@code data/} is reused as is, but then the cluster id and ports must match
-         * those it was formatted with.
-         *
-         * @param dir the directory
-         * @return this builder
-         */
-        public Builder workDir(Path dir) {
-            this.workDir = Objects.requireNonNull(dir, "dir");
-            return this;
-        }
-
-        /**
          * The cluster id to format the storage with; default a random {@link Uuid}.
          *
          * @param clusterId a base64 Kafka Uuid (22 characters)
@@ -575,20 +524,6 @@ public final class KafkaBroker extends ServerProcess {
          */
         public KafkaBroker build() {
             return new KafkaBroker(this);
-        }
-
-        private static int requirePort(int port, String name) {
-            if (port < 0 || port > 65535) {
-                throw new IllegalArgumentException(name + ": " + port + " (expected: 0..65535)");
-            }
-            return port;
-        }
-
-        private static Duration requirePositive(Duration d, String name) {
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
-            }
-            return d;
         }
     }
 }

@@ -2,6 +2,7 @@ package io.watchfanout.testkit;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -143,6 +144,102 @@ abstract class ServerProcess implements AutoCloseable {
       LOG.info("{} closed; data kept in {}, log {}", kind, dataDir, logFile);
     } else {
       WorkDirs.deleteRecursively(dataDir);
+    }
+  }
+
+  /**
+   * The settings {@link EtcdServer.Builder} and {@link KafkaBroker.Builder} share: the work
+   * directory, the start and stop timeouts and whether the data outlives {@link #close()}. Not
+   * thread-safe; each setter returns the concrete builder.
+   *
+   * @param <B> the concrete builder
+   */
+  abstract static class LifecycleBuilder<B extends LifecycleBuilder<B>> {
+    Duration startTimeout;
+    Duration stopTimeout;
+    boolean keepData = WorkDirs.keepDataByDefault();
+    Path workDir;
+
+    LifecycleBuilder(Duration startTimeout, Duration stopTimeout) {
+      this.startTimeout = startTimeout;
+      this.stopTimeout = stopTimeout;
+    }
+
+    private B self() {
+      @SuppressWarnings("unchecked") // B is the class of this builder, as the type parameter's bound says
+      B b = (B) this;
+      return b;
+    }
+
+    /**
+     * How long {@code start()} may take until the server serves; default 30 s for etcd, 120 s
+     * for a Kafka broker (formatting included).
+     *
+     * @param timeout a positive duration
+     * @return this builder
+     * @throws IllegalArgumentException if not positive
+     */
+    public B startTimeout(Duration timeout) {
+      this.startTimeout = requirePositive(timeout, "startTimeout");
+      return self();
+    }
+
+    /**
+     * How long {@code stop()} waits after SIGTERM before SIGKILL; default 30 s for etcd, 60 s
+     * for a Kafka broker.
+     *
+     * @param timeout a positive duration
+     * @return this builder
+     * @throws IllegalArgumentException if not positive
+     */
+    public B stopTimeout(Duration timeout) {
+      this.stopTimeout = requirePositive(timeout, "stopTimeout");
+      return self();
+    }
+
+    /**
+     * Whether {@code close()} keeps the data directory; default false, or the system property
+     * {@code watchfanout.testkit.keepData}.
+     *
+     * @param keep true to keep it
+     * @return this builder
+     */
+    public B keepData(boolean keep) {
+      this.keepData = keep;
+      return self();
+    }
+
+    /**
+     * The directory holding {@code data/} and the log file; default a new directory under
+     * {@code target/testkit} (see {@code watchfanout.testkit.dir}). An existing data directory
+     * is reused: etcd then ignores its {@code --initial-cluster*} flags, and a Kafka broker's
+     * cluster id and ports must match those it was formatted with.
+     *
+     * @param dir the directory
+     * @return this builder
+     */
+    public B workDir(Path dir) {
+      this.workDir = Objects.requireNonNull(dir, "dir");
+      return self();
+    }
+
+    /** {@code workDir}, absolute, or a new directory named after {@code kind} under {@code target/testkit}. */
+    Path workDirOrNew(String kind) {
+      return workDir != null ? workDir.toAbsolutePath() : WorkDirs.newInstanceDir(kind);
+    }
+
+    static int requirePort(int port, String name) {
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException(name + ": " + port + " (expected: 0..65535)");
+      }
+      return port;
+    }
+
+    static Duration requirePositive(Duration d, String name) {
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
+      }
+      return d;
     }
   }
 
