@@ -18,15 +18,13 @@ import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TopicPrefixes;
+import io.watchfanout.testkit.TestPrefix;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -47,16 +45,12 @@ class IngesterExactnessTest {
   }
 
   @BeforeEach
-  void setUp(TestInfo info) {
-    etcd = Client.builder().endpoints(etcdServer.clientUrl()).maxInboundMessageSize(64 << 20).build();
-    topicPrefix = TopicPrefixes.unique(info);
-    keyPrefix = "/" + topicPrefix + "/";
+  void setUp(Client client, TestPrefix prefix) {
+    etcd = client;
+    topicPrefix = prefix.topicPrefix();
+    keyPrefix = prefix.keyPrefix();
   }
 
-  @AfterEach
-  void tearDown() {
-    etcd.close();
-  }
 
   private long lastRevision(String topic) {
     List<ConsumerRecord<byte[], EventsRecord>> records = EventsTopicDump.read(kafka.bootstrapServers(), topic);

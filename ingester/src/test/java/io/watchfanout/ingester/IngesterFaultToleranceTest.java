@@ -18,17 +18,15 @@ import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TopicPrefixes;
+import io.watchfanout.testkit.TestPrefix;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -51,16 +49,12 @@ class IngesterFaultToleranceTest {
   }
 
   @BeforeEach
-  void setUp(TestInfo info) {
-    etcd = Client.builder().endpoints(etcdServer.clientUrl()).maxInboundMessageSize(64 << 20).build();
-    topicPrefix = TopicPrefixes.unique(info);
-    keyPrefix = "/" + topicPrefix + "/";
+  void setUp(Client client, TestPrefix prefix) {
+    etcd = client;
+    topicPrefix = prefix.topicPrefix();
+    keyPrefix = prefix.keyPrefix();
   }
 
-  @AfterEach
-  void tearDown() {
-    etcd.close();
-  }
 
   private JavaProcess ingester(String name, String... extra) {
     return Ingesters.process(name, etcdServer.clientUrl(), kafka.bootstrapServers(), topicPrefix, keyPrefix, extra);

@@ -18,6 +18,7 @@ import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
+import io.watchfanout.testkit.TestPrefix;
 import io.watchfanout.testkit.TopicPrefixes;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -47,12 +48,11 @@ class IngesterLeaderElectionTest {
   }
 
   @Test
-  void oneReplicaPublishesAndTheOtherTakesOverWhenItDies(TestInfo info) throws Exception {
-    String prefix = TopicPrefixes.unique(info);
-    String keyPrefix = "/" + prefix + "/";
+  void oneReplicaPublishesAndTheOtherTakesOverWhenItDies(Client etcd, TestPrefix names) throws Exception {
+    String prefix = names.topicPrefix();
+    String keyPrefix = names.keyPrefix();
     String events = WatchFanoutSerdes.eventsTopic(prefix);
-    try (Client etcd = Client.builder().endpoints(etcdServer.clientUrl()).build();
-        BackgroundWriter writer = new BackgroundWriter(etcd, keyPrefix, 5);
+    try (BackgroundWriter writer = new BackgroundWriter(etcd, keyPrefix, 5);
         JavaProcess first = Ingesters.process("replica-1", etcdServer.clientUrl(), kafka.bootstrapServers(), prefix,
             keyPrefix, "--leader-election", "--election-lease-ttl", TTL);
         JavaProcess second = Ingesters.process("replica-2", etcdServer.clientUrl(), kafka.bootstrapServers(), prefix,
@@ -104,15 +104,14 @@ class IngesterLeaderElectionTest {
     }
   }
   @Test
-  void aReplicaDeposedWhileWaitingForKafkaNeverFencesTheNewLeader(TestInfo info) throws Exception {
-    String prefix = TopicPrefixes.unique(info);
-    String keyPrefix = "/" + prefix + "/";
+  void aReplicaDeposedWhileWaitingForKafkaNeverFencesTheNewLeader(Client etcd, TestPrefix names) throws Exception {
+    String prefix = names.topicPrefix();
+    String keyPrefix = names.keyPrefix();
     String election = "/watchfanout/elections/" + prefix + "/ingester";
     String[] flags = {"--leader-election", "--election-lease-ttl", TTL};
     kafka.stop();
     boolean kafkaStopped = true;
-    try (Client etcd = Client.builder().endpoints(etcdServer.clientUrl()).build();
-        JavaProcess first = Ingesters.process("replica-1", etcdServer.clientUrl(), kafka.bootstrapServers(), prefix,
+    try (JavaProcess first = Ingesters.process("replica-1", etcdServer.clientUrl(), kafka.bootstrapServers(), prefix,
             keyPrefix, flags)) {
       first.awaitLog("became the leader", Duration.ofSeconds(60));
       // Depose it while it waits for Kafka, as an expired lease would: its election key goes.

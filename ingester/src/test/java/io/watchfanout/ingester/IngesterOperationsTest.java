@@ -12,6 +12,7 @@ import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
+import io.watchfanout.testkit.TestPrefix;
 import io.watchfanout.testkit.TopicPrefixes;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -47,10 +48,9 @@ class IngesterOperationsTest {
   }
 
   @Test
-  void readinessAndMetricsFollowThePublisher(TestInfo info) throws Exception {
-    String prefix = TopicPrefixes.unique(info);
-    try (Client etcd = Client.builder().endpoints(etcdServer.clientUrl()).build();
-        Ingester ingester = Ingesters.inProcess(
+  void readinessAndMetricsFollowThePublisher(Client etcd, TestPrefix names) throws Exception {
+    String prefix = names.topicPrefix();
+    try (Ingester ingester = Ingesters.inProcess(
             Ingesters.config(etcdServer.clientUrl(), kafka.bootstrapServers(), prefix, "/" + prefix + "/"))) {
       String base = "http://127.0.0.1:" + ingester.httpPort();
       assertThat(get(base + "/livez").statusCode()).isEqualTo(200);
@@ -116,10 +116,9 @@ class IngesterOperationsTest {
   }
 
   @Test
-  void anEventLargerThanARecordStopsTheIngesterWithAClearError(TestInfo info) throws Exception {
-    String prefix = TopicPrefixes.unique(info);
-    try (Client etcd = Client.builder().endpoints(etcdServer.clientUrl()).build();
-        JavaProcess ingester = Ingesters.process("ingester", etcdServer.clientUrl(), kafka.bootstrapServers(), prefix,
+  void anEventLargerThanARecordStopsTheIngesterWithAClearError(Client etcd, TestPrefix names) throws Exception {
+    String prefix = names.topicPrefix();
+    try (JavaProcess ingester = Ingesters.process("ingester", etcdServer.clientUrl(), kafka.bootstrapServers(), prefix,
             "/" + prefix + "/", "--max-record-bytes", "64KiB")) {
       ingester.awaitLog("watching etcd from revision", Duration.ofSeconds(60));
       long revision = etcd.getKVClient().put(EtcdWorkload.bytes("/" + prefix + "/big"),

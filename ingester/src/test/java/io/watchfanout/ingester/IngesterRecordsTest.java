@@ -22,7 +22,7 @@ import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TopicPrefixes;
+import io.watchfanout.testkit.TestPrefix;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,10 +43,8 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.kstream.Consumed;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -70,17 +68,13 @@ class IngesterRecordsTest {
   }
 
   @BeforeEach
-  void setUp(TestInfo info) {
-    etcd = Client.builder().endpoints(etcdServer.clientUrl()).maxInboundMessageSize(64 << 20).build();
-    topicPrefix = TopicPrefixes.unique(info);
-    keyPrefix = "/" + topicPrefix + "/";
+  void setUp(Client client, TestPrefix prefix) {
+    etcd = client;
+    topicPrefix = prefix.topicPrefix();
+    keyPrefix = prefix.keyPrefix();
     eventsTopic = WatchFanoutSerdes.eventsTopic(topicPrefix);
   }
 
-  @AfterEach
-  void tearDown() {
-    etcd.close();
-  }
 
   private Ingester start() {
     return start(etcdServer.clientUrl());
@@ -156,7 +150,6 @@ class IngesterRecordsTest {
     // A private etcd: compaction would cut the history other test classes read back.
     try (EtcdServer privateEtcd = new EtcdServer().start();
         Client privateClient = Client.builder().endpoints(privateEtcd.clientUrl()).build()) {
-      etcd.close();
       etcd = privateClient;
       compactionLeadsToResync(privateEtcd.clientUrl());
     }

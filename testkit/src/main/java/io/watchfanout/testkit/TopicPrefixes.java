@@ -1,6 +1,8 @@
 package io.watchfanout.testkit;
 
+import java.lang.reflect.Method;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.TestInfo;
@@ -49,8 +51,13 @@ public final class TopicPrefixes {
      * @return e.g. {@code kafkabrokertest-transactions-1-a0zz}; different on every call
      */
     public static String unique(TestInfo testInfo) {
-        String className = testInfo.getTestClass().map(Class::getSimpleName).orElse("");
-        String methodName = testInfo.getTestMethod().map(m -> m.getName()).orElse(testInfo.getDisplayName());
+        return unique(testInfo.getTestClass(), testInfo.getTestMethod(), testInfo.getDisplayName());
+    }
+
+    /** As {@link #unique(TestInfo)}, from what an extension knows of the test. */
+    static String unique(Optional<Class<?>> testClass, Optional<Method> testMethod, String displayName) {
+        String className = testClass.map(Class::getSimpleName).orElse("");
+        String methodName = testMethod.map(Method::getName).orElse(displayName);
         return unique(className + "-" + methodName);
     }
 }

@@ -18,7 +18,7 @@ import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TopicPrefixes;
+import io.watchfanout.testkit.TestPrefix;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,7 +30,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -53,10 +52,10 @@ class FanoutEndToEndTest {
   }
 
   @BeforeEach
-  void setUp(TestInfo info) {
-    etcd = Client.builder().endpoints(etcdServer.clientUrl()).maxInboundMessageSize(64 << 20).build();
-    topicPrefix = TopicPrefixes.unique(info);
-    keyPrefix = "/" + topicPrefix + "/";
+  void setUp(Client client, TestPrefix prefix) {
+    etcd = client;
+    topicPrefix = prefix.topicPrefix();
+    keyPrefix = prefix.keyPrefix();
   }
 
   @AfterEach
@@ -64,7 +63,6 @@ class FanoutEndToEndTest {
     for (int i = resources.size() - 1; i >= 0; i--) {
       resources.get(i).close();
     }
-    etcd.close();
   }
 
   private <T extends AutoCloseable> T keep(T resource) {

@@ -13,12 +13,11 @@ import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TopicPrefixes;
+import io.watchfanout.testkit.TestPrefix;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -38,12 +37,11 @@ class FanoutShutdownTest {
   }
 
   @Test
-  void sigtermEndsEveryStreamWithABookmarkToResumeFrom(TestInfo info) throws Exception {
-    String prefix = TopicPrefixes.unique(info);
-    String keyPrefix = "/" + prefix + "/";
+  void sigtermEndsEveryStreamWithABookmarkToResumeFrom(Client etcd, TestPrefix names) throws Exception {
+    String prefix = names.topicPrefix();
+    String keyPrefix = names.keyPrefix();
     List<WatchClient> clients = new ArrayList<>();
-    try (Client etcd = Client.builder().endpoints(etcdServer.clientUrl()).build();
-        JavaProcess ingester = Stack.ingester(etcdServer.clientUrl(), kafka.bootstrapServers(), prefix);
+    try (JavaProcess ingester = Stack.ingester(etcdServer.clientUrl(), kafka.bootstrapServers(), prefix);
         Stack.Node a = Stack.node("node-a", kafka.bootstrapServers(), prefix);
         Stack.Node b = Stack.node("node-b", kafka.bootstrapServers(), prefix)) {
       long start = EtcdWorkload.currentRevision(etcd);

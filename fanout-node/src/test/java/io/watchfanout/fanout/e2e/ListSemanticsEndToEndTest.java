@@ -18,7 +18,7 @@ import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TopicPrefixes;
+import io.watchfanout.testkit.TestPrefix;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -35,7 +35,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -60,10 +59,10 @@ class ListSemanticsEndToEndTest {
   }
 
   @BeforeEach
-  void setUp(TestInfo info) {
-    etcd = Client.builder().endpoints(etcdServer.clientUrl()).build();
-    topicPrefix = TopicPrefixes.unique(info);
-    keyPrefix = "/" + topicPrefix + "/";
+  void setUp(Client client, TestPrefix prefix) {
+    etcd = client;
+    topicPrefix = prefix.topicPrefix();
+    keyPrefix = prefix.keyPrefix();
   }
 
   @AfterEach
@@ -71,7 +70,6 @@ class ListSemanticsEndToEndTest {
     for (int i = resources.size() - 1; i >= 0; i--) {
       resources.get(i).close();
     }
-    etcd.close();
   }
 
   private <T extends AutoCloseable> T keep(T resource) {
