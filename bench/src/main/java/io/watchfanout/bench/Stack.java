@@ -5,32 +5,28 @@ import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.FreePorts;
 import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
+import io.watchfanout.testkit.StackLauncher;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The processes a scenario needs, all on loopback, started with the testkit: etcd, a KRaft
- * Kafka broker, the ingester jar and fan-out node jars as child processes. Closing it stops
- * every process it started (and the testkit's reaper kills any left at JVM exit).
+ * The processes a scenario needs, all on loopback, started with the testkit's
+ * {@link StackLauncher}: etcd, a KRaft Kafka broker, the ingester jar and fan-out node jars as
+ * child processes. Closing it stops every process it started (and the testkit's reaper kills any
+ * left at JVM exit).
  *
  * <p>Thread-safety: start and stop from the scenario's thread.
  */
 final class Stack implements AutoCloseable {
   static final String TOPIC_PREFIX = "bench";
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   private final Path repo;
   private final Progress progress;
+  private final StackLauncher tier = new StackLauncher(TOPIC_PREFIX);
   private EtcdServer etcd;
   private KafkaBroker kafka;
   private JavaProcess ingester;
@@ -44,25 +40,22 @@ final class Stack implements AutoCloseable {
 
   Stack startEtcd() {
     progress.log("starting etcd");
-    etcd = EtcdServer.builder().build().start();
+    etcd = tier.startEtcd(b -> b);
     return this;
   }
 
   Stack startKafka() {
     progress.log("starting Kafka (KRaft, one node)");
-    kafka = KafkaBroker.builder().maxHeap("1g").build().start();
+    kafka = tier.startKafka(b -> b.maxHeap("1g"));
     return this;
   }
 
   Stack startIngester() {
-    Path jar = jar("ingester/target/ingester.jar");
+    Path jar = StackLauncher.jar(repo, "ingester");
     progress.log("starting the ingester " + jar);
     int port = FreePorts.pick();
-    ingester = JavaProcess.builderForJar(jar).name("ingester").maxHeap("512m")
-        .args("--etcd-endpoints", etcd.clientUrl(), "--kafka-bootstrap", kafka.bootstrapServers(),
-            "--topic-prefix", TOPIC_PREFIX, "--http-port", Integer.toString(port), "--http-host", "127.0.0.1")
-        .start();
-    awaitReady("ingester", "http://127.0.0.1:" + port + "/readyz", ingester, Duration.ofSeconds(90));
+    ingester = tier.startReady(tier.ingester(JavaProcess.builderForJar(jar).name("ingester").maxHeap("512m"), port),
+        "ingester", port, Duration.ofSeconds(90));
     return this;
   }
 
@@ -98,16 +91,15 @@ final class Stack implements AutoCloseable {
 
   /** As {@link #startNode(List, List, String)} on the topics of {@code topicPrefix}. */
   Node startNode(String topicPrefix, List<String> flags, List<String> jvmArgs, String maxHeap) {
-    Path jar = jar("fanout-node/target/fanout-node.jar");
+    Path jar = StackLauncher.jar(repo, "fanout-node");
     int port = FreePorts.pick();
-    List<String> args = new ArrayList<>(List.of("--kafka-bootstrap", kafka.bootstrapServers(),
-        "--topic-prefix", topicPrefix, "--port", Integer.toString(port), "--node-id", "bench-" + port));
+    JavaProcess.Builder b = StackLauncher.on(etcd.clientUrl(), kafka.bootstrapServers(), topicPrefix)
+        .node(JavaProcess.builderForJar(jar).name("fanout-" + port).maxHeap(maxHeap), port, "bench-" + port);
     if (!flags.contains("--max-feed-staleness")) {
       // Topics that bench's own feeder wrote carry no heartbeats: a node must not call them stale.
-      args.addAll(List.of("--max-feed-staleness", "0"));
+      b.args("--max-feed-staleness", "0");
     }
-    args.addAll(flags);
-    JavaProcess.Builder b = JavaProcess.builderForJar(jar).name("fanout-" + port).maxHeap(maxHeap).args(args);
+    b.args(flags);
     jvmArgs.forEach(b::jvmArg);
     // BENCH_NODE_JAVA_OPTS: extra JVM options of every node, e.g. a JFR recording (docs/BENCHMARKS.md).
     String extra = System.getenv("BENCH_NODE_JAVA_OPTS");
@@ -120,7 +112,8 @@ final class Stack implements AutoCloseable {
     JavaProcess p = b.start();
     Node node = new Node(p, port);
     others.add(node);
-    awaitReady("fan-out node", "http://127.0.0.1:" + port + "/readyz", p, Duration.ofMinutes(15));
+    StackLauncher.awaitReady(p, "fan-out node", "http://127.0.0.1:" + port + "/readyz", Duration.ofMinutes(15),
+        () -> { });
     return node;
   }
 
@@ -149,61 +142,9 @@ final class Stack implements AutoCloseable {
     return client;
   }
 
-  private Path jar(String relative) {
-    Path p = repo.resolve(relative);
-    if (!Files.isRegularFile(p)) {
-      throw new IllegalStateException(p + " is missing (expected: built by `mvn -B -o install -DskipTests "
-          + "-pl schema,common,testkit,ingester,fanout-node`)");
-    }
-    return p;
-  }
-
-  private void awaitReady(String what, String url, JavaProcess p, Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!p.isAlive()) {
-        throw new IllegalStateException(what + " exited early; log " + p.logFile() + ":\n" + p.logTail(30));
-      }
-      try {
-        HttpResponse<Void> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
-            HttpResponse.BodyHandlers.discarding());
-        if (r.statusCode() == 200) {
-          return;
-        }
-      } catch (IOException e) {
-        // not listening yet
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted", e);
-      }
-      try {
-        Thread.sleep(200);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted", e);
-      }
-    }
-    throw new IllegalStateException(what + " not ready at " + url + " within " + timeout + "; log " + p.logFile()
-        + ":\n" + p.logTail(30));
-  }
-
   /** Prometheus text format → sample name (with labels) → value. */
   static Map<String, Double> scrape(String url) throws IOException, InterruptedException {
-    String body = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
-    Map<String, Double> m = new HashMap<>();
-    for (String line : body.split("\n")) {
-      if (line.isEmpty() || line.startsWith("#")) {
-        continue;
-      }
-      int sp = line.lastIndexOf(' ');
-      try {
-        m.put(line.substring(0, sp), Double.parseDouble(line.substring(sp + 1)));
-      } catch (RuntimeException e) {
-        // not a sample
-      }
-    }
-    return m;
+    return StackLauncher.metrics(url);
   }
 
   /** Sum of every sample whose name starts with {@code prefix} (all label sets). */
@@ -230,14 +171,6 @@ final class Stack implements AutoCloseable {
         progress.log("closing " + others.get(i) + ": " + e);
       }
     }
-    if (ingester != null) {
-      ingester.close();
-    }
-    if (kafka != null) {
-      kafka.close();
-    }
-    if (etcd != null) {
-      etcd.close();
-    }
+    tier.close(); // the ingester, Kafka, etcd
   }
 }

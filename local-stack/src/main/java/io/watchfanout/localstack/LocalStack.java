@@ -6,20 +6,15 @@ import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaCluster;
+import io.watchfanout.testkit.StackLauncher;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,7 +74,8 @@ final class LocalStack {
   private final StackDirectory dir;
   private final String brokerClasspath;
   private final PrintStream out;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+  /** Gives the ingester and the nodes their flags; etcd and Kafka are the stack's own parts. */
+  private final StackLauncher tier;
   private final List<Part> parts = new CopyOnWriteArrayList<>();
   private final Set<Part> reportedExits = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean stopping = new AtomicBoolean();
@@ -100,6 +96,7 @@ final class LocalStack {
     this.dir = Objects.requireNonNull(dir, "dir");
     this.brokerClasspath = Objects.requireNonNull(brokerClasspath, "brokerClasspath");
     this.out = Objects.requireNonNull(out, "out");
+    this.tier = StackLauncher.on(config.etcdUrl(), config.kafkaBootstrap(), config.topicPrefix());
   }
 
   /**
@@ -292,12 +289,8 @@ final class LocalStack {
   }
 
   private void startIngester() {
-    JavaProcess.Builder builder = javaPart("ingester", config.ingesterJar(), INGESTER_HEAP)
-        .args("--etcd-endpoints", config.etcdUrl(),
-            "--kafka-bootstrap", config.kafkaBootstrap(),
-            "--topic-prefix", config.topicPrefix(),
-            "--http-host", "127.0.0.1",
-            "--http-port", Integer.toString(config.ingesterPort()));
+    JavaProcess.Builder builder = tier.ingester(javaPart("ingester", config.ingesterJar(), INGESTER_HEAP),
+        config.ingesterPort());
     if (config.kafkaBrokers() > 1) {
       // What production runs: every write on two brokers before it counts (the ingester and
       // the materializer write with acks=all), and no start on topics replicated less.
@@ -309,12 +302,13 @@ final class LocalStack {
     Part part = javaProcessPart("ingester", url, process, INGESTER_STOP_TIMEOUT, logFile("ingester"));
     step(part, () -> {
       process.set(builder.start());
-      awaitReady(part, url + "/readyz");
+      awaitReady(part, process.get(), url + "/readyz");
     });
   }
 
   private void startFanoutNodes() {
     List<Part> nodes = new ArrayList<>();
+    List<AtomicReference<JavaProcess>> processes = new ArrayList<>();
     List<String> urls = new ArrayList<>();
     long startNanos = System.nanoTime();
     for (int n = 0; n < config.fanoutPorts().size(); n++) {
@@ -325,22 +319,18 @@ final class LocalStack {
       Part part = javaProcessPart("fanout-node", url, process, FANOUT_STOP_TIMEOUT, logFile(name));
       parts.add(part);
       checkNotStopping();
-      process.set(javaPart(name, config.fanoutNodeJar(), FANOUT_HEAP)
-          .args("--kafka-bootstrap", config.kafkaBootstrap(),
-              "--topic-prefix", config.topicPrefix(),
-              "--bind-address", "127.0.0.1",
-              "--port", Integer.toString(port),
-              "--etcd-api-port", Integer.toString(config.fanoutEtcdPorts().get(n)),
-              "--etcd-endpoints", config.etcdUrl(),
-              "--node-id", name)
+      process.set(tier.node(javaPart(name, config.fanoutNodeJar(), FANOUT_HEAP), port, name)
+          .args("--etcd-api-port", Integer.toString(config.fanoutEtcdPorts().get(n)),
+              "--etcd-endpoints", config.etcdUrl())
           .start());
       nodes.add(part);
+      processes.add(process);
       urls.add(url);
     }
     out.print(String.format(Locale.ROOT, "  %-12s starting on %s ... ", "fanout-node", String.join(" and ", urls)));
     out.flush();
     for (int i = 0; i < nodes.size(); i++) {
-      awaitReady(nodes.get(i), urls.get(i) + "/readyz");
+      awaitReady(nodes.get(i), processes.get(i).get(), urls.get(i) + "/readyz");
     }
     out.println(String.format(Locale.ROOT, "ready in %.1f s", (System.nanoTime() - startNanos) / 1e9));
   }
@@ -407,42 +397,10 @@ final class LocalStack {
     }
   }
 
-  /** Polls {@code readyz} until it answers 200; fails early if the process exits. */
-  private void awaitReady(Part part, String readyz) {
-    long deadline = System.nanoTime() + config.startTimeout().toNanos();
-    HttpRequest request = HttpRequest.newBuilder(URI.create(readyz)).timeout(Duration.ofSeconds(2)).GET().build();
-    String lastAnswer = "no answer";
-    while (true) {
-      checkNotStopping();
-      if (!part.alive().getAsBoolean()) {
-        throw new IllegalStateException(part.name() + " exited" + part.exitCode().get().stream()
-            .mapToObj(c -> " with code " + c).findFirst().orElse("") + " while starting; its log "
-            + part.log() + " ends with:\n" + tail(part.log(), 30));
-      }
-      try {
-        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() == 200) {
-          return;
-        }
-        lastAnswer = "HTTP " + response.statusCode() + " " + response.body().trim();
-      } catch (IOException e) {
-        lastAnswer = e.toString();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for " + part.name(), e);
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(part.name() + " at " + part.address() + " not ready within "
-            + config.startTimeout().toSeconds() + " s (last " + readyz + " answer: " + lastAnswer + "); its log "
-            + part.log() + " ends with:\n" + tail(part.log(), 30));
-      }
-      try {
-        Thread.sleep(200);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for " + part.name(), e);
-      }
-    }
+  /** Waits until {@code readyz} answers 200; fails early if the process exits or the stack stops. */
+  private void awaitReady(Part part, JavaProcess process, String readyz) {
+    StackLauncher.awaitReady(process, part.name() + " at " + part.address(), readyz, config.startTimeout(),
+        this::checkNotStopping);
   }
 
   // ---- running -----------------------------------------------------------------------
@@ -604,24 +562,6 @@ final class LocalStack {
     } catch (RuntimeException e) {
       LOG.error("stopping {} (pid {}) failed", part.name(), pid, e);
       out.println("  " + part.name() + " " + part.address() + ": stop failed: " + e.getMessage());
-    }
-  }
-
-  /** The last {@code lines} lines of a log file, "" if it is missing. */
-  static String tail(Path file, int lines) {
-    if (!Files.isRegularFile(file)) {
-      return "";
-    }
-    try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
-      long length = raf.length();
-      int window = (int) Math.min(length, 64 << 10);
-      byte[] bytes = new byte[window];
-      raf.seek(length - window);
-      raf.readFully(bytes);
-      List<String> all = List.of(new String(bytes, StandardCharsets.UTF_8).split("\r?\n"));
-      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
-    } catch (IOException e) {
-      return "(cannot read " + file + ": " + e + ")";
     }
   }
 

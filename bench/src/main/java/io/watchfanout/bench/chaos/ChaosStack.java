@@ -5,23 +5,26 @@ import io.watchfanout.testkit.FreePorts;
 import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaCluster;
+import io.watchfanout.testkit.StackLauncher;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * The tier under test, on loopback: one etcd, Kafka (one broker, or a {@link KafkaCluster} of
  * three), two ingester replicas with {@code --leader-election} and three fan-out nodes, each a
  * {@link Part} that can be killed, terminated, stopped and continued, and started again on the
- * same ports and data. Logs go to the run directory, appended across restarts.
+ * same ports and data. Logs go to the run directory, appended across restarts. The processes
+ * start through the testkit's {@link StackLauncher}, which gives the ingesters and nodes their
+ * flags and stops etcd and Kafka at the end.
  *
  * <p>Thread-safety: faults and starts from the scenario's thread; {@link #notReady()} from any.
  */
@@ -68,6 +71,7 @@ final class ChaosStack implements AutoCloseable {
   private final Path jars;
   private final int brokers;
   private final Consumer<String> log;
+  private final StackLauncher tier = new StackLauncher(TOPIC_PREFIX);
   private EtcdServer etcd;
   private KafkaBroker kafka;
   private KafkaCluster cluster;
@@ -84,7 +88,7 @@ final class ChaosStack implements AutoCloseable {
 
   ChaosStack start(List<String> ingesterFlags, List<String> nodeFlags) throws InterruptedException {
     log.accept("starting etcd");
-    etcd = EtcdServer.builder().workDir(runDir.resolve("etcd")).build().start();
+    etcd = tier.startEtcd(b -> b.workDir(runDir.resolve("etcd")));
     parts.add(new Part("etcd", Kind.ETCD) {
       @Override long pid() {
         return etcd.pid();
@@ -111,17 +115,14 @@ final class ChaosStack implements AutoCloseable {
       }
     });
     List<KafkaBroker> list;
-    String bootstrap;
     if (brokers == 1) {
       log.accept("starting Kafka (KRaft, one node)");
-      kafka = KafkaBroker.builder().maxHeap("768m").workDir(runDir.resolve("kafka")).build().start();
+      kafka = tier.startKafka(b -> b.maxHeap("768m").workDir(runDir.resolve("kafka")));
       list = List.of(kafka);
-      bootstrap = kafka.bootstrapServers();
     } else {
       log.accept("starting Kafka (KRaft, " + brokers + " broker+controller nodes)");
-      cluster = KafkaCluster.builder().size(brokers).workDir(runDir.resolve("kafka")).build().start();
+      cluster = tier.startKafkaCluster(b -> b.size(brokers).workDir(runDir.resolve("kafka")));
       list = cluster.brokers();
-      bootstrap = cluster.bootstrapServers();
     }
     for (int i = 0; i < list.size(); i++) {
       KafkaBroker b = list.get(i);
@@ -151,17 +152,16 @@ final class ChaosStack implements AutoCloseable {
         }
       });
     }
-    Path ingesterJar = jar("ingester/target/ingester.jar");
+    Path ingesterJar = StackLauncher.jar(jars, "ingester");
     for (int i = 1; i <= 2; i++) {
       int port = FreePorts.pick();
-      List<String> args = new ArrayList<>(List.of("--etcd-endpoints", etcd.clientUrl(), "--kafka-bootstrap", bootstrap,
-          "--topic-prefix", TOPIC_PREFIX, "--http-port", Integer.toString(port), "--http-host", "127.0.0.1",
-          "--leader-election"));
+      List<String> args = new ArrayList<>(List.of("--leader-election"));
       if (brokers >= 3) {
         args.addAll(List.of("--replication-factor", "3", "--min-insync-replicas", "2"));
       }
       args.addAll(ingesterFlags);
-      JavaPart p = new JavaPart("ingester-" + i, Kind.INGESTER, ingesterJar, "384m", args, port);
+      JavaPart p = new JavaPart("ingester-" + i, Kind.INGESTER, ingesterJar, "384m",
+          b -> tier.ingester(b, port).args(args), port);
       ingesters.add(p);
       parts.add(p);
     }
@@ -170,13 +170,12 @@ final class ChaosStack implements AutoCloseable {
       p.start();
     }
     await(() -> ingestersNotReady(), Duration.ofMinutes(3), "the ingesters");
-    Path nodeJar = jar("fanout-node/target/fanout-node.jar");
+    Path nodeJar = StackLauncher.jar(jars, "fanout-node");
     for (int i = 1; i <= 3; i++) {
       int port = FreePorts.pick();
-      List<String> args = new ArrayList<>(List.of("--kafka-bootstrap", bootstrap, "--topic-prefix", TOPIC_PREFIX,
-          "--port", Integer.toString(port), "--node-id", "chaos-" + i));
-      args.addAll(nodeFlags);
-      JavaPart p = new JavaPart("node-" + i, Kind.NODE, nodeJar, "384m", args, port);
+      String nodeId = "chaos-" + i;
+      JavaPart p = new JavaPart("node-" + i, Kind.NODE, nodeJar, "384m",
+          b -> tier.node(b, port, nodeId).args(nodeFlags), port);
       nodes.add(p);
       parts.add(p);
     }
@@ -198,15 +197,6 @@ final class ChaosStack implements AutoCloseable {
       }
       Thread.sleep(200);
     }
-  }
-
-  private Path jar(String relative) {
-    Path p = jars.resolve(relative);
-    if (!Files.isRegularFile(p)) {
-      throw new IllegalStateException(p + " is missing (build it: mvn -B install -DskipTests -pl "
-          + ".,schema,common,testkit,ingester,fanout-node)");
-    }
-    return p;
   }
 
   List<Part> parts() {
@@ -326,15 +316,16 @@ final class ChaosStack implements AutoCloseable {
   final class JavaPart extends Part {
     final Path jar;
     final String heap;
-    final List<String> args;
+    /** Adds the part's flags to its process. */
+    final UnaryOperator<JavaProcess.Builder> flags;
     final int port;
     private volatile JavaProcess process;
 
-    JavaPart(String name, Kind kind, Path jar, String heap, List<String> args, int port) {
+    JavaPart(String name, Kind kind, Path jar, String heap, UnaryOperator<JavaProcess.Builder> flags, int port) {
       super(name, kind);
       this.jar = jar;
       this.heap = heap;
-      this.args = List.copyOf(args);
+      this.flags = flags;
       this.port = port;
     }
 
@@ -357,8 +348,8 @@ final class ChaosStack implements AutoCloseable {
 
     @Override void start() {
       Path dir = runDir.resolve(name);
-      process = JavaProcess.builderForJar(jar).name(name).maxHeap(heap).args(args).logFile(dir.resolve(name + ".log")).workingDirectory(dir)
-          .start();
+      process = flags.apply(JavaProcess.builderForJar(jar).name(name).maxHeap(heap).logFile(dir.resolve(name + ".log"))
+          .workingDirectory(dir)).start();
     }
 
     @Override String notReady() {
@@ -396,15 +387,7 @@ final class ChaosStack implements AutoCloseable {
     for (JavaPart p : ingesters) {
       closeQuietly(p);
     }
-    if (cluster != null) {
-      cluster.close();
-    }
-    if (kafka != null) {
-      kafka.close();
-    }
-    if (etcd != null) {
-      etcd.close();
-    }
+    tier.close(); // Kafka, etcd
   }
 
   private void closeQuietly(JavaPart p) {

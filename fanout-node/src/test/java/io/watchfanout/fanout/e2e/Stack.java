@@ -2,37 +2,33 @@ package io.watchfanout.fanout.e2e;
 
 import io.watchfanout.testkit.FreePorts;
 import io.watchfanout.testkit.JavaProcess;
+import io.watchfanout.testkit.StackLauncher;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 
-/** Starts the real ingester (its jar) and fan-out nodes as child processes for a test. */
+/**
+ * The real ingester (its jar) and fan-out nodes (this module's main class) as child processes of
+ * a test, started through the testkit's {@link StackLauncher} on the test's shared etcd and Kafka;
+ * plus the HTTP helpers the end-to-end tests read nodes with.
+ */
 public final class Stack {
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   private Stack() {}
 
-  /** The ingester jar built by the ingester module (package runs before this module's tests). */
-  public static Path ingesterJar() {
-    Path jar = Path.of("..", "ingester", "target", "ingester.jar").toAbsolutePath().normalize();
-    if (!Files.exists(jar)) {
-      throw new IllegalStateException(jar + " is missing: run the tests with 'mvn verify' from the project root");
-    }
-    return jar;
-  }
-
   /** Starts the ingester of a topic prefix and waits until it watches etcd. */
   public static JavaProcess ingester(String etcdUrl, String bootstrap, String topicPrefix) {
-    JavaProcess p = JavaProcess.builderForJar(ingesterJar()).name("ingester").maxHeap("256m")
-        .args("--etcd-endpoints", etcdUrl, "--kafka-bootstrap", bootstrap, "--topic-prefix", topicPrefix,
-            "--http-port", "0", "--http-host", "127.0.0.1")
+    // The ingester jar of the ingester module (package runs before this module's tests).
+    Path jar = StackLauncher.jar(Path.of(".."), "ingester");
+    JavaProcess p = StackLauncher.on(etcdUrl, bootstrap, topicPrefix)
+        .ingester(JavaProcess.builderForJar(jar).name("ingester").maxHeap("256m"), 0)
         .start();
     p.awaitLog("watching etcd from revision", Duration.ofSeconds(60));
     return p;
@@ -51,21 +47,15 @@ public final class Stack {
   }
 
   /** Starts a fan-out node with 1 s bookmarks and waits until /readyz answers 200. */
-  public static Node node(String name, String bootstrap, String topicPrefix, String... extra) throws Exception {
+  public static Node node(String name, String bootstrap, String topicPrefix, String... extra) {
     int port = FreePorts.pick();
-    JavaProcess p = JavaProcess.builder("io.watchfanout.fanout.FanoutNodeMain").name(name).maxHeap("384m")
-        .args("--kafka-bootstrap", bootstrap, "--topic-prefix", topicPrefix, "--port", Integer.toString(port),
-            "--node-id", name, "--bookmark-interval", "1s")
+    JavaProcess p = StackLauncher.on(null, bootstrap, topicPrefix)
+        .node(JavaProcess.builder("io.watchfanout.fanout.FanoutNodeMain").name(name).maxHeap("384m"), port, name)
+        .args("--bookmark-interval", "1s")
         .args(extra)
         .start();
     Node node = new Node(p, port);
-    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-    while (get(node.url() + "/readyz").statusCode() != 200) {
-      if (System.nanoTime() > deadline || !p.isAlive()) {
-        throw new IllegalStateException(name + " did not become ready: " + p.logTail(40));
-      }
-      Thread.sleep(200);
-    }
+    StackLauncher.awaitReady(p, name, node.url() + "/readyz", Duration.ofSeconds(90), () -> { });
     return node;
   }
 
@@ -75,7 +65,7 @@ public final class Stack {
    * @param extra more flags of the node
    */
   public static Node etcdApiNode(String name, String bootstrap, String topicPrefix, int etcdApiPort, String etcdUrl,
-      String... extra) throws Exception {
+      String... extra) {
     String[] flags = new String[extra.length + 4];
     flags[0] = "--etcd-api-port";
     flags[1] = Integer.toString(etcdApiPort);
@@ -97,14 +87,11 @@ public final class Stack {
 
   /** Prometheus samples of a node's /metrics, by name with labels. */
   public static Map<String, Double> metrics(Node node) throws InterruptedException {
-    Map<String, Double> out = new HashMap<>();
-    for (String line : get(node.url() + "/metrics").body().split("\n")) {
-      if (!line.startsWith("#") && !line.isBlank()) {
-        int space = line.lastIndexOf(' ');
-        out.put(line.substring(0, space), Double.parseDouble(line.substring(space + 1)));
-      }
+    try {
+      return StackLauncher.metrics(node.url() + "/metrics");
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading " + node.url() + "/metrics", e);
     }
-    return out;
   }
 
   private record FailedResponse(String url) implements HttpResponse<String> {

@@ -1,0 +1,329 @@
+package io.watchfanout.testkit;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+
+/**
+ * The watch-fanout tier as child processes on loopback: etcd ({@link EtcdServer}), Kafka
+ * ({@link KafkaBroker} or {@link KafkaCluster}), the ingester and fan-out nodes ({@link JavaProcess}
+ * of their jars or main classes), on one topic prefix. The local stack, the benchmarks and the
+ * end-to-end tests start their processes through it, so that an ingester or a node is always
+ * given the same flags and is ready when {@code /readyz} answers 200.
+ *
+ * <p>A launcher either starts etcd and Kafka itself ({@link #startEtcd}, {@link #startKafka},
+ * {@link #startKafkaCluster}) or runs on servers that are someone else's ({@link #on}, e.g. the
+ * shared servers of a test JVM). {@link #close()} stops, in reverse order, every process it
+ * started: nodes, ingesters, then Kafka and etcd. The testkit's reaper kills whatever is left at
+ * JVM exit in any case.
+ *
+ * <p>Thread-safety: the start methods and {@link #close()} are synchronized; the accessors may
+ * be called from any thread. Errors are {@link IllegalStateException}s whose message names the
+ * process's log and holds its last lines.
+ */
+public final class StackLauncher implements AutoCloseable {
+    /** The address every process of the tier binds and is reached on. */
+    public static final String HOST = "127.0.0.1";
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final int LOG_TAIL_LINES = 30;
+
+    private final String topicPrefix;
+    private final List<AutoCloseable> started = new ArrayList<>(); // guarded by this
+    private volatile String etcdUrl;
+    private volatile String kafkaBootstrap;
+
+    /**
+     * A launcher that starts etcd and Kafka itself.
+     *
+     * @param topicPrefix the topic prefix of the ingester and the nodes
+     */
+    public StackLauncher(String topicPrefix) {
+        this.topicPrefix = Objects.requireNonNull(topicPrefix, "topicPrefix");
+    }
+
+    /**
+     * A launcher on running servers that it does not own (it never stops them).
+     *
+     * @param etcdUrl etcd's client URL, e.g. {@link EtcdServer#clientUrl()}; null for fan-out nodes
+     *     only, which read Kafka alone
+     * @param kafkaBootstrap Kafka's {@code bootstrap.servers}
+     * @param topicPrefix the topic prefix of the ingester and the nodes
+     * @return a new launcher
+     */
+    public static StackLauncher on(String etcdUrl, String kafkaBootstrap, String topicPrefix) {
+        StackLauncher launcher = new StackLauncher(topicPrefix);
+        launcher.etcdUrl = etcdUrl;
+        launcher.kafkaBootstrap = Objects.requireNonNull(kafkaBootstrap, "kafkaBootstrap");
+        return launcher;
+    }
+
+    /**
+     * Starts etcd, waits until it is healthy and makes it the tier's etcd.
+     *
+     * @param settings adjusts the builder (ports, work directory, timeouts); {@code b -> b} for defaults
+     * @return the running server, stopped by {@link #close()}
+     * @throws IllegalStateException as {@link EtcdServer#start()}
+     */
+    public synchronized EtcdServer startEtcd(UnaryOperator<EtcdServer.Builder> settings) {
+        EtcdServer etcd = settings.apply(EtcdServer.builder()).build();
+        started.add(etcd);
+        etcd.start();
+        etcdUrl = etcd.clientUrl();
+        return etcd;
+    }
+
+    /**
+     * Starts a single-node Kafka broker, waits until it is ready and makes it the tier's Kafka.
+     *
+     * @param settings adjusts the builder (ports, heap, work directory, class path); {@code b -> b} for defaults
+     * @return the running broker, stopped by {@link #close()}
+     * @throws IllegalStateException as {@link KafkaBroker#start()}
+     */
+    public synchronized KafkaBroker startKafka(UnaryOperator<KafkaBroker.Builder> settings) {
+        KafkaBroker kafka = settings.apply(KafkaBroker.builder()).build();
+        started.add(kafka);
+        kafka.start();
+        kafkaBootstrap = kafka.bootstrapServers();
+        return kafka;
+    }
+
+    /**
+     * Starts a replicated Kafka cluster, waits until every broker is ready and makes it the tier's Kafka.
+     *
+     * @param settings adjusts the builder (size, ports, work directory, each broker's settings)
+     * @return the running cluster, stopped by {@link #close()}
+     * @throws IllegalStateException as {@link KafkaCluster#start()}
+     */
+    public synchronized KafkaCluster startKafkaCluster(UnaryOperator<KafkaCluster.Builder> settings) {
+        KafkaCluster cluster = settings.apply(KafkaCluster.builder()).build();
+        started.add(cluster);
+        cluster.start();
+        kafkaBootstrap = cluster.bootstrapServers();
+        return cluster;
+    }
+
+    /**
+     * The tier's etcd.
+     *
+     * @return etcd's client URL
+     * @throws IllegalStateException before etcd was started
+     */
+    public String etcdUrl() {
+        return require(etcdUrl, "etcd");
+    }
+
+    /**
+     * The tier's Kafka.
+     *
+     * @return its {@code bootstrap.servers}
+     * @throws IllegalStateException before Kafka was started
+     */
+    public String kafkaBootstrap() {
+        return require(kafkaBootstrap, "Kafka");
+    }
+
+    /**
+     * The tier's topic prefix.
+     *
+     * @return the prefix its topics ({@code <prefix>.events}, {@code <prefix>.state}) are named by
+     */
+    public String topicPrefix() {
+        return topicPrefix;
+    }
+
+    /**
+     * An ingester of the tier, not started: {@code base} with the flags {@code --etcd-endpoints},
+     * {@code --kafka-bootstrap}, {@code --topic-prefix}, {@code --http-host 127.0.0.1} and
+     * {@code --http-port}. More flags may follow with {@link JavaProcess.Builder#args(String...)}.
+     *
+     * @param base the process: {@link JavaProcess#builderForJar} of the ingester jar, with its name, heap, log
+     * @param httpPort the port of its {@code /readyz}, {@code /metrics}; 0 for any (then wait for its log)
+     * @return {@code base}
+     */
+    public JavaProcess.Builder ingester(JavaProcess.Builder base, int httpPort) {
+        return base.args("--etcd-endpoints", etcdUrl(), "--kafka-bootstrap", kafkaBootstrap(),
+                "--topic-prefix", topicPrefix, "--http-host", HOST, "--http-port", Integer.toString(httpPort));
+    }
+
+    /**
+     * A fan-out node of the tier, not started: {@code base} with the flags
+     * {@code --kafka-bootstrap}, {@code --topic-prefix}, {@code --bind-address 127.0.0.1},
+     * {@code --port} and {@code --node-id}. More flags (e.g. {@code --etcd-api-port}) may follow.
+     *
+     * @param base the process: of the node's jar or its main class, with its name, heap, log
+     * @param port the node's HTTP port
+     * @param nodeId the node's id in its metrics and logs
+     * @return {@code base}
+     */
+    public JavaProcess.Builder node(JavaProcess.Builder base, int port, String nodeId) {
+        return base.args("--kafka-bootstrap", kafkaBootstrap(), "--topic-prefix", topicPrefix,
+                "--bind-address", HOST, "--port", Integer.toString(port), "--node-id", nodeId);
+    }
+
+    /**
+     * Starts a process of the tier, stopped by {@link #close()}, and waits until
+     * {@code http://127.0.0.1:<port>/readyz} answers 200.
+     *
+     * @param process an {@link #ingester} or a {@link #node}
+     * @param what the process, for messages
+     * @param port its HTTP port
+     * @param timeout how long it may take to become ready
+     * @return the running process
+     * @throws IllegalStateException as {@link #awaitReady}
+     */
+    public JavaProcess startReady(JavaProcess.Builder process, String what, int port, Duration timeout) {
+        JavaProcess p = start(process);
+        awaitReady(p, what, "http://" + HOST + ":" + port + "/readyz", timeout, () -> { });
+        return p;
+    }
+
+    /**
+     * Starts a process of the tier, stopped by {@link #close()}, without waiting.
+     *
+     * @param process an {@link #ingester} or a {@link #node}
+     * @return the started process
+     */
+    public synchronized JavaProcess start(JavaProcess.Builder process) {
+        JavaProcess p = process.start();
+        started.add(p);
+        return p;
+    }
+
+    /**
+     * Polls {@code readyz} every 200 ms until it answers 200.
+     *
+     * @param p the process that serves it
+     * @param what the process, for messages
+     * @param readyz the URL
+     * @param timeout how long to wait
+     * @param beforeEachPoll runs before every poll; may throw to give up (e.g. when the caller stops)
+     * @throws IllegalStateException if the process exits first, or is not ready in time, with the
+     *     tail of its log; or if interrupted (the interrupt flag is set again)
+     */
+    public static void awaitReady(JavaProcess p, String what, String readyz, Duration timeout, Runnable beforeEachPoll) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(readyz)).timeout(Duration.ofSeconds(2)).GET().build();
+        String lastAnswer = "no answer";
+        while (true) {
+            beforeEachPoll.run();
+            if (!p.isAlive()) {
+                throw new IllegalStateException(what + " exited" + p.exitCode().stream()
+                        .mapToObj(c -> " with code " + c).findFirst().orElse("") + " while starting; its log "
+                        + p.logFile() + " ends with:\n" + p.logTail(LOG_TAIL_LINES));
+            }
+            try {
+                HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+                if (response.statusCode() == 200) {
+                    return;
+                }
+                lastAnswer = "HTTP " + response.statusCode() + " " + response.body().trim();
+            } catch (IOException e) {
+                lastAnswer = e.toString();
+            } catch (InterruptedException e) {
+                throw ManagedProcess.interrupted("waiting for " + what, e);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(what + " not ready within " + timeout.toSeconds() + " s (last "
+                        + readyz + " answer: " + lastAnswer + "); its log " + p.logFile() + " ends with:\n"
+                        + p.logTail(LOG_TAIL_LINES));
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                throw ManagedProcess.interrupted("waiting for " + what, e);
+            }
+        }
+    }
+
+    /**
+     * The samples of a Prometheus text-format page, such as a node's or the ingester's {@code /metrics}.
+     *
+     * @param url the page
+     * @return sample name (with its labels, as printed) → value; lines that are no sample are skipped
+     * @throws IOException if the page cannot be read
+     * @throws InterruptedException if interrupted while reading it
+     */
+    public static Map<String, Double> metrics(String url) throws IOException, InterruptedException {
+        String body = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        Map<String, Double> samples = new HashMap<>();
+        for (String line : body.split("\n")) {
+            int space = line.lastIndexOf(' ');
+            if (line.isBlank() || line.startsWith("#") || space < 0) {
+                continue;
+            }
+            try {
+                samples.put(line.substring(0, space), Double.parseDouble(line.substring(space + 1)));
+            } catch (NumberFormatException e) {
+                // not a sample
+            }
+        }
+        return samples;
+    }
+
+    /**
+     * The runnable jar of a module: {@code <repo>/<module>/target/<module>.jar}.
+     *
+     * @param repo the project's root directory
+     * @param module {@code ingester} or {@code fanout-node}
+     * @return the jar's path
+     * @throws IllegalStateException if it is missing, saying how to build it
+     */
+    public static Path jar(Path repo, String module) {
+        Path jar = repo.resolve(module).resolve("target").resolve(module + ".jar").toAbsolutePath().normalize();
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " is missing (expected: built by 'mvn -B -DskipTests package -pl "
+                    + module + " -am' from " + repo.toAbsolutePath().normalize() + ")");
+        }
+        return jar;
+    }
+
+    /**
+     * Stops every process this launcher started, the last started first (nodes before the
+     * ingester, the ingester before Kafka and etcd). Goes on past a failing stop and throws the
+     * first failure at the end. Idempotent.
+     *
+     * @throws IllegalStateException if a stop failed
+     */
+    @Override
+    public synchronized void close() {
+        RuntimeException first = null;
+        for (int i = started.size() - 1; i >= 0; i--) {
+            try {
+                started.get(i).close();
+            } catch (Exception e) {
+                if (first == null) {
+                    first = new IllegalStateException("stopping " + started.get(i) + " failed", e);
+                }
+            }
+        }
+        started.clear();
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private static String require(String value, String what) {
+        if (value == null) {
+            throw new IllegalStateException(what + " of the stack was not started");
+        }
+        return value;
+    }
+
+    @Override
+    public String toString() {
+        return "StackLauncher{etcd=" + etcdUrl + ", kafka=" + kafkaBootstrap + ", topicPrefix=" + topicPrefix + "}";
+    }
+}
