@@ -33,6 +33,11 @@ import org.HdrHistogram.Recorder;
  *
  * <p>Thread-safety: the counters and recorder are thread-safe; each connection belongs to one
  * selector thread.
+ *
+ * <p>Not the testkit's {@code WatchClient}, which the tests use: that one gives each stream a
+ * thread and keeps every decoded frame, to compare with etcd and to resume; this one must hold
+ * thousands of streams at once and keep up with their frames, so it counts frames on a few NIO
+ * threads and decodes only sampled ones.
  */
 final class WatchLoadClient implements AutoCloseable {
   /** Frame encodings the client parses. */

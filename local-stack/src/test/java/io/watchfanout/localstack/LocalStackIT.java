@@ -3,7 +3,6 @@ package io.watchfanout.localstack;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.util.JsonFormat;
-import io.watchfanout.localstack.HttpWatch.Resume;
 import io.watchfanout.schema.EventsRecordDeserializer;
 import io.watchfanout.schema.RevisionChain;
 import io.watchfanout.schema.v1.Event;
@@ -11,6 +10,9 @@ import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.schema.v1.KeyValueList;
 import io.watchfanout.schema.v1.WatchEvent;
 import io.watchfanout.testkit.FreePorts;
+import io.watchfanout.testkit.WatchClient;
+import io.watchfanout.testkit.WatchClient.Encoding;
+import io.watchfanout.testkit.WatchClient.Resume;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -65,7 +67,7 @@ class LocalStackIT {
   private final Path script = projectRoot.resolve("bin/local-stack");
   private final Path itDir = Path.of("target", "local-stack-it").toAbsolutePath();
   private final List<StackProcess> stacks = new ArrayList<>();
-  private final List<HttpWatch> watches = new ArrayList<>();
+  private final List<WatchClient> watches = new ArrayList<>();
   private int[] ports;
 
   @BeforeEach
@@ -79,7 +81,7 @@ class LocalStackIT {
 
   @AfterEach
   void cleanUp() {
-    watches.forEach(HttpWatch::close);
+    watches.forEach(WatchClient::close);
     stacks.forEach(StackProcess::close);
   }
 
@@ -122,23 +124,23 @@ class LocalStackIT {
 
     try (EtcdTruth etcd = new EtcdTruth(etcdUrl)) {
       long start = etcd.revision();
-      HttpWatch a1 = watch("A1 all, JSON", "key=" + enc("/registry/") + "&prefix=true", true,
-          Resume.LAST_BOOKMARK, start);
-      HttpWatch a2 = watch("A2 pods, JSON", "key=" + enc("/registry/pods/") + "&prefix=true", true,
-          Resume.LAST_COMPLETE_REVISION, start);
-      HttpWatch a3 = watch("A3 all, protobuf", "key=" + enc("/registry/") + "&prefix=true", false,
-          Resume.LAST_BOOKMARK, start);
-      HttpWatch b1 = watch("B1 all, JSON", "key=" + enc("/registry/") + "&prefix=true", true,
-          Resume.LAST_BOOKMARK, start);
-      HttpWatch b2 = watch("B2 one key", "key=" + enc("/registry/configmaps/default/settings"), true,
-          Resume.LAST_BOOKMARK, start);
-      HttpWatch b3 = watch("B3 range [/registry/a, /registry/m)", "key=" + enc("/registry/a") + "&rangeEnd="
-          + enc("/registry/m"), true, Resume.LAST_BOOKMARK, start);
-      for (HttpWatch w : List.of(a1, a2, a3)) {
-        assertThat(w.connect(nodeA, start)).as(w.name).isEqualTo(200);
+      WatchClient a1 = watch("A1 all, JSON", "key=" + enc("/registry/") + "&prefix=true", true,
+          Resume.LAST_BOOKMARK);
+      WatchClient a2 = watch("A2 pods, JSON", "key=" + enc("/registry/pods/") + "&prefix=true", true,
+          Resume.LAST_COMPLETE_REVISION);
+      WatchClient a3 = watch("A3 all, protobuf", "key=" + enc("/registry/") + "&prefix=true", false,
+          Resume.LAST_BOOKMARK);
+      WatchClient b1 = watch("B1 all, JSON", "key=" + enc("/registry/") + "&prefix=true", true,
+          Resume.LAST_BOOKMARK);
+      WatchClient b2 = watch("B2 one key", "key=" + enc("/registry/configmaps/default/settings"), true,
+          Resume.LAST_BOOKMARK);
+      WatchClient b3 = watch("B3 range [/registry/a, /registry/m)", "key=" + enc("/registry/a") + "&rangeEnd="
+          + enc("/registry/m"), true, Resume.LAST_BOOKMARK);
+      for (WatchClient w : List.of(a1, a2, a3)) {
+        assertThat(w.connect(nodeA, start)).as(w.name()).isEqualTo(200);
       }
-      for (HttpWatch w : List.of(b1, b2, b3)) {
-        assertThat(w.connect(nodeB, start)).as(w.name).isEqualTo(200);
+      for (WatchClient w : List.of(b1, b2, b3)) {
+        assertThat(w.connect(nodeB, start)).as(w.name()).isEqualTo(200);
       }
 
       // Phase 1, both nodes up: creates, updates, a 3-key transaction, keys under an expiring
@@ -158,7 +160,7 @@ class LocalStackIT {
       etcdctl.put("/registry/events/default/e2", "expires too", lease);
       etcdctl.delete("/registry/pods/default/web-2", false);
       long phase1 = etcdctl.put("/registry/configmaps/default/settings", "mode=b");
-      for (HttpWatch w : List.of(a1, a2, a3, b1, b2, b3)) {
+      for (WatchClient w : List.of(a1, a2, a3, b1, b2, b3)) {
         awaitBookmark(w, phase1);
       }
 
@@ -167,13 +169,13 @@ class LocalStackIT {
       // dropped and received again from node B.
       long beforeKill = etcdctl.txn(List.of(), List.of("put /registry/pods/default/web-3 " + pod("web-3", "Pending"),
           "put /registry/events/team-a/web-3.1 Scheduled"), List.of());
-      for (HttpWatch w : List.of(a1, a2, a3)) {
-        awaitTrue(() -> w.lastResourceVersion() >= beforeKill, Duration.ofSeconds(20), w.name + " gets " + beforeKill);
+      for (WatchClient w : List.of(a1, a2, a3)) {
+        awaitTrue(() -> w.lastResourceVersion() >= beforeKill, Duration.ofSeconds(20), w.name() + " gets " + beforeKill);
       }
       StackProcess.Part killed = parts.get("fanout-node@" + ports[5]);
       ProcessHandle.of(killed.pid()).orElseThrow().destroyForcibly();
-      for (HttpWatch w : List.of(a1, a2, a3)) {
-        awaitTrue(w::ended, Duration.ofSeconds(20), w.name + " ends when node A dies");
+      for (WatchClient w : List.of(a1, a2, a3)) {
+        awaitTrue(w::ended, Duration.ofSeconds(20), w.name() + " ends when node A dies");
       }
       stack.awaitLine("! fanout-node " + nodeA, Duration.ofSeconds(10));
 
@@ -187,9 +189,9 @@ class LocalStackIT {
       etcdctl.delete("/registry/pods/team-b/", true);
 
       // A's watchers resume on node B from their resume points.
-      for (HttpWatch w : List.of(a1, a2, a3)) {
-        long from = w.trimToResumePoint();
-        assertThat(w.connect(nodeB, from)).as(w.name + " resumes on node B from " + from).isEqualTo(200);
+      for (WatchClient w : List.of(a1, a2, a3)) {
+        long from = w.trimToResumePoint(start);
+        assertThat(w.connect(nodeB, from)).as(w.name() + " resumes on node B from " + from).isEqualTo(200);
       }
 
       // Phase 3: more writes; the lease expires (etcd deletes both keys in one revision).
@@ -201,10 +203,10 @@ class LocalStackIT {
 
       List<EtcdTruth.Event> truth = etcd.events("/registry/", start, last);
       assertThat(truth.stream().filter(e -> e.line().startsWith("DELETED")).count()).isGreaterThanOrEqualTo(5);
-      for (HttpWatch w : List.of(a1, a2, a3, b1, b2, b3)) {
+      for (WatchClient w : List.of(a1, a2, a3, b1, b2, b3)) {
         awaitTrue(() -> w.lastResourceVersion() >= last || w.failure() != null, Duration.ofSeconds(30),
-            w.name + " reaches revision " + last);
-        assertThat(w.failure()).as(w.name + " decoding").isNull();
+            w.name() + " reaches revision " + last);
+        assertThat(w.failure()).as(w.name() + " decoding").isNull();
       }
       assertSameEvents(a1, truth, k -> k.startsWith("/registry/"));
       assertSameEvents(a2, truth, k -> k.startsWith("/registry/pods/"));
@@ -212,7 +214,7 @@ class LocalStackIT {
       assertSameEvents(b1, truth, k -> k.startsWith("/registry/"));
       assertSameEvents(b2, truth, k -> k.equals("/registry/configmaps/default/settings"));
       assertSameEvents(b3, truth, k -> k.compareTo("/registry/a") >= 0 && k.compareTo("/registry/m") < 0);
-      for (HttpWatch w : List.of(a1, a3, b1)) {
+      for (WatchClient w : List.of(a1, a3, b1)) {
         assertNoBookmarkInsideARevision(w);
       }
 
@@ -232,7 +234,7 @@ class LocalStackIT {
     List<Long> pids = new ArrayList<>(stack.descendantPids());
     parts.values().forEach(p -> pids.add(p.pid()));
     pids.add(stack.pid());
-    watches.forEach(HttpWatch::close);
+    watches.forEach(WatchClient::close);
     Optional<Integer> exit = stack.terminate(STOP_TIMEOUT);
     assertThat(exit).as("bin/local-stack exits after SIGTERM; output:\n" + stack.output()).isPresent();
     assertThat(exit.get()).isEqualTo(143);
@@ -290,8 +292,7 @@ class LocalStackIT {
 
     StackProcess second = startStack("restart-2", keep);
     String node2 = second.parts().get("fanout-node@" + ports[6]).address();
-    HttpWatch w = watch("after restart", "key=" + enc("/registry/") + "&prefix=true", true, Resume.LAST_BOOKMARK,
-        before);
+    WatchClient w = watch("after restart", "key=" + enc("/registry/") + "&prefix=true", true, Resume.LAST_BOOKMARK);
     assertThat(w.connect(node2, before)).isEqualTo(200);
     etcdctl.put("/registry/b", "2");
     long last = etcdctl.txn(List.of(), List.of("put /registry/d 1", "del /registry/c"), List.of());
@@ -313,8 +314,8 @@ class LocalStackIT {
 
   // ---- helpers ---------------------------------------------------------------------------
 
-  private HttpWatch watch(String name, String query, boolean json, Resume resume, long start) {
-    HttpWatch w = new HttpWatch(name, query, json, resume, start);
+  private WatchClient watch(String name, String query, boolean json, Resume resume) {
+    WatchClient w = new WatchClient(name, query, json ? Encoding.JSON : Encoding.PROTOBUF, resume);
     watches.add(w);
     return w;
   }
@@ -338,10 +339,10 @@ class LocalStackIT {
   }
 
   /** Every event frame of {@code w} (bookmarks left out) equals etcd's event of its range. */
-  private static void assertSameEvents(HttpWatch w, List<EtcdTruth.Event> truth, Predicate<String> inRange) {
+  private static void assertSameEvents(WatchClient w, List<EtcdTruth.Event> truth, Predicate<String> inRange) {
     List<String> seen = new ArrayList<>();
     for (WatchEvent f : w.frames()) {
-      assertThat(f.getType()).as(w.name + ": no ERROR frame: " + f).isNotEqualTo(WatchEvent.Type.ERROR);
+      assertThat(f.getType()).as(w.name() + ": no ERROR frame: " + f).isNotEqualTo(WatchEvent.Type.ERROR);
       if (f.getType() != WatchEvent.Type.BOOKMARK) {
         seen.add(EtcdTruth.frameLine(f));
       }
@@ -352,24 +353,24 @@ class LocalStackIT {
         w.frames().size() - seen.size(), w.connections());
     long previous = 0;
     for (WatchEvent f : w.frames()) {
-      assertThat(f.getResourceVersion()).as(w.name + ": resourceVersions never go back").isGreaterThanOrEqualTo(previous);
+      assertThat(f.getResourceVersion()).as(w.name() + ": resourceVersions never go back").isGreaterThanOrEqualTo(previous);
       previous = f.getResourceVersion();
     }
   }
 
   /** For a watcher that gets whole revisions: a BOOKMARK never follows a non-final frame of a revision. */
-  private static void assertNoBookmarkInsideARevision(HttpWatch w) {
+  private static void assertNoBookmarkInsideARevision(WatchClient w) {
     List<WatchEvent> frames = w.frames();
     for (int i = 1; i < frames.size(); i++) {
       WatchEvent before = frames.get(i - 1);
       if (frames.get(i).getType() == WatchEvent.Type.BOOKMARK && before.getType() != WatchEvent.Type.BOOKMARK) {
-        assertThat(before.getIndex()).as(w.name + ": bookmark after " + before).isEqualTo(before.getCount() - 1);
+        assertThat(before.getIndex()).as(w.name() + ": bookmark after " + before).isEqualTo(before.getCount() - 1);
       }
     }
   }
 
-  private static void awaitBookmark(HttpWatch w, long revision) throws Exception {
-    awaitTrue(() -> w.lastBookmark() >= revision, Duration.ofSeconds(20), w.name + " gets a bookmark at >= "
+  private static void awaitBookmark(WatchClient w, long revision) throws Exception {
+    awaitTrue(() -> w.lastBookmark() >= revision, Duration.ofSeconds(20), w.name() + " gets a bookmark at >= "
         + revision + " (last frames " + w.frames().subList(Math.max(0, w.frames().size() - 3), w.frames().size())
         + ")");
   }

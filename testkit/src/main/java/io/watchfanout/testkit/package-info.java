@@ -1,5 +1,6 @@
 /**
- * Real etcd and Kafka processes for integration tests and the local stack.
+ * Real etcd and Kafka processes, and the tier on them, for integration tests, the benchmarks and
+ * the local stack.
  *
  * <ul>
  *   <li>{@link io.watchfanout.testkit.EtcdServer}: the {@code etcd} binary as a child process;</li>
@@ -8,7 +9,12 @@
  *       (a quorum of three voters, replication factor 3, {@code min.insync.replicas} 2), with
  *       kill and restart of one broker and the leader of a topic;</li>
  *   <li>{@link io.watchfanout.testkit.EtcdExtension}, {@link io.watchfanout.testkit.KafkaExtension}:
- *       one shared server of each per test JVM, injected as a parameter;</li>
+ *       one shared server of each per test JVM, injected as a parameter, and (etcd) a jetcd client
+ *       of it and the test's {@link io.watchfanout.testkit.TestPrefix};</li>
+ *   <li>{@link io.watchfanout.testkit.StackLauncher}: the whole tier (etcd, Kafka, the ingester,
+ *       fan-out nodes) as child processes, for the local stack, the benchmarks and end-to-end tests;</li>
+ *   <li>{@link io.watchfanout.testkit.WatchClient}: a fan-out node's watch stream, read and resumed
+ *       as the README says (needs the schema module on the class path);</li>
  *   <li>{@link io.watchfanout.testkit.JavaProcess}: any main class as a child JVM (kill -9 tests);</li>
  *   <li>{@link io.watchfanout.testkit.FreePorts}, {@link io.watchfanout.testkit.TopicPrefixes};</li>
  *   <li>{@link io.watchfanout.testkit.ChildProcesses}: the shutdown reaper of every child, with

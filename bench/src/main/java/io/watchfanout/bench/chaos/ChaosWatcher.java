@@ -38,6 +38,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Faults of its own: {@link #vanish} (the client closes its connection with a reset and comes
  * back later), {@link #stall} (it stops reading, so that the node's buffers fill up).
  *
+ * <p>Not the testkit's {@code WatchClient}: a chaos watcher meets faults that client does not
+ * handle (read timeouts, resets, 410 Expired followed by a new list) and records every gap
+ * for the verifier, on its own blocking socket that it can reset or stall.
+ *
  * <p>Thread-safety: the received events are written by the watcher's thread and read after
  * {@link #close()} (which joins it); the progress fields are volatile or atomic.
  */

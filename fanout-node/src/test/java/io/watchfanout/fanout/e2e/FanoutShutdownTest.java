@@ -14,6 +14,7 @@ import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
 import io.watchfanout.testkit.TestPrefix;
+import io.watchfanout.testkit.WatchClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

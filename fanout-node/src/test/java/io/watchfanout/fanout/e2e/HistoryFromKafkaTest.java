@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
 import io.etcd.jetcd.KV;
-import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.schema.WatchFanoutSerdes;
 import io.watchfanout.schema.v1.WatchEvent;
 import io.watchfanout.testkit.BackgroundWriter;
@@ -14,6 +13,8 @@ import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
+import io.watchfanout.testkit.WatchClient;
+import io.watchfanout.testkit.WatchClient.Encoding;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

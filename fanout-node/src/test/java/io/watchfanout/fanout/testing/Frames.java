@@ -6,6 +6,7 @@ import com.google.protobuf.util.JsonFormat;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.schema.v1.Status;
 import io.watchfanout.schema.v1.WatchEvent;
+import io.watchfanout.testkit.WatchClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -41,37 +42,12 @@ public final class Frames {
 
   /**
    * Parses one SSE event block (the text up to and without its blank line), requiring the
-   * node's form: optional {@code id:}, then {@code event:}, then one {@code data:} line.
+   * node's form: optional {@code id:}, then {@code event:}, then one {@code data:} line. The
+   * testkit's watch client reads SSE streams with the same parser.
    */
   public static SseEvent parseSse(String block) {
-    String id = null;
-    String event = null;
-    String data = null;
-    for (String line : block.split("\n", -1)) {
-      if (line.startsWith("id: ")) {
-        if (event != null || id != null) {
-          throw new IllegalStateException("id line out of place in " + block);
-        }
-        id = line.substring(4);
-      } else if (line.startsWith("event: ")) {
-        event = line.substring(7);
-      } else if (line.startsWith("data: ")) {
-        if (data != null) {
-          throw new IllegalStateException("two data lines in " + block);
-        }
-        data = line.substring(6);
-      } else {
-        throw new IllegalStateException("unexpected line '" + line + "' in " + block);
-      }
-    }
-    if (event == null || data == null) {
-      throw new IllegalStateException("no event or data in " + block);
-    }
-    WatchEvent frame = parseJsonLine(data);
-    if (!event.equals(frame.getType().name())) {
-      throw new IllegalStateException("event " + event + " but data of type " + frame.getType());
-    }
-    return new SseEvent(id, event, frame);
+    WatchClient.SseEvent e = WatchClient.parseSse(block);
+    return new SseEvent(e.id(), e.event(), e.frame());
   }
 
   /** Decodes one frame of the given encoding. */
