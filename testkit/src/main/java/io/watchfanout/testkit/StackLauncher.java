@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 /**
@@ -77,9 +78,7 @@ public final class StackLauncher implements AutoCloseable {
      * @throws IllegalStateException as {@link EtcdServer#start()}
      */
     public synchronized EtcdServer startEtcd(UnaryOperator<EtcdServer.Builder> settings) {
-        EtcdServer etcd = settings.apply(EtcdServer.builder()).build();
-        started.add(etcd);
-        etcd.start();
+        EtcdServer etcd = startServer(settings.apply(EtcdServer.builder()).build(), EtcdServer::start);
         etcdUrl = etcd.clientUrl();
         return etcd;
     }
@@ -92,9 +91,7 @@ public final class StackLauncher implements AutoCloseable {
      * @throws IllegalStateException as {@link KafkaBroker#start()}
      */
     public synchronized KafkaBroker startKafka(UnaryOperator<KafkaBroker.Builder> settings) {
-        KafkaBroker kafka = settings.apply(KafkaBroker.builder()).build();
-        started.add(kafka);
-        kafka.start();
+        KafkaBroker kafka = startServer(settings.apply(KafkaBroker.builder()).build(), KafkaBroker::start);
         kafkaBootstrap = kafka.bootstrapServers();
         return kafka;
     }
@@ -107,11 +104,16 @@ public final class StackLauncher implements AutoCloseable {
      * @throws IllegalStateException as {@link KafkaCluster#start()}
      */
     public synchronized KafkaCluster startKafkaCluster(UnaryOperator<KafkaCluster.Builder> settings) {
-        KafkaCluster cluster = settings.apply(KafkaCluster.builder()).build();
-        started.add(cluster);
-        cluster.start();
+        KafkaCluster cluster = startServer(settings.apply(KafkaCluster.builder()).build(), KafkaCluster::start);
         kafkaBootstrap = cluster.bootstrapServers();
         return cluster;
+    }
+
+    /** Registers a server to stop at {@link #close()} before it starts, so that a failed start is stopped too. */
+    private <S extends AutoCloseable> S startServer(S server, Consumer<S> start) {
+        started.add(server);
+        start.accept(server);
+        return server;
     }
 
     /**
