@@ -1,5 +1,6 @@
-package io.watchfanout.fanout.cache;
+package io.watchfanout.fanout.watch;
 
+import io.watchfanout.fanout.cache.KeyRange;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import java.util.List;
