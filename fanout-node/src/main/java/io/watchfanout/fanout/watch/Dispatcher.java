@@ -366,27 +366,22 @@ final class Dispatcher implements CacheFeed {
   }
 
   int liveWatcherCount() {
-    lock.lock();
-    try {
-      return index.size();
-    } finally {
-      lock.unlock();
-    }
+    return (int) indexCount(RangeIndex::size);
   }
 
   long watcherVisits() {
-    lock.lock();
-    try {
-      return index.visits();
-    } finally {
-      lock.unlock();
-    }
+    return indexCount(RangeIndex::visits);
   }
 
   long indexNodesExamined() {
+    return indexCount(RangeIndex::nodesExamined);
+  }
+
+  /** A counter of the index, read under the lock (the index has none of its own). */
+  private long indexCount(java.util.function.ToLongFunction<RangeIndex<Watcher>> counter) {
     lock.lock();
     try {
-      return index.nodesExamined();
+      return counter.applyAsLong(index);
     } finally {
       lock.unlock();
     }
