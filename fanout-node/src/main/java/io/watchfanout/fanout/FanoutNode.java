@@ -29,6 +29,19 @@ public final class FanoutNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FanoutNode.class);
   /** How long a finished read of older history stays joinable for watchers resuming from the same revision. */
   private static final java.time.Duration OLDER_READ_LINGER = java.time.Duration.ofSeconds(10);
+  /**
+   * Retry-After of 503 (not ready, shutting down) and 504 (revision not reached) answers: the
+   * feed usually catches up within a second, and a client should come back that soon rather
+   * than at its own, often much longer, default.
+   */
+  private static final int RETRY_AFTER_SECONDS = 1;
+  /**
+   * How long closing waits for the etcd API's open calls after the drain: its watch streams
+   * already had {@code --shutdown-drain}; this only lets the last responses leave.
+   */
+  private static final long ETCD_API_STOP_MILLIS = 1000;
+  /** How often the drain checks whether every watch stream has gone; short, so that shutdown ends soon after the last. */
+  private static final long DRAIN_POLL_MILLIS = 20;
 
   private final NodeConfig config;
   private final WatchHub hub;
@@ -58,8 +71,8 @@ public final class FanoutNode implements AutoCloseable {
       hub.useOlderHistory(olderHistory);
     }
     CollectorRegistry registry = NodeMetrics.registry(hub, progress, olderHistory);
-    api = new HttpApi(hub, new HttpSettings(config.bookmarkInterval(), config.resourceVersionWait(), 1, config.nodeId(),
-        config.stalledCloseAfter(), config.writeTimeout(), new TcpKeepalive(config.tcpKeepaliveIdle(),
+    api = new HttpApi(hub, new HttpSettings(config.bookmarkInterval(), config.resourceVersionWait(), RETRY_AFTER_SECONDS,
+        config.nodeId(), config.stalledCloseAfter(), config.writeTimeout(), new TcpKeepalive(config.tcpKeepaliveIdle(),
         config.tcpKeepaliveInterval(), config.tcpKeepaliveCount())), registry, config.bindAddress(), config.port());
     api.allowOrigins(CorsOrigins.of(config.corsAllowedOrigins()));
     etcdChannel = config.etcdEndpoints().isEmpty() || config.etcdApiPort() < 0 ? null
@@ -128,7 +141,7 @@ public final class FanoutNode implements AutoCloseable {
     long deadline = System.nanoTime() + config.shutdownDrain().toNanos();
     try {
       while (hub.watcherCount() > 0 && System.nanoTime() < deadline) {
-        Thread.sleep(20);
+        Thread.sleep(DRAIN_POLL_MILLIS);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -138,7 +151,7 @@ public final class FanoutNode implements AutoCloseable {
     }
     api.stop();
     if (etcdApi != null) {
-      etcdApi.stop(1000);
+      etcdApi.stop(ETCD_API_STOP_MILLIS);
     }
     if (etcdChannel != null) {
       etcdChannel.shutdownNow();
