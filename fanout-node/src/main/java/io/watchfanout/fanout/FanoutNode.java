@@ -29,6 +29,19 @@ public final class FanoutNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FanoutNode.class);
   /** How long a finished read of older history stays joinable for watchers resuming from the same revision. */
   private static final java.time.Duration OLDER_READ_LINGER = java.time.Duration.ofSeconds(10);
+  /**
+   * Retry-After of 503 (not ready, shutting down) and 504 (revision not reached) answers: the
+   * feed usually catches up within a second, and a client should come back that soon rather
+   * than at its own, often much longer, default.
+   */
+  private static final int RETRY_AFTER_SECONDS = 1;
+  /**
+   * How long closing waits for the etcd API's open calls after the drain: its watch streams
+   * already had {@code --shutdown-drain}; this only lets the last responses leave.
+   */
+  private static final long ETCD_API_STOP_MILLIS = 1000;
+  /** How often the drain checks whether every watch stream has gone; short, so that shutdown ends soon after the last. */
+  private static final long DRAIN_POLL_MILLIS = 20;
 
   private final NodeConfig config;
   private final WatchCore core;
@@ -59,7 +72,7 @@ public final class FanoutNode implements AutoCloseable {
       core.useOlderHistory(olderHistory);
     }
     CollectorRegistry registry = NodeMetrics.registry(core, progress, olderHistory);
-    api = new HttpApi(core, new HttpSettings(config.resourceVersionWait(), 1, config.nodeId(),
+    api = new HttpApi(core, new HttpSettings(config.resourceVersionWait(), RETRY_AFTER_SECONDS, config.nodeId(),
         config.stalledCloseAfter(), config.writeTimeout(), new TcpKeepalive(config.tcpKeepaliveIdle(),
         config.tcpKeepaliveInterval(), config.tcpKeepaliveCount())), registry, config.bindAddress(), config.port());
     api.allowOrigins(CorsOrigins.of(config.corsAllowedOrigins()));
@@ -130,7 +143,7 @@ public final class FanoutNode implements AutoCloseable {
     long deadline = System.nanoTime() + config.shutdownDrain().toNanos();
     try {
       while (core.status().watcherCount() > 0 && System.nanoTime() < deadline) {
-        Thread.sleep(20);
+        Thread.sleep(DRAIN_POLL_MILLIS);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -140,7 +153,7 @@ public final class FanoutNode implements AutoCloseable {
     }
     api.stop();
     if (etcdApi != null) {
-      etcdApi.stop(1000);
+      etcdApi.stop(ETCD_API_STOP_MILLIS);
     }
     if (etcdChannel != null) {
       etcdChannel.shutdownNow();

@@ -60,6 +60,44 @@ public final class Ingester implements AutoCloseable {
   private static final Duration SNAPSHOT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
   /** More skipped revisions than this are resynchronised rather than read one by one. */
   private static final long MAX_REBUILT_REVISIONS = 64;
+  /**
+   * gRPC keepalive of the etcd connection: a member that vanished without closing it is noticed
+   * after about 15 s (time + timeout), instead of TCP's hours, and the client moves to another.
+   */
+  private static final Duration ETCD_KEEPALIVE_TIME = Duration.ofSeconds(10);
+  private static final Duration ETCD_KEEPALIVE_TIMEOUT = Duration.ofSeconds(5);
+  /**
+   * First wait after a failure of the publisher's setup (topics, producer); doubles up to
+   * {@code --retry-backoff-max}. Short: most failures are a broker or member restarting.
+   */
+  private static final Duration SETUP_BACKOFF_START = Duration.ofMillis(200);
+  /** First wait after a failed watch or publish of the running publisher; doubles up to {@code --retry-backoff-max}. */
+  private static final Duration WATCH_BACKOFF_START = Duration.ofMillis(100);
+  /**
+   * How long the state topic's active segment may stay open before it rolls: the active segment
+   * is never compacted, so this bounds how long superseded state records stay readable.
+   */
+  private static final Duration STATE_SEGMENT = Duration.ofHours(1);
+  /**
+   * How long a fenced publisher waits before it reads what the events topic ends with: time for
+   * another ingester's transaction in flight to commit or abort, so that the tail is settled.
+   */
+  private static final Duration FENCED_CHECK_DELAY = Duration.ofSeconds(3);
+  /** Bound of the one call that reads etcd's version for the log at start. */
+  private static final long ETCD_VERSION_TIMEOUT_SECONDS = 10;
+  /**
+   * Upper bound of how long a producer may block in {@code initTransactions()} under an
+   * election lease, even when the lease has longer left: a stuck broker is retried sooner.
+   */
+  private static final long MAX_FENCED_BLOCK_MILLIS = 10_000;
+  /** What a record needs beyond its key and value (headers, batch framing), kept free of --max-record-bytes. */
+  private static final int RECORD_OVERHEAD_BYTES = 256;
+  /**
+   * On close, how long the publisher gets to finish its transaction in flight, then how long
+   * after its interruption: together the 20 s that {@link #close()} promises.
+   */
+  private static final long CLOSE_PUBLISH_SECONDS = 15;
+  private static final long CLOSE_INTERRUPTED_SECONDS = 5;
 
   private final IngesterConfig config;
   private final KeyRange range;
@@ -98,8 +136,8 @@ public final class Ingester implements AutoCloseable {
     this.etcd = Client.builder()
         .endpoints(config.etcdEndpoints().toArray(String[]::new))
         .maxInboundMessageSize(config.etcdMaxInboundBytes())
-        .keepaliveTime(Duration.ofSeconds(10))
-        .keepaliveTimeout(Duration.ofSeconds(5))
+        .keepaliveTime(ETCD_KEEPALIVE_TIME)
+        .keepaliveTimeout(ETCD_KEEPALIVE_TIMEOUT)
         .build();
     this.election = config.leaderElection()
         ? new LeaderElection(etcd, config.electionName(), identity(), config.electionLeaseTtl()) : null;
@@ -184,7 +222,7 @@ public final class Ingester implements AutoCloseable {
   }
 
   private void runPublisher() {
-    Duration backoff = Duration.ofMillis(200);
+    Duration backoff = SETUP_BACKOFF_START;
     try (EtcdWatchFeed feed = new EtcdWatchFeed(etcd, config.watchQueueBytes())) {
       logEtcdVersion();
       while (running) {
@@ -195,13 +233,13 @@ public final class Ingester implements AutoCloseable {
             election.awaitLeadership();
           }
           new TopicManager(config.kafkaBootstrap()).ensure(new TopicSettings(eventsTopic, stateTopic,
-              config.eventsRetention(), Duration.ofHours(1), config.maxRecordBytes(), config.statePartitions(),
+              config.eventsRetention(), STATE_SEGMENT, config.maxRecordBytes(), config.statePartitions(),
               config.replicationFactor(), config.minInsyncReplicas()));
           startMaterializerOnce();
           try (EventsPublisher publisher = new EventsPublisher(config.kafkaBootstrap(), eventsTopic,
               config.transactionalId(), config.maxRecordBytes(), config.transactionTimeout(), fencingBound())) {
             long lastPublished = startPoint(publisher);
-            backoff = Duration.ofMillis(200);
+            backoff = SETUP_BACKOFF_START;
             stream(feed, publisher, lastPublished);
           }
         } catch (IngesterFencedException e) {
@@ -257,7 +295,7 @@ public final class Ingester implements AutoCloseable {
   private boolean anotherIngesterPublishes(IngesterFencedException e) {
     long ours = lastPublished;
     log.warn("[revision {}] {}; checking whether another ingester publishes", ours, e.getMessage());
-    if (!sleep(Duration.ofSeconds(3))) {
+    if (!sleep(FENCED_CHECK_DELAY)) {
       return true;
     }
     long tail;
@@ -280,7 +318,7 @@ public final class Ingester implements AutoCloseable {
   private void logEtcdVersion() {
     String endpoint = config.etcdEndpoints().get(0);
     try {
-      String version = etcd.getMaintenanceClient().statusMember(endpoint).get(10, TimeUnit.SECONDS).getVersion();
+      String version = etcd.getMaintenanceClient().statusMember(endpoint).get(ETCD_VERSION_TIMEOUT_SECONDS, TimeUnit.SECONDS).getVersion();
       // Progress is proven by dense revisions; RequestProgress is never used, since etcd before
       // 3.4.25 / 3.5.8 may answer it ahead of undelivered events (etcd issue 15220).
       log.info("etcd {} runs version {}; progress comes from dense revisions and periodic notifications only",
@@ -352,7 +390,7 @@ public final class Ingester implements AutoCloseable {
   private void streamWatch(EtcdWatchFeed feed, EventsPublisher publisher, long lastPublished) throws Exception {
     RevisionAssembler assembler = new RevisionAssembler(range, lastPublished);
     feed.watchFrom(lastPublished + 1);
-    Duration backoff = Duration.ofMillis(100);
+    Duration backoff = WATCH_BACKOFF_START;
     long gapAt = -1; // the proven revision at the last skip, to tell a repeated skip
     notReady = "";
     refreshGauges();
@@ -365,7 +403,7 @@ public final class Ingester implements AutoCloseable {
       if (signal instanceof WatchSignal.Batch && !notReady.isEmpty()) {
         notReady = "";
         refreshGauges();
-        backoff = Duration.ofMillis(100);
+        backoff = WATCH_BACKOFF_START;
       }
       boolean progressNotify = false;
       try {
@@ -516,7 +554,7 @@ public final class Ingester implements AutoCloseable {
       throw new LeadershipLostException();
     }
     return Map.of(org.apache.kafka.clients.producer.ProducerConfig.MAX_BLOCK_MS_CONFIG,
-        Math.max(1, Math.min(left.toMillis(), 10_000)));
+        Math.max(1, Math.min(left.toMillis(), MAX_FENCED_BLOCK_MILLIS)));
   }
 
   /** Publishes one transaction, tracking how long its commit waits (readiness). */
@@ -566,10 +604,10 @@ public final class Ingester implements AutoCloseable {
   private void checkSizes(List<KeyedRecord> records) {
     for (KeyedRecord r : records) {
       int size = r.key().length + r.value().getSerializedSize();
-      if (size > config.maxRecordBytes() - 256) {
+      if (size > config.maxRecordBytes() - RECORD_OVERHEAD_BYTES) {
         throw new RecordTooLargeException("the event of key " + KeyBytes.encode(r.key()) + " at revision "
             + r.revision() + " needs " + size + " bytes (limit: --max-record-bytes " + config.maxRecordBytes()
-            + " minus 256 bytes of overhead); raise --max-record-bytes and the topics' max.message.bytes");
+            + " minus " + RECORD_OVERHEAD_BYTES + " bytes of overhead); raise --max-record-bytes and the topics' max.message.bytes");
       }
     }
   }
@@ -646,9 +684,9 @@ public final class Ingester implements AutoCloseable {
       publisherThread.interrupt(); // a standby waits in its campaign: nothing to finish
     }
     try {
-      if (publisherThread.isAlive() && !stopped.await(15, TimeUnit.SECONDS)) {
+      if (publisherThread.isAlive() && !stopped.await(CLOSE_PUBLISH_SECONDS, TimeUnit.SECONDS)) {
         publisherThread.interrupt();
-        stopped.await(5, TimeUnit.SECONDS);
+        stopped.await(CLOSE_INTERRUPTED_SECONDS, TimeUnit.SECONDS);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -22,22 +22,14 @@ public record HttpSettings(Duration resourceVersionWait,
     int retryAfterSeconds, String nodeId, Duration stalledCloseAfter, Duration writeTimeout,
     TcpKeepalive tcpKeepalive) {
   /**
-   * Validates the fields.
+   * Checks what no flag checks; the flag-backed durations are checked where they are parsed
+   * (the fan-out node's flag table, io.watchfanout.fanout.NodeFlags).
    *
    * @throws IllegalArgumentException naming the field, its value and what was expected
    */
   public HttpSettings {
     Objects.requireNonNull(nodeId, "nodeId");
     Objects.requireNonNull(tcpKeepalive, "tcpKeepalive");
-    if (resourceVersionWait.isNegative()) {
-      throw new IllegalArgumentException("resourceVersionWait: " + resourceVersionWait + " (expected: >= 0)");
-    }
-    if (stalledCloseAfter.toMillis() < 1) {
-      throw new IllegalArgumentException("stalledCloseAfter: " + stalledCloseAfter + " (expected: >= 1ms)");
-    }
-    if (writeTimeout.toMillis() < 1) {
-      throw new IllegalArgumentException("writeTimeout: " + writeTimeout + " (expected: >= 1ms)");
-    }
     if (retryAfterSeconds < 1) {
       throw new IllegalArgumentException("retryAfterSeconds: " + retryAfterSeconds + " (expected: >= 1)");
     }
