@@ -114,8 +114,9 @@ public final class Ingester implements AutoCloseable {
    */
   public synchronized void startOperationsEndpoints() {
     if (config.httpPort() >= 0 && ops == null) {
-      ops = new OpsServer(config.httpHost(), config.httpPort(), registry,
-          () -> readiness.fatal().isEmpty() ? readiness.state() : readiness.fatal(), readiness::fatal);
+      // /readyz answers what the ready gauge says: the publisher's state, and also a lost
+      // dependency or a commit that waits too long, which the publisher itself may be stuck in.
+      ops = new OpsServer(config.httpHost(), config.httpPort(), registry, readiness::reason, readiness::fatal);
       log.info("operations endpoints on http://{}:{} (/metrics, /readyz, /livez)", config.httpHost(), ops.port());
     }
   }

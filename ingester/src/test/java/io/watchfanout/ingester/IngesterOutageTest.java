@@ -14,6 +14,10 @@ import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
 import io.watchfanout.testkit.TopicPrefixes;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -64,6 +68,9 @@ class IngesterOutageTest {
           await().atMost(Duration.ofSeconds(60)).until(() -> ingester.notReadyReason().contains("cannot reach Kafka"));
           System.out.printf("Kafka SIGKILL: ingester not ready after %.1f s%n", (System.nanoTime() - killed) / 1e9);
           assertThat(metric(registry, "watchfanout_ingester_ready")).isZero();
+          HttpResponse<String> readyz = readyz(ingester);
+          assertThat(readyz.statusCode()).as("/readyz while Kafka is lost").isEqualTo(503);
+          assertThat(readyz.body()).contains("cannot reach Kafka");
           assertThat(registry.getSampleValue("watchfanout_ingester_dependency_up", new String[] {"dependency"},
               new String[] {"kafka"})).isZero();
           // etcd moves on while nothing reaches Kafka: the lag says so instead of 0.
@@ -79,6 +86,7 @@ class IngesterOutageTest {
         etcdServer.kill();
         try {
           await().atMost(Duration.ofSeconds(60)).until(() -> ingester.notReadyReason().contains("cannot reach etcd"));
+          assertThat(readyz(ingester).body()).as("/readyz while etcd is lost").contains("cannot reach etcd");
           await().atMost(Duration.ofSeconds(10)).until(() ->
               Double.isNaN(metric(registry, "watchfanout_ingester_watch_lag_revisions")));
           assertThat(metric(registry, "watchfanout_ingester_ready")).isZero();
@@ -102,5 +110,10 @@ class IngesterOutageTest {
   private static double metric(CollectorRegistry registry, String name) {
     Double value = registry.getSampleValue(name);
     return value == null ? -1 : value;
+  }
+
+  private static HttpResponse<String> readyz(Ingester ingester) throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        URI.create("http://127.0.0.1:" + ingester.httpPort() + "/readyz")).build(), HttpResponse.BodyHandlers.ofString());
   }
 }
