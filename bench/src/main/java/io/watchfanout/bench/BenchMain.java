@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
     description = {"Benchmarks of watch-fanout on this machine, side by side in one invocation.",
         "Micro-benchmarks (JMH): bin/bench jmh -prof gc, or java -jar bench/target/benchmarks.jar -prof gc."},
     subcommands = {FanoutVsEtcdScenario.class, LimitScenario.class, MemoScenario.class, WatchersScenario.class,
-        RebuildScenario.class, IngestScenario.class, ResumeScenario.class, io.watchfanout.bench.chaos.ChaosScenario.class,
+        RebuildScenario.class, IngestScenario.class, ResumeScenario.class, MemoryScenario.class,
+        io.watchfanout.bench.chaos.ChaosScenario.class,
         CommandLine.HelpCommand.class},
     footer = {"", "Exit status: 0 after a run, 1 when a scenario failed, 2 on bad flags."})
 public final class BenchMain implements Runnable {
@@ -24,7 +25,7 @@ public final class BenchMain implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(), "Missing SCENARIO (one of: fanout-vs-etcd, limit, "
-        + "memo, watchers, rebuild, ingest, resume, chaos)");
+        + "memo, watchers, rebuild, ingest, resume, memory, chaos)");
   }
 
   /** The repository root: {@code -Dwatchfanout.repo}, else the working directory. */

@@ -2,7 +2,7 @@ package io.watchfanout.fanout;
 
 import io.prometheus.client.CollectorRegistry;
 import io.grpc.ManagedChannel;
-import io.watchfanout.fanout.cache.WatchCache;
+import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.etcd.EtcdApi;
 import io.watchfanout.fanout.etcd.EtcdApis;
 import io.watchfanout.fanout.etcd.EtcdRevisionProbe;
@@ -15,12 +15,12 @@ import io.watchfanout.fanout.kafka.KafkaCacheLoader;
 import io.watchfanout.fanout.kafka.KafkaHistory;
 import io.watchfanout.fanout.kafka.RebuildProgress;
 import io.watchfanout.fanout.metrics.NodeMetrics;
-import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchCore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One fan-out node: the watch cache and hub, the Kafka feed that rebuilds and tails it, and
+ * One fan-out node: the watch cache and core, the Kafka feed that rebuilds and tails it, and
  * the HTTP API. {@link #start} starts it; {@link #close()} drains and stops it.
  *
  * <p>Thread-safety: start and close from one controlling thread.
@@ -29,9 +29,22 @@ public final class FanoutNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FanoutNode.class);
   /** How long a finished read of older history stays joinable for watchers resuming from the same revision. */
   private static final java.time.Duration OLDER_READ_LINGER = java.time.Duration.ofSeconds(10);
+  /**
+   * Retry-After of 503 (not ready, shutting down) and 504 (revision not reached) answers: the
+   * feed usually catches up within a second, and a client should come back that soon rather
+   * than at its own, often much longer, default.
+   */
+  private static final int RETRY_AFTER_SECONDS = 1;
+  /**
+   * How long closing waits for the etcd API's open calls after the drain: its watch streams
+   * already had {@code --shutdown-drain}; this only lets the last responses leave.
+   */
+  private static final long ETCD_API_STOP_MILLIS = 1000;
+  /** How often the drain checks whether every watch stream has gone; short, so that shutdown ends soon after the last. */
+  private static final long DRAIN_POLL_MILLIS = 20;
 
   private final NodeConfig config;
-  private final WatchHub hub;
+  private final WatchCore core;
   private final HttpApi api;
   private final KafkaCacheLoader loader;
   /** etcd's v3 API, or null without --etcd-api-port. */
@@ -44,34 +57,35 @@ public final class FanoutNode implements AutoCloseable {
   private FanoutNode(NodeConfig config) {
     this.config = config;
     FrameEncoder encoder = new FrameEncoder();
-    WatchCache cache = new WatchCache(config.historyMaxEvents(), config.historyMaxAge(), System::currentTimeMillis);
-    hub = new WatchHub(cache, encoder, config.watcherQueueFrames(), config.nodeId(), config.benchEncodePerWatcher());
+    core = new WatchCore(new CoreSettings(config.historyMaxEvents(), config.historyMaxAge(), System::currentTimeMillis,
+        config.watcherQueueFrames(), config.bookmarkInterval(), config.nodeId(), config.benchEncodePerWatcher()),
+        encoder);
     if (config.benchEncodePerWatcher()) {
       LOG.warn("[node {}] --bench-encode-per-watcher: frames are encoded once per watcher (benchmark only)",
           config.nodeId());
     }
     RebuildProgress progress = new RebuildProgress();
     olderHistory = config.deepReadMaxReaders() == 0 ? null : new KafkaHistory(config.kafkaBootstrap(),
-        config.topicPrefix(), config.nodeId(), hub::historyStartRevision, config.deepReadMaxReaders(),
+        config.topicPrefix(), config.nodeId(), core.status()::historyStartRevision, config.deepReadMaxReaders(),
         config.deepReadMaxBytes(), OLDER_READ_LINGER);
     if (olderHistory != null) {
-      hub.useOlderHistory(olderHistory);
+      core.useOlderHistory(olderHistory);
     }
-    CollectorRegistry registry = NodeMetrics.registry(hub, progress, olderHistory);
-    api = new HttpApi(hub, new HttpSettings(config.bookmarkInterval(), config.resourceVersionWait(), 1, config.nodeId(),
+    CollectorRegistry registry = NodeMetrics.registry(core, progress, olderHistory);
+    api = new HttpApi(core, new HttpSettings(config.resourceVersionWait(), RETRY_AFTER_SECONDS, config.nodeId(),
         config.stalledCloseAfter(), config.writeTimeout(), new TcpKeepalive(config.tcpKeepaliveIdle(),
         config.tcpKeepaliveInterval(), config.tcpKeepaliveCount())), registry, config.bindAddress(), config.port());
     api.allowOrigins(CorsOrigins.of(config.corsAllowedOrigins()));
     etcdChannel = config.etcdEndpoints().isEmpty() || config.etcdApiPort() < 0 ? null
         : EtcdApis.channel(config.etcdEndpoints());
-    etcdApi = config.etcdApiPort() < 0 ? null : EtcdApis.create(hub, config, etcdChannel, registry);
+    etcdApi = config.etcdApiPort() < 0 ? null : EtcdApis.create(core, config, etcdChannel, registry);
     if (etcdApi != null) {
       api.serveGateway(etcdApi.gateway());
     }
     if (etcdChannel != null) {
       api.consistentReads(new EtcdRevisionProbe(etcdChannel, config.resourceVersionWait()));
     }
-    loader = new KafkaCacheLoader(config.kafkaBootstrap(), config.topicPrefix(), hub, progress, config.nodeId(),
+    loader = new KafkaCacheLoader(config.kafkaBootstrap(), config.topicPrefix(), core.feed(), progress, config.nodeId(),
         config.maxFeedStaleness(), config.historyMaxEvents());
     if (olderHistory != null) {
       loader.indexInto(olderHistory);
@@ -81,6 +95,7 @@ public final class FanoutNode implements AutoCloseable {
   /** Starts the HTTP API (answering 503 until ready) and the rebuild from Kafka. */
   public static FanoutNode start(NodeConfig config) {
     FanoutNode node = new FanoutNode(config);
+    node.core.start();
     node.api.start();
     if (node.etcdApi != null) {
       node.etcdApi.start();
@@ -105,9 +120,9 @@ public final class FanoutNode implements AutoCloseable {
     return etcdApi == null ? -1 : etcdApi.port();
   }
 
-  /** The node's watch hub. */
-  public WatchHub hub() {
-    return hub;
+  /** The node's watch core. */
+  public WatchCore core() {
+    return core;
   }
 
   /**
@@ -122,28 +137,29 @@ public final class FanoutNode implements AutoCloseable {
     }
     closed = true;
     api.stopAccepting();
-    int streams = hub.finishAll();
+    int streams = core.finishAll();
     LOG.info("[node {}] shutting down: ended {} watch streams, draining up to {} ms", config.nodeId(), streams,
         config.shutdownDrain().toMillis());
     long deadline = System.nanoTime() + config.shutdownDrain().toNanos();
     try {
-      while (hub.watcherCount() > 0 && System.nanoTime() < deadline) {
-        Thread.sleep(20);
+      while (core.status().watcherCount() > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(DRAIN_POLL_MILLIS);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    if (hub.watcherCount() > 0) {
-      LOG.warn("[node {}] {} watch streams did not drain in time; closing them", config.nodeId(), hub.watcherCount());
+    if (core.status().watcherCount() > 0) {
+      LOG.warn("[node {}] {} watch streams did not drain in time; closing them", config.nodeId(), core.status().watcherCount());
     }
     api.stop();
     if (etcdApi != null) {
-      etcdApi.stop(1000);
+      etcdApi.stop(ETCD_API_STOP_MILLIS);
     }
     if (etcdChannel != null) {
       etcdChannel.shutdownNow();
     }
     loader.close();
+    core.close();
     if (olderHistory != null) {
       olderHistory.close();
     }

@@ -1,15 +1,13 @@
 package io.watchfanout.fanout;
 
 import io.watchfanout.fanout.http.CorsOrigins;
-import io.watchfanout.fanout.http.TcpKeepalive;
-import io.watchfanout.common.DurationConverter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * Everything a fan-out node is configured with; {@link FanoutNodeMain} fills it from flags
- * and {@code WATCHFANOUT_*} environment variables.
+ * and {@code WATCHFANOUT_*} environment variables, as {@link NodeFlags} defines and checks them.
  *
  * @param kafkaBootstrap Kafka bootstrap servers, {@code host:port[,host:port]}
  * @param topicPrefix the topics are {@code <prefix>.events} and {@code <prefix>.state}
@@ -54,46 +52,16 @@ public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindA
     int etcdApiPort, List<String> etcdEndpoints, Duration progressNotifyInterval, List<String> corsAllowedOrigins,
     int deepReadMaxReaders, long deepReadMaxBytes,
     boolean benchEncodePerWatcher) {
-  /** Validates every field, with messages that name the flag, the value and what was expected. */
+  /**
+   * Copies the lists. The ranges in the field descriptions are {@link NodeFlags}' checks, made
+   * when the flags are parsed; code that builds a configuration directly (tests) passes values
+   * within them.
+   */
   public NodeConfig {
     Objects.requireNonNull(kafkaBootstrap, "kafkaBootstrap");
     Objects.requireNonNull(topicPrefix, "topicPrefix");
     Objects.requireNonNull(nodeId, "nodeId");
-    check(!kafkaBootstrap.isBlank(), "--kafka-bootstrap: '' (expected: host:port[,host:port])");
-    check(!topicPrefix.isBlank(), "--topic-prefix: '' (expected: a Kafka topic name prefix)");
-    check(port >= 0 && port <= 65535, "--port: " + port + " (expected: 0..65535)");
-    check(etcdApiPort >= -1 && etcdApiPort <= 65535, "--etcd-api-port: " + etcdApiPort
-        + " (expected: 0..65535, or -1 for none)");
     etcdEndpoints = List.copyOf(etcdEndpoints);
     corsAllowedOrigins = List.copyOf(corsAllowedOrigins);
-    CorsOrigins.of(corsAllowedOrigins);
-    check(progressNotifyInterval.toMillis() >= 1, "--progress-notify-interval: "
-        + DurationConverter.format(progressNotifyInterval) + " (expected: >= 1ms)");
-    check(!bookmarkInterval.isZero() && !bookmarkInterval.isNegative(),
-        "--bookmark-interval: " + DurationConverter.format(bookmarkInterval) + " (expected: > 0)");
-    check(deepReadMaxReaders >= 0, "--deep-read-max-readers: " + deepReadMaxReaders + " (expected: >= 0)");
-    check(deepReadMaxBytes >= 1, "--deep-read-max-bytes: " + deepReadMaxBytes + " (expected: >= 1)");
-    check(historyMaxEvents >= 1, "--history-max-events: " + historyMaxEvents + " (expected: >= 1)");
-    check(historyMaxAge.toMillis() >= 1, "--history-max-age: " + DurationConverter.format(historyMaxAge) + " (expected: >= 1ms)");
-    check(!resourceVersionWait.isNegative(), "--resource-version-wait: " + DurationConverter.format(resourceVersionWait) + " (expected: >= 0)");
-    check(watcherQueueFrames >= 1, "--watcher-queue-frames: " + watcherQueueFrames + " (expected: >= 1)");
-    check(!shutdownDrain.isNegative(), "--shutdown-drain: " + DurationConverter.format(shutdownDrain) + " (expected: >= 0)");
-    check(!maxFeedStaleness.isNegative(), "--max-feed-staleness: " + DurationConverter.format(maxFeedStaleness)
-        + " (expected: >= 0)");
-    check(stalledCloseAfter.toMillis() >= 1, "--stalled-close-after: " + DurationConverter.format(stalledCloseAfter) + " (expected: >= 1ms)");
-    check(writeTimeout.toMillis() >= 1, "--write-timeout: " + DurationConverter.format(writeTimeout)
-        + " (expected: >= 1ms)");
-    check(TcpKeepalive.isWholeSeconds(tcpKeepaliveIdle), "--tcp-keepalive-idle: "
-        + DurationConverter.format(tcpKeepaliveIdle) + " (expected: whole seconds, 1s..32767s)");
-    check(TcpKeepalive.isWholeSeconds(tcpKeepaliveInterval), "--tcp-keepalive-interval: "
-        + DurationConverter.format(tcpKeepaliveInterval) + " (expected: whole seconds, 1s..32767s)");
-    check(tcpKeepaliveCount >= 1 && tcpKeepaliveCount <= 127, "--tcp-keepalive-count: " + tcpKeepaliveCount
-        + " (expected: 1..127)");
-  }
-
-  private static void check(boolean ok, String message) {
-    if (!ok) {
-      throw new IllegalArgumentException(message);
-    }
   }
 }

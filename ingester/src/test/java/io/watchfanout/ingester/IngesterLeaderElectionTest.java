@@ -47,6 +47,14 @@ class IngesterLeaderElectionTest {
     return Files.readString(p.logFile());
   }
 
+  /** Waits until the events topic holds {@code revision}. */
+  private void awaitPublished(String events, long revision) {
+    await().atMost(Duration.ofSeconds(60)).until(() -> {
+      List<ConsumerRecord<byte[], EventsRecord>> r = EventsTopicDump.read(kafka.bootstrapServers(), events);
+      return !r.isEmpty() && EventsRecords.revision(r.get(r.size() - 1).value()) >= revision;
+    });
+  }
+
   @Test
   void oneReplicaPublishesAndTheOtherTakesOverWhenItDies(Client etcd, TestPrefix names) throws Exception {
     String prefix = names.topicPrefix();
@@ -72,14 +80,12 @@ class IngesterLeaderElectionTest {
       // The dead leader's lease expires after its TTL; the standby is elected right then.
       assertThat(log(standby)).contains("became the leader");
       System.out.println("takeover after " + takeoverMillis + " ms (lease TTL " + TTL + ")");
-      Thread.sleep(2000);
+      // More writes with the new leader: it publishes what was written after it took over.
+      awaitPublished(events, EtcdWorkload.currentRevision(etcd));
       writer.stop();
 
       long until = EtcdWorkload.currentRevision(etcd);
-      await().atMost(Duration.ofSeconds(60)).until(() -> {
-        List<ConsumerRecord<byte[], EventsRecord>> r = EventsTopicDump.read(kafka.bootstrapServers(), events);
-        return EventsRecords.revision(r.get(r.size() - 1).value()) >= until;
-      });
+      awaitPublished(events, until);
       Exactness.assertTopicEqualsEtcd(EventsTopicDump.read(kafka.bootstrapServers(), events), etcd,
           ByteString.copyFromUtf8(keyPrefix), until);
     }
@@ -91,9 +97,11 @@ class IngesterLeaderElectionTest {
     String keyPrefix = "/" + prefix + "/";
     try (JavaProcess first = Ingesters.process("replica-1", etcdServer.clientUrl(), kafka.bootstrapServers(), prefix,
             keyPrefix, "--leader-election", "--election-lease-ttl", "30s")) {
-      first.awaitLog("watching etcd from revision", Duration.ofSeconds(60));
+      first.awaitLog("became the leader", Duration.ofSeconds(60));
+      // The second JVM starts while the leader sets up its session.
       try (JavaProcess second = Ingesters.process("replica-2", etcdServer.clientUrl(), kafka.bootstrapServers(),
           prefix, keyPrefix, "--leader-election", "--election-lease-ttl", "30s")) {
+        first.awaitLog("watching etcd from revision", Duration.ofSeconds(60));
         second.awaitLog("campaigning", Duration.ofSeconds(60));
         first.stop(Duration.ofSeconds(30));
         assertThat(log(first)).contains("resigned the leadership");
@@ -132,10 +140,7 @@ class IngesterLeaderElectionTest {
         assertThat(log(second)).doesNotContain("giving up leadership");
         assertThat(log(first)).doesNotContain("giving up leadership").doesNotContain("watching etcd from revision");
         String events = WatchFanoutSerdes.eventsTopic(prefix);
-        await().atMost(Duration.ofSeconds(60)).until(() -> {
-          List<ConsumerRecord<byte[], EventsRecord>> r = EventsTopicDump.read(kafka.bootstrapServers(), events);
-          return !r.isEmpty() && EventsRecords.revision(r.get(r.size() - 1).value()) >= until;
-        });
+        awaitPublished(events, until);
         Exactness.assertTopicEqualsEtcd(EventsTopicDump.read(kafka.bootstrapServers(), events), etcd,
             ByteString.copyFromUtf8(keyPrefix), until);
       }

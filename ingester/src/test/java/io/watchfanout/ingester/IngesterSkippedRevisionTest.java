@@ -1,6 +1,7 @@
 package io.watchfanout.ingester;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
@@ -8,6 +9,8 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.prometheus.client.CollectorRegistry;
+import io.watchfanout.common.KeyRange;
+import io.watchfanout.ingester.etcd.EtcdSnapshotReader;
 import io.watchfanout.ingester.support.EventsTopicDump;
 import io.watchfanout.ingester.support.Exactness;
 import io.watchfanout.ingester.support.Ingesters;
@@ -24,6 +27,7 @@ import io.watchfanout.testkit.KafkaExtension;
 import io.watchfanout.testkit.TopicPrefixes;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
@@ -95,6 +99,12 @@ class IngesterSkippedRevisionTest {
         assertThat(registry.getSampleValue("watchfanout_ingester_skipped_revisions_total",
             new String[] {"outcome"}, new String[] {"rebuilt"})).isEqualTo(1.0);
       }
+      // etcd's answer to a read below its compaction revision, on which a rebuild resynchronises.
+      long belowCompaction = lastPut;
+      ExecutionException compacted = catchThrowableOfType(ExecutionException.class, () -> new EtcdSnapshotReader(
+          etcd, 10, Duration.ofSeconds(10)).read(KeyRange.prefix(ByteString.copyFromUtf8(keyPrefix)), belowCompaction));
+      assertThat(PublishFailures.compactedRead(compacted.getCause())).as(String.valueOf(compacted.getCause()))
+          .isTrue();
     }
   }
 

@@ -1,18 +1,16 @@
 package io.watchfanout.localstack;
 
-import io.watchfanout.common.DurationConverter;
 import io.watchfanout.common.EnvironmentDefaults;
+import io.watchfanout.common.FlagTable;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
@@ -23,7 +21,7 @@ import picocli.CommandLine.Spec;
  * when the stack could not start, 2 for bad flags; after Ctrl-C or SIGTERM the JVM's own (130,
  * 143).
  */
-@Command(name = "local-stack", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "local-stack", mixinStandardHelpOptions = true, sortOptions = false, modelTransformer = StackFlags.class,
     version = "watch-fanout local stack 0.1.0",
     description = "Runs etcd, Kafka (one KRaft broker, or a replicated cluster with --kafka-brokers 3), the ingester "
         + "and two fan-out nodes on 127.0.0.1, "
@@ -35,73 +33,6 @@ import picocli.CommandLine.Spec;
         "Durations: 500ms, 5s, 10m.",
         "Exit status: 1 if the stack could not start, 2 on bad flags; 130 or 143 after Ctrl-C or SIGTERM."})
 public final class LocalStackMain implements Callable<Integer> {
-  @Option(names = "--etcd-port", defaultValue = "2379", paramLabel = "PORT",
-      description = "etcd client port: http://127.0.0.1:PORT. Default: ${DEFAULT-VALUE}.")
-  int etcdPort;
-
-  @Option(names = "--etcd-peer-port", paramLabel = "PORT",
-      description = "etcd peer (Raft) port. Default: --etcd-port + 1.")
-  Integer etcdPeerPort;
-
-  @Option(names = "--kafka-port", defaultValue = "9092", paramLabel = "PORT",
-      description = "Kafka bootstrap port: 127.0.0.1:PORT; broker N of --kafka-brokers listens on PORT + 2(N-1). "
-          + "Default: ${DEFAULT-VALUE}.")
-  int kafkaPort;
-
-  @Option(names = "--kafka-controller-port", paramLabel = "PORT",
-      description = "Kafka KRaft controller port; broker N of --kafka-brokers uses PORT + 2(N-1). "
-          + "Default: --kafka-port + 1.")
-  Integer kafkaControllerPort;
-
-  @Option(names = "--kafka-brokers", defaultValue = "1", paramLabel = "N",
-      description = "Kafka brokers: 1, or 3 to 5 for a replicated cluster as production runs it (every broker also "
-          + "a KRaft controller; topics with replication factor 3 and min.insync.replicas 2). Default: ${DEFAULT-VALUE}.")
-  int kafkaBrokers;
-
-  @Option(names = "--ingester-port", defaultValue = "9100", paramLabel = "PORT",
-      description = "Ingester HTTP port (/metrics, /readyz, /livez). Default: ${DEFAULT-VALUE}.")
-  int ingesterPort;
-
-  @Option(names = "--fanout-ports", defaultValue = "8081,8082", split = ",", paramLabel = "PORTS",
-      description = "HTTP ports of the fan-out nodes, comma-separated; one node per port. Default: ${DEFAULT-VALUE}.")
-  List<Integer> fanoutPorts;
-
-  @Option(names = "--fanout-etcd-ports", defaultValue = "23791,23792", split = ",", paramLabel = "PORTS",
-      description = "Ports of the fan-out nodes' etcd v3 API (gRPC: etcdctl, jetcd, clientv3), one per --fanout-ports "
-          + "entry, in the same order. Default: ${DEFAULT-VALUE}.")
-  List<Integer> fanoutEtcdPorts;
-
-  @Option(names = "--data-dir", paramLabel = "DIR",
-      description = "Keep the data of etcd and Kafka, and the logs, in DIR; a restart on the same DIR resumes. "
-          + "Default: a new temporary directory, removed at exit.")
-  Path dataDir;
-
-  @Option(names = "--topic-prefix", defaultValue = "watch", paramLabel = "NAME",
-      description = "Kafka topics are NAME.events and NAME.state. Default: ${DEFAULT-VALUE}.")
-  String topicPrefix;
-
-  @Option(names = "--demo", defaultValue = "false", fallbackValue = "true", arity = "0..1", paramLabel = "BOOL",
-      description = "Also run a load generator writing Kubernetes-like objects under /registry/. "
-          + "Default: ${DEFAULT-VALUE}.")
-  boolean demo;
-
-  @Option(names = "--demo-rate", defaultValue = "20", paramLabel = "N",
-      description = "Writes per second of --demo (etcd operations, a transaction counts once). "
-          + "Default: ${DEFAULT-VALUE}.")
-  int demoRate;
-
-  @Option(names = "--start-timeout", defaultValue = "120s", converter = DurationConverter.class,
-      paramLabel = "DURATION", description = "How long each part may take to become ready. Default: ${DEFAULT-VALUE}.")
-  Duration startTimeout;
-
-  @Option(names = "--ingester-jar", paramLabel = "FILE",
-      description = "The ingester's jar. Default: ingester/target/ingester.jar of this project.")
-  Path ingesterJar;
-
-  @Option(names = "--fanout-node-jar", paramLabel = "FILE",
-      description = "The fan-out node's jar. Default: fanout-node/target/fanout-node.jar of this project.")
-  Path fanoutNodeJar;
-
   @Spec
   CommandSpec spec;
 
@@ -123,14 +54,22 @@ public final class LocalStackMain implements Callable<Integer> {
     return new CommandLine(new LocalStackMain()).setDefaultValueProvider(new EnvironmentDefaults());
   }
 
-  /** Builds the validated configuration from the parsed flags. */
+  /** Builds the validated configuration from the parsed flags ({@link StackFlags}). */
   StackConfig config() {
+    FlagTable.Values v = new StackFlags().values(spec);
     Path root = projectRoot();
+    int etcdPort = v.get(StackFlags.ETCD_PORT);
+    int kafkaPort = v.get(StackFlags.KAFKA_PORT);
+    Integer etcdPeerPort = v.get(StackFlags.ETCD_PEER_PORT);
+    Integer kafkaControllerPort = v.get(StackFlags.KAFKA_CONTROLLER_PORT);
+    Path ingesterJar = v.get(StackFlags.INGESTER_JAR);
+    Path fanoutNodeJar = v.get(StackFlags.FANOUT_NODE_JAR);
     try {
       return new StackConfig(etcdPort, etcdPeerPort != null ? etcdPeerPort : etcdPort + 1, kafkaPort,
-          kafkaControllerPort != null ? kafkaControllerPort : kafkaPort + 1, kafkaBrokers, ingesterPort, fanoutPorts,
-          fanoutEtcdPorts,
-          Optional.ofNullable(dataDir), topicPrefix, demo, demoRate, startTimeout,
+          kafkaControllerPort != null ? kafkaControllerPort : kafkaPort + 1, v.get(StackFlags.KAFKA_BROKERS),
+          v.get(StackFlags.INGESTER_PORT), v.get(StackFlags.FANOUT_PORTS), v.get(StackFlags.FANOUT_ETCD_PORTS),
+          Optional.ofNullable(v.get(StackFlags.DATA_DIR)), v.get(StackFlags.TOPIC_PREFIX), v.get(StackFlags.DEMO),
+          v.get(StackFlags.DEMO_RATE), v.get(StackFlags.START_TIMEOUT),
           ingesterJar != null ? ingesterJar : root.resolve("ingester/target/ingester.jar"),
           fanoutNodeJar != null ? fanoutNodeJar : root.resolve("fanout-node/target/fanout-node.jar"));
     } catch (IllegalArgumentException e) {

@@ -1,6 +1,5 @@
 package io.watchfanout.localstack;
 
-import io.watchfanout.common.DurationConverter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,8 +10,10 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Settings of a local stack, validated: every port in 1..65535 and distinct, at least one
- * fan-out node, a positive demo rate and start timeout.
+ * Settings of a local stack, validated across flags: every port (those of brokers 2 and on
+ * included) in 1..65535 and distinct, at least one fan-out node with one etcd API port each.
+ * Single values ({@code --kafka-brokers}, {@code --topic-prefix}, {@code --demo-rate},
+ * {@code --start-timeout}) are checked by {@link StackFlags} when parsed.
  *
  * @param etcdPort etcd's client port ({@code http://127.0.0.1:<port>})
  * @param etcdPeerPort etcd's peer (Raft) port
@@ -56,10 +57,6 @@ public record StackConfig(int etcdPort, int etcdPeerPort, int kafkaPort, int kaf
       throw new IllegalArgumentException("--fanout-etcd-ports: " + fanoutEtcdPorts.size() + " ports for "
           + fanoutPorts.size() + " --fanout-ports (expected: one etcd API port per fan-out node)");
     }
-    if (kafkaBrokers != 1 && (kafkaBrokers < 3 || kafkaBrokers > 5)) {
-      throw new IllegalArgumentException("--kafka-brokers: " + kafkaBrokers + " (expected: 1, or 3 to 5; two brokers"
-          + " cannot both keep every acknowledged write on two of them and survive the loss of one)");
-    }
     List<String> names = new ArrayList<>(List.of("--etcd-port", "--etcd-peer-port"));
     List<Integer> ports = new ArrayList<>(List.of(etcdPort, etcdPeerPort));
     for (int i = 0; i < kafkaBrokers; i++) {
@@ -89,16 +86,6 @@ public record StackConfig(int etcdPort, int etcdPeerPort, int kafkaPort, int kaf
         throw new IllegalArgumentException(names.get(i) + ": port " + port + " is also used by "
             + names.get(ports.indexOf(port)) + " (expected: a different port for every part)");
       }
-    }
-    if (topicPrefix.isBlank() || !topicPrefix.matches("[A-Za-z0-9._-]+")) {
-      throw new IllegalArgumentException("--topic-prefix: '" + topicPrefix
-          + "' (expected: letters, digits, '.', '_' or '-', as Kafka topic names allow)");
-    }
-    if (demoRate < 1 || demoRate > 10_000) {
-      throw new IllegalArgumentException("--demo-rate: " + demoRate + " (expected: 1..10000 writes per second)");
-    }
-    if (startTimeout.isNegative() || startTimeout.isZero()) {
-      throw new IllegalArgumentException("--start-timeout: " + DurationConverter.format(startTimeout) + " (expected: > 0)");
     }
   }
 

@@ -3,7 +3,6 @@ package io.watchfanout.fanout.watch;
 import com.google.protobuf.ByteString;
 import io.watchfanout.bench.BenchEvents;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.cache.WatchCache;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.schema.v1.Event;
@@ -27,7 +26,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * One event through the node's dispatch: {@link WatchHub#applyRevision} (cache and history
+ * One event through the node's dispatch: {@link CacheFeed#applyRevision} (cache and history
  * update, index lookup, one encode per encoding, a shared frame offered to every matching
  * watcher) and then each matching watcher's {@link Watcher#poll} (what the transport does
  * before its write). {@code watchers} are open, {@code matching} of them watch the event's
@@ -59,8 +58,9 @@ public class DispatchBench {
   @Param({"JSON"})
   public Encoding encoding;
 
-  private WatchHub hub;
-  private final List<Watcher> matched = new ArrayList<>();
+  private WatchCore hub;
+  private CacheFeed feed;
+  private final List<Watch> matched = new ArrayList<>();
   private final List<ByteBuffer> out = new ArrayList<>(64);
   private KeyValue kv;
   private KeyValue prev;
@@ -73,10 +73,10 @@ public class DispatchBench {
     if (matching > watchers) {
       throw new IllegalArgumentException("matching " + matching + " > watchers " + watchers);
     }
-    WatchCache cache = new WatchCache(10_000, Duration.ofHours(1), System::currentTimeMillis);
-    hub = new WatchHub(cache, new FrameEncoder(), 256, "bench");
-    hub.startAt(revision);
-    hub.markReady();
+    hub = new WatchCore(CoreSettings.of(10_000, Duration.ofHours(1), 256, "bench"), new FrameEncoder());
+    feed = hub.feed();
+    feed.startAt(revision);
+    feed.markReady();
     ByteString key = BenchEvents.key("/registry/pods/default/web-00042");
     prev = BenchEvents.kv(key, BenchEvents.value(1024, 1), 1);
     kv = BenchEvents.kv(key, BenchEvents.value(1024, 2), 2);
@@ -91,8 +91,8 @@ public class DispatchBench {
           : KeyRange.single(BenchEvents.key(String.format("/registry/secrets/ns-%06d/s", i)));
       hub.watch(new WatchSpec(range, encoding, 0, false, false), idle);
     }
-    if (hub.liveWatcherCount() != watchers) {
-      throw new IllegalStateException("live watchers " + hub.liveWatcherCount() + " (expected: " + watchers + ")");
+    if (hub.status().liveWatcherCount() != watchers) {
+      throw new IllegalStateException("live watchers " + hub.status().liveWatcherCount() + " (expected: " + watchers + ")");
     }
   }
 
@@ -114,7 +114,7 @@ public class DispatchBench {
     }
     List<Event> events = pool.get(next++);
     revision = events.get(0).getRevision();
-    hub.applyRevision(events, 0);
+    feed.applyRevision(events, 0);
     int frames = 0;
     for (int i = 0; i < matched.size(); i++) {
       out.clear();

@@ -5,7 +5,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.ServerServiceDefinition;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.fanout.NodeConfig;
-import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchCore;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -40,22 +40,21 @@ public final class EtcdApis {
    * @param etcd the channel to etcd, or null without {@code --etcd-endpoints}
    * @param registry where its metrics are registered
    */
-  public static EtcdApi create(WatchHub hub, NodeConfig config, Channel etcd, CollectorRegistry registry) {
-    return create(hub, config.bindAddress(), config.etcdApiPort(), config.nodeId(), etcd,
+  public static EtcdApi create(WatchCore core, NodeConfig config, Channel etcd, CollectorRegistry registry) {
+    return create(core, config.bindAddress(), config.etcdApiPort(), config.nodeId(), etcd,
         config.progressNotifyInterval(), config.resourceVersionWait(), registry);
   }
 
-  /** As {@link #create(WatchHub, NodeConfig, Channel, CollectorRegistry)}, from the settings it uses. */
-  static EtcdApi create(WatchHub hub, String bindAddress, int port, String nodeId, Channel etcd,
+  /** As {@link #create(WatchCore, NodeConfig, Channel, CollectorRegistry)}, from the settings it uses. */
+  static EtcdApi create(WatchCore core, String bindAddress, int port, String nodeId, Channel etcd,
       Duration progressNotifyInterval, Duration resourceVersionWait, CollectorRegistry registry) {
     EtcdApiStats stats = new EtcdApiStats();
     stats.register(registry);
     EtcdHeaders headers = new EtcdHeaders(nodeId);
     ExecutorService pool = Executors.newFixedThreadPool(THREADS, daemons("etcd-api-" + nodeId));
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(daemons("etcd-api-timer-" + nodeId));
-    ServerServiceDefinition watch = EtcdWatchService.definition(hub, headers, stats, pool, timer,
-        progressNotifyInterval);
-    ServerServiceDefinition range = new EtcdRangeService(hub, headers, stats, etcd, resourceVersionWait, pool, timer)
+    ServerServiceDefinition watch = EtcdWatchService.definition(core, headers, stats, pool, progressNotifyInterval);
+    ServerServiceDefinition range = new EtcdRangeService(core, headers, stats, etcd, resourceVersionWait, pool, timer)
         .definition();
     if (etcd != null) {
       // etcd's cluster id and raft term for the headers, before any forwarded answer taught them.

@@ -21,11 +21,11 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
-import io.watchfanout.fanout.cache.HistoryExpiredException;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.cache.ListPage;
+import io.watchfanout.fanout.watch.HistoryExpiredException;
+import io.watchfanout.fanout.watch.ListPage;
 import io.watchfanout.fanout.watch.RevisionWaiter;
-import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.schema.v1.KeyValue;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,7 +57,7 @@ final class EtcdRangeService {
   private static final int PAGE = 1000;
   private static final Context.Key<Metadata> CALLER = Context.key("watchfanout-etcd-caller");
 
-  private final WatchHub hub;
+  private final WatchCore core;
   private final EtcdHeaders headers;
   private final EtcdApiStats stats;
   private final Channel etcd;
@@ -65,9 +65,9 @@ final class EtcdRangeService {
   private final Executor pool;
   private final ScheduledExecutorService timer;
 
-  EtcdRangeService(WatchHub hub, EtcdHeaders headers, EtcdApiStats stats, Channel etcd, Duration wait,
+  EtcdRangeService(WatchCore core, EtcdHeaders headers, EtcdApiStats stats, Channel etcd, Duration wait,
       Executor pool, ScheduledExecutorService timer) {
-    this.hub = hub;
+    this.core = core;
     this.headers = headers;
     this.stats = stats;
     this.etcd = etcd;
@@ -97,13 +97,13 @@ final class EtcdRangeService {
       return;
     }
     Metadata caller = CALLER.get();
-    if (!hub.isReady()) {
+    if (!core.readiness().isRebuilt()) {
       forward(req, caller, out);
       return;
     }
     long rev = req.getRevision();
     if (rev > 0) {
-      if (rev < hub.historyStartRevision() || rev > hub.revision()) {
+      if (rev < core.status().historyStartRevision() || rev > core.status().revision()) {
         forward(req, caller, out);
       } else {
         answer(req, rev, caller, out);
@@ -131,15 +131,15 @@ final class EtcdRangeService {
         headers.learn(r.getHeader());
         long target = r.getHeader().getRevision();
         RevisionWaiter[] waiter = new RevisionWaiter[1];
-        waiter[0] = hub.awaitRevision(target, () -> pool.execute(() -> {
-          if (hub.isReady() && hub.revision() >= target) {
+        waiter[0] = core.awaitRevision(target, () -> pool.execute(() -> {
+          if (core.readiness().isRebuilt() && core.status().revision() >= target) {
             answer(req, 0, caller, out);
           } else {
             forward(req, caller, out);
           }
         }));
         timer.schedule(() -> {
-          if (hub.cancel(waiter[0])) {
+          if (core.cancel(waiter[0])) {
             stats.consistentReadFallbacks.increment();
             forward(req, caller, out);
           }
@@ -208,7 +208,7 @@ final class EtcdRangeService {
   }
 
   private RangeResponse fromCache(RangeRequest req, long atRevision) throws HistoryExpiredException {
-    long headerRevision = hub.revision();
+    long headerRevision = core.status().revision();
     long at = atRevision == 0 ? headerRevision : atRevision;
     RangeResponse.Builder resp = RangeResponse.newBuilder().setHeader(headers.at(headerRevision));
     KeyRange range;
@@ -221,7 +221,7 @@ final class EtcdRangeService {
     List<KeyValue> kvs = new ArrayList<>();
     ByteString from = null;
     do {
-      ListPage page = hub.list(range, from, at, PAGE);
+      ListPage page = core.list(range, from, at, PAGE);
       kvs.addAll(page.kvs());
       from = page.nextKey();
     } while (from != null);

@@ -3,12 +3,12 @@ package io.watchfanout.fanout.etcd;
 import io.watchfanout.fanout.watch.RevisionWaiter;
 import io.watchfanout.fanout.watch.WatchSink;
 import io.watchfanout.fanout.watch.WatchSpec;
-import io.watchfanout.fanout.watch.Watcher;
+import io.watchfanout.fanout.watch.Watch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One watch of an etcd API Watch stream: its id, its request's options, and the core's
- * {@link Watcher} once the cache has reached its start revision. Its wake-ups go to its stream.
+ * {@link Watch} once the cache has reached its start revision. Its wake-ups go to its stream.
  *
  * <p>Thread-safety: the fields belong to the stream's serial executor; {@link #wakeUp()} is
  * called from any thread.
@@ -19,13 +19,11 @@ final class EtcdWatch implements WatchSink {
   final boolean fragment;
   private final EtcdWatchStream stream;
   /** The core's watcher; null while waiting for a future start revision, or for a range that matches nothing. */
-  Watcher watcher;
+  Watch watcher;
   /** Waiting for the cache to reach the start revision, else null. */
   RevisionWaiter waiter;
   /** Canceled by the node (an error frame); the stream drops it after its pump. */
   boolean canceled;
-  /** Events were sent since the last progress tick (etcd sends progress only to quiet watches). */
-  boolean eventsSinceTick;
 
   EtcdWatch(long id, WatchSpec spec, boolean fragment, EtcdWatchStream stream) {
     this.id = id;

@@ -7,10 +7,9 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.protobuf.ProtoUtils;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
-import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchCore;
 import java.time.Duration;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * {@code etcdserverpb.Watch} served from the cache: etcd's method, with a response marshaller
@@ -21,13 +20,13 @@ final class EtcdWatchService {
   private EtcdWatchService() {
   }
 
-  static ServerServiceDefinition definition(WatchHub hub, EtcdHeaders headers, EtcdApiStats stats, Executor pool,
-      ScheduledExecutorService timer, Duration progressNotifyInterval) {
+  static ServerServiceDefinition definition(WatchCore core, EtcdHeaders headers, EtcdApiStats stats, Executor pool,
+      Duration progressNotifyInterval) {
     MethodDescriptor<WatchRequest, WatchResponseBytes> method = WatchGrpc.getWatchMethod().toBuilder(
         ProtoUtils.marshaller(WatchRequest.getDefaultInstance()), WatchResponseBytes.MARSHALLER).build();
     return ServerServiceDefinition.builder(WatchGrpc.SERVICE_NAME)
-        .addMethod(method, ServerCalls.asyncBidiStreamingCall(responses -> new EtcdWatchStream(hub, headers, stats,
-            (ServerCallStreamObserver<WatchResponseBytes>) responses, pool, timer, progressNotifyInterval)))
+        .addMethod(method, ServerCalls.asyncBidiStreamingCall(responses -> new EtcdWatchStream(core, headers, stats,
+            (ServerCallStreamObserver<WatchResponseBytes>) responses, pool, progressNotifyInterval)))
         .build();
   }
 }

@@ -8,14 +8,14 @@ import io.etcd.jetcd.api.WatchResponse;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
-import io.watchfanout.fanout.cache.HistoryExpiredException;
 import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.EtcdFrames;
-import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.fanout.watch.TooManyReadsException;
 import io.watchfanout.fanout.watch.WatchSpec;
-import io.watchfanout.fanout.watch.Watcher;
+import io.watchfanout.fanout.watch.Watch;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,9 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * revision the node can serve) and {@code canceled}, a future one waited for, cancel, progress
  * notifications for quiet watches, {@code WatchProgressRequest}, fragments.
  *
- * <p>Each watch is a {@link Watcher} of the core with the etcd encodings: responses are the
+ * <p>Each watch is a {@link Watch} of the core with the etcd encodings: responses are the
  * watch's own header and id followed by the event frames that every watch of the node shares.
  * A response holds whole revisions (the core queues a revision at once and this stream drains a
  * watcher's queue whole), possibly several of them, as etcd batches a catching-up watcher's.
@@ -63,7 +60,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
   private static final int WATCH_CREATE_WATCH_ID = 7;
   private static final int WATCH_CREATE_FRAGMENT = 8;
 
-  private final WatchHub hub;
+  private final WatchCore core;
   private final EtcdHeaders headers;
   private final EtcdApiStats stats;
   private final ServerCallStreamObserver<WatchResponseBytes> out;
@@ -73,15 +70,14 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
   private final List<ByteBuffer> polled = new ArrayList<>();
   /** Watches woken since they were last polled, each at most once (its {@code queued} flag). */
   private final ConcurrentLinkedDeque<EtcdWatch> ready = new ConcurrentLinkedDeque<>();
-  private final ScheduledFuture<?> ticker;
+  private final Duration progressNotifyInterval;
   private long nextWatchId;
   private boolean progressRequested;
   private boolean closed;
 
-  EtcdWatchStream(WatchHub hub, EtcdHeaders headers, EtcdApiStats stats,
-      ServerCallStreamObserver<WatchResponseBytes> out, Executor pool, ScheduledExecutorService timer,
-      Duration progressNotifyInterval) {
-    this.hub = hub;
+  EtcdWatchStream(WatchCore core, EtcdHeaders headers, EtcdApiStats stats,
+      ServerCallStreamObserver<WatchResponseBytes> out, Executor pool, Duration progressNotifyInterval) {
+    this.core = core;
     this.headers = headers;
     this.stats = stats;
     this.out = out;
@@ -90,8 +86,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     // The client can take more: pump the woken watches (a watch cut short by flow control is first).
     out.setOnReadyHandler(this::wakeUp);
     out.setOnCancelHandler(() -> serial.execute(this::closeAll));
-    long every = progressNotifyInterval.toMillis();
-    ticker = timer.scheduleAtFixedRate(() -> serial.execute(this::tick), every, every, TimeUnit.MILLISECONDS);
+    this.progressNotifyInterval = progressNotifyInterval;
   }
 
   // ---- grpc's callbacks ---------------------------------------------------------------
@@ -142,9 +137,9 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
   }
 
   private void create(WatchCreateRequest c) {
-    if (!hub.isReady()) {
+    if (!core.readiness().isRebuilt()) {
       end(Status.UNAVAILABLE.withDescription("this node is not serving: "
-          + (hub.failure() != null ? hub.failure() : "its cache is rebuilding from Kafka")));
+          + (core.readiness().failure() != null ? core.readiness().failure() : "its cache is rebuilding from Kafka")));
       return;
     }
     long id = unknownVarint(c, WATCH_CREATE_WATCH_ID);
@@ -154,7 +149,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
       }
       id = nextWatchId++;
     } else if (watches.containsKey(id)) {
-      send(WatchResponse.newBuilder().setHeader(headers.at(hub.revision())).setWatchId(id).setCreated(true)
+      send(WatchResponse.newBuilder().setHeader(headers.at(core.status().revision())).setWatchId(id).setCreated(true)
           .setCanceled(true).setCancelReason("mvcc: duplicate watch ID provided on the WatchStream").build());
       return;
     }
@@ -170,19 +165,20 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     // event, so a watch from 1 is a watch of everything after 1.
     long from = start <= 0 ? 0 : Math.max(start - 1, 1);
     WatchSpec spec = range == null ? null : new WatchSpec(range, c.getPrevKv() ? Encoding.ETCD_PREV_KV : Encoding.ETCD,
-        from, c.getProgressNotify(), false, noPut, noDelete);
+        from, c.getProgressNotify(), false, noPut, noDelete, false,
+        c.getProgressNotify() ? progressNotifyInterval : null);
     EtcdWatch w = new EtcdWatch(id, spec, unknownVarint(c, WATCH_CREATE_FRAGMENT) != 0, this);
     watches.put(id, w);
-    send(WatchResponse.newBuilder().setHeader(headers.at(hub.revision())).setWatchId(id).setCreated(true).build());
+    send(WatchResponse.newBuilder().setHeader(headers.at(core.status().revision())).setWatchId(id).setCreated(true).build());
     if (spec == null) {
       // etcd creates a watch on an empty range, which never sees an event.
       return;
     }
-    if (start > 0 && from < hub.servableFromRevision()) {
+    if (start > 0 && from < core.servableFromRevision()) {
       compacted(w);
-    } else if (start > 0 && from > hub.revision()) {
+    } else if (start > 0 && from > core.status().revision()) {
       // A future start revision: etcd's watch waits for it; so does this one, without a deadline.
-      w.waiter = hub.awaitRevision(from, () -> serial.execute(() -> open(w)));
+      w.waiter = core.awaitRevision(from, () -> serial.execute(() -> open(w)));
     } else {
       open(w);
     }
@@ -208,18 +204,18 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     if (closed || watches.get(w.id) != w) {
       return;
     }
-    if (!hub.isReady()) {
-      end(Status.UNAVAILABLE.withDescription("this node stopped serving: " + hub.failure()));
+    if (!core.readiness().isRebuilt()) {
+      end(Status.UNAVAILABLE.withDescription("this node stopped serving: " + core.readiness().failure()));
       return;
     }
     try {
-      w.watcher = hub.watch(w.spec, w);
+      w.watcher = core.watch(w.spec, w);
     } catch (HistoryExpiredException e) {
       compacted(w);
       return;
     } catch (TooManyReadsException e) {
       watches.remove(w.id);
-      send(WatchResponse.newBuilder().setHeader(headers.at(hub.revision())).setWatchId(w.id).setCanceled(true)
+      send(WatchResponse.newBuilder().setHeader(headers.at(core.status().revision())).setWatchId(w.id).setCanceled(true)
           .setCancelReason(e.getMessage()).build());
       return;
     }
@@ -229,8 +225,8 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
 
   private void compacted(EtcdWatch w) {
     watches.remove(w.id);
-    send(WatchResponse.newBuilder().setHeader(headers.at(hub.revision())).setWatchId(w.id).setCanceled(true)
-        .setCompactRevision(hub.servableFromRevision() + 1)
+    send(WatchResponse.newBuilder().setHeader(headers.at(core.status().revision())).setWatchId(w.id).setCanceled(true)
+        .setCompactRevision(core.servableFromRevision() + 1)
         .setCancelReason("mvcc: required revision has been compacted").build());
   }
 
@@ -240,13 +236,13 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
       return;
     }
     release(w);
-    send(WatchResponse.newBuilder().setHeader(headers.at(hub.revision())).setWatchId(w.id).setCanceled(true)
+    send(WatchResponse.newBuilder().setHeader(headers.at(core.status().revision())).setWatchId(w.id).setCanceled(true)
         .build());
   }
 
   private void release(EtcdWatch w) {
     if (w.waiter != null) {
-      hub.cancel(w.waiter);
+      core.cancel(w.waiter);
       w.waiter = null;
     }
     if (w.watcher != null) {
@@ -266,7 +262,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     while (!shutdown && out.isReady() && (w = ready.poll()) != null) {
       // Cleared before polling, so that a wake-up while this runs queues the watch again.
       w.queued.set(false);
-      Watcher watcher = w.watcher;
+      Watch watcher = w.watcher;
       if (watcher == null) {
         continue;
       }
@@ -279,17 +275,17 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
           break;
         }
         polled.clear();
-        Watcher.PollResult r = watcher.poll(polled, Integer.MAX_VALUE);
-        if (r == Watcher.PollResult.FRAMES) {
+        Watch.PollResult r = watcher.poll(polled, Integer.MAX_VALUE);
+        if (r == Watch.PollResult.FRAMES) {
           if (!sendFrames(w, polled)) {
             break;
           }
-        } else if (r == Watcher.PollResult.END) {
+        } else if (r == Watch.PollResult.END) {
           // Ended without an error frame (those cancel the watch): the node is shutting down.
           shutdown = true;
           break;
         } else {
-          if (r == Watcher.PollResult.YIELD) {
+          if (r == Watch.PollResult.YIELD) {
             // Catching up: after the other woken watches.
             w.wakeUp();
           }
@@ -308,7 +304,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     if (out.isReady() && progressRequested && allSynced()) {
       progressRequested = false;
       stats.progressResponses.increment();
-      send(WatchResponse.newBuilder().setHeader(headers.at(hub.dispatchedRevision())).setWatchId(PROGRESS_WATCH_ID)
+      send(WatchResponse.newBuilder().setHeader(headers.at(core.status().dispatchedRevision())).setWatchId(PROGRESS_WATCH_ID)
           .build());
     }
   }
@@ -353,7 +349,6 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     if (events.isEmpty()) {
       return;
     }
-    w.eventsSinceTick = true;
     if (!w.fragment) {
       sendEventResponse(w, events, false);
       return;
@@ -393,17 +388,17 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     } catch (com.google.protobuf.InvalidProtocolBufferException e) {
       throw new IllegalStateException("an error frame this node built does not parse", e);
     }
-    r.setHeader(headers.at(hub.revision())).setWatchId(w.id);
-    if (w.watcher.cursor() < hub.servableFromRevision()) {
-      r.setCompactRevision(hub.servableFromRevision() + 1);
+    r.setHeader(headers.at(core.status().revision())).setWatchId(w.id);
+    if (w.watcher.cursor() < core.servableFromRevision()) {
+      r.setCompactRevision(core.servableFromRevision() + 1);
     }
     // Forget the watcher now; pump takes the watch out of the stream after its loop.
     w.watcher.close();
     w.watcher = null;
     w.canceled = true;
-    if (hub.failure() != null) {
+    if (core.readiness().failure() != null) {
       // The node stopped serving: the client moves to another endpoint, as from a dead etcd member.
-      end(Status.UNAVAILABLE.withDescription("this node stopped serving: " + hub.failure()));
+      end(Status.UNAVAILABLE.withDescription("this node stopped serving: " + core.readiness().failure()));
       return;
     }
     send(r.build());
@@ -415,26 +410,12 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
    */
   private boolean allSynced() {
     for (EtcdWatch w : watches.values()) {
-      Watcher watcher = w.watcher;
+      Watch watcher = w.watcher;
       if (watcher != null && (!watcher.isLive() || watcher.queued() > 0)) {
         return false;
       }
     }
     return true;
-  }
-
-  /** Every progress-notify interval: a progress notification for each quiet watch that asked for them. */
-  private void tick() {
-    if (closed) {
-      return;
-    }
-    for (EtcdWatch w : watches.values()) {
-      if (w.watcher != null && !(w.spec.allowBookmarks() && w.eventsSinceTick)) {
-        w.watcher.tick();
-      }
-      w.eventsSinceTick = false;
-    }
-    pump();
   }
 
   private void send(WatchResponse response) {
@@ -462,7 +443,6 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
       return;
     }
     closed = true;
-    ticker.cancel(false);
     for (EtcdWatch w : watches.values()) {
       release(w);
     }

@@ -11,7 +11,7 @@ import io.undertow.util.Methods;
 import io.watchfanout.fanout.etcd.JsonGateway;
 import io.watchfanout.fanout.watch.CurrentRevision;
 import io.watchfanout.fanout.watch.Statuses;
-import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchCore;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -21,7 +21,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xnio.ChannelListener;
@@ -57,13 +56,12 @@ import org.xnio.conduits.ConduitStreamSourceChannel;
 public final class HttpApi {
   private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
 
-  private final WatchHub hub;
+  private final WatchCore core;
   private final HttpSettings settings;
   private final CollectorRegistry registry;
   private final String bindAddress;
   private final int requestedPort;
   private final int ioThreads;
-  private final AtomicBoolean draining = new AtomicBoolean();
   private XnioWorker worker;
   private HttpOpenListener openListener;
   private AcceptingChannel<StreamConnection> server;
@@ -75,20 +73,20 @@ public final class HttpApi {
   private CorsOrigins corsOrigins = CorsOrigins.NONE;
 
   /**
-   * @param hub the watch hub to serve
+   * @param core the watch core to serve
    * @param settings API settings
    * @param registry the metrics served at {@code /metrics}
    * @param bindAddress the address to listen on, e.g. {@code 127.0.0.1}
    * @param port the port, 0 for a free one
    */
-  public HttpApi(WatchHub hub, HttpSettings settings, CollectorRegistry registry, String bindAddress, int port) {
-    this(hub, settings, registry, bindAddress, port, Math.max(2, Runtime.getRuntime().availableProcessors()));
+  public HttpApi(WatchCore core, HttpSettings settings, CollectorRegistry registry, String bindAddress, int port) {
+    this(core, settings, registry, bindAddress, port, Math.max(2, Runtime.getRuntime().availableProcessors()));
   }
 
   /** As the public constructor, with {@code ioThreads} IO threads (Undertow's default: cores, at least 2). */
-  HttpApi(WatchHub hub, HttpSettings settings, CollectorRegistry registry, String bindAddress, int port,
+  HttpApi(WatchCore core, HttpSettings settings, CollectorRegistry registry, String bindAddress, int port,
       int ioThreads) {
-    this.hub = hub;
+    this.core = core;
     this.settings = settings;
     this.registry = registry;
     this.bindAddress = bindAddress;
@@ -129,8 +127,8 @@ public final class HttpApi {
    */
   public void start() {
     sweeper = new UnacknowledgedSweeper(settings.writeTimeout(), settings.nodeId());
-    WatchHandler watch = new WatchHandler(hub, settings, sweeper);
-    KvHandler kv = new KvHandler(hub, settings, currentRevision);
+    WatchHandler watch = new WatchHandler(core, settings, sweeper);
+    KvHandler kv = new KvHandler(core, settings, currentRevision);
     GatewayHandler v3 = null;
     if (gateway != null) {
       gatewayWriters = Executors.newCachedThreadPool(r -> {
@@ -218,7 +216,7 @@ public final class HttpApi {
 
   /** New watches and lists get 503 from now on (shutdown drain); readiness fails. */
   public void stopAccepting() {
-    draining.set(true);
+    core.readiness().drain();
   }
 
   /** Stops the server and closes every connection. */
@@ -267,7 +265,7 @@ public final class HttpApi {
     if (path.startsWith("/v3/")) {
       if (v3 == null) {
         Responses.status(exchange, Statuses.notFound("etcd's JSON gateway is served with --etcd-api-port"), 0);
-      } else if (draining.get()) {
+      } else if (core.readiness().isDraining()) {
         Responses.status(exchange, Statuses.notReady("this node is shutting down; ask another node"),
             settings.retryAfterSeconds());
       } else {
@@ -284,11 +282,11 @@ public final class HttpApi {
         if (!exchange.getRequestMethod().equals(Methods.GET)) {
           Responses.status(exchange, Statuses.methodNotAllowed(exchange.getRequestMethod() + " " + path
               + " (expected: GET)"), 0);
-        } else if (draining.get() && path.equals("/v1/watch")) {
+        } else if (core.readiness().isDraining() && path.equals("/v1/watch")) {
           // An event stream gets its 503 as an ERROR frame a page can read (WatchHandler).
           watch.refuse(exchange, new ApiException(Statuses.notReady("this node is shutting down; ask another node"),
               settings.retryAfterSeconds()));
-        } else if (draining.get()) {
+        } else if (core.readiness().isDraining()) {
           Responses.status(exchange, Statuses.notReady("this node is shutting down; ask another node"),
               settings.retryAfterSeconds());
         } else if (path.equals("/v1/watch")) {
@@ -301,15 +299,12 @@ public final class HttpApi {
         if (!get) {
           break;
         }
-        String feedProblem = hub.feedProblem();
-        if (hub.isReady() && !draining.get() && feedProblem == null) {
+        String notReady = core.readiness().notReady();
+        if (notReady == null) {
           Responses.ok(exchange, "text/plain", "ok\n".getBytes(StandardCharsets.UTF_8));
         } else {
           exchange.setStatusCode(503);
-          String why = draining.get() ? "shutting down" : hub.failure() != null
-              ? "cache failed: " + hub.failure() : !hub.isReady() ? "cache is rebuilding from Kafka"
-              : "feed is stale: " + feedProblem;
-          exchange.getResponseSender().send("not ready: " + why + "\n");
+          exchange.getResponseSender().send("not ready: " + notReady + "\n");
         }
         return;
       case "/livez":
@@ -347,15 +342,11 @@ public final class HttpApi {
     return w.toString().getBytes(StandardCharsets.UTF_8);
   }
 
-  /** @throws ApiException 503 NotReady while rebuilding or after the cache failed */
-  static void checkServing(WatchHub hub) throws ApiException {
-    String failure = hub.failure();
-    if (failure != null) {
-      throw new ApiException(Statuses.notReady("this node stopped serving: " + failure), 1);
-    }
-    if (!hub.isReady()) {
-      throw new ApiException(Statuses.notReady(
-          "the cache is rebuilding from Kafka; retry, or ask another node"), 1);
+  /** @throws ApiException 503 NotReady while rebuilding, after the cache failed, or while shutting down */
+  static void checkServing(WatchCore core) throws ApiException {
+    String notServing = core.readiness().notServing();
+    if (notServing != null) {
+      throw new ApiException(Statuses.notReady(notServing), 1);
     }
   }
 }

@@ -6,8 +6,6 @@ import java.util.Objects;
 /**
  * Settings of the HTTP API.
  *
- * @param bookmarkInterval how often a watch stream gets a BOOKMARK (and a parked watcher's
- *     expiry is checked), {@code > 0}
  * @param resourceVersionWait how long a request for a revision ahead of the node waits
  *     before 504 Timeout, {@code >= 0}
  * @param retryAfterSeconds the {@code Retry-After} of 503 and 504 answers, {@code >= 1}
@@ -20,29 +18,18 @@ import java.util.Objects;
  *     {@code >= 1ms}
  * @param tcpKeepalive keepalive timings of accepted connections
  */
-public record HttpSettings(Duration bookmarkInterval, Duration resourceVersionWait,
+public record HttpSettings(Duration resourceVersionWait,
     int retryAfterSeconds, String nodeId, Duration stalledCloseAfter, Duration writeTimeout,
     TcpKeepalive tcpKeepalive) {
   /**
-   * Validates the fields.
+   * Checks what no flag checks; the flag-backed durations are checked where they are parsed
+   * (the fan-out node's flag table, io.watchfanout.fanout.NodeFlags).
    *
    * @throws IllegalArgumentException naming the field, its value and what was expected
    */
   public HttpSettings {
     Objects.requireNonNull(nodeId, "nodeId");
     Objects.requireNonNull(tcpKeepalive, "tcpKeepalive");
-    if (bookmarkInterval.isNegative() || bookmarkInterval.isZero()) {
-      throw new IllegalArgumentException("bookmarkInterval: " + bookmarkInterval + " (expected: > 0)");
-    }
-    if (resourceVersionWait.isNegative()) {
-      throw new IllegalArgumentException("resourceVersionWait: " + resourceVersionWait + " (expected: >= 0)");
-    }
-    if (stalledCloseAfter.toMillis() < 1) {
-      throw new IllegalArgumentException("stalledCloseAfter: " + stalledCloseAfter + " (expected: >= 1ms)");
-    }
-    if (writeTimeout.toMillis() < 1) {
-      throw new IllegalArgumentException("writeTimeout: " + writeTimeout + " (expected: >= 1ms)");
-    }
     if (retryAfterSeconds < 1) {
       throw new IllegalArgumentException("retryAfterSeconds: " + retryAfterSeconds + " (expected: >= 1)");
     }

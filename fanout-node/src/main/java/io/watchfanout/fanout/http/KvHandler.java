@@ -4,15 +4,15 @@ import com.google.protobuf.ByteString;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
-import io.watchfanout.fanout.cache.HistoryExpiredException;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.cache.ListPage;
+import io.watchfanout.fanout.watch.HistoryExpiredException;
+import io.watchfanout.fanout.watch.ListPage;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.ProtoJson;
 import io.watchfanout.fanout.watch.CurrentRevision;
 import io.watchfanout.fanout.watch.RevisionWaiter;
 import io.watchfanout.fanout.watch.Statuses;
-import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.schema.v1.KeyValueList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -36,13 +36,13 @@ final class KvHandler implements HttpHandler {
   static final java.util.List<String> PARAMETERS = java.util.List.of("key", "prefix", "rangeEnd", "resourceVersion",
       "resourceVersionMatch", "limit", "continue");
 
-  private final WatchHub hub;
+  private final WatchCore core;
   private final HttpSettings settings;
   /** etcd's current revision for a list without resourceVersion, or null (then the node's revision). */
   private final CurrentRevision currentRevision;
 
-  KvHandler(WatchHub hub, HttpSettings settings, CurrentRevision currentRevision) {
-    this.hub = hub;
+  KvHandler(WatchCore core, HttpSettings settings, CurrentRevision currentRevision) {
+    this.core = core;
     this.settings = settings;
     this.currentRevision = currentRevision;
   }
@@ -59,7 +59,7 @@ final class KvHandler implements HttpHandler {
       KeyRange range = KeyRangeParams.parse(q);
       ListRead read = ListRead.parse(q);
       Encoding encoding = AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT), false);
-      HttpApi.checkServing(hub);
+      HttpApi.checkServing(core);
       long at = 0;
       ByteString from = null;
       switch (read.mode()) {
@@ -91,7 +91,7 @@ final class KvHandler implements HttpHandler {
       boolean firstOfPaged = limit > 0 && read.mode() != ListRead.Mode.CONTINUE;
       ListPage page;
       try {
-        page = hub.list(range, from, at, limit == 0 || limit > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) limit,
+        page = core.list(range, from, at, limit == 0 || limit > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) limit,
             firstOfPaged);
       } catch (HistoryExpiredException e) {
         throw new ApiException(Statuses.expired(e.getMessage()));
@@ -139,14 +139,14 @@ final class KvHandler implements HttpHandler {
 
   /** Blocks this worker thread until the cache reaches {@code rv}, or answers 504. */
   private void awaitRevision(long rv) throws ApiException, InterruptedException {
-    if (rv <= hub.revision()) {
+    if (rv <= core.status().revision()) {
       return;
     }
     CountDownLatch reached = new CountDownLatch(1);
-    RevisionWaiter waiter = hub.awaitRevision(rv, reached::countDown);
-    if (!reached.await(settings.resourceVersionWait().toMillis(), TimeUnit.MILLISECONDS) && hub.cancel(waiter)) {
-      throw ApiException.notCaughtUp(rv, hub.revision(), settings.resourceVersionWait(), settings.retryAfterSeconds());
+    RevisionWaiter waiter = core.awaitRevision(rv, reached::countDown);
+    if (!reached.await(settings.resourceVersionWait().toMillis(), TimeUnit.MILLISECONDS) && core.cancel(waiter)) {
+      throw ApiException.notCaughtUp(rv, core.status().revision(), settings.resourceVersionWait(), settings.retryAfterSeconds());
     }
-    HttpApi.checkServing(hub);
+    HttpApi.checkServing(core);
   }
 }

@@ -6,15 +6,15 @@ import io.undertow.util.Headers;
 import io.undertow.util.HeaderValues;
 import io.undertow.util.HttpString;
 import io.undertow.util.SameThreadExecutor;
-import io.watchfanout.fanout.cache.HistoryExpiredException;
 import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.watch.RevisionWaiter;
 import io.watchfanout.fanout.watch.Statuses;
 import io.watchfanout.fanout.watch.TooManyReadsException;
-import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.fanout.watch.WatchSpec;
-import io.watchfanout.fanout.watch.Watcher;
+import io.watchfanout.fanout.watch.Watch;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code GET /v1/watch} (README.md, "The watch protocol"). Runs on the IO thread and never blocks: a
- * {@code resourceVersion} ahead of the node waits on the hub's revision waiters with a
+ * {@code resourceVersion} ahead of the node waits on the core's revision waiters with a
  * timer, and the stream itself is a {@link WatchStream}. Errors found before streaming get
  * their HTTP status and a JSON {@code Status} (event streams: see below); after that, an ERROR
  * frame.
@@ -58,15 +58,15 @@ final class WatchHandler implements HttpHandler {
   private static final Logger LOG = LoggerFactory.getLogger(WatchHandler.class);
   private static final HttpString LAST_EVENT_ID = new HttpString("Last-Event-ID");
 
-  private final WatchHub hub;
+  private final WatchCore core;
   private final HttpSettings settings;
   private final IoThreadWakeUps.Registry wakeUps = new IoThreadWakeUps.Registry();
 
   private final UnacknowledgedSweeper sweeper;
 
   /** @param sweeper closes streams whose bytes go unacknowledged, or null */
-  WatchHandler(WatchHub hub, HttpSettings settings, UnacknowledgedSweeper sweeper) {
-    this.hub = hub;
+  WatchHandler(WatchCore core, HttpSettings settings, UnacknowledgedSweeper sweeper) {
+    this.core = core;
     this.settings = settings;
     this.sweeper = sweeper;
   }
@@ -102,7 +102,7 @@ final class WatchHandler implements HttpHandler {
           sinceTime = null;
         }
       }
-      HttpApi.checkServing(hub);
+      HttpApi.checkServing(core);
       spec = new WatchSpec(range, encoding, rv, bookmarks, initial, false, false, sinceTime != null);
     } catch (ApiException e) {
       refuse(exchange, e);
@@ -128,7 +128,7 @@ final class WatchHandler implements HttpHandler {
       throw new ApiException(Statuses.badRequest("sinceTime=" + raw + " with " + (initial ? "sendInitialEvents"
           : "resourceVersion") + " (expected: one starting point)"));
     }
-    if (hub.olderHistory() == null) {
+    if (core.olderHistory() == null) {
       throw new ApiException(Statuses.badRequest("sinceTime needs the events topic as history, which this node "
           + "does not read (--deep-read-max-readers 0)"));
     }
@@ -142,7 +142,7 @@ final class WatchHandler implements HttpHandler {
 
   /** Resolves {@code sinceTime} to a revision off the IO thread, then starts like a resourceVersion. */
   private void startSince(HttpServerExchange exchange, WatchSpec spec, Instant time, long timeoutSeconds) {
-    hub.olderHistory().revisionAt(time).whenComplete((cursor, error) -> exchange.getIoThread().execute(() -> {
+    core.olderHistory().revisionAt(time).whenComplete((cursor, error) -> exchange.getIoThread().execute(() -> {
       if (error != null) {
         Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
         if (cause instanceof HistoryExpiredException expired) {
@@ -153,7 +153,7 @@ final class WatchHandler implements HttpHandler {
         }
         return;
       }
-      long from = cursor < 0 ? hub.revision() : cursor;
+      long from = cursor < 0 ? core.status().revision() : cursor;
       startAt(exchange, new WatchSpec(spec.range(), spec.encoding(), Math.max(from, 1), spec.allowBookmarks(), false,
           false, false, true), timeoutSeconds);
     }));
@@ -161,17 +161,17 @@ final class WatchHandler implements HttpHandler {
 
   /** Starts the stream once the node has reached the spec's revision (IO thread, exchange dispatched). */
   private void startAt(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds) {
-    if (spec.resourceVersion() <= hub.revision()) {
+    if (spec.resourceVersion() <= core.status().revision()) {
       start(exchange, spec, timeoutSeconds);
       return;
     }
     // The node is behind the requested revision: wait a bounded time for it (README.md, errors: 504).
-    RevisionWaiter waiter = hub.awaitRevision(spec.resourceVersion(),
+    RevisionWaiter waiter = core.awaitRevision(spec.resourceVersion(),
         () -> exchange.getIoThread().execute(() -> start(exchange, spec, timeoutSeconds)));
     Duration wait = settings.resourceVersionWait();
     exchange.getIoThread().executeAfter(() -> {
-      if (hub.cancel(waiter)) {
-        refuse(exchange, ApiException.notCaughtUp(spec.resourceVersion(), hub.revision(), wait,
+      if (core.cancel(waiter)) {
+        refuse(exchange, ApiException.notCaughtUp(spec.resourceVersion(), core.status().revision(), wait,
             settings.retryAfterSeconds()));
       }
     }, wait.toMillis(), TimeUnit.MILLISECONDS);
@@ -202,12 +202,12 @@ final class WatchHandler implements HttpHandler {
 
   /** Opens the watcher and starts streaming (IO thread). */
   private void start(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds) {
-    Watcher watcher;
-    WatchStream stream = new WatchStream(exchange, wakeUps, hub.stats(), settings.bookmarkInterval(),
+    Watch watcher;
+    WatchStream stream = new WatchStream(exchange, wakeUps, core.stats(),
         settings.stalledCloseAfter(), settings.writeTimeout(), settings.nodeId(), sweeper);
     try {
-      HttpApi.checkServing(hub);
-      watcher = hub.watch(spec, stream);
+      HttpApi.checkServing(core);
+      watcher = core.watch(spec, stream);
     } catch (ApiException e) {
       refuse(exchange, e);
       return;
@@ -228,6 +228,6 @@ final class WatchHandler implements HttpHandler {
    * parameters parsed a 200 stream with one ERROR frame ({@link Responses#watchError}).
    */
   void refuse(HttpServerExchange exchange, ApiException e) {
-    Responses.watchError(exchange, e, hub.frameEncoder(), settings.retryAfterSeconds());
+    Responses.watchError(exchange, e, core.frameEncoder(), settings.retryAfterSeconds());
   }
 }

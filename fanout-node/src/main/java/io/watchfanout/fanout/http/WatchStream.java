@@ -5,7 +5,7 @@ import io.undertow.util.Headers;
 import io.watchfanout.fanout.watch.CloseReason;
 import io.watchfanout.fanout.watch.WatchSink;
 import io.watchfanout.fanout.watch.WatchStats;
-import io.watchfanout.fanout.watch.Watcher;
+import io.watchfanout.fanout.watch.Watch;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP transport of one {@link Watcher}: non-blocking writes on the exchange's IO
+ * The HTTP transport of one {@link Watch}: non-blocking writes on the exchange's IO
  * thread, at most one write in flight, every waiting frame gathered into one write.
  *
  * <p>Why we frame the HTTP chunks ourselves: Undertow's {@code ChunkedStreamSinkConduit}
@@ -73,7 +73,6 @@ final class WatchStream implements WatchSink {
   private final HttpServerExchange exchange;
   private final XnioIoThread io;
   private final WatchStats stats;
-  private final Duration tickInterval;
   private final Duration stalledCloseAfter;
   private final long writeTimeoutNanos;
   private final String nodeId;
@@ -83,7 +82,7 @@ final class WatchStream implements WatchSink {
   /** The connection as the sweeper knows it; null until started or if it has no IP addresses. */
   private UnacknowledgedSweeper.ConnectionId connectionId;
 
-  private Watcher watcher;
+  private Watch watcher;
   private StreamSinkChannel channel;
   private final List<ByteBuffer> polled = new ArrayList<>(MAX_FRAMES_PER_WRITE);
   private final ByteBuffer[] pending = new ByteBuffer[MAX_FRAMES_PER_WRITE + 2];
@@ -101,27 +100,25 @@ final class WatchStream implements WatchSink {
   private boolean writeTimerArmed;
 
   WatchStream(HttpServerExchange exchange, IoThreadWakeUps.Registry wakeUps, WatchStats stats,
-      Duration tickInterval, Duration stalledCloseAfter, Duration writeTimeout, String nodeId,
+      Duration stalledCloseAfter, Duration writeTimeout, String nodeId,
       UnacknowledgedSweeper sweeper) {
     this.exchange = exchange;
     this.io = exchange.getIoThread();
     this.wakeUps = wakeUps.forThread(io);
     this.sweeper = sweeper;
     this.stats = stats;
-    this.tickInterval = tickInterval;
     this.stalledCloseAfter = stalledCloseAfter;
     this.writeTimeoutNanos = writeTimeout.toNanos();
     this.nodeId = nodeId;
   }
 
   /**
-   * Starts streaming (IO thread): sends the 200 headers, starts the periodic tick and the
-   * stream timeout, and pulls the first frames.
+   * Starts streaming (IO thread): sends the 200 headers, starts the stream timeout, and pulls the first frames.
    *
    * @param preamble bytes sent before the first frame (an event stream's {@code retry:} line),
    *     or null
    */
-  void start(Watcher w, long timeoutSeconds, String contentType, ByteBuffer preamble) {
+  void start(Watch w, long timeoutSeconds, String contentType, ByteBuffer preamble) {
     this.watcher = w;
     exchange.setStatusCode(200);
     exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, contentType);
@@ -139,7 +136,6 @@ final class WatchStream implements WatchSink {
       connectionId = sweeper.register(this, exchange.getConnection().getLocalAddress(),
           exchange.getConnection().getPeerAddress());
     }
-    scheduleTick();
     if (timeoutSeconds > 0) {
       io.executeAfter(() -> {
         if (!closed) {
@@ -214,15 +210,6 @@ final class WatchStream implements WatchSink {
               + "notice a client that hung up only at their next frame", e.toString());
       return null;
     }
-  }
-
-  private void scheduleTick() {
-    io.executeAfter(() -> {
-      if (!closed) {
-        watcher.tick();
-        scheduleTick();
-      }
-    }, tickInterval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   @Override

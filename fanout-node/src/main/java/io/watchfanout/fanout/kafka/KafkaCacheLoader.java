@@ -2,10 +2,10 @@ package io.watchfanout.fanout.kafka;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
-import io.watchfanout.fanout.cache.CacheFeed;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.cache.PreloadedRevision;
-import io.watchfanout.fanout.cache.RecordApplier;
+import io.watchfanout.fanout.watch.CacheFeed;
+import io.watchfanout.fanout.watch.PreloadedRevision;
+import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.schema.EventsRecordDeserializer;
 import io.watchfanout.schema.RevisionChainException;
 import io.watchfanout.schema.StateRecordDeserializer;

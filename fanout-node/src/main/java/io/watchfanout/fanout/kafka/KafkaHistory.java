@@ -1,6 +1,6 @@
 package io.watchfanout.fanout.kafka;
 
-import io.watchfanout.fanout.cache.HistoryExpiredException;
+import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.OlderHistory;
 import io.watchfanout.fanout.watch.TooManyReadsException;
 import io.watchfanout.schema.EventsRecordDeserializer;
@@ -85,7 +85,7 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
    * @param bootstrap Kafka's bootstrap servers
    * @param topicPrefix the events topic is {@code <prefix>.events} (one partition)
    * @param nodeId for log lines and client ids
-   * @param windowStart the history window's start revision ({@code WatchHub::historyStartRevision}):
+   * @param windowStart the history window's start revision ({@code WatchCore::historyStartRevision}):
    *     a read ends once it reaches it
    * @param maxReads reads holding events at once, {@code >= 1}
    * @param maxBytesPerRead bytes of events a read holds at most, {@code >= 1}

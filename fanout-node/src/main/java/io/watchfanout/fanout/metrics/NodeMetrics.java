@@ -11,7 +11,7 @@ import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.kafka.KafkaHistory;
 import io.watchfanout.fanout.kafka.RebuildProgress;
 import io.watchfanout.fanout.watch.CloseReason;
-import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.fanout.watch.WatchStats;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,17 +19,17 @@ import java.util.Locale;
 
 /**
  * The node's Prometheus metrics (prefix {@code watchfanout_}), read at scrape time from the
- * counters the hub, the frame encoder and the rebuild keep, so the hot path only bumps
+ * counters the core, the frame encoder and the rebuild keep, so the hot path only bumps
  * {@code LongAdder}s. One registry per node (not the default one), so several nodes can
  * live in one JVM in tests.
  */
 public final class NodeMetrics extends Collector {
-  private final WatchHub hub;
+  private final WatchCore core;
   private final RebuildProgress rebuild;
   private final KafkaHistory older;
 
-  private NodeMetrics(WatchHub hub, RebuildProgress rebuild, KafkaHistory older) {
-    this.hub = hub;
+  private NodeMetrics(WatchCore core, RebuildProgress rebuild, KafkaHistory older) {
+    this.core = core;
     this.rebuild = rebuild;
     this.older = older;
   }
@@ -39,18 +39,18 @@ public final class NodeMetrics extends Collector {
    *
    * @param rebuild the rebuild's progress, or null without Kafka (tests)
    */
-  public static CollectorRegistry registry(WatchHub hub, RebuildProgress rebuild) {
-    return registry(hub, rebuild, null);
+  public static CollectorRegistry registry(WatchCore core, RebuildProgress rebuild) {
+    return registry(core, rebuild, null);
   }
 
   /**
-   * As {@link #registry(WatchHub, RebuildProgress)}, with the reads of older history from the
+   * As {@link #registry(WatchCore, RebuildProgress)}, with the reads of older history from the
    * events topic ({@code watchfanout_older_history_*}), or null without them.
    */
-  public static CollectorRegistry registry(WatchHub hub, RebuildProgress rebuild, KafkaHistory older) {
+  public static CollectorRegistry registry(WatchCore core, RebuildProgress rebuild, KafkaHistory older) {
     CollectorRegistry registry = new CollectorRegistry(true);
-    new NodeMetrics(hub, rebuild, older).register(registry);
-    hub.stats().eventLatency().register(registry);
+    new NodeMetrics(core, rebuild, older).register(registry);
+    core.stats().eventLatency().register(registry);
     DefaultExports.register(registry);
     return registry;
   }
@@ -58,8 +58,8 @@ public final class NodeMetrics extends Collector {
   @Override
   public List<MetricFamilySamples> collect() {
     List<MetricFamilySamples> out = new ArrayList<>();
-    WatchStats s = hub.stats();
-    FrameEncoder enc = hub.frameEncoder();
+    WatchStats s = core.stats();
+    FrameEncoder enc = core.frameEncoder();
     List<String> encodingLabel = List.of("encoding");
 
     GaugeMetricFamily watchers = new GaugeMetricFamily("watchfanout_watchers",
@@ -73,7 +73,7 @@ public final class NodeMetrics extends Collector {
         List.of("encoding", "kind"));
     for (Encoding e : Encoding.values()) {
       String name = e.name().toLowerCase(Locale.ROOT);
-      watchers.addMetric(List.of(name), hub.watcherCount(e));
+      watchers.addMetric(List.of(name), core.status().watcherCount(e));
       delivered.addMetric(List.of(name), s.framesDelivered(e));
       bytes.addMetric(List.of(name), s.bytesSent(e));
       for (FrameKind k : FrameKind.values()) {
@@ -84,11 +84,11 @@ public final class NodeMetrics extends Collector {
     out.add(delivered);
     out.add(bytes);
     out.add(encoded);
-    out.add(gauge("watchfanout_watchers_live", "Watchers in live dispatch.", hub.liveWatcherCount()));
+    out.add(gauge("watchfanout_watchers_live", "Watchers in live dispatch.", core.status().liveWatcherCount()));
     out.add(counter("watchfanout_events_dispatched_total", "Events applied and dispatched to matching watchers.",
         s.eventsDispatched()));
     out.add(counter("watchfanout_watcher_visits_total", "Watchers visited by dispatch (index matches).",
-        hub.watcherVisits()));
+        core.status().watcherVisits()));
     out.add(counter("watchfanout_bookmarks_sent_total", "BOOKMARK frames queued to watchers.", s.bookmarksSent()));
     out.add(counter("watchfanout_watchers_parked_total", "Live watchers parked after overflowing their queue.",
         s.parked()));
@@ -142,26 +142,26 @@ public final class NodeMetrics extends Collector {
     }
     out.add(closed);
     out.add(gauge("watchfanout_watcher_queued_frames", "Frames waiting in watchers' bounded queues, all watchers.",
-        hub.queuedFrames()));
+        core.status().queuedFrames()));
     out.add(gauge("watchfanout_frames_memoized", "Frames memoized by events of the history window.",
         enc.memoizedFrames()));
     out.add(gauge("watchfanout_frames_memoized_bytes", "Bytes of the frames memoized by events of the history window.",
         enc.memoizedBytes()));
-    out.add(gauge("watchfanout_cache_revision", "The newest revision the cache is consistent to.", hub.revision()));
+    out.add(gauge("watchfanout_cache_revision", "The newest revision the cache is consistent to.", core.status().revision()));
     out.add(gauge("watchfanout_cache_revision_age_seconds",
         "Seconds since the cache's revision last advanced (event or progress record); growing well past the "
-            + "interval between etcd writes, the ingester or etcd is not feeding this node.", hub.revisionAgeSeconds()));
-    out.add(gauge("watchfanout_cache_keys", "Keys in the cache.", hub.keyCount()));
-    out.add(gauge("watchfanout_history_events", "Events in the history window.", hub.historySize()));
+            + "interval between etcd writes, the ingester or etcd is not feeding this node.", core.status().revisionAgeSeconds()));
+    out.add(gauge("watchfanout_cache_keys", "Keys in the cache.", core.status().keyCount()));
+    out.add(gauge("watchfanout_history_events", "Events in the history window.", core.status().historySize()));
     out.add(gauge("watchfanout_history_oldest_revision", "Revision of the oldest event in the history window.",
-        hub.oldestHistoryRevision()));
+        core.status().oldestHistoryRevision()));
     out.add(gauge("watchfanout_history_start_revision",
-        "Watches from a revision older than this get 410 Expired.", hub.historyStartRevision()));
+        "Watches from a revision older than this get 410 Expired.", core.status().historyStartRevision()));
     out.add(gauge("watchfanout_cache_ready", "1 when the node serves (caught up with Kafka) and its feed is fresh "
         + "(see watchfanout_feed_staleness_seconds); /readyz answers the same.",
-        hub.isReady() && hub.feedProblem() == null ? 1 : 0));
+        core.readiness().isRebuilt() && core.readiness().feedProblem() == null ? 1 : 0));
     out.add(gauge("watchfanout_cache_failed", "1 when the node stopped serving on bad data (see the log).",
-        hub.failure() != null ? 1 : 0));
+        core.readiness().failure() != null ? 1 : 0));
     if (rebuild != null) {
       out.add(gauge("watchfanout_rebuild_duration_seconds", "Seconds the rebuild from Kafka took (-1 until done).",
           rebuild.rebuildSeconds()));

@@ -1,6 +1,6 @@
 /**
  * The node's Prometheus metrics ({@link io.watchfanout.fanout.metrics.NodeMetrics}), read at
- * scrape time from the counters of the watch hub, the frame encoder and the rebuild, so that the
+ * scrape time from the counters of the watch core, the frame encoder and the rebuild, so that the
  * hot path only bumps {@code LongAdder}s.
  *
  * <p>Imports: the Prometheus client, {@code io.watchfanout.fanout.watch},

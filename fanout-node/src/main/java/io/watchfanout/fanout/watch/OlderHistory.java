@@ -42,7 +42,7 @@ public interface OlderHistory {
    * The cursor of a watch from {@code time} ({@code sinceTime}): the revision before the first
    * revision recorded at or after it, or -1 when none is that recent (watch from now).
    *
-   * @return a future that fails with {@link io.watchfanout.fanout.cache.HistoryExpiredException}
+   * @return a future that fails with {@link io.watchfanout.fanout.watch.HistoryExpiredException}
    *     for a time before the oldest retained event
    */
   java.util.concurrent.CompletableFuture<Long> revisionAt(java.time.Instant time);

@@ -19,7 +19,7 @@ import java.util.function.Consumer;
  * <p>Counts values visited and tree nodes examined, so tests can prove the cost of a
  * dispatch without timing it.
  *
- * <p>Not thread-safe: {@link WatchHub} guards it with its lock.
+ * <p>Not thread-safe: {@link Dispatcher} guards it with its lock.
  *
  * @param <V> the indexed values
  */

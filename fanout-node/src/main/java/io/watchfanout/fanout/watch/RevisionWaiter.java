@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * A request waiting for the cache to reach a revision (a {@code resourceVersion} newer than
  * the node). Completes exactly once: either the revision was reached (or the node failed —
- * the callback checks), or {@link WatchHub#cancel} won the race (the caller answers 504).
+ * the callback checks), or {@link WatchCore#cancel} won the race (the caller answers 504).
  * Thread-safe.
  */
 public final class RevisionWaiter {

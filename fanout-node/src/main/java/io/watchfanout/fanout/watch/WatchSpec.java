@@ -4,6 +4,7 @@ import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.schema.v1.Event;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -22,9 +23,14 @@ import java.util.Objects;
  * @param noDelete leave DELETE events out (etcd's {@code NODELETE} filter)
  * @param startBookmark first a BOOKMARK at {@code resourceVersion}, whatever allowBookmarks says:
  *     the revision a {@code sinceTime} resolved to
+ * @param progressInterval null for Kubernetes' bookmarks: one every bookmark interval of the node
+ *     ({@link CoreSettings#bookmarkInterval}); otherwise etcd's progress notifications: one every
+ *     {@code progressInterval}, only to a watch that was sent no event since the last one
+ *     ({@code --progress-notify-interval}, {@code >= 1ms})
  */
 public record WatchSpec(KeyRange range, Encoding encoding, long resourceVersion,
-    boolean allowBookmarks, boolean sendInitialEvents, boolean noPut, boolean noDelete, boolean startBookmark) {
+    boolean allowBookmarks, boolean sendInitialEvents, boolean noPut, boolean noDelete, boolean startBookmark,
+    Duration progressInterval) {
   /** Validates the fields. */
   public WatchSpec {
     Objects.requireNonNull(range, "range");
@@ -32,6 +38,12 @@ public record WatchSpec(KeyRange range, Encoding encoding, long resourceVersion,
     if (resourceVersion < 0) {
       throw new IllegalArgumentException("resourceVersion: " + resourceVersion + " (expected: >= 0)");
     }
+  }
+
+  /** A watch with Kubernetes' bookmarks (no progress interval of its own). */
+  public WatchSpec(KeyRange range, Encoding encoding, long resourceVersion, boolean allowBookmarks,
+      boolean sendInitialEvents, boolean noPut, boolean noDelete, boolean startBookmark) {
+    this(range, encoding, resourceVersion, allowBookmarks, sendInitialEvents, noPut, noDelete, startBookmark, null);
   }
 
   /** A watch without a first bookmark. */

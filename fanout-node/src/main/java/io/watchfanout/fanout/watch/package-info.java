@@ -1,17 +1,30 @@
 /**
- * Watches, independent of their transport: {@link io.watchfanout.fanout.watch.WatchHub} owns the
- * cache, the {@code RangeIndex} of live watchers and the dispatch of each revision;
- * {@link io.watchfanout.fanout.watch.Watcher} is one stream (initial events, catching up from
- * history, live, ending) with a bounded queue of shared frames;
- * {@link io.watchfanout.fanout.watch.WatchSink} is what a transport implements to be woken and to
- * pull frames; {@link io.watchfanout.fanout.watch.RevisionWaiter} lets a request wait for a
- * revision; {@link io.watchfanout.fanout.watch.Statuses} are the API's error statuses and
- * {@link io.watchfanout.fanout.watch.WatchStats} its counters.
+ * The watch core, independent of any transport, in one package as Kubernetes' cacher is. Its
+ * public surface is what a front end needs: {@link io.watchfanout.fanout.watch.WatchCore} (open a
+ * watch, list at a revision, wait for a revision, readiness and status),
+ * {@link io.watchfanout.fanout.watch.Watch} (the handle a transport pulls frames from),
+ * {@link io.watchfanout.fanout.watch.WatchSpec} (what is watched),
+ * {@link io.watchfanout.fanout.watch.WatchSink} (what a transport implements to be woken),
+ * {@link io.watchfanout.fanout.watch.Readiness}, {@link io.watchfanout.fanout.watch.NodeStatus},
+ * {@link io.watchfanout.fanout.watch.WatchStats}, {@link io.watchfanout.fanout.watch.Statuses}
+ * (the API's error statuses); and for the Kafka side {@link io.watchfanout.fanout.watch.CacheFeed}
+ * and {@link io.watchfanout.fanout.watch.OlderHistory}.
  *
- * <p>Locks: the hub's lock, then a watcher's monitor (docs/ARCHITECTURE.md, "Concurrency model").
- * Nothing here writes to a socket or blocks on a client.
+ * <p>Package-private machinery, each class named for its job: {@code Dispatcher} (the feed
+ * thread: cache, index of live watchers, dispatch, parking, resyncs, failures), {@code Watcher}
+ * (one stream's passive state), {@code CatchUp} (a transport's pull: initial events and catch-up
+ * from the window or older history), {@code RevisionWaiters}, {@code BookmarkTimer} (bookmarks,
+ * progress notifications, expiry of parked watchers), {@code Expiry} (every 410),
+ * {@code Watchers} (the registry), {@code WatchCache} and {@code HistoryWindow} (the state and
+ * the recent events), {@code RangeIndex}.
  *
- * <p>Imports: {@code io.watchfanout.fanout.cache}, {@code io.watchfanout.fanout.frame},
- * {@code io.watchfanout.schema}'s messages and protobuf. Neither Undertow nor Kafka.
+ * <p>Locks: the core's lock ({@code Dispatcher.lock}), then a watcher's monitor
+ * (docs/ARCHITECTURE.md, "Concurrency model"). Nothing here writes to a socket or blocks on a
+ * client.
+ *
+ * <p>Imports: {@code io.watchfanout.fanout.frame} (a cached event carries its frames),
+ * {@code io.watchfanout.common}'s key range, {@code io.watchfanout.schema}'s messages, the
+ * revision chain and protobuf. Neither Undertow, XNIO, grpc nor Kafka, nor any front end of the
+ * node ({@code build/import-control.xml} enforces it).
  */
 package io.watchfanout.fanout.watch;

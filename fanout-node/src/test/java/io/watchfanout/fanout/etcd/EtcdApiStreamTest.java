@@ -1,5 +1,6 @@
 package io.watchfanout.fanout.etcd;
 
+import io.watchfanout.fanout.watch.CoreSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -15,13 +16,12 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.prometheus.client.CollectorRegistry;
-import io.watchfanout.fanout.cache.RecordApplier;
-import io.watchfanout.fanout.cache.WatchCache;
+import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.testing.EtcdLog;
-import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchCore;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -31,7 +31,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The etcd API's Watch over a hub fed by the test (no Kafka): a client that stops taking
+ * The etcd API's Watch over a core fed by the test (no Kafka): a client that stops taking
  * responses has its watcher parked by the core and caught up from history, as a slow HTTP
  * stream; a parked watch that falls behind the history is canceled with a compact revision;
  * a fragmenting watch gets a large revision in fragments.
@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
 class EtcdApiStreamTest {
   private static final String VALUE = "x".repeat(1024);
   private EtcdLog etcd = new EtcdLog(100);
-  private WatchHub hub;
+  private WatchCore core;
   private RecordApplier applier;
   private EtcdApi api;
   private ManagedChannel channel;
@@ -54,12 +54,12 @@ class EtcdApiStreamTest {
 
   private void start(int historyMaxEvents, Duration progressNotifyInterval, long revision) {
     etcd = new EtcdLog(revision);
-    hub = new WatchHub(new WatchCache(historyMaxEvents, Duration.ofMinutes(10), System::currentTimeMillis),
-        new FrameEncoder(), 16, "etcd-api-test");
-    hub.startAt(revision);
-    hub.markReady();
-    applier = new RecordApplier(hub, revision);
-    api = EtcdApis.create(hub, "127.0.0.1", 0, "etcd-api-test", null, progressNotifyInterval, Duration.ofSeconds(1),
+    core = new WatchCore(CoreSettings.of(historyMaxEvents, Duration.ofMinutes(10), 16, "etcd-api-test"), new FrameEncoder());
+    core.start();
+    core.feed().startAt(revision);
+    core.feed().markReady();
+    applier = new RecordApplier(core.feed(), revision);
+    api = EtcdApis.create(core, "127.0.0.1", 0, "etcd-api-test", null, progressNotifyInterval, Duration.ofSeconds(1),
         new CollectorRegistry());
     api.start();
     channel = ManagedChannelBuilder.forAddress("127.0.0.1", api.port()).usePlaintext()
@@ -68,23 +68,24 @@ class EtcdApiStreamTest {
 
   @BeforeEach
   void noNodeYet() {
-    hub = null;
+    core = null;
   }
 
   @AfterEach
   void stop() throws InterruptedException {
     channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     api.stop(1000);
+    core.close();
   }
 
   @Test
   void aClientThatStopsReadingIsParkedAndCaughtUpFromHistory() throws Exception {
     start(100_000);
     Client client = parkedWatch();
-    assertThat(hub.liveWatcherCount()).isZero();
+    assertThat(core.status().liveWatcherCount()).isZero();
     client.request(Integer.MAX_VALUE);
     await().atMost(Duration.ofSeconds(60)).until(() -> client.events().size() == 5000);
-    await().atMost(Duration.ofSeconds(10)).until(() -> hub.stats().unparked() >= 1 && hub.liveWatcherCount() == 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> core.stats().unparked() >= 1 && core.status().liveWatcherCount() == 1);
     List<Event> events = client.events();
     for (int i = 0; i < events.size(); i++) {
       assertThat(events.get(i).getKv().getModRevision()).isEqualTo(101 + i);
@@ -93,7 +94,7 @@ class EtcdApiStreamTest {
     // Live again: the next event comes at once.
     etcd.put("/a/live", "v").forEach(applier::accept);
     await().atMost(Duration.ofSeconds(10)).until(() -> client.events().size() == 5001);
-    assertThat(hub.frameEncoder().encodes(Encoding.ETCD, FrameKind.EVENT)).isEqualTo(5001);
+    assertThat(core.frameEncoder().encodes(Encoding.ETCD, FrameKind.EVENT)).isEqualTo(5001);
   }
 
   @Test
@@ -104,7 +105,7 @@ class EtcdApiStreamTest {
     WatchResponse canceled = await().atMost(Duration.ofSeconds(60)).until(
         () -> client.received.stream().filter(WatchResponse::getCanceled).findFirst().orElse(null), r -> r != null);
     // The oldest start revision the node could serve when it canceled the watch.
-    assertThat(canceled.getCompactRevision()).isGreaterThan(101).isLessThanOrEqualTo(hub.historyStartRevision() + 1);
+    assertThat(canceled.getCompactRevision()).isGreaterThan(101).isLessThanOrEqualTo(core.status().historyStartRevision() + 1);
     assertThat(canceled.getCancelReason()).contains("too old resource version");
     List<Event> events = client.events();
     for (int i = 0; i < events.size(); i++) {
@@ -112,7 +113,7 @@ class EtcdApiStreamTest {
     }
     // What it got is everything before a point it can no longer resume from on this node.
     assertThat(101L + events.size()).isLessThan(canceled.getCompactRevision());
-    assertThat(hub.stats().endedExpired()).isEqualTo(1);
+    assertThat(core.stats().endedExpired()).isEqualTo(1);
   }
 
   @Test
@@ -124,7 +125,7 @@ class EtcdApiStreamTest {
     client.send(fragmenting);
     client.send(create("/f/", 0, false).toBuilder().setUnknownFields(UnknownFieldSet.newBuilder()
         .addField(7, UnknownFieldSet.Field.newBuilder().addVarint(7).build()).build()).build());
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 2 && hub.liveWatcherCount() == 2);
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 2 && core.status().liveWatcherCount() == 2);
     String big = "b".repeat(700 * 1024);
     etcd.txn(EtcdLog.Op.put("/f/1", big), EtcdLog.Op.put("/f/2", big), EtcdLog.Op.put("/f/3", big))
         .forEach(applier::accept);
@@ -156,7 +157,7 @@ class EtcdApiStreamTest {
     // A serializable read needs no etcd: the node's revision.
     io.etcd.jetcd.api.RangeResponse r = kv.range(read.toBuilder().setSerializable(true).build());
     assertThat(r.getKvs(0).getValue().toStringUtf8()).isEqualTo("1");
-    assertThat(r.getHeader().getRevision()).isEqualTo(hub.revision());
+    assertThat(r.getHeader().getRevision()).isEqualTo(core.status().revision());
   }
 
   @Test
@@ -181,9 +182,9 @@ class EtcdApiStreamTest {
     client.send(create("/p/", 0, false).toBuilder().setProgressNotify(true).build());
     client.send(create("/p/", 0, false).toBuilder().setUnknownFields(UnknownFieldSet.newBuilder()
         .addField(7, UnknownFieldSet.Field.newBuilder().addVarint(9).build()).build()).build());
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 2 && hub.liveWatcherCount() == 2);
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 2 && core.status().liveWatcherCount() == 2);
     etcd.put("/other/key", "v").forEach(applier::accept);
-    long revision = hub.revision();
+    long revision = core.status().revision();
     // Writes elsewhere move the revision; the quiet watch learns it from progress notifications.
     WatchResponse progress = await().atMost(Duration.ofSeconds(10)).until(() -> client.received.stream()
         .filter(r -> r.getWatchId() == 0 && !r.getCreated() && r.getEventsCount() == 0
@@ -206,11 +207,11 @@ class EtcdApiStreamTest {
   private Client parkedWatch() {
     Client client = new Client(channel);
     client.send(create("/a/", 101, false));
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 1 && hub.liveWatcherCount() == 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 1 && core.status().liveWatcherCount() == 1);
     for (int i = 0; i < 5000; i++) {
       etcd.put("/a/" + (i % 50), VALUE + i).forEach(applier::accept);
     }
-    await().atMost(Duration.ofSeconds(30)).until(() -> hub.stats().parked() >= 1);
+    await().atMost(Duration.ofSeconds(30)).until(() -> core.stats().parked() >= 1);
     return client;
   }
 

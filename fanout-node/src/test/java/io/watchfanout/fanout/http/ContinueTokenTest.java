@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedOutputStream;
-import io.watchfanout.fanout.cache.ListPage;
+import io.watchfanout.fanout.watch.ListPage;
 import io.watchfanout.schema.v1.KeyValue;
 import java.io.ByteArrayOutputStream;
 import java.util.Base64;

@@ -73,12 +73,12 @@ class HttpApiTest {
       assertThat(RawHttp.readHeaders(s.getInputStream())).startsWith("HTTP/1.1 200");
       sockets.add(s);
     }
-    await().atMost(Duration.ofSeconds(10)).until(() -> node.hub.watcherCount() == 3);
+    await().atMost(Duration.ofSeconds(10)).until(() -> node.core.status().watcherCount() == 3);
     for (java.net.Socket s : sockets) {
       s.close();
     }
     // No event, no bookmark: only the end-of-stream on the read side tells the node.
-    await().atMost(Duration.ofSeconds(10)).until(() -> node.hub.watcherCount() == 0);
+    await().atMost(Duration.ofSeconds(10)).until(() -> node.core.status().watcherCount() == 0);
   }
 
   @Test
@@ -141,7 +141,7 @@ class HttpApiTest {
     }
     assertThat(got).isNotEmpty().allMatch(e -> e.getType() == WatchEvent.Type.BOOKMARK);
     assertThat(got.get(got.size() - 1).getResourceVersion()).as("final bookmark").isEqualTo(target);
-    assertThat(node.hub.stats().bookmarksSent()).isGreaterThanOrEqualTo(got.size());
+    assertThat(node.core.stats().bookmarksSent()).isGreaterThanOrEqualTo(got.size());
   }
 
   @Test
@@ -245,9 +245,9 @@ class HttpApiTest {
     assertThat(get("/v1/kv?key=a", null).statusCode()).isEqualTo(503);
     assertThat(get("/readyz", null).statusCode()).isEqualTo(503);
     assertThat(get("/livez", null).statusCode()).isEqualTo(200);
-    node.hub.markReady();
+    node.core.feed().markReady();
     assertThat(get("/readyz", null).statusCode()).isEqualTo(200);
-    node.hub.fail("revision chain broken at offset 12");
+    node.core.feed().fail("revision chain broken at offset 12");
     assertThat(get("/readyz", null).body()).contains("offset 12");
     HttpResponse<String> failed = get("/v1/kv?key=a", null);
     assertThat(failed.statusCode()).isEqualTo(503);
@@ -374,7 +374,7 @@ class HttpApiTest {
     for (List<Long> got : fastGot) {
       assertThat(got).containsExactlyElementsOf(expected);
     }
-    assertThat(node.hub.stats().parked()).as("the stalled socket was parked").isGreaterThanOrEqualTo(1);
+    assertThat(node.core.stats().parked()).as("the stalled socket was parked").isGreaterThanOrEqualTo(1);
     // Now the slow client reads everything: every event, in order, nothing repeated.
     List<Long> slowGot = new ArrayList<>();
     StringBuilder partial = new StringBuilder();
@@ -389,9 +389,9 @@ class HttpApiTest {
       }
     }
     assertThat(slowGot).containsExactlyElementsOf(expected);
-    await().atMost(Duration.ofSeconds(5)).until(() -> node.hub.stats().unparked() >= 1);
-    assertThat(node.hub.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(events);
-    assertThat(node.hub.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.EVENT)).isEqualTo(events);
+    await().atMost(Duration.ofSeconds(5)).until(() -> node.core.stats().unparked() >= 1);
+    assertThat(node.core.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(events);
+    assertThat(node.core.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.EVENT)).isEqualTo(events);
     slow.close();
   }
 }

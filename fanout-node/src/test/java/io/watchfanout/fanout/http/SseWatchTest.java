@@ -228,7 +228,7 @@ class SseWatchTest {
     HttpResponse<String> json = client.send(HttpRequest.newBuilder(node.uri("/v1/watch?key=a"))
         .header("Accept", "application/json").build(), HttpResponse.BodyHandlers.ofString());
     assertThat(json.statusCode()).isEqualTo(503);
-    node.hub.markReady();
+    node.core.feed().markReady();
     HttpResponse<String> ahead = client.send(HttpRequest.newBuilder(node.uri("/v1/watch?key=a&resourceVersion=999"))
         .header("Accept", SSE).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(ahead.statusCode()).isEqualTo(200);
@@ -266,9 +266,9 @@ class SseWatchTest {
       s.close();
     }
     json.close();
-    assertThat(node.hub.frameEncoder().encodes(Encoding.SSE, FrameKind.EVENT)).isEqualTo(events);
-    assertThat(node.hub.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(events);
-    assertThat(node.hub.stats().framesDelivered(Encoding.SSE)).isGreaterThanOrEqualTo(5L * events);
+    assertThat(node.core.frameEncoder().encodes(Encoding.SSE, FrameKind.EVENT)).isEqualTo(events);
+    assertThat(node.core.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(events);
+    assertThat(node.core.stats().framesDelivered(Encoding.SSE)).isGreaterThanOrEqualTo(5L * events);
     String metrics = client.send(HttpRequest.newBuilder(node.uri("/metrics")).build(),
         HttpResponse.BodyHandlers.ofString()).body();
     assertThat(metrics).contains("watchfanout_frames_encoded_total{encoding=\"sse\",kind=\"event\",} " + events + ".0");

@@ -80,51 +80,51 @@ class StalledWatcherTest {
         int fed = i;
         await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(30))
             .until(() -> fastReceived.get() >= fed - WINDOW / 2 || fastProblem.get() != null);
-        maxQueued = Math.max(maxQueued, node.hub.queuedFrames());
-        maxMemoized = Math.max(maxMemoized, node.hub.frameEncoder().memoizedFrames());
-        assertThat(node.hub.historySize()).isLessThanOrEqualTo(WINDOW);
+        maxQueued = Math.max(maxQueued, node.core.status().queuedFrames());
+        maxMemoized = Math.max(maxMemoized, node.core.frameEncoder().memoizedFrames());
+        assertThat(node.core.status().historySize()).isLessThanOrEqualTo(WINDOW);
       }
       if (i == EVENTS / 2) {
         // By now ~15 MB went to the stalled client: its socket has been full for a long time.
-        assertThat(node.hub.stats().parked()).as("the stalled client was parked").isPositive();
-        jsonEncodesAtHalf = node.hub.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT);
-        visitsAtHalf = node.hub.watcherVisits();
+        assertThat(node.core.stats().parked()).as("the stalled client was parked").isPositive();
+        jsonEncodesAtHalf = node.core.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT);
+        visitsAtHalf = node.core.status().watcherVisits();
       }
     }
     fast.join(60_000);
     assertThat(fastProblem.get()).isNull();
     assertThat(fastReceived.get()).as("the fast client got every event, in order").isEqualTo(EVENTS);
 
-    long jsonEncodes = node.hub.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT);
+    long jsonEncodes = node.core.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT);
     assertThat(jsonEncodes).as("its backlog of the second %d events cost no encode", EVENTS / 2)
         .isEqualTo(jsonEncodesAtHalf);
     assertThat(jsonEncodes).as("it was encoded for only what its socket took").isLessThan(EVENTS / 4);
-    assertThat(node.hub.watcherVisits() - visitsAtHalf)
+    assertThat(node.core.status().watcherVisits() - visitsAtHalf)
         .as("dispatch no longer visits it: at most one visit (the fast client) per event")
         .isLessThanOrEqualTo(EVENTS / 2);
     assertThat(maxQueued).as("queued frames stay within the two watchers' bounded queues")
         .isLessThanOrEqualTo(2L * QUEUE + 2);
     assertThat(maxMemoized).as("memoized frames follow the history window (one frame per event and encoding "
         + "in use), not the backlog").isLessThanOrEqualTo(2L * WINDOW);
-    assertThat(node.hub.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.EVENT)).isEqualTo(EVENTS);
-    assertThat(node.hub.frameEncoder().memoizedFrames())
+    assertThat(node.core.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.EVENT)).isEqualTo(EVENTS);
+    assertThat(node.core.frameEncoder().memoizedFrames())
         .as("the JSON frames built for the stalled client were released with their events")
         .isLessThanOrEqualTo(WINDOW);
 
     // It fell behind the window: the tick ends it with 410, which it cannot take (its socket
     // is full), and the connection is closed after the stalled-close bound.
-    await().atMost(Duration.ofSeconds(30)).until(() -> node.hub.stats().endedExpired() == 1);
+    await().atMost(Duration.ofSeconds(30)).until(() -> node.core.stats().endedExpired() == 1);
     // The connection goes: after the stalled-close bound, or earlier if the kernel reports the
     // full socket as broken; either way the watcher and its queue are gone.
-    await().atMost(Duration.ofSeconds(30)).until(() -> node.hub.watcherCount() == 1);
-    assertThat(node.hub.stats().closedStalled()).isLessThanOrEqualTo(1);
-    assertThat(node.hub.queuedFrames()).isLessThanOrEqualTo(QUEUE + 1L);
+    await().atMost(Duration.ofSeconds(30)).until(() -> node.core.status().watcherCount() == 1);
+    assertThat(node.core.stats().closedStalled()).isLessThanOrEqualTo(1);
+    assertThat(node.core.status().queuedFrames()).isLessThanOrEqualTo(QUEUE + 1L);
     String tail = readToEnd(stalledIn);
     if (tail.endsWith("0\r\n\r\n")) {
       // The kernel's send buffer had room for the 410 after all (the kernel sizes it, not we):
       // then the stream ends properly with it, and the bound did not cut it.
       assertThat(tail).as("the stream ended with its 410 and the last chunk").contains("\"code\":410");
-      assertThat(node.hub.stats().closedStalled()).isZero();
+      assertThat(node.core.stats().closedStalled()).isZero();
     } else {
       // Cut by the bound (the socket may have taken part of the ERROR frame, or all of it but not
       // the last chunk), or closed earlier by the kernel: the client sees a broken stream, as from
@@ -149,7 +149,7 @@ class StalledWatcherTest {
       }
       assertThat(last).as("the final bookmark").contains("\"BOOKMARK\"");
     }
-    assertThat(node.hub.stats().closedStalled()).isZero();
+    assertThat(node.core.stats().closedStalled()).isZero();
   }
 
   /** The last 4 KiB of what the socket still delivers, until the node's close shows as EOF or a reset. */

@@ -1,21 +1,21 @@
 package io.watchfanout.fanout.http;
 
+import io.watchfanout.fanout.watch.CoreSettings;
 import io.prometheus.client.CollectorRegistry;
-import io.watchfanout.fanout.cache.RecordApplier;
-import io.watchfanout.fanout.cache.WatchCache;
+import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.testing.EtcdLog;
-import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.schema.v1.EventsRecord;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 
-/** A node without Kafka: the HTTP API over a hub the test feeds with events-topic records. */
+/** A node without Kafka: the HTTP API over a core the test feeds with events-topic records. */
 final class TestNode implements AutoCloseable {
   final EtcdLog etcd = new EtcdLog(100);
-  final WatchHub hub;
+  final WatchCore core;
   final HttpApi api;
   final RecordApplier applier;
   /** What {@code /metrics} serves. */
@@ -57,15 +57,16 @@ final class TestNode implements AutoCloseable {
   TestNode(int historyMaxEvents, int queueFrames, boolean ready, Duration stalledCloseAfter, Duration writeTimeout,
       TcpKeepalive keepalive, String bindAddress, Duration bookmarkInterval, CorsOrigins corsOrigins) {
     this.bindAddress = bindAddress;
-    hub = new WatchHub(new WatchCache(historyMaxEvents, Duration.ofMinutes(10), System::currentTimeMillis),
-        new FrameEncoder(), queueFrames, "http-test");
-    hub.startAt(100);
+    core = new WatchCore(CoreSettings.of(historyMaxEvents, Duration.ofMinutes(10), queueFrames, "http-test")
+        .withBookmarkInterval(bookmarkInterval), new FrameEncoder());
+    core.start();
+    core.feed().startAt(100);
     if (ready) {
-      hub.markReady();
+      core.feed().markReady();
     }
-    applier = new RecordApplier(hub, 100);
-    registry = NodeMetrics.registry(hub, null);
-    api = new HttpApi(hub, new HttpSettings(bookmarkInterval, Duration.ofMillis(300), 1, "http-test",
+    applier = new RecordApplier(core.feed(), 100);
+    registry = NodeMetrics.registry(core, null);
+    api = new HttpApi(core, new HttpSettings(Duration.ofMillis(300), 1, "http-test",
         stalledCloseAfter, writeTimeout, keepalive), registry, bindAddress, 0, 1);
     api.allowOrigins(corsOrigins);
     api.start();
@@ -86,5 +87,6 @@ final class TestNode implements AutoCloseable {
   @Override
   public void close() {
     api.stop();
+    core.close();
   }
 }

@@ -89,7 +89,7 @@ class VanishedClientTest {
     watchFromNamespace(port, "/v1/watch?key=/quiet");
     watchFromNamespace(port, "/v1/watch?key=/busy/&prefix=true");
     watchFromNamespace(port, "/v1/watch?key=/bookmarked&allowWatchBookmarks=true");
-    await().atMost(Duration.ofSeconds(30)).until(() -> node.hub.watcherCount() == 3);
+    await().atMost(Duration.ofSeconds(30)).until(() -> node.core.status().watcherCount() == 3);
     await().atMost(Duration.ofSeconds(30)).until(() -> node.api.sweeper().registered() == 3);
 
     Thread feeder = new Thread(() -> {
@@ -108,14 +108,14 @@ class VanishedClientTest {
       // The busy client reads: frames reach it across the pair. The bookmarked one gets its
       // bookmarks, and live clients acknowledge them: well over the write timeout passes
       // without the sweeper closing anything.
-      long delivered = node.hub.stats().framesDelivered(Encoding.JSON);
-      long bookmarks = node.hub.stats().bookmarksSent();
+      long delivered = node.core.stats().framesDelivered(Encoding.JSON);
+      long bookmarks = node.core.stats().bookmarksSent();
       await().atMost(Duration.ofSeconds(30))
-          .until(() -> node.hub.stats().framesDelivered(Encoding.JSON) >= delivered + 500);
-      await().atMost(Duration.ofSeconds(60)).until(() -> node.hub.stats().bookmarksSent() >= bookmarks + 15);
-      assertThat(node.hub.watcherCount()).isEqualTo(3);
+          .until(() -> node.core.stats().framesDelivered(Encoding.JSON) >= delivered + 500);
+      await().atMost(Duration.ofSeconds(60)).until(() -> node.core.stats().bookmarksSent() >= bookmarks + 15);
+      assertThat(node.core.status().watcherCount()).isEqualTo(3);
       assertThat(metric(node, "watchfanout_watchers", "encoding", "json")).isEqualTo(3.0);
-      assertThat(node.hub.stats().closed(CloseReason.UNACKNOWLEDGED)).isZero();
+      assertThat(node.core.stats().closed(CloseReason.UNACKNOWLEDGED)).isZero();
 
       // The namespace goes: first its link (so nothing the clients' sockets send on exit
       // reaches the node), then its processes, then the namespace itself.
@@ -127,28 +127,28 @@ class VanishedClientTest {
       clients.clear();
       sh("ip", "netns", "del", NS);
 
-      await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> assertThat(node.hub.watcherCount())
+      await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> assertThat(node.core.status().watcherCount())
           .as("watchers left; closed by keepalive %d, by write timeout %d, unacknowledged %d",
-              node.hub.stats().closed(CloseReason.CONNECTION_ERROR), node.hub.stats().closed(CloseReason.WRITE_TIMEOUT),
-              node.hub.stats().closed(CloseReason.UNACKNOWLEDGED))
+              node.core.stats().closed(CloseReason.CONNECTION_ERROR), node.core.stats().closed(CloseReason.WRITE_TIMEOUT),
+              node.core.stats().closed(CloseReason.UNACKNOWLEDGED))
           .isZero());
     } finally {
       feeder.interrupt();
       feeder.join(10_000);
     }
-    assertThat(node.hub.stats().closed(CloseReason.CONNECTION_ERROR))
+    assertThat(node.core.stats().closed(CloseReason.CONNECTION_ERROR))
         .as("the quiet watch: keepalive probes went unanswered").isEqualTo(1);
-    assertThat(node.hub.stats().closed(CloseReason.WRITE_TIMEOUT))
+    assertThat(node.core.stats().closed(CloseReason.WRITE_TIMEOUT))
         .as("the busy watch: its socket took no more bytes").isEqualTo(1);
-    assertThat(node.hub.stats().closed(CloseReason.UNACKNOWLEDGED))
+    assertThat(node.core.stats().closed(CloseReason.UNACKNOWLEDGED))
         .as("the quiet watch with bookmarks: the kernel retried its bookmarks unanswered").isEqualTo(1);
-    assertThat(node.hub.stats().closed(CloseReason.CLIENT_CLOSED)).as("no FIN reached the node").isZero();
+    assertThat(node.core.stats().closed(CloseReason.CLIENT_CLOSED)).as("no FIN reached the node").isZero();
     assertThat(metric(node, "watchfanout_watchers_closed_total", "reason", "connection_error")).isEqualTo(1.0);
     assertThat(metric(node, "watchfanout_watchers_closed_total", "reason", "write_timeout")).isEqualTo(1.0);
     assertThat(metric(node, "watchfanout_watchers_closed_total", "reason", "unacknowledged")).isEqualTo(1.0);
     assertThat(node.api.sweeper().registered()).isZero();
     assertThat(metric(node, "watchfanout_watchers", "encoding", "json")).isZero();
-    assertThat(node.hub.queuedFrames()).isZero();
+    assertThat(node.core.status().queuedFrames()).isZero();
   }
 
   private static double metric(TestNode node, String name, String label, String value) {

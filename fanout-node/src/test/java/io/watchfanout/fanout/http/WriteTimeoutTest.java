@@ -47,7 +47,7 @@ class WriteTimeoutTest {
     RawHttp.sendGet(slow, "/v1/watch?key=%2F&prefix=true", "");
     Throttled slowIn = new Throttled(slow.getInputStream());
     assertThat(RawHttp.readHeaders(slowIn)).startsWith("HTTP/1.1 200");
-    await().atMost(Duration.ofSeconds(10)).until(() -> node.hub.watcherCount() == 2);
+    await().atMost(Duration.ofSeconds(10)).until(() -> node.core.status().watcherCount() == 2);
 
     AtomicLong lastRevision = new AtomicLong(100);
     AtomicReference<String> problem = new AtomicReference<>();
@@ -74,20 +74,20 @@ class WriteTimeoutTest {
     for (int i = 1; i <= EVENTS; i++) {
       node.feed(node.etcd.put("/k/" + (i % 100), value));
     }
-    await().atMost(Duration.ofSeconds(60)).until(() -> node.hub.stats().closed(CloseReason.WRITE_TIMEOUT) == 1);
-    await().atMost(Duration.ofSeconds(10)).until(() -> node.hub.watcherCount() == 1);
-    assertThat(node.hub.stats().parked()).as("both clients were parked").isGreaterThanOrEqualTo(2);
+    await().atMost(Duration.ofSeconds(60)).until(() -> node.core.stats().closed(CloseReason.WRITE_TIMEOUT) == 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> node.core.status().watcherCount() == 1);
+    assertThat(node.core.stats().parked()).as("both clients were parked").isGreaterThanOrEqualTo(2);
 
     slowIn.fast = true;
     reader.join(60_000);
     assertThat(problem.get()).isNull();
     assertThat(lastRevision.get()).as("the slow client got every event, in order").isEqualTo(100 + EVENTS);
-    await().atMost(Duration.ofSeconds(10)).until(() -> node.hub.stats().unparked() >= 1);
-    assertThat(node.hub.stats().closed(CloseReason.WRITE_TIMEOUT)).as("only the client that took nothing")
+    await().atMost(Duration.ofSeconds(10)).until(() -> node.core.stats().unparked() >= 1);
+    assertThat(node.core.stats().closed(CloseReason.WRITE_TIMEOUT)).as("only the client that took nothing")
         .isEqualTo(1);
-    assertThat(node.hub.stats().closed(CloseReason.CONNECTION_ERROR)).isZero();
-    assertThat(node.hub.stats().closed(CloseReason.CLIENT_CLOSED)).isZero();
-    assertThat(node.hub.watcherCount()).as("the slow client's watcher is still registered").isEqualTo(1);
+    assertThat(node.core.stats().closed(CloseReason.CONNECTION_ERROR)).isZero();
+    assertThat(node.core.stats().closed(CloseReason.CLIENT_CLOSED)).isZero();
+    assertThat(node.core.status().watcherCount()).as("the slow client's watcher is still registered").isEqualTo(1);
     assertThat(node.registry.getSampleValue("watchfanout_watchers_closed_total", new String[] {"reason"},
         new String[] {"write_timeout"})).isEqualTo(1.0);
     assertThat(node.registry.getSampleValue("watchfanout_watchers", new String[] {"encoding"},

@@ -1,12 +1,12 @@
 package io.watchfanout.fanout.kafka;
 
+import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.watch.CoreSettings;
 import static io.watchfanout.fanout.testing.EtcdLog.key;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.cache.StateEntry;
-import io.watchfanout.fanout.cache.WatchCache;
+import io.watchfanout.fanout.watch.StateEntry;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
@@ -15,7 +15,7 @@ import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
 import io.watchfanout.fanout.testing.NodeTopics;
-import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.schema.EventsRecordSerializer;
 import io.watchfanout.schema.StateRecordSerializer;
 import io.watchfanout.schema.WatchFanoutSerdes;
@@ -80,21 +80,20 @@ class KafkaCacheLoaderTest {
       send(producer, events, etcd.delete("/b"));
       send(producer, events, List.of(etcd.progress()));
 
-      WatchHub hub = new WatchHub(new WatchCache(1000, Duration.ofMinutes(10), System::currentTimeMillis),
-          new FrameEncoder(), 256, "kafka-test");
+      WatchCore core = new WatchCore(CoreSettings.of(1000, Duration.ofMinutes(10), 256, "kafka-test"), new FrameEncoder());
       RebuildProgress progress = new RebuildProgress();
-      HttpApi api = new HttpApi(hub, new HttpSettings(Duration.ofSeconds(1), Duration.ofSeconds(1), 1, "kafka-test",
+      HttpApi api = new HttpApi(core, new HttpSettings(Duration.ofSeconds(1), 1, "kafka-test",
           Duration.ofSeconds(30), Duration.ofSeconds(30), new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3)),
-          NodeMetrics.registry(hub, progress), "127.0.0.1", 0);
+          NodeMetrics.registry(core, progress), "127.0.0.1", 0);
       api.start();
-      KafkaCacheLoader loader = new KafkaCacheLoader(kafka.bootstrapServers(), prefix, hub, progress, "kafka-test",
+      KafkaCacheLoader loader = new KafkaCacheLoader(kafka.bootstrapServers(), prefix, core.feed(), progress, "kafka-test",
           Duration.ZERO);
       HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
       try {
         loader.start();
-        await().atMost(Duration.ofSeconds(60)).until(hub::isReady);
-        assertThat(hub.revision()).isEqualTo(etcd.revision());
-        Map<?, ?> cached = hub.snapshot(KeyRange.all()).stream()
+        await().atMost(Duration.ofSeconds(60)).until(() -> core.readiness().isRebuilt());
+        assertThat(core.status().revision()).isEqualTo(etcd.revision());
+        Map<?, ?> cached = core.snapshot(KeyRange.all()).stream()
             .collect(Collectors.toMap(e -> e.kv().getKey(), StateEntry::kv));
         assertThat(cached).isEqualTo(etcd.state());
         assertThat(progress.rebuildSeconds()).isPositive();
@@ -124,8 +123,8 @@ class KafkaCacheLoaderTest {
         assertThat(error.getType()).isEqualTo(WatchEvent.Type.ERROR);
         assertThat(error.getStatus().getCode()).isEqualTo(503);
         assertThat(error.getStatus().getMessage()).contains("undecodable record");
-        assertThat(hub.isReady()).isFalse();
-        assertThat(hub.snapshot(KeyRange.single(key("/after-bad")))).as("nothing after the bad record").isEmpty();
+        assertThat(core.readiness().isRebuilt()).isFalse();
+        assertThat(core.snapshot(KeyRange.single(key("/after-bad")))).as("nothing after the bad record").isEmpty();
         HttpResponse<String> kv = client.send(HttpRequest.newBuilder(
             URI.create("http://127.0.0.1:" + api.port() + "/v1/kv?key=%2Fa")).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(kv.statusCode()).isEqualTo(503);

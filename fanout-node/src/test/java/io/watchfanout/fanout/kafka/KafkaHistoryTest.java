@@ -1,12 +1,12 @@
 package io.watchfanout.fanout.kafka;
 
+import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.watch.CoreSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.watchfanout.fanout.cache.HistoryExpiredException;
-import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.cache.WatchCache;
+import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
@@ -14,10 +14,10 @@ import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
 import io.watchfanout.fanout.testing.NodeTopics;
 import io.watchfanout.fanout.watch.TooManyReadsException;
-import io.watchfanout.fanout.watch.WatchHub;
+import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.fanout.watch.WatchSink;
 import io.watchfanout.fanout.watch.WatchSpec;
-import io.watchfanout.fanout.watch.Watcher;
+import io.watchfanout.fanout.watch.Watch;
 import io.watchfanout.schema.EventsRecordSerializer;
 import io.watchfanout.schema.StateRecordSerializer;
 import io.watchfanout.schema.WatchFanoutSerdes;
@@ -118,16 +118,15 @@ class KafkaHistoryTest {
     producer.commitTransaction();
   }
 
-  /** A node's core: hub, window of {@link #WINDOW} events, older history, feed. */
-  private record Node(WatchHub hub, KafkaHistory history, KafkaCacheLoader loader) {}
+  /** A node's core: core, window of {@link #WINDOW} events, older history, feed. */
+  private record Node(WatchCore core, KafkaHistory history, KafkaCacheLoader loader) {}
 
   private Node node(KafkaBroker kafka, String prefix, int maxReads, long maxBytes, boolean indexed) {
-    WatchHub hub = new WatchHub(new WatchCache(WINDOW, Duration.ofMinutes(10), System::currentTimeMillis),
-        new FrameEncoder(), 64, "history-test");
+    WatchCore core = new WatchCore(CoreSettings.of(WINDOW, Duration.ofMinutes(10), 64, "history-test"), new FrameEncoder());
     KafkaHistory history = new KafkaHistory(kafka.bootstrapServers(), prefix, "history-test",
-        hub::historyStartRevision, maxReads, maxBytes, Duration.ofSeconds(30));
-    hub.useOlderHistory(history);
-    KafkaCacheLoader loader = new KafkaCacheLoader(kafka.bootstrapServers(), prefix, hub, new RebuildProgress(),
+        core.status()::historyStartRevision, maxReads, maxBytes, Duration.ofSeconds(30));
+    core.useOlderHistory(history);
+    KafkaCacheLoader loader = new KafkaCacheLoader(kafka.bootstrapServers(), prefix, core.feed(), new RebuildProgress(),
         "history-test", Duration.ZERO);
     if (indexed) {
       loader.indexInto(history);
@@ -136,9 +135,9 @@ class KafkaHistoryTest {
     loader.start();
     opened.add(history);
     opened.add(loader);
-    await().atMost(WAIT).until(() -> hub.isReady() && hub.revision() == etcd.revision()
+    await().atMost(WAIT).until(() -> core.readiness().isRebuilt() && core.status().revision() == etcd.revision()
         && history.floorRevision() != Long.MAX_VALUE);
-    return new Node(hub, history, loader);
+    return new Node(core, history, loader);
   }
 
   /** A transport that reads whenever woken, on a thread of its own. */
@@ -149,7 +148,7 @@ class KafkaHistoryTest {
     volatile boolean ended;
     /** Polls left; a stalled reader gets a few. */
     volatile int polls = Integer.MAX_VALUE;
-    Watcher watcher;
+    Watch watcher;
 
     @Override
     public void wakeUp() {
@@ -159,7 +158,7 @@ class KafkaHistoryTest {
       }
     }
 
-    void start(Watcher w) {
+    void start(Watch w) {
       watcher = w;
       Thread t = new Thread(this::run, "pull-" + w.id());
       t.setDaemon(true);
@@ -179,7 +178,7 @@ class KafkaHistoryTest {
           }
           woken = false;
         }
-        Watcher.PollResult r;
+        Watch.PollResult r;
         do {
           out.clear();
           polls--;
@@ -189,8 +188,8 @@ class KafkaHistoryTest {
               received.add(Frames.decode(f, Encoding.JSON));
             }
           }
-        } while ((r == Watcher.PollResult.FRAMES || r == Watcher.PollResult.YIELD) && polls > 0);
-        if (r == Watcher.PollResult.END) {
+        } while ((r == Watch.PollResult.FRAMES || r == Watch.PollResult.YIELD) && polls > 0);
+        if (r == Watch.PollResult.END) {
           ended = true;
           watcher.close();
         }
@@ -217,9 +216,9 @@ class KafkaHistoryTest {
     }
   }
 
-  private PullSink watch(WatchHub hub, long from) throws Exception {
+  private PullSink watch(WatchCore core, long from) throws Exception {
     PullSink sink = new PullSink();
-    sink.start(hub.watch(new WatchSpec(KeyRange.prefix(EtcdLog.key("/k")), Encoding.JSON, from, false, false), sink));
+    sink.start(core.watch(new WatchSpec(KeyRange.prefix(EtcdLog.key("/k")), Encoding.JSON, from, false, false), sink));
     return sink;
   }
 
@@ -248,18 +247,18 @@ class KafkaHistoryTest {
       throws Exception {
     String prefix = topics(kafka, info, 600);
     Node node = node(kafka, prefix, 4, 1 << 20, true);
-    assertThat(node.hub().historyStartRevision()).isGreaterThan(500);
-    long[] froms = {1, 17, 250, node.hub().historyStartRevision() - 1, node.hub().historyStartRevision() + 3};
+    assertThat(node.core().status().historyStartRevision()).isGreaterThan(500);
+    long[] froms = {1, 17, 250, node.core().status().historyStartRevision() - 1, node.core().status().historyStartRevision() + 3};
     List<PullSink> sinks = new ArrayList<>();
     for (long from : froms) {
-      sinks.add(watch(node.hub(), from));
+      sinks.add(watch(node.core(), from));
     }
     write(40);
     for (int i = 0; i < froms.length; i++) {
       awaitEvents(sinks.get(i), froms[i]);
     }
-    assertThat(node.hub().stats().resumedFromOlder()).isEqualTo(froms.length - 1);
-    assertThat(node.hub().stats().catchUpFromOlder()).isPositive();
+    assertThat(node.core().stats().resumedFromOlder()).isEqualTo(froms.length - 1);
+    assertThat(node.core().stats().catchUpFromOlder()).isPositive();
     assertThat(node.history().readsStarted()).isBetween(1L, (long) froms.length - 1);
   }
 
@@ -268,10 +267,10 @@ class KafkaHistoryTest {
     String prefix = topics(kafka, info, 800);
     Node node = node(kafka, prefix, 2, 8 << 20, true);
     long from = 100;
-    long encodesBefore = node.hub().frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT);
+    long encodesBefore = node.core().frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT);
     List<PullSink> sinks = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
-      sinks.add(watch(node.hub(), from));
+      sinks.add(watch(node.core(), from));
     }
     for (PullSink s : sinks) {
       awaitEvents(s, from);
@@ -281,7 +280,7 @@ class KafkaHistoryTest {
     assertThat(read).isPositive();
     // One encode per event read from Kafka in the watched range plus one per window event.
     long inRangeSpan = expectedAfter(from).size();
-    assertThat(node.hub().frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT) - encodesBefore)
+    assertThat(node.core().frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT) - encodesBefore)
         .isLessThanOrEqualTo(inRangeSpan);
   }
 
@@ -289,8 +288,8 @@ class KafkaHistoryTest {
   void withoutTheIndexTheReadFindsItsStartBySearchingTheTopic(KafkaBroker kafka, TestInfo info) throws Exception {
     String prefix = topics(kafka, info, 3000);
     Node node = node(kafka, prefix, 2, 1 << 20, false);
-    for (long from : new long[] {1, 1234, 2999, node.hub().historyStartRevision() - 2}) {
-      PullSink s = watch(node.hub(), from);
+    for (long from : new long[] {1, 1234, 2999, node.core().status().historyStartRevision() - 2}) {
+      PullSink s = watch(node.core(), from);
       awaitEvents(s, from);
       s.ended = true;
     }
@@ -305,17 +304,17 @@ class KafkaHistoryTest {
     Node node = node(kafka, prefix, 1, 200, true);
     // A fresh node saw the resync while it rebuilt: a watch from before it is refused up front.
     assertThat(node.history().floorRevision()).isGreaterThan(beforeResync);
-    assertThatThrownBy(() -> watch(node.hub(), beforeResync - 5)).isInstanceOf(HistoryExpiredException.class);
+    assertThatThrownBy(() -> watch(node.core(), beforeResync - 5)).isInstanceOf(HistoryExpiredException.class);
 
     // One read at a time: a stalled reader holds the only one (its byte bound is tiny, so it waits).
     long from = node.history().floorRevision() + 1;
     PullSink stalled = new PullSink();
     stalled.polls = 2;
-    stalled.start(node.hub().watch(new WatchSpec(KeyRange.prefix(EtcdLog.key("/k")), Encoding.JSON, from, false,
+    stalled.start(node.core().watch(new WatchSpec(KeyRange.prefix(EtcdLog.key("/k")), Encoding.JSON, from, false,
         false), stalled));
     stalled.wakeUp();
     await().atMost(WAIT).until(() -> node.history().readsHeld() == 1);
-    assertThatThrownBy(() -> watch(node.hub(), from - 1)).isInstanceOf(TooManyReadsException.class);
+    assertThatThrownBy(() -> watch(node.core(), from - 1)).isInstanceOf(TooManyReadsException.class);
     stalled.polls = Integer.MAX_VALUE;
     stalled.wakeUp();
     awaitEvents(stalled, from);

@@ -12,7 +12,7 @@ final class TestSink implements WatchSink {
   final AtomicInteger wakeUps = new AtomicInteger();
   final List<WatchEvent> received = new ArrayList<>();
   final List<ByteBuffer> rawFrames = new ArrayList<>();
-  Watcher watcher;
+  Watch watcher;
   boolean ended;
 
   @Override
@@ -23,11 +23,11 @@ final class TestSink implements WatchSink {
   /** Reads up to {@code maxFrames} frames (one poll round, like one write); returns how many. */
   int read(int maxFrames) {
     List<ByteBuffer> out = new ArrayList<>();
-    Watcher.PollResult r;
+    Watch.PollResult r;
     do {
       r = watcher.poll(out, maxFrames);
-    } while (r == Watcher.PollResult.YIELD);
-    if (r == Watcher.PollResult.END) {
+    } while (r == Watch.PollResult.YIELD);
+    if (r == Watch.PollResult.END) {
       ended = true;
       watcher.close();
     }

@@ -14,6 +14,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -162,7 +163,7 @@ public final class DependencyMonitor implements AutoCloseable {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
       // A topic that does not exist yet is the ingester's to create, not an outage.
-      if (String.valueOf(e.getCause()).contains("UnknownTopicOrPartition")) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
         kafkaState.succeeded(kafkaName);
       } else {
         kafkaState.failed(kafkaName, e);

@@ -14,11 +14,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.errors.InvalidProducerEpochException;
-import org.apache.kafka.common.errors.InvalidTxnStateException;
-import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
-import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -27,15 +23,15 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * identity: a second ingester with the same id fences this one (KIP-98), and a restarted
  * one aborts whatever this one left open.
  *
- * <p>Every failure other than fencing leaves the producer unusable: the caller closes it
- * and starts over with a new one, reading the topic's tail to learn what was committed.
+ * <p>Every failure leaves the producer unusable: the caller closes it and starts over with a
+ * new one, reading the topic's tail to learn what was committed. Kafka's exceptions pass
+ * through as they are; which of them mean "fenced" the ingester's {@code PublishFailures} says.
  *
  * <p>Not thread-safe: owned by the publisher thread.
  */
 public final class EventsPublisher implements AutoCloseable {
   private final KafkaProducer<byte[], EventsRecord> producer;
   private final String topic;
-  private final String transactionalId;
 
   /**
    * Creates the producer and runs {@code initTransactions()}, which fences every older
@@ -48,13 +44,12 @@ public final class EventsPublisher implements AutoCloseable {
    * @param transactionTimeout bound of an open transaction; read_committed readers stall
    *     behind an open transaction for at most this long
    * @param overrides further producer settings (tests)
-   * @throws IngesterFencedException when a newer producer holds the id already
-   * @throws KafkaException when Kafka cannot be reached in {@code max.block.ms}
+   * @throws KafkaException when Kafka cannot be reached in {@code max.block.ms}, or (a
+   *     {@code ProducerFencedException} or its kin) when a newer producer holds the id already
    */
   public EventsPublisher(String bootstrap, String topic, String transactionalId, int maxRecordBytes,
       Duration transactionTimeout, Map<String, Object> overrides) {
     this.topic = topic;
-    this.transactionalId = transactionalId;
     Properties props = new Properties();
     props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     props.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId + "-publisher");
@@ -74,7 +69,7 @@ public final class EventsPublisher implements AutoCloseable {
       producer.initTransactions();
     } catch (RuntimeException e) {
       producer.close(Duration.ZERO);
-      throw translate(e);
+      throw e;
     }
   }
 
@@ -82,10 +77,11 @@ public final class EventsPublisher implements AutoCloseable {
    * Publishes the records in one transaction and waits for its commit.
    *
    * @param records records in topic order; a revision never spans two calls
-   * @throws IngesterFencedException when another ingester may have taken over the id
    * @throws RecordTooLargeException when a record exceeds the topic's limit
-   * @throws KafkaException for any other failure; the transaction's outcome is then
-   *     unknown until the tail is read again with a new publisher
+   * @throws KafkaException when another ingester may have taken over the id (a
+   *     {@code ProducerFencedException}, {@code InvalidTxnStateException} or their kin) and for
+   *     any other failure; the transaction's outcome is then unknown until the tail is read
+   *     again with a new publisher
    * @throws InterruptedException when interrupted while waiting for acknowledgements
    */
   public void publish(List<KeyedRecord> records) throws InterruptedException {
@@ -105,25 +101,8 @@ public final class EventsPublisher implements AutoCloseable {
       }
       producer.commitTransaction();
     } catch (ExecutionException e) {
-      throw translate(e.getCause() instanceof RuntimeException re ? re : new KafkaException(e.getCause()));
-    } catch (RuntimeException e) {
-      throw translate(e);
+      throw e.getCause() instanceof RuntimeException re ? re : new KafkaException(e.getCause());
     }
-  }
-
-  private RuntimeException translate(RuntimeException e) {
-    // With Kafka 4's transactions (KIP-890) a producer whose epoch was bumped by a newer one
-    // sees InvalidTxnStateException rather than ProducerFencedException. A coordinator that
-    // aborted a transaction on timeout bumps the epoch too, so these mean "possibly fenced".
-    if (e instanceof ProducerFencedException || e instanceof InvalidProducerEpochException
-        || e instanceof InvalidTxnStateException || e instanceof TransactionalIdAuthorizationException) {
-      return new IngesterFencedException("transactional.id '" + transactionalId
-          + "' was taken over or its transaction aborted (" + e + ")", e);
-    }
-    if (e instanceof KafkaException && e.getCause() instanceof ProducerFencedException) {
-      return translate((RuntimeException) e.getCause());
-    }
-    return e;
   }
 
   /** Closes the producer without waiting; an open transaction is aborted by the broker or the next producer. */

@@ -5,8 +5,10 @@
  * (one Kafka transaction per batch of whole revisions, with the ingester's
  * {@code transactional.id}), {@link io.watchfanout.ingester.publish.PublishedLog} (what was
  * published, read back from both topics), {@link io.watchfanout.ingester.publish.Resynchronizer}
- * (the records of a resync) and {@link io.watchfanout.ingester.publish.SkippedRevision} (a
- * revision the watch skipped, rebuilt from range reads).
+ * (the records of a resync), {@link io.watchfanout.ingester.publish.SkippedRevision} (a
+ * revision the watch skipped, rebuilt from range reads) and
+ * {@link io.watchfanout.ingester.publish.PublishFailure} (how a publish session ended: retriable
+ * or fatal).
  *
  * <p>Not thread-safe unless a class says so: everything stateful here belongs to the publisher
  * thread.

@@ -38,7 +38,11 @@ public final class Ingesters {
     args.addAll(List.of(extra));
     // The production logging configuration (not logback-test.xml, first on the test class path):
     // the child's log is what an operator would see, filters and levels included.
+    // The client compiler alone and a serial collector: the tests start about twenty of these
+    // JVMs on a 2-core machine, and most live for seconds; C2's and G1's threads would compete
+    // with the ingester's own work (and with etcd's and Kafka's) for the cores.
     return JavaProcess.builder("io.watchfanout.ingester.IngesterMain").name(name).maxHeap("256m").args(args)
+        .jvmArg("-XX:TieredStopAtLevel=1").jvmArg("-XX:+UseSerialGC")
         .systemProperty("logback.configurationFile", "logback.xml")
         .start();
   }

@@ -1,13 +1,15 @@
 package io.watchfanout.localstack.demo;
 
 import io.watchfanout.common.EnvironmentDefaults;
-import io.watchfanout.common.EtcdEndpointConverter;
+import io.watchfanout.common.CommonFlags;
+import io.watchfanout.common.Flag;
+import io.watchfanout.common.FlagTable;
+import io.watchfanout.localstack.StackFlags;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /**
  * The demo load generator on its own, against an etcd that runs elsewhere (the {@code loadgen}
@@ -16,21 +18,25 @@ import picocli.CommandLine.Option;
  * Writes what {@code bin/local-stack --demo} writes ({@link DemoLoad}) until SIGTERM. Every flag
  * also reads from {@code WATCHFANOUT_<FLAG_NAME>}. Exit codes: 143 after SIGTERM, 2 for bad flags.
  */
-@Command(name = "demo-load", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "demo-load", mixinStandardHelpOptions = true, sortOptions = false, modelTransformer = DemoLoadMain.Flags.class,
     version = "watch-fanout demo load 0.1.0",
     description = "Writes Kubernetes-like objects (pods, config maps, deployments, node leases, events under "
         + "expiring leases) under /registry/ of etcd, with transactions, until SIGTERM.",
     footer = {"", "Every flag also reads from the environment variable WATCHFANOUT_<FLAG_NAME>, for example "
         + "WATCHFANOUT_ETCD_ENDPOINTS."})
 public final class DemoLoadMain implements Callable<Integer> {
-  @Option(names = "--etcd-endpoints", required = true, split = ",", paramLabel = "URLS",
-      converter = EtcdEndpointConverter.class,
-      description = "etcd client URLs, comma-separated, e.g. http://127.0.0.1:2379; host:port means http://host:port.")
-  List<String> etcdEndpoints;
+  /** The demo load's flags, defined once; picocli makes them through {@code @Command(modelTransformer)}. */
+  public static final class Flags extends FlagTable {
+    static final Flag<List<String>> ETCD_ENDPOINTS = CommonFlags.etcdEndpoints().required()
+        .help("etcd client URLs, comma-separated, e.g. http://127.0.0.1:2379; host:port means http://host:port.");
+    static final Flag<Integer> DEMO_RATE = StackFlags.demoRate()
+        .help("Writes per second (etcd operations, a transaction counts once).");
 
-  @Option(names = "--demo-rate", defaultValue = "20", paramLabel = "N",
-      description = "Writes per second (etcd operations, a transaction counts once). Default: ${DEFAULT-VALUE}.")
-  int demoRate;
+    /** The table in {@code --help}'s order. */
+    public Flags() {
+      super(DefaultStyle.SENTENCE, ETCD_ENDPOINTS, DEMO_RATE);
+    }
+  }
 
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
@@ -51,11 +57,8 @@ public final class DemoLoadMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    if (demoRate < 1 || demoRate > 10_000) {
-      throw new CommandLine.ParameterException(spec.commandLine(),
-          "--demo-rate: " + demoRate + " (expected: 1..10000 writes per second)");
-    }
-    DemoLoad load = DemoLoad.start(String.join(",", etcdEndpoints), demoRate);
+    FlagTable.Values v = new Flags().values(spec);
+    DemoLoad load = DemoLoad.start(String.join(",", v.get(Flags.ETCD_ENDPOINTS)), v.get(Flags.DEMO_RATE));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       load.close();

@@ -1,4 +1,4 @@
-package io.watchfanout.fanout.cache;
+package io.watchfanout.fanout.watch;
 
 import io.watchfanout.fanout.frame.CachedEvent;
 import java.util.List;
@@ -11,4 +11,4 @@ import java.util.List;
  * @param cursor the revision the watcher holds everything up to once it has these events
  * @param reachedEnd true when {@code cursor} is the cache's revision (nothing more to read)
  */
-public record HistoryRead(List<CachedEvent> events, long cursor, boolean reachedEnd) {}
+record HistoryRead(List<CachedEvent> events, long cursor, boolean reachedEnd) {}

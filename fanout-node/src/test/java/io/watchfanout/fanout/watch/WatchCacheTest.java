@@ -1,5 +1,6 @@
-package io.watchfanout.fanout.cache;
+package io.watchfanout.fanout.watch;
 
+import io.watchfanout.fanout.kafka.RecordApplier;
 import static io.watchfanout.fanout.testing.EtcdLog.key;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -27,7 +28,7 @@ class WatchCacheTest {
   private final FakeClock clock = new FakeClock();
   private final EtcdLog etcd = new EtcdLog(100);
 
-  /** A feed straight into a cache (what WatchHub does under its lock). */
+  /** A feed straight into a cache (what WatchCore does under its lock). */
   private static final class Direct implements CacheFeed {
     final WatchCache cache;
 

@@ -1,4 +1,4 @@
-package io.watchfanout.fanout.cache;
+package io.watchfanout.fanout.watch;
 
 import com.google.protobuf.ByteString;
 import io.watchfanout.common.KeyRange;
@@ -28,9 +28,9 @@ import java.util.function.LongSupplier;
  * revisions and by progress records, never inside a revision (docs/ARCHITECTURE.md, invariant 2). At revision R
  * the state equals etcd's at R for the watched range (invariant 4).
  *
- * <p>Not thread-safe: the owner ({@code WatchHub}) serializes every call under its lock.
+ * <p>Not thread-safe: the owner ({@code WatchCore}) serializes every call under its lock.
  */
-public final class WatchCache {
+final class WatchCache {
   private final TreeMap<ByteString, StateEntry> state = new TreeMap<>(KeyRange.KEY_ORDER);
   private final HistoryWindow history;
   private final LongSupplier clockMillis;
@@ -268,7 +268,7 @@ public final class WatchCache {
       throw new IllegalArgumentException("revision " + atRevision + " is ahead of the cache at " + revision);
     }
     if (atRevision < history.startRevision()) {
-      throw new HistoryExpiredException(atRevision, history.startRevision());
+      throw Expiry.tooOld(atRevision, history.startRevision());
     }
     if (range.isAfterEnd(from) || KeyRange.KEY_ORDER.compare(from, range.start()) < 0) {
       return new ListPage(List.of(), atRevision, null, countRemaining ? 0 : -1);
@@ -337,7 +337,7 @@ public final class WatchCache {
   public HistoryRead readHistory(long cursor, KeyRange range, int maxEvents, int maxScan)
       throws HistoryExpiredException {
     if (cursor < history.startRevision()) {
-      throw new HistoryExpiredException(cursor, history.startRevision());
+      throw Expiry.tooOld(cursor, history.startRevision());
     }
     List<CachedEvent> out = new ArrayList<>();
     int scanned = 0;

@@ -1,4 +1,4 @@
-package io.watchfanout.fanout.cache;
+package io.watchfanout.fanout.watch;
 
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.schema.v1.KeyValue;

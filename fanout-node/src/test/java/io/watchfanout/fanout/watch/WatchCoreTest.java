@@ -4,10 +4,8 @@ import static io.watchfanout.fanout.testing.EtcdLog.key;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.watchfanout.fanout.cache.HistoryExpiredException;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.cache.RecordApplier;
-import io.watchfanout.fanout.cache.WatchCache;
+import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
@@ -25,17 +23,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /** Dispatch, parking, catch-up and rejoin, with transports the test drives by hand. */
-class WatchHubTest {
+class WatchCoreTest {
   private final FakeClock clock = new FakeClock();
   private final EtcdLog etcd = new EtcdLog(100);
-  private WatchHub hub;
+  private WatchCore core;
   private RecordApplier applier;
 
-  private void newHub(int historyMaxEvents, int queueFrames) {
-    hub = new WatchHub(new WatchCache(historyMaxEvents, Duration.ofMinutes(10), clock), new FrameEncoder(), queueFrames, "test");
-    hub.startAt(100);
-    hub.markReady();
-    applier = new RecordApplier(hub, 100);
+  private void newCore(int historyMaxEvents, int queueFrames) {
+    core = new WatchCore(CoreSettings.of(historyMaxEvents, Duration.ofMinutes(10), queueFrames, "test").withClock(clock), new FrameEncoder());
+    core.feed().startAt(100);
+    core.feed().markReady();
+    applier = new RecordApplier(core.feed(), 100);
   }
 
   private void feed(List<EventsRecord> records) {
@@ -49,7 +47,7 @@ class WatchHubTest {
   private TestSink watch(WatchSpec spec) throws HistoryExpiredException {
     TestSink sink = new TestSink();
     try {
-      sink.watcher = hub.watch(spec, sink);
+      sink.watcher = core.watch(spec, sink);
     } catch (TooManyReadsException e) {
       throw new AssertionError("no older history here", e);
     }
@@ -59,16 +57,16 @@ class WatchHubTest {
   @Test
   void benchEncodePerWatcherEncodesOncePerDeliveryInsteadOfOncePerEvent() throws Exception {
     // The benchmark-only switch behind --bench-encode-per-watcher (bin/bench memo): same bytes, W encodes.
-    hub = new WatchHub(new WatchCache(1000, Duration.ofMinutes(10), clock), new FrameEncoder(), 16, "test", true);
-    hub.startAt(100);
-    hub.markReady();
-    applier = new RecordApplier(hub, 100);
+    core = new WatchCore(CoreSettings.of(1000, Duration.ofMinutes(10), 16, "test").withClock(clock).withEncodePerWatcher(true), new FrameEncoder());
+    core.feed().startAt(100);
+    core.feed().markReady();
+    applier = new RecordApplier(core.feed(), 100);
     List<TestSink> sinks = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       sinks.add(watch(KeyRange.prefix(key("/p/")), Encoding.JSON, 0, false));
     }
     feed(etcd.put("/p/a", "v"));
-    assertThat(hub.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(5);
+    assertThat(core.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(5);
     for (TestSink s : sinks) {
       assertThat(s.watcher.queued()).isEqualTo(1);
     }
@@ -76,50 +74,50 @@ class WatchHubTest {
 
   @Test
   void theRevisionAgeGrowsWhileNothingArrivesAndRestartsWithAnEventOrAProgressRecord() throws Exception {
-    newHub(100, 16);
-    double before = hub.revisionAgeSeconds();
+    newCore(100, 16);
+    double before = core.status().revisionAgeSeconds();
     Thread.sleep(20);
-    double quiet = hub.revisionAgeSeconds();
+    double quiet = core.status().revisionAgeSeconds();
     assertThat(quiet).as("nothing arrived: it grows").isGreaterThan(before);
     feed(etcd.put("/a", "1"));
-    assertThat(hub.revisionAgeSeconds()).as("an event restarts it").isLessThan(quiet);
+    assertThat(core.status().revisionAgeSeconds()).as("an event restarts it").isLessThan(quiet);
     Thread.sleep(20);
-    double again = hub.revisionAgeSeconds();
-    hub.applyProgress(hub.revision());
-    assertThat(hub.revisionAgeSeconds()).as("a progress record at the same revision moves nothing")
+    double again = core.status().revisionAgeSeconds();
+    core.feed().applyProgress(core.status().revision());
+    assertThat(core.status().revisionAgeSeconds()).as("a progress record at the same revision moves nothing")
         .isGreaterThan(again);
-    hub.applyProgress(hub.revision() + 1);
-    assertThat(hub.revisionAgeSeconds()).as("a progress record that advances restarts it").isLessThan(again);
+    core.feed().applyProgress(core.status().revision() + 1);
+    assertThat(core.status().revisionAgeSeconds()).as("a progress record that advances restarts it").isLessThan(again);
   }
 
   @Test
   void dispatchVisitsOnlyTheMatchingWatcherAmongTenThousand() throws Exception {
-    newHub(1000, 16);
+    newCore(1000, 16);
     List<TestSink> sinks = new ArrayList<>();
     for (int i = 0; i < 10_000; i++) {
       sinks.add(watch(KeyRange.single(key("/k/" + i)), Encoding.PROTOBUF, 0, false));
     }
-    assertThat(hub.liveWatcherCount()).isEqualTo(10_000);
-    long before = hub.watcherVisits();
+    assertThat(core.status().liveWatcherCount()).isEqualTo(10_000);
+    long before = core.status().watcherVisits();
     feed(etcd.put("/k/1234", "v"));
-    assertThat(hub.watcherVisits() - before).isEqualTo(1);
+    assertThat(core.status().watcherVisits() - before).isEqualTo(1);
     assertThat(sinks.get(1234).watcher.queued()).isEqualTo(1);
     assertThat(sinks.get(1233).watcher.queued()).isZero();
     // Prefix watchers too: one disjoint prefix each, one more event.
-    newHub(1000, 16);
+    newCore(1000, 16);
     for (int i = 0; i < 10_000; i++) {
       watch(KeyRange.prefix(key(String.format("/ns/%05d/", i))), Encoding.JSON, 0, false);
     }
-    long visits = hub.watcherVisits();
-    long nodes = hub.indexNodesExamined();
+    long visits = core.status().watcherVisits();
+    long nodes = core.status().indexNodesExamined();
     feed(new EtcdLog(100).put("/ns/00042/pod", "v"));
-    assertThat(hub.watcherVisits() - visits).isEqualTo(1);
-    assertThat(hub.indexNodesExamined() - nodes).isLessThan(200);
+    assertThat(core.status().watcherVisits() - visits).isEqualTo(1);
+    assertThat(core.status().indexNodesExamined() - nodes).isLessThan(200);
   }
 
   @Test
   void eachEventIsEncodedOncePerEncodingAndDeliveredToEveryWatcher() throws Exception {
-    newHub(1000, 1000);
+    newCore(1000, 1000);
     List<TestSink> sinks = new ArrayList<>();
     String[] prefixes = {"/a/", "/a/b/", "/", "/c/"};
     for (int i = 0; i < 40; i++) {
@@ -135,9 +133,9 @@ class WatchHubTest {
       delivered += s.received.size();
     }
     // Every event matches the "/" watchers of both encodings: 62 distinct events x 2 encodings.
-    assertThat(hub.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(62);
-    assertThat(hub.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.EVENT)).isEqualTo(62);
-    assertThat(hub.stats().framesDelivered(Encoding.JSON) + hub.stats().framesDelivered(Encoding.PROTOBUF))
+    assertThat(core.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(62);
+    assertThat(core.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.EVENT)).isEqualTo(62);
+    assertThat(core.stats().framesDelivered(Encoding.JSON) + core.stats().framesDelivered(Encoding.PROTOBUF))
         .isEqualTo(delivered);
     // Same bytes, not copies: the frames of one event are the same buffer for every watcher.
     TestSink all1 = sinks.get(2);
@@ -152,7 +150,7 @@ class WatchHubTest {
 
   @Test
   void aStalledWatcherIsParkedWhileTwentyFastOnesGetEverythingThenCatchesUpAndRejoins() throws Exception {
-    newHub(10_000, 8);
+    newCore(10_000, 8);
     TestSink slow = watch(KeyRange.prefix(key("/")), Encoding.JSON, 0, false);
     List<TestSink> fast = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
@@ -164,7 +162,7 @@ class WatchHubTest {
       expected.add(etcd.revision());
       fast.forEach(TestSink::readAll);
     }
-    assertThat(hub.stats().parked()).isEqualTo(1);
+    assertThat(core.stats().parked()).isEqualTo(1);
     assertThat(slow.watcher.isLive()).isFalse();
     assertThat(slow.watcher.queued()).as("memory bounded by the queue, not the backlog").isLessThanOrEqualTo(8);
     for (TestSink f : fast) {
@@ -179,7 +177,7 @@ class WatchHubTest {
     slow.readAll();
     assertThat(slow.eventRevisions()).as("in order, nothing lost or repeated").containsExactlyElementsOf(expected);
     assertThat(slow.watcher.isLive()).isTrue();
-    assertThat(hub.stats().unparked()).isEqualTo(1);
+    assertThat(core.stats().unparked()).isEqualTo(1);
     feed(etcd.put("/after", "v"));
     expected.add(etcd.revision());
     assertThat(slow.watcher.queued()).as("live again: dispatch reaches it").isEqualTo(1);
@@ -189,7 +187,7 @@ class WatchHubTest {
 
   /** A watcher that read nothing while 50 events went through a history window of 20. */
   private TestSink stalledPastAWindowOf20(Encoding encoding, boolean bookmarks) throws Exception {
-    newHub(20, 4);
+    newCore(20, 4);
     TestSink slow = watch(KeyRange.prefix(key("/")), encoding, 0, bookmarks);
     for (int i = 0; i < 50; i++) {
       feed(etcd.put("/k" + i, "v"));
@@ -207,14 +205,14 @@ class WatchHubTest {
     assertThat(last.getStatus().getCode()).isEqualTo(410);
     assertThat(last.getStatus().getReason()).isEqualTo("Expired");
     assertThat(slow.ended).isTrue();
-    assertThat(hub.stats().endedExpired()).isEqualTo(1);
-    assertThat(hub.watcherCount()).isZero();
+    assertThat(core.stats().endedExpired()).isEqualTo(1);
+    assertThat(core.status().watcherCount()).isZero();
   }
 
   @Test
   void theTickEndsAParkedWatcherThatFellBehindEvenIfItDoesNotRead() throws Exception {
     TestSink slow = stalledPastAWindowOf20(Encoding.JSON, false);
-    slow.watcher.tick();
+    core.tickNow();
     assertThat(slow.watcher.queued()).as("backlog dropped, only the ERROR waits").isEqualTo(1);
     slow.readAll();
     assertThat(slow.received).extracting(WatchEvent::getType).containsExactly(WatchEvent.Type.ERROR);
@@ -222,7 +220,7 @@ class WatchHubTest {
 
   @Test
   void aMultiEventRevisionArrivesWholeEvenWhenLargerThanTheQueue() throws Exception {
-    newHub(1000, 2);
+    newCore(1000, 2);
     TestSink w = watch(KeyRange.prefix(key("/")), Encoding.JSON, 0, true);
     feed(etcd.txn(EtcdLog.Op.put("/a", "1"), EtcdLog.Op.put("/b", "1"), EtcdLog.Op.put("/c", "1")));
     long rev = etcd.revision();
@@ -232,7 +230,7 @@ class WatchHubTest {
     assertThat(w.events()).extracting(WatchEvent::getCount).containsExactly(3, 3, 3);
     assertThat(w.events()).as("every frame carries its revision").extracting(WatchEvent::getResourceVersion)
         .containsExactly(rev, rev, rev);
-    w.watcher.tick();
+    core.tickNow();
     w.readAll();
     WatchEvent bookmark = w.received.get(w.received.size() - 1);
     assertThat(bookmark.getType()).isEqualTo(WatchEvent.Type.BOOKMARK);
@@ -241,11 +239,11 @@ class WatchHubTest {
 
   @Test
   void bookmarksCarryTheRevisionProgressAdvancesAndResumingThereMissesNothing() throws Exception {
-    newHub(1000, 64);
+    newCore(1000, 64);
     TestSink quiet = watch(KeyRange.prefix(key("/quiet/")), Encoding.JSON, 0, true);
     feed(etcd.put("/busy/1", "v"));
     applier.accept(etcd.progress());
-    quiet.watcher.tick();
+    core.tickNow();
     quiet.readAll();
     assertThat(quiet.received).extracting(WatchEvent::getType).containsExactly(WatchEvent.Type.BOOKMARK);
     long bookmark = quiet.received.get(0).getResourceVersion();
@@ -254,12 +252,12 @@ class WatchHubTest {
     TestSink resumed = watch(KeyRange.prefix(key("/quiet/")), Encoding.JSON, bookmark, true);
     resumed.readAll();
     assertThat(resumed.eventRevisions()).containsExactly(etcd.revision());
-    assertThat(hub.frameEncoder().encodes(Encoding.JSON, FrameKind.BOOKMARK)).isEqualTo(1);
+    assertThat(core.frameEncoder().encodes(Encoding.JSON, FrameKind.BOOKMARK)).isEqualTo(1);
   }
 
   @Test
   void sendInitialEventsListsTheRangeThenBookmarksThenStreams() throws Exception {
-    newHub(1000, 4);
+    newCore(1000, 4);
     for (int i = 0; i < 10; i++) {
       feed(etcd.put("/p/" + i, "v"));
     }
@@ -279,16 +277,16 @@ class WatchHubTest {
     assertThat(got.get(10).getResourceVersion()).isEqualTo(s);
     assertThat(got.get(11).getObject().getKey().toStringUtf8()).isEqualTo("/p/new");
     assertThat(got).hasSize(12);
-    assertThat(hub.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.INITIAL)).isEqualTo(10);
+    assertThat(core.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.INITIAL)).isEqualTo(10);
     TestSink again = watch(new WatchSpec(KeyRange.prefix(key("/p/")), Encoding.PROTOBUF, 0, false, true));
     again.readAll();
-    assertThat(hub.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.INITIAL))
+    assertThat(core.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.INITIAL))
         .as("initial frames of keys whose last event is in the window are memoized").isEqualTo(11);
   }
 
   @Test
   void resumeFromBeforeTheWindowIs410AndAResyncEndsOpenWatchers() throws Exception {
-    newHub(5, 64);
+    newCore(5, 64);
     for (int i = 0; i < 10; i++) {
       feed(etcd.put("/k" + i, "v"));
     }
@@ -302,8 +300,8 @@ class WatchHubTest {
     assertThat(open.received.get(0).getStatus().getCode()).isEqualTo(410);
     assertThatThrownBy(() -> watch(KeyRange.prefix(key("/")), Encoding.JSON, before, false))
         .isInstanceOf(HistoryExpiredException.class);
-    assertThat(hub.stats().resyncs()).isEqualTo(1);
-    assertThat(hub.stats().endedByResync()).isEqualTo(1);
+    assertThat(core.stats().resyncs()).isEqualTo(1);
+    assertThat(core.stats().endedByResync()).isEqualTo(1);
     TestSink after = watch(KeyRange.prefix(key("/")), Encoding.JSON, 0, false);
     feed(etcd.put("/k1", "after the resync"));
     after.readAll();
@@ -322,7 +320,7 @@ class WatchHubTest {
 
   @Test
   void sseIdsStandOnlyOnEachWatchersLastFrameOfARevisionLiveAndFromHistory() throws Exception {
-    newHub(1000, 64);
+    newCore(1000, 64);
     TestSink all = watch(KeyRange.prefix(key("/")), Encoding.SSE, 0, false);
     TestSink partial = watch(KeyRange.prefix(key("/a/")), Encoding.SSE, 0, false);
     long start = etcd.revision();
@@ -345,7 +343,7 @@ class WatchHubTest {
     for (int i = 0; i < 3; i++) {
       assertThat(replay.rawFrames.get(i)).isSameAs(partial.rawFrames.get(i));
     }
-    assertThat(hub.frameEncoder().encodes(Encoding.SSE, FrameKind.EVENT)).as("once per event").isEqualTo(5);
+    assertThat(core.frameEncoder().encodes(Encoding.SSE, FrameKind.EVENT)).as("once per event").isEqualTo(5);
     // A client cut after the first /a/ frame of the transaction knows the id `single` at most:
     // resuming from it delivers the transaction again, whole; nothing is lost.
     TestSink resumed = watch(KeyRange.prefix(key("/a/")), Encoding.SSE, single, false);
@@ -356,7 +354,7 @@ class WatchHubTest {
 
   @Test
   void sseInitialEventsCarryNoIdAndTheirClosingBookmarkDoes() throws Exception {
-    newHub(1000, 64);
+    newCore(1000, 64);
     feed(etcd.put("/p/1", "v"));
     feed(etcd.put("/p/2", "v"));
     long s = etcd.revision();
@@ -371,19 +369,19 @@ class WatchHubTest {
 
   @Test
   void aFailedFeedSendsAnErrorFrameToEveryOpenWatcher() throws Exception {
-    newHub(100, 64);
+    newCore(100, 64);
     TestSink a = watch(KeyRange.prefix(key("/")), Encoding.JSON, 0, false);
-    hub.fail("undecodable record at offset 7");
+    core.feed().fail("undecodable record at offset 7");
     a.readAll();
     assertThat(a.received).hasSize(1);
     assertThat(a.received.get(0).getStatus().getCode()).isEqualTo(503);
     assertThat(a.received.get(0).getStatus().getMessage()).contains("offset 7");
-    assertThat(hub.isReady()).isFalse();
+    assertThat(core.readiness().isRebuilt()).isFalse();
   }
 
   @Test
   void concurrentFeedAndSlowReadersLoseAndRepeatNothingAcrossParkAndRejoin() throws Exception {
-    newHub(100_000, 4);
+    newCore(100_000, 4);
     int readers = 6;
     List<TestSink> sinks = new ArrayList<>();
     for (int i = 0; i < readers; i++) {
@@ -421,9 +419,9 @@ class WatchHubTest {
       sinks.get(i).readAll();
       assertThat(sinks.get(i).eventRevisions()).as("reader %d", i).containsExactlyElementsOf(i % 2 == 0 ? all : odd);
     }
-    assertThat(hub.stats().parked()).as("the small queues forced parking").isPositive();
+    assertThat(core.stats().parked()).as("the small queues forced parking").isPositive();
     Set<Long> encodes = new HashSet<>();
-    encodes.add(hub.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT));
+    encodes.add(core.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT));
     assertThat(encodes).containsExactly(3000L);
   }
 }

@@ -1,5 +1,6 @@
-package io.watchfanout.fanout.cache;
+package io.watchfanout.fanout.kafka;
 
+import io.watchfanout.fanout.watch.CacheFeed;
 import io.watchfanout.schema.RevisionChain;
 import io.watchfanout.schema.RevisionChainException;
 import io.watchfanout.schema.v1.Event;

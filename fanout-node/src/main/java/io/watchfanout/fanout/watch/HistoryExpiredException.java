@@ -1,25 +1,15 @@
-package io.watchfanout.fanout.cache;
+package io.watchfanout.fanout.watch;
 
 /**
  * A read asked for history that the cache no longer holds: etcd's "required revision has
  * been compacted", Kubernetes' 410 Gone with reason {@code Expired}. The client must list again.
+ * Watches and lists of the node get theirs from {@code Expiry}, the one place that decides them.
  */
 public final class HistoryExpiredException extends Exception {
   private static final long serialVersionUID = 1L;
 
   private final long requested;
   private final long oldestServable;
-
-  /**
-   * @param requested the revision asked for
-   * @param oldestServable the oldest revision the cache can serve from
-   */
-  public HistoryExpiredException(long requested, long oldestServable) {
-    super("too old resource version: " + requested + " (the oldest this node can serve from is "
-        + oldestServable + "; list again)");
-    this.requested = requested;
-    this.oldestServable = oldestServable;
-  }
 
   /**
    * @param message what is too old and what the oldest servable point is, for the client

@@ -1,4 +1,4 @@
-package io.watchfanout.fanout.cache;
+package io.watchfanout.fanout.watch;
 
 import com.google.protobuf.ByteString;
 import io.watchfanout.schema.v1.KeyValue;

@@ -1,4 +1,4 @@
-package io.watchfanout.fanout.cache;
+package io.watchfanout.fanout.watch;
 
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.schema.v1.Event;
