@@ -26,142 +26,172 @@ import picocli.CommandLine.Option;
  * publish lag (put → record readable, read_committed, in the events topic) and put → frame
  * latency at the node.
  */
-@Command(name = "ingest", mixinStandardHelpOptions = true,
-    description = "Max sustained etcd write rate through ingester -> Kafka -> node vs etcd alone; publish lag.")
+@Command(
+        name = "ingest",
+        mixinStandardHelpOptions = true,
+        description = "Max sustained etcd write rate through ingester -> Kafka -> node vs etcd alone; publish lag.")
 final class IngestScenario implements Callable<Integer> {
-  @Mixin
-  CommonOptions common;
+    @Mixin
+    CommonOptions common;
 
-  @Option(names = "--value-bytes", defaultValue = "1024", description = "Value size (default: ${DEFAULT-VALUE}).")
-  int valueBytes;
+    @Option(names = "--value-bytes", defaultValue = "1024", description = "Value size (default: ${DEFAULT-VALUE}).")
+    int valueBytes;
 
-  @Option(names = "--in-flight", defaultValue = "256",
-      description = "Outstanding puts of the load generator (default: ${DEFAULT-VALUE}).")
-  int inFlight;
+    @Option(
+            names = "--in-flight",
+            defaultValue = "256",
+            description = "Outstanding puts of the load generator (default: ${DEFAULT-VALUE}).")
+    int inFlight;
 
-  @Option(names = "--rates", split = ",", defaultValue = "max,500", paramLabel = "PUTS_PER_S|max,...",
-      description = "Write rates of phase (b): max finds the carried rate, a fixed rate below it gives the lag "
-          + "without etcd's own queueing (default: ${DEFAULT-VALUE}).")
-  List<String> rates;
+    @Option(
+            names = "--rates",
+            split = ",",
+            defaultValue = "max,500",
+            paramLabel = "PUTS_PER_S|max,...",
+            description = "Write rates of phase (b): max finds the carried rate, a fixed rate below it gives the lag "
+                    + "without etcd's own queueing (default: ${DEFAULT-VALUE}).")
+    List<String> rates;
 
-  @Override
-  public Integer call() throws Exception {
-    Progress progress = new Progress();
-    Figures f = new Figures();
-    String prefix = FanoutVsEtcdScenario.PREFIX;
-    try (Stack stack = new Stack(BenchMain.repo(), progress)) {
-      stack.startEtcd();
-      LoadGenerator load = new LoadGenerator(stack.etcdClient(), prefix, 1000, valueBytes, inFlight);
-      Round.warmUp(load, 0, common.warmup, load::acked, progress, "etcd alone");
-      for (int r = 0; r < common.rounds; r++) {
-        Map<String, Long> pids = new LinkedHashMap<>();
-        pids.put("etcd", stack.etcd().pid());
-        Round.Result res = Round.run(load, 0, common.duration.toNanos(), pids, load::acked, null, progress,
-            "etcd alone round " + (r + 1) + "/" + common.rounds);
-        f.add("etcd alone", "puts/s", res.putsPerSecond);
-        f.add("etcd alone", "put p99 ms", load.putLatency().getIntervalHistogram().getValueAtPercentile(99) / 1000.0);
-        f.add("etcd alone", "etcd CPU %", 100 * res.cores("etcd"));
-      }
-      stack.startKafka().startIngester();
-      Stack.Node node = stack.startNode(List.of(), List.of(), "2g");
-      Recorder publishLag = new Recorder(TimeUnit.SECONDS.toMicros(60), 3);
-      LongAdder published = new LongAdder();
-      java.util.concurrent.atomic.AtomicBoolean tailing = new java.util.concurrent.atomic.AtomicBoolean(true);
-      Thread tail = new Thread(() -> tailEvents(stack.kafka().bootstrapServers(), published, publishLag, tailing),
-          "events-tail");
-      tail.setDaemon(true);
-      tail.start();
-      try (WatchTarget t = WatchTarget.http(node.port, FanoutVsEtcdScenario.PREFIX_QUERY, 1,
-          WatchLoadClient.Format.JSON, 1, 1)) {
-        WatchTarget.awaitLive(t, stack.etcdClient(), prefix, 1, 60_000);
-        for (String rate : rates) {
-          double putRate = "max".equals(rate) ? 0 : Double.parseDouble(rate);
-          String row = "pipeline at " + ("max".equals(rate) ? "max" : rate + " puts/s");
-          Round.warmUp(load, putRate, common.warmup, t::deliveries, progress, row);
-          for (int r = 0; r < common.rounds; r++) {
-            Map<String, Long> pids = new LinkedHashMap<>();
-            pids.put("etcd", stack.etcd().pid());
-            pids.put("ingester", stack.ingester().pid());
-            pids.put("kafka", stack.kafka().pid());
-            pids.put("node", node.pid());
-            publishLag.getIntervalHistogram();
-            long pub0 = published.sum();
-            load.putLatency().getIntervalHistogram();
-            Round.Result res = Round.run(load, putRate, common.duration.toNanos(), pids, t::deliveries, t.latency(),
-                progress, row + " round " + (r + 1) + "/" + common.rounds);
-            org.HdrHistogram.Histogram lag = publishLag.getIntervalHistogram();
-            f.add(row, "puts/s", res.putsPerSecond);
-            f.add(row, "put p99 ms", load.putLatency().getIntervalHistogram().getValueAtPercentile(99) / 1000.0);
-            f.add(row, "published/s", (published.sum() - pub0) / res.seconds);
-            f.add(row, "node events/s", res.deliveriesPerSecond);
-            f.add(row, "node got %", 100.0 * res.deliveries / Math.max(1, res.puts));
-            f.add(row, "publish lag p50 ms", lag.getValueAtPercentile(50) / 1000.0);
-            f.add(row, "publish lag p99 ms", lag.getValueAtPercentile(99) / 1000.0);
-            f.add(row, "publish lag p999 ms", lag.getValueAtPercentile(99.9) / 1000.0);
-            f.add(row, "put->frame p50 ms", res.percentileMillis(50));
-            f.add(row, "put->frame p99 ms", res.percentileMillis(99));
-            f.add(row, "etcd CPU %", 100 * res.cores("etcd"));
-            f.add(row, "ingester CPU %", 100 * res.cores("ingester"));
-            f.add(row, "kafka CPU %", 100 * res.cores("kafka"));
-            f.add(row, "node CPU %", 100 * res.cores("node"));
-          }
-        }
-      } finally {
-        tailing.set(false);
-        tail.join(10_000);
-      }
-    }
-    Report report = new Report("ingest", f);
-    String row = "pipeline at max";
-    double alone = f.median("etcd alone", "puts/s");
-    double carried = f.median(row, "node events/s");
-    report.ratio(String.format("pipeline carries %.0f events/s to the node = %.2f x etcd's own write rate (%.0f puts/s)",
-        carried, carried / alone, alone));
-    Report.Chart c = new Report.Chart("rates", "Write rate: etcd alone vs through the pipeline", "round", "per second",
-        false);
-    List<Double> a = f.values("etcd alone", "puts/s");
-    List<Double> b = f.values(row, "node events/s");
-    for (int i = 0; i < a.size(); i++) {
-      c.point("etcd alone puts/s", i + 1, a.get(i));
-    }
-    for (int i = 0; i < b.size(); i++) {
-      c.point("pipeline events/s at the node", i + 1, b.get(i));
-    }
-    report.note("publish lag: put sent -> record readable (read_committed) in " + Stack.TOPIC_PREFIX + ".events");
-    report.chart(c).write(System.out, common.resultsDir());
-    return 0;
-  }
-
-  private static void tailEvents(String bootstrap, LongAdder published, Recorder lag,
-      java.util.concurrent.atomic.AtomicBoolean running) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
-      TopicPartition tp = new TopicPartition(Stack.TOPIC_PREFIX + ".events", 0);
-      c.assign(List.of(tp));
-      c.seekToEnd(List.of(tp));
-      while (running.get()) {
-        for (ConsumerRecord<byte[], byte[]> rec : c.poll(Duration.ofMillis(200))) {
-          long now = System.nanoTime();
-          try {
-            EventsRecord e = EventsRecord.parseFrom(rec.value());
-            if (e.hasEvent()) {
-              published.increment();
-              long stamp = LatencyStamp.fromBytes(e.getEvent().getKv().getValue());
-              long micros = (now - stamp) / 1000;
-              if (stamp > 0 && micros >= 0 && micros < TimeUnit.SECONDS.toMicros(60)) {
-                lag.recordValue(micros);
-              }
+    @Override
+    public Integer call() throws Exception {
+        Progress progress = new Progress();
+        Figures f = new Figures();
+        String prefix = FanoutVsEtcdScenario.PREFIX;
+        try (Stack stack = new Stack(BenchMain.repo(), progress)) {
+            stack.startEtcd();
+            LoadGenerator load = new LoadGenerator(stack.etcdClient(), prefix, 1000, valueBytes, inFlight);
+            Round.warmUp(load, 0, common.warmup, load::acked, progress, "etcd alone");
+            for (int r = 0; r < common.rounds; r++) {
+                Map<String, Long> pids = new LinkedHashMap<>();
+                pids.put("etcd", stack.etcd().pid());
+                Round.Result res = Round.run(
+                        load,
+                        0,
+                        common.duration.toNanos(),
+                        pids,
+                        load::acked,
+                        null,
+                        progress,
+                        "etcd alone round " + (r + 1) + "/" + common.rounds);
+                f.add("etcd alone", "puts/s", res.putsPerSecond);
+                f.add(
+                        "etcd alone",
+                        "put p99 ms",
+                        load.putLatency().getIntervalHistogram().getValueAtPercentile(99) / 1000.0);
+                f.add("etcd alone", "etcd CPU %", 100 * res.cores("etcd"));
             }
-          } catch (com.google.protobuf.InvalidProtocolBufferException ex) {
-            // not ours
-          }
+            stack.startKafka().startIngester();
+            Stack.Node node = stack.startNode(List.of(), List.of(), "2g");
+            Recorder publishLag = new Recorder(TimeUnit.SECONDS.toMicros(60), 3);
+            LongAdder published = new LongAdder();
+            java.util.concurrent.atomic.AtomicBoolean tailing = new java.util.concurrent.atomic.AtomicBoolean(true);
+            Thread tail = new Thread(
+                    () -> tailEvents(stack.kafka().bootstrapServers(), published, publishLag, tailing), "events-tail");
+            tail.setDaemon(true);
+            tail.start();
+            try (WatchTarget t = WatchTarget.http(
+                    node.port, FanoutVsEtcdScenario.PREFIX_QUERY, 1, WatchLoadClient.Format.JSON, 1, 1)) {
+                WatchTarget.awaitLive(t, stack.etcdClient(), prefix, 1, 60_000);
+                for (String rate : rates) {
+                    double putRate = "max".equals(rate) ? 0 : Double.parseDouble(rate);
+                    String row = "pipeline at " + ("max".equals(rate) ? "max" : rate + " puts/s");
+                    Round.warmUp(load, putRate, common.warmup, t::deliveries, progress, row);
+                    for (int r = 0; r < common.rounds; r++) {
+                        Map<String, Long> pids = new LinkedHashMap<>();
+                        pids.put("etcd", stack.etcd().pid());
+                        pids.put("ingester", stack.ingester().pid());
+                        pids.put("kafka", stack.kafka().pid());
+                        pids.put("node", node.pid());
+                        publishLag.getIntervalHistogram();
+                        long pub0 = published.sum();
+                        load.putLatency().getIntervalHistogram();
+                        Round.Result res = Round.run(
+                                load,
+                                putRate,
+                                common.duration.toNanos(),
+                                pids,
+                                t::deliveries,
+                                t.latency(),
+                                progress,
+                                row + " round " + (r + 1) + "/" + common.rounds);
+                        org.HdrHistogram.Histogram lag = publishLag.getIntervalHistogram();
+                        f.add(row, "puts/s", res.putsPerSecond);
+                        f.add(
+                                row,
+                                "put p99 ms",
+                                load.putLatency().getIntervalHistogram().getValueAtPercentile(99) / 1000.0);
+                        f.add(row, "published/s", (published.sum() - pub0) / res.seconds);
+                        f.add(row, "node events/s", res.deliveriesPerSecond);
+                        f.add(row, "node got %", 100.0 * res.deliveries / Math.max(1, res.puts));
+                        f.add(row, "publish lag p50 ms", lag.getValueAtPercentile(50) / 1000.0);
+                        f.add(row, "publish lag p99 ms", lag.getValueAtPercentile(99) / 1000.0);
+                        f.add(row, "publish lag p999 ms", lag.getValueAtPercentile(99.9) / 1000.0);
+                        f.add(row, "put->frame p50 ms", res.percentileMillis(50));
+                        f.add(row, "put->frame p99 ms", res.percentileMillis(99));
+                        f.add(row, "etcd CPU %", 100 * res.cores("etcd"));
+                        f.add(row, "ingester CPU %", 100 * res.cores("ingester"));
+                        f.add(row, "kafka CPU %", 100 * res.cores("kafka"));
+                        f.add(row, "node CPU %", 100 * res.cores("node"));
+                    }
+                }
+            } finally {
+                tailing.set(false);
+                tail.join(10_000);
+            }
         }
-      }
+        Report report = new Report("ingest", f);
+        String row = "pipeline at max";
+        double alone = f.median("etcd alone", "puts/s");
+        double carried = f.median(row, "node events/s");
+        report.ratio(String.format(
+                "pipeline carries %.0f events/s to the node = %.2f x etcd's own write rate (%.0f puts/s)",
+                carried, carried / alone, alone));
+        Report.Chart c = new Report.Chart(
+                "rates", "Write rate: etcd alone vs through the pipeline", "round", "per second", false);
+        List<Double> a = f.values("etcd alone", "puts/s");
+        List<Double> b = f.values(row, "node events/s");
+        for (int i = 0; i < a.size(); i++) {
+            c.point("etcd alone puts/s", i + 1, a.get(i));
+        }
+        for (int i = 0; i < b.size(); i++) {
+            c.point("pipeline events/s at the node", i + 1, b.get(i));
+        }
+        report.note("publish lag: put sent -> record readable (read_committed) in " + Stack.TOPIC_PREFIX + ".events");
+        report.chart(c).write(System.out, common.resultsDir());
+        return 0;
     }
-  }
+
+    private static void tailEvents(
+            String bootstrap, LongAdder published, Recorder lag, java.util.concurrent.atomic.AtomicBoolean running) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            TopicPartition tp = new TopicPartition(Stack.TOPIC_PREFIX + ".events", 0);
+            c.assign(List.of(tp));
+            c.seekToEnd(List.of(tp));
+            while (running.get()) {
+                for (ConsumerRecord<byte[], byte[]> rec : c.poll(Duration.ofMillis(200))) {
+                    long now = System.nanoTime();
+                    try {
+                        EventsRecord e = EventsRecord.parseFrom(rec.value());
+                        if (e.hasEvent()) {
+                            published.increment();
+                            long stamp =
+                                    LatencyStamp.fromBytes(e.getEvent().getKv().getValue());
+                            long micros = (now - stamp) / 1000;
+                            if (stamp > 0 && micros >= 0 && micros < TimeUnit.SECONDS.toMicros(60)) {
+                                lag.recordValue(micros);
+                            }
+                        }
+                    } catch (com.google.protobuf.InvalidProtocolBufferException ex) {
+                        // not ours
+                    }
+                }
+            }
+        }
+    }
 }

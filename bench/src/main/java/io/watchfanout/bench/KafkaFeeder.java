@@ -30,76 +30,102 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <p>Thread-safety: {@link #run} on one thread.
  */
 final class KafkaFeeder implements Load, AutoCloseable {
-  private final KafkaProducer<byte[], byte[]> producer;
-  private final String eventsTopic;
-  private final byte[] filler;
-  private final LongAdder acked = new LongAdder();
-  private long revision = 1;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final String eventsTopic;
+    private final byte[] filler;
+    private final LongAdder acked = new LongAdder();
+    private long revision = 1;
 
-  KafkaFeeder(String bootstrap, String prefix, int valueBytes) throws Exception {
-    Properties a = new Properties();
-    a.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    try (Admin admin = Admin.create(a)) {
-      admin.createTopics(List.of(new NewTopic(prefix + ".events", Optional.of(1), Optional.empty()),
-          new NewTopic(prefix + ".state", Optional.of(1), Optional.empty()).configs(Map.of("cleanup.policy", "compact"))))
-          .all().get();
-    }
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    p.put(ProducerConfig.LINGER_MS_CONFIG, "1");
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    producer = new KafkaProducer<>(p);
-    eventsTopic = prefix + ".events";
-    producer.send(new ProducerRecord<>(prefix + ".state", new byte[0], StateRecord.newBuilder()
-        .setCheckpoint(StateCheckpoint.newBuilder().setRevision(1).setEventsOffset(0)).build().toByteArray())).get();
-    filler = BenchEvents.value(Math.max(8, valueBytes), 5).toByteArray();
-  }
-
-  @Override
-  public void run(double rate, long durationNanos) throws InterruptedException {
-    long start = System.nanoTime();
-    long end = start + durationNanos;
-    long i = 0;
-    while (System.nanoTime() < end) {
-      if (rate > 0) {
-        long due = start + (long) (i * 1e9 / rate);
-        long now = System.nanoTime();
-        if (due > now) {
-          TimeUnit.NANOSECONDS.sleep(Math.min(due - now, end - now));
-          continue;
+    KafkaFeeder(String bootstrap, String prefix, int valueBytes) throws Exception {
+        Properties a = new Properties();
+        a.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(a)) {
+            admin.createTopics(List.of(
+                            new NewTopic(prefix + ".events", Optional.of(1), Optional.empty()),
+                            new NewTopic(prefix + ".state", Optional.of(1), Optional.empty())
+                                    .configs(Map.of("cleanup.policy", "compact"))))
+                    .all()
+                    .get();
         }
-      }
-      long rev = ++revision;
-      ByteString key = BenchEvents.key(FanoutVsEtcdScenario.PREFIX + "k-" + (rev % 1000));
-      KeyValue kv = KeyValue.newBuilder().setKey(key).setValue(LatencyStamp.value(System.nanoTime(), filler))
-          .setCreateRevision(2).setModRevision(rev).setVersion(rev).build();
-      Event e = Event.newBuilder().setType(Event.Type.PUT).setKv(kv).setRevision(rev).setIndex(0).setCount(1)
-          .setPrevRevision(rev - 1).build();
-      producer.send(new ProducerRecord<>(eventsTopic, key.toByteArray(),
-          EventsRecord.newBuilder().setEvent(e).build().toByteArray()), (md, ex) -> {
-            if (ex == null) {
-              acked.increment();
-            }
-          });
-      i++;
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "1");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        producer = new KafkaProducer<>(p);
+        eventsTopic = prefix + ".events";
+        producer.send(new ProducerRecord<>(
+                        prefix + ".state",
+                        new byte[0],
+                        StateRecord.newBuilder()
+                                .setCheckpoint(StateCheckpoint.newBuilder()
+                                        .setRevision(1)
+                                        .setEventsOffset(0))
+                                .build()
+                                .toByteArray()))
+                .get();
+        filler = BenchEvents.value(Math.max(8, valueBytes), 5).toByteArray();
     }
-    producer.flush();
-  }
 
-  @Override
-  public void drain(long millis) {
-    producer.flush();
-  }
+    @Override
+    public void run(double rate, long durationNanos) throws InterruptedException {
+        long start = System.nanoTime();
+        long end = start + durationNanos;
+        long i = 0;
+        while (System.nanoTime() < end) {
+            if (rate > 0) {
+                long due = start + (long) (i * 1e9 / rate);
+                long now = System.nanoTime();
+                if (due > now) {
+                    TimeUnit.NANOSECONDS.sleep(Math.min(due - now, end - now));
+                    continue;
+                }
+            }
+            long rev = ++revision;
+            ByteString key = BenchEvents.key(FanoutVsEtcdScenario.PREFIX + "k-" + (rev % 1000));
+            KeyValue kv = KeyValue.newBuilder()
+                    .setKey(key)
+                    .setValue(LatencyStamp.value(System.nanoTime(), filler))
+                    .setCreateRevision(2)
+                    .setModRevision(rev)
+                    .setVersion(rev)
+                    .build();
+            Event e = Event.newBuilder()
+                    .setType(Event.Type.PUT)
+                    .setKv(kv)
+                    .setRevision(rev)
+                    .setIndex(0)
+                    .setCount(1)
+                    .setPrevRevision(rev - 1)
+                    .build();
+            producer.send(
+                    new ProducerRecord<>(
+                            eventsTopic,
+                            key.toByteArray(),
+                            EventsRecord.newBuilder().setEvent(e).build().toByteArray()),
+                    (md, ex) -> {
+                        if (ex == null) {
+                            acked.increment();
+                        }
+                    });
+            i++;
+        }
+        producer.flush();
+    }
 
-  @Override
-  public long acked() {
-    return acked.sum();
-  }
+    @Override
+    public void drain(long millis) {
+        producer.flush();
+    }
 
-  @Override
-  public void close() {
-    producer.close();
-  }
+    @Override
+    public long acked() {
+        return acked.sum();
+    }
+
+    @Override
+    public void close() {
+        producer.close();
+    }
 }

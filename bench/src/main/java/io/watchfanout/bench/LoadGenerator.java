@@ -20,99 +20,99 @@ import org.HdrHistogram.Recorder;
  * <p>Thread-safety: {@link #run} on one thread; counters from any.
  */
 final class LoadGenerator implements Load {
-  private final KV kv;
-  private final String prefix;
-  private final int keys;
-  private final byte[] filler;
-  private final Semaphore inFlight;
-  private final int maxInFlight;
-  private final LongAdder acked = new LongAdder();
-  private final LongAdder failed = new LongAdder();
-  private final LongAdder late = new LongAdder();
-  private final Recorder putLatency = new Recorder(TimeUnit.SECONDS.toMicros(60), 3);
-  private long sent;
+    private final KV kv;
+    private final String prefix;
+    private final int keys;
+    private final byte[] filler;
+    private final Semaphore inFlight;
+    private final int maxInFlight;
+    private final LongAdder acked = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    private final LongAdder late = new LongAdder();
+    private final Recorder putLatency = new Recorder(TimeUnit.SECONDS.toMicros(60), 3);
+    private long sent;
 
-  LoadGenerator(Client client, String prefix, int keys, int valueBytes, int maxInFlight) {
-    this.kv = client.getKVClient();
-    this.prefix = prefix;
-    this.keys = keys;
-    this.filler = new byte[Math.max(8, valueBytes)];
-    Random r = new Random(1);
-    for (int i = 0; i < filler.length; i++) {
-      filler[i] = (byte) ('a' + r.nextInt(26));
-    }
-    this.inFlight = new Semaphore(maxInFlight);
-    this.maxInFlight = maxInFlight;
-  }
-
-  /** Puts for {@code durationNanos}; {@code rate <= 0} is as fast as etcd takes them. */
-  @Override
-  public void run(double rate, long durationNanos) throws InterruptedException {
-    long start = System.nanoTime();
-    long end = start + durationNanos;
-    long i = 0;
-    while (true) {
-      long now = System.nanoTime();
-      if (now >= end) {
-        break;
-      }
-      if (rate > 0) {
-        long due = start + (long) (i * 1e9 / rate);
-        if (due > now) {
-          long sleep = due - now;
-          TimeUnit.NANOSECONDS.sleep(Math.min(sleep, end - now));
-          continue;
+    LoadGenerator(Client client, String prefix, int keys, int valueBytes, int maxInFlight) {
+        this.kv = client.getKVClient();
+        this.prefix = prefix;
+        this.keys = keys;
+        this.filler = new byte[Math.max(8, valueBytes)];
+        Random r = new Random(1);
+        for (int i = 0; i < filler.length; i++) {
+            filler[i] = (byte) ('a' + r.nextInt(26));
         }
-        if (now - due > 5_000_000L) {
-          late.increment();
-        }
-      }
-      if (!inFlight.tryAcquire(Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-        break;
-      }
-      ByteSequence key = ByteSequence.from(prefix + "k-" + (i % keys), StandardCharsets.UTF_8);
-      long stamp = System.nanoTime();
-      ByteSequence value = ByteSequence.from(LatencyStamp.value(stamp, filler));
-      kv.put(key, value).whenComplete((r, e) -> {
-        inFlight.release();
-        if (e == null) {
-          acked.increment();
-          putLatency.recordValue(Math.max(0, (System.nanoTime() - stamp) / 1000));
-        } else {
-          failed.increment();
-        }
-      });
-      i++;
-      sent++;
+        this.inFlight = new Semaphore(maxInFlight);
+        this.maxInFlight = maxInFlight;
     }
-  }
 
-  /** Waits up to {@code millis} for outstanding puts. */
-  @Override
-  public void drain(long millis) throws InterruptedException {
-    if (inFlight.tryAcquire(maxInFlight, millis, TimeUnit.MILLISECONDS)) {
-      inFlight.release(maxInFlight);
+    /** Puts for {@code durationNanos}; {@code rate <= 0} is as fast as etcd takes them. */
+    @Override
+    public void run(double rate, long durationNanos) throws InterruptedException {
+        long start = System.nanoTime();
+        long end = start + durationNanos;
+        long i = 0;
+        while (true) {
+            long now = System.nanoTime();
+            if (now >= end) {
+                break;
+            }
+            if (rate > 0) {
+                long due = start + (long) (i * 1e9 / rate);
+                if (due > now) {
+                    long sleep = due - now;
+                    TimeUnit.NANOSECONDS.sleep(Math.min(sleep, end - now));
+                    continue;
+                }
+                if (now - due > 5_000_000L) {
+                    late.increment();
+                }
+            }
+            if (!inFlight.tryAcquire(Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                break;
+            }
+            ByteSequence key = ByteSequence.from(prefix + "k-" + (i % keys), StandardCharsets.UTF_8);
+            long stamp = System.nanoTime();
+            ByteSequence value = ByteSequence.from(LatencyStamp.value(stamp, filler));
+            kv.put(key, value).whenComplete((r, e) -> {
+                inFlight.release();
+                if (e == null) {
+                    acked.increment();
+                    putLatency.recordValue(Math.max(0, (System.nanoTime() - stamp) / 1000));
+                } else {
+                    failed.increment();
+                }
+            });
+            i++;
+            sent++;
+        }
     }
-  }
 
-  long sent() {
-    return sent;
-  }
+    /** Waits up to {@code millis} for outstanding puts. */
+    @Override
+    public void drain(long millis) throws InterruptedException {
+        if (inFlight.tryAcquire(maxInFlight, millis, TimeUnit.MILLISECONDS)) {
+            inFlight.release(maxInFlight);
+        }
+    }
 
-  @Override
-  public long acked() {
-    return acked.sum();
-  }
+    long sent() {
+        return sent;
+    }
 
-  long failed() {
-    return failed.sum();
-  }
+    @Override
+    public long acked() {
+        return acked.sum();
+    }
 
-  long lateSends() {
-    return late.sum();
-  }
+    long failed() {
+        return failed.sum();
+    }
 
-  Recorder putLatency() {
-    return putLatency;
-  }
+    long lateSends() {
+        return late.sum();
+    }
+
+    Recorder putLatency() {
+        return putLatency;
+    }
 }

@@ -17,32 +17,32 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * {@code PLAIN-CONSUMER records=N seconds=S}.
  */
 public final class PlainConsumerMain {
-  private PlainConsumerMain() {}
+    private PlainConsumerMain() {}
 
-  /** {@code bootstrap topic [fromOffset]}. */
-  public static void main(String[] args) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    long t0 = System.nanoTime();
-    long records = 0;
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
-      TopicPartition tp = new TopicPartition(args[1], 0);
-      c.assign(List.of(tp));
-      if (args.length > 2) {
-        c.seek(tp, Long.parseLong(args[2]));
-      } else {
-        c.seekToBeginning(List.of(tp));
-      }
-      Map<TopicPartition, Long> end = c.endOffsets(List.of(tp));
-      while (c.position(tp) < end.get(tp)) {
-        ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(500));
-        records += rs.count();
-      }
+    /** {@code bootstrap topic [fromOffset]}. */
+    public static void main(String[] args) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        long t0 = System.nanoTime();
+        long records = 0;
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            TopicPartition tp = new TopicPartition(args[1], 0);
+            c.assign(List.of(tp));
+            if (args.length > 2) {
+                c.seek(tp, Long.parseLong(args[2]));
+            } else {
+                c.seekToBeginning(List.of(tp));
+            }
+            Map<TopicPartition, Long> end = c.endOffsets(List.of(tp));
+            while (c.position(tp) < end.get(tp)) {
+                ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(500));
+                records += rs.count();
+            }
+        }
+        System.out.printf("PLAIN-CONSUMER records=%d seconds=%.3f%n", records, (System.nanoTime() - t0) / 1e9);
     }
-    System.out.printf("PLAIN-CONSUMER records=%d seconds=%.3f%n", records, (System.nanoTime() - t0) / 1e9);
-  }
 }

@@ -11,75 +11,77 @@ import java.nio.file.Path;
  * ({@code VmRSS}). Linux only.
  */
 final class Proc {
-  /** USER_HZ: the unit of utime and stime. */
-  static final long CLOCK_TICKS_PER_SECOND = clockTicks();
+    /** USER_HZ: the unit of utime and stime. */
+    static final long CLOCK_TICKS_PER_SECOND = clockTicks();
 
-  private Proc() {}
+    private Proc() {}
 
-  /** CPU seconds (user + system) the process has used so far, or NaN when it is gone. */
-  static double cpuSeconds(long pid) {
-    try {
-      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"), StandardCharsets.US_ASCII);
-      // comm (field 2) may hold spaces and parentheses: fields are counted after the last ')'.
-      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      long utime = Long.parseLong(f[11]);
-      long stime = Long.parseLong(f[12]);
-      return (utime + stime) / (double) CLOCK_TICKS_PER_SECOND;
-    } catch (IOException | RuntimeException e) {
-      return Double.NaN;
-    }
-  }
-
-  /** Resident set size in bytes, or -1 when the process is gone. */
-  static long rssBytes(long pid) {
-    try {
-      for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"), StandardCharsets.US_ASCII)) {
-        if (line.startsWith("VmRSS:")) {
-          String[] f = line.trim().split("\\s+");
-          return Long.parseLong(f[1]) * 1024;
+    /** CPU seconds (user + system) the process has used so far, or NaN when it is gone. */
+    static double cpuSeconds(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"), StandardCharsets.US_ASCII);
+            // comm (field 2) may hold spaces and parentheses: fields are counted after the last ')'.
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            long utime = Long.parseLong(f[11]);
+            long stime = Long.parseLong(f[12]);
+            return (utime + stime) / (double) CLOCK_TICKS_PER_SECOND;
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
         }
-      }
-    } catch (IOException | RuntimeException e) {
-      return -1;
-    }
-    return -1;
-  }
-
-  /** This JVM's pid. */
-  static long self() {
-    return ProcessHandle.current().pid();
-  }
-
-  private static long clockTicks() {
-    try {
-      Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();
-      p.waitFor();
-      return Long.parseLong(out);
-    } catch (IOException | RuntimeException e) {
-      return 100;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return 100;
-    }
-  }
-
-  /** CPU seconds of a process over an interval: sample {@link #start}, then {@link #seconds}. */
-  static final class CpuMeter {
-    private final long pid;
-    private double start;
-
-    CpuMeter(long pid) {
-      this.pid = pid;
     }
 
-    CpuMeter start() {
-      start = cpuSeconds(pid);
-      return this;
+    /** Resident set size in bytes, or -1 when the process is gone. */
+    static long rssBytes(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"), StandardCharsets.US_ASCII)) {
+                if (line.startsWith("VmRSS:")) {
+                    String[] f = line.trim().split("\\s+");
+                    return Long.parseLong(f[1]) * 1024;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+        return -1;
     }
 
-    double seconds() {
-      return cpuSeconds(pid) - start;
+    /** This JVM's pid. */
+    static long self() {
+        return ProcessHandle.current().pid();
     }
-  }
+
+    private static long clockTicks() {
+        try {
+            Process p = new ProcessBuilder("getconf", "CLK_TCK")
+                    .redirectErrorStream(true)
+                    .start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();
+            p.waitFor();
+            return Long.parseLong(out);
+        } catch (IOException | RuntimeException e) {
+            return 100;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 100;
+        }
+    }
+
+    /** CPU seconds of a process over an interval: sample {@link #start}, then {@link #seconds}. */
+    static final class CpuMeter {
+        private final long pid;
+        private double start;
+
+        CpuMeter(long pid) {
+            this.pid = pid;
+        }
+
+        CpuMeter start() {
+            start = cpuSeconds(pid);
+            return this;
+        }
+
+        double seconds() {
+            return cpuSeconds(pid) - start;
+        }
+    }
 }

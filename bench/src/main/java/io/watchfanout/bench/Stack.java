@@ -22,155 +22,161 @@ import java.util.Map;
  * <p>Thread-safety: start and stop from the scenario's thread.
  */
 final class Stack implements AutoCloseable {
-  static final String TOPIC_PREFIX = "bench";
+    static final String TOPIC_PREFIX = "bench";
 
-  private final Path repo;
-  private final Progress progress;
-  private final StackLauncher tier = new StackLauncher(TOPIC_PREFIX);
-  private EtcdServer etcd;
-  private KafkaBroker kafka;
-  private JavaProcess ingester;
-  private final List<AutoCloseable> others = new ArrayList<>();
-  private Client client;
+    private final Path repo;
+    private final Progress progress;
+    private final StackLauncher tier = new StackLauncher(TOPIC_PREFIX);
+    private EtcdServer etcd;
+    private KafkaBroker kafka;
+    private JavaProcess ingester;
+    private final List<AutoCloseable> others = new ArrayList<>();
+    private Client client;
 
-  Stack(Path repo, Progress progress) {
-    this.repo = repo;
-    this.progress = progress;
-  }
-
-  Stack startEtcd() {
-    progress.log("starting etcd");
-    etcd = tier.startEtcd(b -> b);
-    return this;
-  }
-
-  Stack startKafka() {
-    progress.log("starting Kafka (KRaft, one node)");
-    kafka = tier.startKafka(b -> b.maxHeap("1g"));
-    return this;
-  }
-
-  Stack startIngester() {
-    Path jar = StackLauncher.jar(repo, "ingester");
-    progress.log("starting the ingester " + jar);
-    int port = FreePorts.pick();
-    ingester = tier.startReady(tier.ingester(JavaProcess.builderForJar(jar).name("ingester").maxHeap("512m"), port),
-        "ingester", port, Duration.ofSeconds(90));
-    return this;
-  }
-
-  /** A running fan-out node. */
-  static final class Node implements AutoCloseable {
-    final JavaProcess process;
-    final int port;
-
-    Node(JavaProcess process, int port) {
-      this.process = process;
-      this.port = port;
+    Stack(Path repo, Progress progress) {
+        this.repo = repo;
+        this.progress = progress;
     }
 
-    long pid() {
-      return process.pid();
+    Stack startEtcd() {
+        progress.log("starting etcd");
+        etcd = tier.startEtcd(b -> b);
+        return this;
     }
 
-    /** The node's metrics, name (with labels) → value. */
-    Map<String, Double> metrics() throws IOException, InterruptedException {
-      return scrape("http://127.0.0.1:" + port + "/metrics");
+    Stack startKafka() {
+        progress.log("starting Kafka (KRaft, one node)");
+        kafka = tier.startKafka(b -> b.maxHeap("1g"));
+        return this;
+    }
+
+    Stack startIngester() {
+        Path jar = StackLauncher.jar(repo, "ingester");
+        progress.log("starting the ingester " + jar);
+        int port = FreePorts.pick();
+        ingester = tier.startReady(
+                tier.ingester(JavaProcess.builderForJar(jar).name("ingester").maxHeap("512m"), port),
+                "ingester",
+                port,
+                Duration.ofSeconds(90));
+        return this;
+    }
+
+    /** A running fan-out node. */
+    static final class Node implements AutoCloseable {
+        final JavaProcess process;
+        final int port;
+
+        Node(JavaProcess process, int port) {
+            this.process = process;
+            this.port = port;
+        }
+
+        long pid() {
+            return process.pid();
+        }
+
+        /** The node's metrics, name (with labels) → value. */
+        Map<String, Double> metrics() throws IOException, InterruptedException {
+            return scrape("http://127.0.0.1:" + port + "/metrics");
+        }
+
+        @Override
+        public void close() {
+            process.close();
+        }
+    }
+
+    /** Starts a fan-out node with extra flags and JVM options and waits until it is ready. */
+    Node startNode(List<String> flags, List<String> jvmArgs, String maxHeap) {
+        return startNode(TOPIC_PREFIX, flags, jvmArgs, maxHeap);
+    }
+
+    /** As {@link #startNode(List, List, String)} on the topics of {@code topicPrefix}. */
+    Node startNode(String topicPrefix, List<String> flags, List<String> jvmArgs, String maxHeap) {
+        Path jar = StackLauncher.jar(repo, "fanout-node");
+        int port = FreePorts.pick();
+        JavaProcess.Builder b = StackLauncher.on(etcd.clientUrl(), kafka.bootstrapServers(), topicPrefix)
+                .node(JavaProcess.builderForJar(jar).name("fanout-" + port).maxHeap(maxHeap), port, "bench-" + port);
+        if (!flags.contains("--max-feed-staleness")) {
+            // Topics that bench's own feeder wrote carry no heartbeats: a node must not call them stale.
+            b.args("--max-feed-staleness", "0");
+        }
+        b.args(flags);
+        jvmArgs.forEach(b::jvmArg);
+        // BENCH_NODE_JAVA_OPTS: extra JVM options of every node, e.g. a JFR recording (docs/BENCHMARKS.md).
+        String extra = System.getenv("BENCH_NODE_JAVA_OPTS");
+        if (extra != null && !extra.isBlank()) {
+            for (String opt : extra.trim().split("\\s+")) {
+                b.jvmArg(opt.replace("{port}", Integer.toString(port)));
+            }
+        }
+        progress.log("starting a fan-out node on port " + port + (flags.isEmpty() ? "" : " " + flags));
+        JavaProcess p = b.start();
+        Node node = new Node(p, port);
+        others.add(node);
+        StackLauncher.awaitReady(
+                p, "fan-out node", "http://127.0.0.1:" + port + "/readyz", Duration.ofMinutes(15), () -> {});
+        return node;
+    }
+
+    /** Registers something to close with the stack (e.g. a grpc-proxy). */
+    void closeLater(AutoCloseable c) {
+        others.add(c);
+    }
+
+    EtcdServer etcd() {
+        return etcd;
+    }
+
+    KafkaBroker kafka() {
+        return kafka;
+    }
+
+    JavaProcess ingester() {
+        return ingester;
+    }
+
+    /** A shared jetcd client of the stack's etcd. */
+    synchronized Client etcdClient() {
+        if (client == null) {
+            client = Client.builder()
+                    .endpoints(etcd.clientUrl())
+                    .maxInboundMessageSize(64 << 20)
+                    .build();
+        }
+        return client;
+    }
+
+    /** Prometheus text format → sample name (with labels) → value. */
+    static Map<String, Double> scrape(String url) throws IOException, InterruptedException {
+        return StackLauncher.metrics(url);
+    }
+
+    /** Sum of every sample whose name starts with {@code prefix} (all label sets). */
+    static double sum(Map<String, Double> metrics, String prefix) {
+        double s = 0;
+        for (Map.Entry<String, Double> e : metrics.entrySet()) {
+            String k = e.getKey();
+            if (k.equals(prefix) || k.startsWith(prefix + "{")) {
+                s += e.getValue();
+            }
+        }
+        return s;
     }
 
     @Override
     public void close() {
-      process.close();
+        if (client != null) {
+            client.close();
+        }
+        for (int i = others.size() - 1; i >= 0; i--) {
+            try {
+                others.get(i).close();
+            } catch (Exception e) {
+                progress.log("closing " + others.get(i) + ": " + e);
+            }
+        }
+        tier.close(); // the ingester, Kafka, etcd
     }
-  }
-
-  /** Starts a fan-out node with extra flags and JVM options and waits until it is ready. */
-  Node startNode(List<String> flags, List<String> jvmArgs, String maxHeap) {
-    return startNode(TOPIC_PREFIX, flags, jvmArgs, maxHeap);
-  }
-
-  /** As {@link #startNode(List, List, String)} on the topics of {@code topicPrefix}. */
-  Node startNode(String topicPrefix, List<String> flags, List<String> jvmArgs, String maxHeap) {
-    Path jar = StackLauncher.jar(repo, "fanout-node");
-    int port = FreePorts.pick();
-    JavaProcess.Builder b = StackLauncher.on(etcd.clientUrl(), kafka.bootstrapServers(), topicPrefix)
-        .node(JavaProcess.builderForJar(jar).name("fanout-" + port).maxHeap(maxHeap), port, "bench-" + port);
-    if (!flags.contains("--max-feed-staleness")) {
-      // Topics that bench's own feeder wrote carry no heartbeats: a node must not call them stale.
-      b.args("--max-feed-staleness", "0");
-    }
-    b.args(flags);
-    jvmArgs.forEach(b::jvmArg);
-    // BENCH_NODE_JAVA_OPTS: extra JVM options of every node, e.g. a JFR recording (docs/BENCHMARKS.md).
-    String extra = System.getenv("BENCH_NODE_JAVA_OPTS");
-    if (extra != null && !extra.isBlank()) {
-      for (String opt : extra.trim().split("\\s+")) {
-        b.jvmArg(opt.replace("{port}", Integer.toString(port)));
-      }
-    }
-    progress.log("starting a fan-out node on port " + port + (flags.isEmpty() ? "" : " " + flags));
-    JavaProcess p = b.start();
-    Node node = new Node(p, port);
-    others.add(node);
-    StackLauncher.awaitReady(p, "fan-out node", "http://127.0.0.1:" + port + "/readyz", Duration.ofMinutes(15),
-        () -> { });
-    return node;
-  }
-
-  /** Registers something to close with the stack (e.g. a grpc-proxy). */
-  void closeLater(AutoCloseable c) {
-    others.add(c);
-  }
-
-  EtcdServer etcd() {
-    return etcd;
-  }
-
-  KafkaBroker kafka() {
-    return kafka;
-  }
-
-  JavaProcess ingester() {
-    return ingester;
-  }
-
-  /** A shared jetcd client of the stack's etcd. */
-  synchronized Client etcdClient() {
-    if (client == null) {
-      client = Client.builder().endpoints(etcd.clientUrl()).maxInboundMessageSize(64 << 20).build();
-    }
-    return client;
-  }
-
-  /** Prometheus text format → sample name (with labels) → value. */
-  static Map<String, Double> scrape(String url) throws IOException, InterruptedException {
-    return StackLauncher.metrics(url);
-  }
-
-  /** Sum of every sample whose name starts with {@code prefix} (all label sets). */
-  static double sum(Map<String, Double> metrics, String prefix) {
-    double s = 0;
-    for (Map.Entry<String, Double> e : metrics.entrySet()) {
-      String k = e.getKey();
-      if (k.equals(prefix) || k.startsWith(prefix + "{")) {
-        s += e.getValue();
-      }
-    }
-    return s;
-  }
-
-  @Override
-  public void close() {
-    if (client != null) {
-      client.close();
-    }
-    for (int i = others.size() - 1; i >= 0; i--) {
-      try {
-        others.get(i).close();
-      } catch (Exception e) {
-        progress.log("closing " + others.get(i) + ": " + e);
-      }
-    }
-    tier.close(); // the ingester, Kafka, etcd
-  }
 }

@@ -19,55 +19,56 @@ import picocli.CommandLine.TypeConversionException;
  * <p>Stateless and thread-safe.
  */
 public final class ByteSizeConverter implements ITypeConverter<Integer> {
-  private static final Pattern SIZE = Pattern.compile("(\\d+)(Ki|Mi|Gi)?(?:(?<=i)B)?");
-  private static final Pattern AMBIGUOUS = Pattern.compile("(\\d+)\\s*([kKmMgG])[bB]?");
+    private static final Pattern SIZE = Pattern.compile("(\\d+)(Ki|Mi|Gi)?(?:(?<=i)B)?");
+    private static final Pattern AMBIGUOUS = Pattern.compile("(\\d+)\\s*([kKmMgG])[bB]?");
 
-  @Override
-  public Integer convert(String text) {
-    return parse(text);
-  }
+    @Override
+    public Integer convert(String text) {
+        return parse(text);
+    }
 
-  /**
-   * @param text e.g. {@code 8MiB}
-   * @return the size in bytes
-   * @throws TypeConversionException naming the value and the expected form
-   */
-  public static int parse(String text) {
-    String trimmed = text == null ? "" : text.trim();
-    Matcher m = SIZE.matcher(trimmed);
-    if (m.matches()) {
-      String unit = m.group(2) == null ? "B" : m.group(2);
-      long multiplier;
-      switch (unit.charAt(0)) {
-        case 'K':
-          multiplier = 1L << 10;
-          break;
-        case 'M':
-          multiplier = 1L << 20;
-          break;
-        case 'G':
-          multiplier = 1L << 30;
-          break;
-        default:
-          multiplier = 1;
-      }
-      try {
-        long bytes = Math.multiplyExact(Long.parseLong(m.group(1)), multiplier);
-        if (bytes <= Integer.MAX_VALUE) {
-          return (int) bytes;
+    /**
+     * @param text e.g. {@code 8MiB}
+     * @return the size in bytes
+     * @throws TypeConversionException naming the value and the expected form
+     */
+    public static int parse(String text) {
+        String trimmed = text == null ? "" : text.trim();
+        Matcher m = SIZE.matcher(trimmed);
+        if (m.matches()) {
+            String unit = m.group(2) == null ? "B" : m.group(2);
+            long multiplier;
+            switch (unit.charAt(0)) {
+                case 'K':
+                    multiplier = 1L << 10;
+                    break;
+                case 'M':
+                    multiplier = 1L << 20;
+                    break;
+                case 'G':
+                    multiplier = 1L << 30;
+                    break;
+                default:
+                    multiplier = 1;
+            }
+            try {
+                long bytes = Math.multiplyExact(Long.parseLong(m.group(1)), multiplier);
+                if (bytes <= Integer.MAX_VALUE) {
+                    return (int) bytes;
+                }
+            } catch (ArithmeticException | NumberFormatException e) {
+                // falls through to the message below
+            }
         }
-      } catch (ArithmeticException | NumberFormatException e) {
-        // falls through to the message below
-      }
+        Matcher ambiguous = AMBIGUOUS.matcher(trimmed);
+        String hint = "";
+        if (ambiguous.matches()) {
+            String binary = ambiguous.group(1)
+                    + Character.toUpperCase(ambiguous.group(2).charAt(0)) + "iB";
+            hint = "; " + trimmed + " could mean powers of 1000 or of 1024: write " + binary + " for powers of 1024";
+        }
+        throw new TypeConversionException(
+                "'" + text + "' is not a byte size (expected: a whole number of bytes up to 2GiB-1, "
+                        + "optionally with a unit KiB, MiB or GiB (or Ki, Mi, Gi), e.g. 8MiB" + hint + ")");
     }
-    Matcher ambiguous = AMBIGUOUS.matcher(trimmed);
-    String hint = "";
-    if (ambiguous.matches()) {
-      String binary = ambiguous.group(1) + Character.toUpperCase(ambiguous.group(2).charAt(0)) + "iB";
-      hint = "; " + trimmed + " could mean powers of 1000 or of 1024: write " + binary + " for powers of 1024";
-    }
-    throw new TypeConversionException(
-        "'" + text + "' is not a byte size (expected: a whole number of bytes up to 2GiB-1, "
-            + "optionally with a unit KiB, MiB or GiB (or Ki, Mi, Gi), e.g. 8MiB" + hint + ")");
-  }
 }

@@ -20,63 +20,64 @@ import java.util.function.Predicate;
  * @param <T> the value's type
  */
 public record Check<T>(String expected, Predicate<? super T> test) {
-  /** Validates the fields. */
-  public Check {
-    Objects.requireNonNull(expected, "expected");
-    Objects.requireNonNull(test, "test");
-  }
+    /** Validates the fields. */
+    public Check {
+        Objects.requireNonNull(expected, "expected");
+        Objects.requireNonNull(test, "test");
+    }
 
-  /**
-   * A check of its own words.
-   *
-   * @param expected what a valid value is, e.g. {@code -1 or >= 1}
-   * @param test true for a valid value
-   */
-  public static <T> Check<T> of(String expected, Predicate<? super T> test) {
-    return new Check<>(expected, test);
-  }
+    /**
+     * A check of its own words.
+     *
+     * @param expected what a valid value is, e.g. {@code -1 or >= 1}
+     * @param test true for a valid value
+     */
+    public static <T> Check<T> of(String expected, Predicate<? super T> test) {
+        return new Check<>(expected, test);
+    }
 
-  /**
-   * A check by a parser of the domain that explains its own failures (e.g. the CORS origins).
-   *
-   * @param validator throws {@link IllegalArgumentException} naming the bad value and what was
-   *     expected
-   */
-  public static <T> Check<T> by(Consumer<? super T> validator) {
-    return new Check<>("", value -> {
-      validator.accept(value);
-      return true;
-    });
-  }
+    /**
+     * A check by a parser of the domain that explains its own failures (e.g. the CORS origins).
+     *
+     * @param validator throws {@link IllegalArgumentException} naming the bad value and what was
+     *     expected
+     */
+    public static <T> Check<T> by(Consumer<? super T> validator) {
+        return new Check<>("", value -> {
+            validator.accept(value);
+            return true;
+        });
+    }
 
-  /** A whole number {@code >= min}. */
-  public static Check<Integer> atLeast(int min) {
-    return of(">= " + min, v -> v >= min);
-  }
+    /** A whole number {@code >= min}. */
+    public static Check<Integer> atLeast(int min) {
+        return of(">= " + min, v -> v >= min);
+    }
 
-  /** A whole number in {@code min..max}. */
-  public static Check<Integer> between(int min, int max) {
-    return of(min + ".." + max, v -> v >= min && v <= max);
-  }
+    /** A whole number in {@code min..max}. */
+    public static Check<Integer> between(int min, int max) {
+        return of(min + ".." + max, v -> v >= min && v <= max);
+    }
 
-  /** A duration of at least {@code min}, e.g. {@code >= 1ms}. */
-  public static Check<Duration> atLeast(Duration min) {
-    return of(">= " + DurationConverter.format(min), v -> v.compareTo(min) >= 0);
-  }
+    /** A duration of at least {@code min}, e.g. {@code >= 1ms}. */
+    public static Check<Duration> atLeast(Duration min) {
+        return of(">= " + DurationConverter.format(min), v -> v.compareTo(min) >= 0);
+    }
 
-  /** A duration longer than zero. */
-  public static Check<Duration> positive() {
-    return of("> 0", v -> !v.isZero() && !v.isNegative());
-  }
+    /** A duration longer than zero. */
+    public static Check<Duration> positive() {
+        return of("> 0", v -> !v.isZero() && !v.isNegative());
+    }
 
-  /** A duration of whole seconds in {@code min..max} seconds (what socket options take). */
-  public static Check<Duration> wholeSeconds(long min, long max) {
-    return of("whole seconds, " + min + "s.." + max + "s",
-        v -> v.getNano() == 0 && v.getSeconds() >= min && v.getSeconds() <= max);
-  }
+    /** A duration of whole seconds in {@code min..max} seconds (what socket options take). */
+    public static Check<Duration> wholeSeconds(long min, long max) {
+        return of(
+                "whole seconds, " + min + "s.." + max + "s",
+                v -> v.getNano() == 0 && v.getSeconds() >= min && v.getSeconds() <= max);
+    }
 
-  /** Text that is not blank. */
-  public static Check<String> notBlank(String expected) {
-    return of(expected, v -> !v.isBlank());
-  }
+    /** Text that is not blank. */
+    public static Check<String> notBlank(String expected) {
+        return of(expected, v -> !v.isBlank());
+    }
 }

@@ -15,38 +15,38 @@ import picocli.CommandLine.Model.OptionSpec;
  * <p>Immutable and thread-safe.
  */
 public final class EnvironmentDefaults implements IDefaultValueProvider {
-  /** The prefix of every environment variable the runnables read. */
-  public static final String PREFIX = "WATCHFANOUT_";
+    /** The prefix of every environment variable the runnables read. */
+    public static final String PREFIX = "WATCHFANOUT_";
 
-  private final Map<String, String> environment;
+    private final Map<String, String> environment;
 
-  /** Reads the process environment. */
-  public EnvironmentDefaults() {
-    this(System.getenv());
-  }
-
-  /** @param environment the variables to read, e.g. a fixed map in tests */
-  public EnvironmentDefaults(Map<String, String> environment) {
-    this.environment = Map.copyOf(Objects.requireNonNull(environment, "environment"));
-  }
-
-  /**
-   * The environment variable that mirrors an option: {@code --kafka-bootstrap} becomes
-   * {@code WATCHFANOUT_KAFKA_BOOTSTRAP}.
-   *
-   * @param longName the option's long name, with or without leading dashes
-   */
-  public static String variableFor(String longName) {
-    String bare = longName.replaceFirst("^-+", "");
-    return PREFIX + bare.replace('-', '_').toUpperCase(java.util.Locale.ROOT);
-  }
-
-  @Override
-  public String defaultValue(ArgSpec argSpec) {
-    if (!(argSpec instanceof OptionSpec)) {
-      return null;
+    /** Reads the process environment. */
+    public EnvironmentDefaults() {
+        this(System.getenv());
     }
-    String value = environment.get(variableFor(((OptionSpec) argSpec).longestName()));
-    return value != null ? value : argSpec.defaultValue();
-  }
+
+    /** @param environment the variables to read, e.g. a fixed map in tests */
+    public EnvironmentDefaults(Map<String, String> environment) {
+        this.environment = Map.copyOf(Objects.requireNonNull(environment, "environment"));
+    }
+
+    /**
+     * The environment variable that mirrors an option: {@code --kafka-bootstrap} becomes
+     * {@code WATCHFANOUT_KAFKA_BOOTSTRAP}.
+     *
+     * @param longName the option's long name, with or without leading dashes
+     */
+    public static String variableFor(String longName) {
+        String bare = longName.replaceFirst("^-+", "");
+        return PREFIX + bare.replace('-', '_').toUpperCase(java.util.Locale.ROOT);
+    }
+
+    @Override
+    public String defaultValue(ArgSpec argSpec) {
+        if (!(argSpec instanceof OptionSpec)) {
+            return null;
+        }
+        String value = environment.get(variableFor(((OptionSpec) argSpec).longestName()));
+        return value != null ? value : argSpec.defaultValue();
+    }
 }

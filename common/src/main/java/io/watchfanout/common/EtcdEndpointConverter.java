@@ -17,35 +17,39 @@ import picocli.CommandLine.TypeConversionException;
  * <p>Stateless and thread-safe.
  */
 public final class EtcdEndpointConverter implements ITypeConverter<String> {
-  private static final Pattern HAS_SCHEME = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://.*");
+    private static final Pattern HAS_SCHEME = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://.*");
 
-  @Override
-  public String convert(String text) {
-    return parse(text);
-  }
-
-  /**
-   * @param text e.g. {@code 127.0.0.1:2379} or {@code http://etcd-0:2379}
-   * @return the endpoint as a URL, e.g. {@code http://127.0.0.1:2379}
-   * @throws TypeConversionException naming the value and the expected forms
-   */
-  public static String parse(String text) {
-    String trimmed = text == null ? "" : text.trim();
-    // Without a scheme, etcdctl assumes plain HTTP; so do we.
-    String url = HAS_SCHEME.matcher(trimmed).matches() ? trimmed : "http://" + trimmed;
-    try {
-      URI uri = new URI(url);
-      String scheme = uri.getScheme();
-      boolean knownScheme = "http".equalsIgnoreCase(scheme) || "https".equalsIgnoreCase(scheme);
-      boolean bare = uri.getUserInfo() == null && uri.getQuery() == null && uri.getFragment() == null
-          && (uri.getPath() == null || uri.getPath().isEmpty() || uri.getPath().equals("/"));
-      if (knownScheme && uri.getHost() != null && uri.getPort() >= 1 && uri.getPort() <= 65535 && bare) {
-        return scheme.toLowerCase(java.util.Locale.ROOT) + "://" + uri.getHost() + ":" + uri.getPort();
-      }
-    } catch (URISyntaxException e) {
-      // falls through to the message below
+    @Override
+    public String convert(String text) {
+        return parse(text);
     }
-    throw new TypeConversionException("'" + text + "' is not an etcd endpoint (expected: host:port, "
-        + "http://host:port or https://host:port, as etcdctl --endpoints takes them, e.g. 127.0.0.1:2379)");
-  }
+
+    /**
+     * @param text e.g. {@code 127.0.0.1:2379} or {@code http://etcd-0:2379}
+     * @return the endpoint as a URL, e.g. {@code http://127.0.0.1:2379}
+     * @throws TypeConversionException naming the value and the expected forms
+     */
+    public static String parse(String text) {
+        String trimmed = text == null ? "" : text.trim();
+        // Without a scheme, etcdctl assumes plain HTTP; so do we.
+        String url = HAS_SCHEME.matcher(trimmed).matches() ? trimmed : "http://" + trimmed;
+        try {
+            URI uri = new URI(url);
+            String scheme = uri.getScheme();
+            boolean knownScheme = "http".equalsIgnoreCase(scheme) || "https".equalsIgnoreCase(scheme);
+            boolean bare = uri.getUserInfo() == null
+                    && uri.getQuery() == null
+                    && uri.getFragment() == null
+                    && (uri.getPath() == null
+                            || uri.getPath().isEmpty()
+                            || uri.getPath().equals("/"));
+            if (knownScheme && uri.getHost() != null && uri.getPort() >= 1 && uri.getPort() <= 65535 && bare) {
+                return scheme.toLowerCase(java.util.Locale.ROOT) + "://" + uri.getHost() + ":" + uri.getPort();
+            }
+        } catch (URISyntaxException e) {
+            // falls through to the message below
+        }
+        throw new TypeConversionException("'" + text + "' is not an etcd endpoint (expected: host:port, "
+                + "http://host:port or https://host:port, as etcdctl --endpoints takes them, e.g. 127.0.0.1:2379)");
+    }
 }

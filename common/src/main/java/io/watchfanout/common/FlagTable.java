@@ -24,179 +24,183 @@ import picocli.CommandLine.Model.OptionSpec;
  * <p>Immutable and thread-safe.
  */
 public class FlagTable implements CommandLine.IModelTransformer {
-  /** The line of an option's help that holds its unit, range and default starts with this. */
-  public static final String UNIT_LINE = "Unit: ";
+    /** The line of an option's help that holds its unit, range and default starts with this. */
+    public static final String UNIT_LINE = "Unit: ";
 
-  /** How {@code --help} writes a default. */
-  public enum DefaultStyle {
-    /** {@code Unit: events, >= 1 (default: 100000).} */
-    PARENTHESES,
-    /** {@code Unit: events, >= 1. Default: 100000.} */
-    SENTENCE
-  }
-
-  private final DefaultStyle style;
-  private final List<Flag<?>> flags;
-
-  /**
-   * @param style how {@code --help} writes defaults
-   * @param flags the flags in {@code --help}'s order
-   * @throws IllegalArgumentException when two flags have the same name
-   */
-  protected FlagTable(DefaultStyle style, Flag<?>... flags) {
-    this.style = style;
-    this.flags = List.of(flags);
-    Set<String> names = new HashSet<>();
-    for (Flag<?> f : this.flags) {
-      if (!names.add(f.name())) {
-        throw new IllegalArgumentException("flag " + f.name() + " is defined twice");
-      }
+    /** How {@code --help} writes a default. */
+    public enum DefaultStyle {
+        /** {@code Unit: events, >= 1 (default: 100000).} */
+        PARENTHESES,
+        /** {@code Unit: events, >= 1. Default: 100000.} */
+        SENTENCE
     }
-  }
 
-  /** The flags, in {@code --help}'s order. */
-  public final List<Flag<?>> flags() {
-    return flags;
-  }
+    private final DefaultStyle style;
+    private final List<Flag<?>> flags;
 
-  /** Adds an option for every flag to {@code spec} (picocli calls this once per command line). */
-  @Override
-  public final CommandSpec transform(CommandSpec spec) {
-    for (Flag<?> f : flags) {
-      spec.addOption(option(f));
-    }
-    return spec;
-  }
-
-  private OptionSpec option(Flag<?> f) {
-    OptionSpec.Builder b = OptionSpec.builder(f.name()).description(description(f)).hidden(f.hidden());
-    switch (f.arity()) {
-      case NEGATABLE:
-        b.type(boolean.class).negatable(true).arity("0");
-        break;
-      case OPTIONAL_VALUE:
-        b.type(boolean.class).arity("0..1").fallbackValue("true").paramLabel(f.paramLabel());
-        break;
-      default:
-        b.type(f.type()).paramLabel(f.paramLabel());
-        if (f.elementType() != null) {
-          b.auxiliaryTypes(f.elementType()).splitRegex(",");
+    /**
+     * @param style how {@code --help} writes defaults
+     * @param flags the flags in {@code --help}'s order
+     * @throws IllegalArgumentException when two flags have the same name
+     */
+    protected FlagTable(DefaultStyle style, Flag<?>... flags) {
+        this.style = style;
+        this.flags = List.of(flags);
+        Set<String> names = new HashSet<>();
+        for (Flag<?> f : this.flags) {
+            if (!names.add(f.name())) {
+                throw new IllegalArgumentException("flag " + f.name() + " is defined twice");
+            }
         }
     }
-    if (f.converter() != null) {
-      b.converters(f.converter());
-    }
-    if (f.defaultValue() != null) {
-      b.defaultValue(f.defaultValue());
-    }
-    return b.build();
-  }
 
-  private String[] description(Flag<?> f) {
-    List<String> parts = new ArrayList<>();
-    if (!f.unit().isEmpty()) {
-      parts.add(f.unit().replace("`", ""));
+    /** The flags, in {@code --help}'s order. */
+    public final List<Flag<?>> flags() {
+        return flags;
     }
-    if (f.check() != null && !f.check().expected().isEmpty()) {
-      parts.add(f.check().expected());
-    }
-    String line = parts.isEmpty() ? "" : UNIT_LINE + String.join(", ", parts);
-    String defaults = f.defaultValue() != null ? "${DEFAULT-VALUE}" : f.defaultText();
-    if (f.required()) {
-      line = (line.isEmpty() ? "" : line + " ") + "(required)";
-    } else if (defaults != null && style == DefaultStyle.PARENTHESES) {
-      line = (line.isEmpty() ? "" : line + " ") + "(default: " + defaults + ")";
-    } else if (defaults != null) {
-      line = (line.isEmpty() ? "" : line + ". ") + "Default: " + defaults;
-    }
-    return line.isEmpty() ? new String[] {escape(f.help())} : new String[] {escape(f.help()), escape(line) + "."};
-  }
 
-  /** picocli formats help text with {@link String#format}: a literal {@code %} is {@code %%}. */
-  private static String escape(String text) {
-    return text.replace("%", "%%");
-  }
-
-  /**
-   * Reads and checks the flags that {@code spec} parsed: every required one is there (on the
-   * command line or in its environment variable) and every value passes its check.
-   *
-   * @throws CommandLine.ParameterException naming the missing flags with their variables, or the
-   *     flag, its value and what was expected; picocli prints it as a one-line usage error and
-   *     exits with status 2
-   */
-  public final Values values(CommandSpec spec) {
-    Map<Flag<?>, Object> values = new IdentityHashMap<>();
-    List<String> missing = new ArrayList<>();
-    for (Flag<?> f : flags) {
-      Object value = spec.findOption(f.name()).getValue();
-      if (value == null && f.required()) {
-        missing.add(f.name());
-      }
-      values.put(f, value != null ? value : f.absent());
-    }
-    if (!missing.isEmpty()) {
-      List<String> variables = missing.stream().map(EnvironmentDefaults::variableFor).toList();
-      String s = missing.size() == 1 ? "" : "s";
-      throw new CommandLine.ParameterException(spec.commandLine(), "Missing required option" + s + " "
-          + String.join(", ", missing) + " (or environment variable" + s + " " + String.join(", ", variables) + ")");
-    }
-    for (Flag<?> f : flags) {
-      Object value = values.get(f);
-      if (value != null && f.check() != null) {
-        String failure = failure(f, value);
-        if (failure != null) {
-          throw new CommandLine.ParameterException(spec.commandLine(), failure);
+    /** Adds an option for every flag to {@code spec} (picocli calls this once per command line). */
+    @Override
+    public final CommandSpec transform(CommandSpec spec) {
+        for (Flag<?> f : flags) {
+            spec.addOption(option(f));
         }
-      }
+        return spec;
     }
-    return new Values(values);
-  }
 
-  @SuppressWarnings("unchecked")
-  private static <T> String failure(Flag<T> f, Object value) {
-    try {
-      if (f.check().test().test((T) value)) {
-        return null;
-      }
-      return f.name() + ": " + show(value) + " (expected: " + f.check().expected() + ")";
-    } catch (IllegalArgumentException e) {
-      String message = String.valueOf(e.getMessage());
-      return message.startsWith(f.name() + ":") ? message : f.name() + ": " + message;
+    private OptionSpec option(Flag<?> f) {
+        OptionSpec.Builder b =
+                OptionSpec.builder(f.name()).description(description(f)).hidden(f.hidden());
+        switch (f.arity()) {
+            case NEGATABLE:
+                b.type(boolean.class).negatable(true).arity("0");
+                break;
+            case OPTIONAL_VALUE:
+                b.type(boolean.class).arity("0..1").fallbackValue("true").paramLabel(f.paramLabel());
+                break;
+            default:
+                b.type(f.type()).paramLabel(f.paramLabel());
+                if (f.elementType() != null) {
+                    b.auxiliaryTypes(f.elementType()).splitRegex(",");
+                }
+        }
+        if (f.converter() != null) {
+            b.converters(f.converter());
+        }
+        if (f.defaultValue() != null) {
+            b.defaultValue(f.defaultValue());
+        }
+        return b.build();
     }
-  }
 
-  /** A value the way the flag takes it: durations as {@code 5s}, not {@code PT5S}; text in quotes. */
-  private static String show(Object value) {
-    if (value instanceof Duration d) {
-      return DurationConverter.format(d);
+    private String[] description(Flag<?> f) {
+        List<String> parts = new ArrayList<>();
+        if (!f.unit().isEmpty()) {
+            parts.add(f.unit().replace("`", ""));
+        }
+        if (f.check() != null && !f.check().expected().isEmpty()) {
+            parts.add(f.check().expected());
+        }
+        String line = parts.isEmpty() ? "" : UNIT_LINE + String.join(", ", parts);
+        String defaults = f.defaultValue() != null ? "${DEFAULT-VALUE}" : f.defaultText();
+        if (f.required()) {
+            line = (line.isEmpty() ? "" : line + " ") + "(required)";
+        } else if (defaults != null && style == DefaultStyle.PARENTHESES) {
+            line = (line.isEmpty() ? "" : line + " ") + "(default: " + defaults + ")";
+        } else if (defaults != null) {
+            line = (line.isEmpty() ? "" : line + ". ") + "Default: " + defaults;
+        }
+        return line.isEmpty() ? new String[] {escape(f.help())} : new String[] {escape(f.help()), escape(line) + "."};
     }
-    if (value instanceof String s) {
-      return "'" + s + "'";
-    }
-    return String.valueOf(value);
-  }
 
-  /** The checked values of one parse. Immutable and thread-safe. */
-  public static final class Values {
-    private final Map<Flag<?>, Object> values;
-
-    private Values(Map<Flag<?>, Object> values) {
-      this.values = values;
+    /** picocli formats help text with {@link String#format}: a literal {@code %} is {@code %%}. */
+    private static String escape(String text) {
+        return text.replace("%", "%%");
     }
 
     /**
-     * @param flag a flag of the table
-     * @return its value: given, from the environment, the default, or {@link Flag}'s absent
-     *     value (null, or an empty list)
-     * @throws IllegalArgumentException for a flag of another table
+     * Reads and checks the flags that {@code spec} parsed: every required one is there (on the
+     * command line or in its environment variable) and every value passes its check.
+     *
+     * @throws CommandLine.ParameterException naming the missing flags with their variables, or the
+     *     flag, its value and what was expected; picocli prints it as a one-line usage error and
+     *     exits with status 2
      */
-    @SuppressWarnings("unchecked")
-    public <T> T get(Flag<T> flag) {
-      if (!values.containsKey(flag)) {
-        throw new IllegalArgumentException(flag + " is not a flag of this command");
-      }
-      return (T) values.get(flag);
+    public final Values values(CommandSpec spec) {
+        Map<Flag<?>, Object> values = new IdentityHashMap<>();
+        List<String> missing = new ArrayList<>();
+        for (Flag<?> f : flags) {
+            Object value = spec.findOption(f.name()).getValue();
+            if (value == null && f.required()) {
+                missing.add(f.name());
+            }
+            values.put(f, value != null ? value : f.absent());
+        }
+        if (!missing.isEmpty()) {
+            List<String> variables =
+                    missing.stream().map(EnvironmentDefaults::variableFor).toList();
+            String s = missing.size() == 1 ? "" : "s";
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "Missing required option" + s + " " + String.join(", ", missing) + " (or environment variable" + s
+                            + " " + String.join(", ", variables) + ")");
+        }
+        for (Flag<?> f : flags) {
+            Object value = values.get(f);
+            if (value != null && f.check() != null) {
+                String failure = failure(f, value);
+                if (failure != null) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), failure);
+                }
+            }
+        }
+        return new Values(values);
     }
-  }
+
+    @SuppressWarnings("unchecked")
+    private static <T> String failure(Flag<T> f, Object value) {
+        try {
+            if (f.check().test().test((T) value)) {
+                return null;
+            }
+            return f.name() + ": " + show(value) + " (expected: " + f.check().expected() + ")";
+        } catch (IllegalArgumentException e) {
+            String message = String.valueOf(e.getMessage());
+            return message.startsWith(f.name() + ":") ? message : f.name() + ": " + message;
+        }
+    }
+
+    /** A value the way the flag takes it: durations as {@code 5s}, not {@code PT5S}; text in quotes. */
+    private static String show(Object value) {
+        if (value instanceof Duration d) {
+            return DurationConverter.format(d);
+        }
+        if (value instanceof String s) {
+            return "'" + s + "'";
+        }
+        return String.valueOf(value);
+    }
+
+    /** The checked values of one parse. Immutable and thread-safe. */
+    public static final class Values {
+        private final Map<Flag<?>, Object> values;
+
+        private Values(Map<Flag<?>, Object> values) {
+            this.values = values;
+        }
+
+        /**
+         * @param flag a flag of the table
+         * @return its value: given, from the environment, the default, or {@link Flag}'s absent
+         *     value (null, or an empty list)
+         * @throws IllegalArgumentException for a flag of another table
+         */
+        @SuppressWarnings("unchecked")
+        public <T> T get(Flag<T> flag) {
+            if (!values.containsKey(flag)) {
+                throw new IllegalArgumentException(flag + " is not a flag of this command");
+            }
+            return (T) values.get(flag);
+        }
+    }
 }

@@ -12,27 +12,27 @@ import picocli.CommandLine.TypeConversionException;
  * <p>Stateless and thread-safe.
  */
 public final class KafkaBootstrapConverter implements ITypeConverter<String> {
-  private static final Pattern ENTRY = Pattern.compile("(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._-]+):(\\d{1,5})");
+    private static final Pattern ENTRY = Pattern.compile("(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._-]+):(\\d{1,5})");
 
-  @Override
-  public String convert(String text) {
-    return parse(text);
-  }
-
-  /**
-   * @param text e.g. {@code 127.0.0.1:9092,kafka-1:9092}
-   * @return {@code text}, trimmed
-   * @throws TypeConversionException naming the bad entry and the expected form
-   */
-  public static String parse(String text) {
-    String trimmed = text == null ? "" : text.trim();
-    for (String entry : trimmed.split(",", -1)) {
-      var m = ENTRY.matcher(entry.trim());
-      if (!m.matches() || Integer.parseInt(m.group(2)) < 1 || Integer.parseInt(m.group(2)) > 65535) {
-        throw new TypeConversionException("'" + text + "' is not a Kafka bootstrap list (bad entry '" + entry
-            + "'; expected: host:port, comma-separated, e.g. 127.0.0.1:9092)");
-      }
+    @Override
+    public String convert(String text) {
+        return parse(text);
     }
-    return trimmed;
-  }
+
+    /**
+     * @param text e.g. {@code 127.0.0.1:9092,kafka-1:9092}
+     * @return {@code text}, trimmed
+     * @throws TypeConversionException naming the bad entry and the expected form
+     */
+    public static String parse(String text) {
+        String trimmed = text == null ? "" : text.trim();
+        for (String entry : trimmed.split(",", -1)) {
+            var m = ENTRY.matcher(entry.trim());
+            if (!m.matches() || Integer.parseInt(m.group(2)) < 1 || Integer.parseInt(m.group(2)) > 65535) {
+                throw new TypeConversionException("'" + text + "' is not a Kafka bootstrap list (bad entry '" + entry
+                        + "'; expected: host:port, comma-separated, e.g. 127.0.0.1:9092)");
+            }
+        }
+        return trimmed;
+    }
 }

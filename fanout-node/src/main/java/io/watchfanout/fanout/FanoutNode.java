@@ -1,8 +1,7 @@
 package io.watchfanout.fanout;
 
-import io.prometheus.client.CollectorRegistry;
 import io.grpc.ManagedChannel;
-import io.watchfanout.fanout.watch.CoreSettings;
+import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.fanout.etcd.EtcdApi;
 import io.watchfanout.fanout.etcd.EtcdApis;
 import io.watchfanout.fanout.etcd.EtcdRevisionProbe;
@@ -15,6 +14,7 @@ import io.watchfanout.fanout.kafka.KafkaCacheLoader;
 import io.watchfanout.fanout.kafka.KafkaHistory;
 import io.watchfanout.fanout.kafka.RebuildProgress;
 import io.watchfanout.fanout.metrics.NodeMetrics;
+import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,144 +26,189 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: start and close from one controlling thread.
  */
 public final class FanoutNode implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(FanoutNode.class);
-  /** How long a finished read of older history stays joinable for watchers resuming from the same revision. */
-  private static final java.time.Duration OLDER_READ_LINGER = java.time.Duration.ofSeconds(10);
-  /**
-   * Retry-After of 503 (not ready, shutting down) and 504 (revision not reached) answers: the
-   * feed usually catches up within a second, and a client should come back that soon rather
-   * than at its own, often much longer, default.
-   */
-  private static final int RETRY_AFTER_SECONDS = 1;
-  /**
-   * How long closing waits for the etcd API's open calls after the drain: its watch streams
-   * already had {@code --shutdown-drain}; this only lets the last responses leave.
-   */
-  private static final long ETCD_API_STOP_MILLIS = 1000;
-  /** How often the drain checks whether every watch stream has gone; short, so that shutdown ends soon after the last. */
-  private static final long DRAIN_POLL_MILLIS = 20;
+    private static final Logger LOG = LoggerFactory.getLogger(FanoutNode.class);
+    /** How long a finished read of older history stays joinable for watchers resuming from the same revision. */
+    private static final java.time.Duration OLDER_READ_LINGER = java.time.Duration.ofSeconds(10);
+    /**
+     * Retry-After of 503 (not ready, shutting down) and 504 (revision not reached) answers: the
+     * feed usually catches up within a second, and a client should come back that soon rather
+     * than at its own, often much longer, default.
+     */
+    private static final int RETRY_AFTER_SECONDS = 1;
+    /**
+     * How long closing waits for the etcd API's open calls after the drain: its watch streams
+     * already had {@code --shutdown-drain}; this only lets the last responses leave.
+     */
+    private static final long ETCD_API_STOP_MILLIS = 1000;
+    /** How often the drain checks whether every watch stream has gone; short, so that shutdown ends soon after the last. */
+    private static final long DRAIN_POLL_MILLIS = 20;
 
-  private final NodeConfig config;
-  private final WatchCore core;
-  private final HttpApi api;
-  private final KafkaCacheLoader loader;
-  /** etcd's v3 API, or null without --etcd-api-port. */
-  private final EtcdApi etcdApi;
-  private final ManagedChannel etcdChannel;
-  /** The events topic as history before the window, or null with --deep-read-max-readers 0. */
-  private final KafkaHistory olderHistory;
-  private boolean closed;
+    private final NodeConfig config;
+    private final WatchCore core;
+    private final HttpApi api;
+    private final KafkaCacheLoader loader;
+    /** etcd's v3 API, or null without --etcd-api-port. */
+    private final EtcdApi etcdApi;
 
-  private FanoutNode(NodeConfig config) {
-    this.config = config;
-    FrameEncoder encoder = new FrameEncoder();
-    core = new WatchCore(new CoreSettings(config.historyMaxEvents(), config.historyMaxAge(), System::currentTimeMillis,
-        config.watcherQueueFrames(), config.bookmarkInterval(), config.nodeId(), config.benchEncodePerWatcher()),
-        encoder);
-    if (config.benchEncodePerWatcher()) {
-      LOG.warn("[node {}] --bench-encode-per-watcher: frames are encoded once per watcher (benchmark only)",
-          config.nodeId());
-    }
-    RebuildProgress progress = new RebuildProgress();
-    olderHistory = config.deepReadMaxReaders() == 0 ? null : new KafkaHistory(config.kafkaBootstrap(),
-        config.topicPrefix(), config.nodeId(), core.status()::historyStartRevision, config.deepReadMaxReaders(),
-        config.deepReadMaxBytes(), OLDER_READ_LINGER);
-    if (olderHistory != null) {
-      core.useOlderHistory(olderHistory);
-    }
-    CollectorRegistry registry = NodeMetrics.registry(core, progress, olderHistory);
-    api = new HttpApi(core, new HttpSettings(config.resourceVersionWait(), RETRY_AFTER_SECONDS, config.nodeId(),
-        config.stalledCloseAfter(), config.writeTimeout(), new TcpKeepalive(config.tcpKeepaliveIdle(),
-        config.tcpKeepaliveInterval(), config.tcpKeepaliveCount())), registry, config.bindAddress(), config.port());
-    api.allowOrigins(CorsOrigins.of(config.corsAllowedOrigins()));
-    etcdChannel = config.etcdEndpoints().isEmpty() || config.etcdApiPort() < 0 ? null
-        : EtcdApis.channel(config.etcdEndpoints());
-    etcdApi = config.etcdApiPort() < 0 ? null : EtcdApis.create(core, config, etcdChannel, registry);
-    if (etcdApi != null) {
-      api.serveGateway(etcdApi.gateway());
-    }
-    if (etcdChannel != null) {
-      api.consistentReads(new EtcdRevisionProbe(etcdChannel, config.resourceVersionWait()));
-    }
-    loader = new KafkaCacheLoader(config.kafkaBootstrap(), config.topicPrefix(), core.feed(), progress, config.nodeId(),
-        config.maxFeedStaleness(), config.historyMaxEvents());
-    if (olderHistory != null) {
-      loader.indexInto(olderHistory);
-    }
-  }
+    private final ManagedChannel etcdChannel;
+    /** The events topic as history before the window, or null with --deep-read-max-readers 0. */
+    private final KafkaHistory olderHistory;
 
-  /** Starts the HTTP API (answering 503 until ready) and the rebuild from Kafka. */
-  public static FanoutNode start(NodeConfig config) {
-    FanoutNode node = new FanoutNode(config);
-    node.core.start();
-    node.api.start();
-    if (node.etcdApi != null) {
-      node.etcdApi.start();
-    }
-    if (node.olderHistory != null) {
-      node.olderHistory.start();
-    }
-    node.loader.start();
-    LOG.info("[node {}] started: Kafka {} topics {}.events/{}.state, HTTP {}:{}{}", config.nodeId(),
-        config.kafkaBootstrap(), config.topicPrefix(), config.topicPrefix(), config.bindAddress(), node.api.port(),
-        node.etcdApi == null ? "" : ", etcd API " + config.bindAddress() + ":" + node.etcdApi.port());
-    return node;
-  }
+    private boolean closed;
 
-  /** The HTTP port. */
-  public int port() {
-    return api.port();
-  }
+    private FanoutNode(NodeConfig config) {
+        this.config = config;
+        FrameEncoder encoder = new FrameEncoder();
+        core = new WatchCore(
+                new CoreSettings(
+                        config.historyMaxEvents(),
+                        config.historyMaxAge(),
+                        System::currentTimeMillis,
+                        config.watcherQueueFrames(),
+                        config.bookmarkInterval(),
+                        config.nodeId(),
+                        config.benchEncodePerWatcher()),
+                encoder);
+        if (config.benchEncodePerWatcher()) {
+            LOG.warn(
+                    "[node {}] --bench-encode-per-watcher: frames are encoded once per watcher (benchmark only)",
+                    config.nodeId());
+        }
+        RebuildProgress progress = new RebuildProgress();
+        olderHistory = config.deepReadMaxReaders() == 0
+                ? null
+                : new KafkaHistory(
+                        config.kafkaBootstrap(),
+                        config.topicPrefix(),
+                        config.nodeId(),
+                        core.status()::historyStartRevision,
+                        config.deepReadMaxReaders(),
+                        config.deepReadMaxBytes(),
+                        OLDER_READ_LINGER);
+        if (olderHistory != null) {
+            core.useOlderHistory(olderHistory);
+        }
+        CollectorRegistry registry = NodeMetrics.registry(core, progress, olderHistory);
+        api = new HttpApi(
+                core,
+                new HttpSettings(
+                        config.resourceVersionWait(),
+                        RETRY_AFTER_SECONDS,
+                        config.nodeId(),
+                        config.stalledCloseAfter(),
+                        config.writeTimeout(),
+                        new TcpKeepalive(
+                                config.tcpKeepaliveIdle(), config.tcpKeepaliveInterval(), config.tcpKeepaliveCount())),
+                registry,
+                config.bindAddress(),
+                config.port());
+        api.allowOrigins(CorsOrigins.of(config.corsAllowedOrigins()));
+        etcdChannel = config.etcdEndpoints().isEmpty() || config.etcdApiPort() < 0
+                ? null
+                : EtcdApis.channel(config.etcdEndpoints());
+        etcdApi = config.etcdApiPort() < 0 ? null : EtcdApis.create(core, config, etcdChannel, registry);
+        if (etcdApi != null) {
+            api.serveGateway(etcdApi.gateway());
+        }
+        if (etcdChannel != null) {
+            api.consistentReads(new EtcdRevisionProbe(etcdChannel, config.resourceVersionWait()));
+        }
+        loader = new KafkaCacheLoader(
+                config.kafkaBootstrap(),
+                config.topicPrefix(),
+                core.feed(),
+                progress,
+                config.nodeId(),
+                config.maxFeedStaleness(),
+                config.historyMaxEvents());
+        if (olderHistory != null) {
+            loader.indexInto(olderHistory);
+        }
+    }
 
-  /** The etcd API port, or -1 without {@code --etcd-api-port}. */
-  public int etcdApiPort() {
-    return etcdApi == null ? -1 : etcdApi.port();
-  }
+    /** Starts the HTTP API (answering 503 until ready) and the rebuild from Kafka. */
+    public static FanoutNode start(NodeConfig config) {
+        FanoutNode node = new FanoutNode(config);
+        node.core.start();
+        node.api.start();
+        if (node.etcdApi != null) {
+            node.etcdApi.start();
+        }
+        if (node.olderHistory != null) {
+            node.olderHistory.start();
+        }
+        node.loader.start();
+        LOG.info(
+                "[node {}] started: Kafka {} topics {}.events/{}.state, HTTP {}:{}{}",
+                config.nodeId(),
+                config.kafkaBootstrap(),
+                config.topicPrefix(),
+                config.topicPrefix(),
+                config.bindAddress(),
+                node.api.port(),
+                node.etcdApi == null ? "" : ", etcd API " + config.bindAddress() + ":" + node.etcdApi.port());
+        return node;
+    }
 
-  /** The node's watch core. */
-  public WatchCore core() {
-    return core;
-  }
+    /** The HTTP port. */
+    public int port() {
+        return api.port();
+    }
 
-  /**
-   * Graceful stop (SIGTERM): readiness fails and new requests get 503, every open stream
-   * gets a final BOOKMARK (when it allowed bookmarks) and its end, streams get up to the
-   * drain time to take their last frames, then the server and the feed stop.
-   */
-  @Override
-  public synchronized void close() {
-    if (closed) {
-      return;
+    /** The etcd API port, or -1 without {@code --etcd-api-port}. */
+    public int etcdApiPort() {
+        return etcdApi == null ? -1 : etcdApi.port();
     }
-    closed = true;
-    api.stopAccepting();
-    int streams = core.finishAll();
-    LOG.info("[node {}] shutting down: ended {} watch streams, draining up to {} ms", config.nodeId(), streams,
-        config.shutdownDrain().toMillis());
-    long deadline = System.nanoTime() + config.shutdownDrain().toNanos();
-    try {
-      while (core.status().watcherCount() > 0 && System.nanoTime() < deadline) {
-        Thread.sleep(DRAIN_POLL_MILLIS);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    if (core.status().watcherCount() > 0) {
-      LOG.warn("[node {}] {} watch streams did not drain in time; closing them", config.nodeId(), core.status().watcherCount());
-    }
-    api.stop();
-    if (etcdApi != null) {
-      etcdApi.stop(ETCD_API_STOP_MILLIS);
-    }
-    if (etcdChannel != null) {
-      etcdChannel.shutdownNow();
-    }
-    loader.close();
-    core.close();
-    if (olderHistory != null) {
-      olderHistory.close();
-    }
-    LOG.info("[node {}] stopped", config.nodeId());
-  }
 
+    /** The node's watch core. */
+    public WatchCore core() {
+        return core;
+    }
+
+    /**
+     * Graceful stop (SIGTERM): readiness fails and new requests get 503, every open stream
+     * gets a final BOOKMARK (when it allowed bookmarks) and its end, streams get up to the
+     * drain time to take their last frames, then the server and the feed stop.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        api.stopAccepting();
+        int streams = core.finishAll();
+        LOG.info(
+                "[node {}] shutting down: ended {} watch streams, draining up to {} ms",
+                config.nodeId(),
+                streams,
+                config.shutdownDrain().toMillis());
+        long deadline = System.nanoTime() + config.shutdownDrain().toNanos();
+        try {
+            while (core.status().watcherCount() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(DRAIN_POLL_MILLIS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (core.status().watcherCount() > 0) {
+            LOG.warn(
+                    "[node {}] {} watch streams did not drain in time; closing them",
+                    config.nodeId(),
+                    core.status().watcherCount());
+        }
+        api.stop();
+        if (etcdApi != null) {
+            etcdApi.stop(ETCD_API_STOP_MILLIS);
+        }
+        if (etcdChannel != null) {
+            etcdChannel.shutdownNow();
+        }
+        loader.close();
+        core.close();
+        if (olderHistory != null) {
+            olderHistory.close();
+        }
+        LOG.info("[node {}] stopped", config.nodeId());
+    }
 }

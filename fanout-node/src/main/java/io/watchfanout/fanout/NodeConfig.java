@@ -45,23 +45,41 @@ import java.util.Objects;
  * @param benchEncodePerWatcher benchmark only ({@code bin/bench memo}): live dispatch encodes a
  *     frame per watcher instead of sharing one per event and encoding; never set in production
  */
-public record NodeConfig(String kafkaBootstrap, String topicPrefix, String bindAddress, int port, String nodeId,
-    Duration bookmarkInterval, int historyMaxEvents, Duration historyMaxAge, Duration resourceVersionWait,
-    int watcherQueueFrames, Duration shutdownDrain, Duration stalledCloseAfter, Duration writeTimeout,
-    Duration tcpKeepaliveIdle, Duration tcpKeepaliveInterval, int tcpKeepaliveCount, Duration maxFeedStaleness,
-    int etcdApiPort, List<String> etcdEndpoints, Duration progressNotifyInterval, List<String> corsAllowedOrigins,
-    int deepReadMaxReaders, long deepReadMaxBytes,
-    boolean benchEncodePerWatcher) {
-  /**
-   * Copies the lists. The ranges in the field descriptions are {@link NodeFlags}' checks, made
-   * when the flags are parsed; code that builds a configuration directly (tests) passes values
-   * within them.
-   */
-  public NodeConfig {
-    Objects.requireNonNull(kafkaBootstrap, "kafkaBootstrap");
-    Objects.requireNonNull(topicPrefix, "topicPrefix");
-    Objects.requireNonNull(nodeId, "nodeId");
-    etcdEndpoints = List.copyOf(etcdEndpoints);
-    corsAllowedOrigins = List.copyOf(corsAllowedOrigins);
-  }
+public record NodeConfig(
+        String kafkaBootstrap,
+        String topicPrefix,
+        String bindAddress,
+        int port,
+        String nodeId,
+        Duration bookmarkInterval,
+        int historyMaxEvents,
+        Duration historyMaxAge,
+        Duration resourceVersionWait,
+        int watcherQueueFrames,
+        Duration shutdownDrain,
+        Duration stalledCloseAfter,
+        Duration writeTimeout,
+        Duration tcpKeepaliveIdle,
+        Duration tcpKeepaliveInterval,
+        int tcpKeepaliveCount,
+        Duration maxFeedStaleness,
+        int etcdApiPort,
+        List<String> etcdEndpoints,
+        Duration progressNotifyInterval,
+        List<String> corsAllowedOrigins,
+        int deepReadMaxReaders,
+        long deepReadMaxBytes,
+        boolean benchEncodePerWatcher) {
+    /**
+     * Copies the lists. The ranges in the field descriptions are {@link NodeFlags}' checks, made
+     * when the flags are parsed; code that builds a configuration directly (tests) passes values
+     * within them.
+     */
+    public NodeConfig {
+        Objects.requireNonNull(kafkaBootstrap, "kafkaBootstrap");
+        Objects.requireNonNull(topicPrefix, "topicPrefix");
+        Objects.requireNonNull(nodeId, "nodeId");
+        etcdEndpoints = List.copyOf(etcdEndpoints);
+        corsAllowedOrigins = List.copyOf(corsAllowedOrigins);
+    }
 }

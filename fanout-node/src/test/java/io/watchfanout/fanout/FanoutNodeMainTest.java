@@ -15,142 +15,238 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 class FanoutNodeMainTest {
-  private static CommandLine cli(FanoutNodeMain main, Map<String, String> env, StringWriter err) {
-    CommandLine cl = new CommandLine(main).setDefaultValueProvider(new EnvironmentDefaults(env));
-    cl.setErr(new PrintWriter(err));
-    cl.setOut(new PrintWriter(err));
-    return cl;
-  }
-
-  @Test
-  void flagsAndEnvironmentAndDefaults() {
-    FanoutNodeMain main = new FanoutNodeMain();
-    cli(main, Map.of("WATCHFANOUT_TOPIC_PREFIX", "watch", "WATCHFANOUT_HISTORY_MAX_AGE", "2m"), new StringWriter())
-        .parseArgs("--kafka-bootstrap", "127.0.0.1:9092", "--port", "8081", "--bookmark-interval", "500ms");
-    NodeConfig c = main.toConfig();
-    assertThat(c.topicPrefix()).isEqualTo("watch");
-    assertThat(c.historyMaxAge()).isEqualTo(Duration.ofMinutes(2));
-    assertThat(c.bookmarkInterval()).isEqualTo(Duration.ofMillis(500));
-    assertThat(c.resourceVersionWait()).isEqualTo(Duration.ofSeconds(3));
-    assertThat(c.historyMaxEvents()).isEqualTo(100_000);
-    assertThat(c.bindAddress()).isEqualTo("127.0.0.1");
-    assertThat(c.nodeId()).endsWith("-8081");
-    assertThat(c.stalledCloseAfter()).isEqualTo(Duration.ofSeconds(30));
-    assertThat(c.watcherQueueFrames()).isEqualTo(256);
-    assertThat(c.writeTimeout()).isEqualTo(Duration.ofSeconds(30));
-    assertThat(c.tcpKeepaliveIdle()).isEqualTo(Duration.ofSeconds(15));
-    assertThat(c.tcpKeepaliveInterval()).isEqualTo(Duration.ofSeconds(5));
-    assertThat(c.tcpKeepaliveCount()).isEqualTo(3);
-  }
-
-  @Test
-  void keepaliveAndWriteTimeoutFlags() {
-    FanoutNodeMain main = new FanoutNodeMain();
-    cli(main, Map.of("WATCHFANOUT_TCP_KEEPALIVE_COUNT", "5"), new StringWriter()).parseArgs("--kafka-bootstrap",
-        "k:9092", "--topic-prefix", "w", "--port", "1", "--write-timeout", "1500ms", "--tcp-keepalive-idle", "1m",
-        "--tcp-keepalive-interval", "2s");
-    NodeConfig c = main.toConfig();
-    assertThat(c.writeTimeout()).isEqualTo(Duration.ofMillis(1500));
-    assertThat(c.tcpKeepaliveIdle()).isEqualTo(Duration.ofMinutes(1));
-    assertThat(c.tcpKeepaliveInterval()).isEqualTo(Duration.ofSeconds(2));
-    assertThat(c.tcpKeepaliveCount()).isEqualTo(5);
-  }
-
-  @Test
-  void badKeepaliveAndWriteTimeoutFlagsExitWithStatus2() {
-    String[][] cases = {
-        {"--tcp-keepalive-idle", "1500ms", "--tcp-keepalive-idle: 1500ms (expected: whole seconds, 1s..32767s)"},
-        {"--tcp-keepalive-idle", "0s", "--tcp-keepalive-idle: 0s (expected: whole seconds, 1s..32767s)"},
-        {"--tcp-keepalive-interval", "10h", "--tcp-keepalive-interval: 10h (expected: whole seconds, 1s..32767s)"},
-        {"--tcp-keepalive-count", "0", "--tcp-keepalive-count: 0 (expected: 1..127)"},
-        {"--tcp-keepalive-count", "128", "--tcp-keepalive-count: 128 (expected: 1..127)"},
-        {"--write-timeout", "0s", "--write-timeout: 0s (expected: >= 1ms)"},
-        {"--kafka-bootstrap", "nohost", "is not a Kafka bootstrap list"},
-        {"--deep-read-max-bytes", "64MB", "could mean powers of 1000 or of 1024"},
-        {"--deep-read-max-readers", "-1", "--deep-read-max-readers: -1 (expected: >= 0)"},
-    };
-    for (String[] c : cases) {
-      StringWriter err = new StringWriter();
-      assertThat(cli(new FanoutNodeMain(), Map.of(), err).execute("--kafka-bootstrap", "k:9092", "--topic-prefix", "w",
-          "--port", "1", c[0], c[1])).as(c[0] + " " + c[1]).isEqualTo(2);
-      assertThat(err.toString()).contains(c[2]);
+    private static CommandLine cli(FanoutNodeMain main, Map<String, String> env, StringWriter err) {
+        CommandLine cl = new CommandLine(main).setDefaultValueProvider(new EnvironmentDefaults(env));
+        cl.setErr(new PrintWriter(err));
+        cl.setOut(new PrintWriter(err));
+        return cl;
     }
-  }
 
-  @Test
-  void corsAllowedOriginsAreNoneByDefaultAndParsedFromTheFlagOrTheEnvironment() {
-    FanoutNodeMain none = new FanoutNodeMain();
-    cli(none, Map.of(), new StringWriter()).parseArgs("--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port", "1");
-    assertThat(none.toConfig().corsAllowedOrigins()).isEmpty();
-    FanoutNodeMain flag = new FanoutNodeMain();
-    cli(flag, Map.of(), new StringWriter()).parseArgs("--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port",
-        "1", "--cors-allowed-origins", "https://a.example,http://127.0.0.1:8080");
-    assertThat(flag.toConfig().corsAllowedOrigins()).containsExactly("https://a.example", "http://127.0.0.1:8080");
-    FanoutNodeMain env = new FanoutNodeMain();
-    cli(env, Map.of("WATCHFANOUT_CORS_ALLOWED_ORIGINS", "*"), new StringWriter()).parseArgs("--kafka-bootstrap",
-        "k:9092", "--topic-prefix", "w", "--port", "1");
-    assertThat(env.toConfig().corsAllowedOrigins()).containsExactly("*");
-    StringWriter err = new StringWriter();
-    assertThat(cli(new FanoutNodeMain(), Map.of(), err).execute("--kafka-bootstrap", "k:9092", "--topic-prefix", "w",
-        "--port", "1", "--cors-allowed-origins", "https://a.example/app")).isEqualTo(2);
-    assertThat(err.toString()).contains("--cors-allowed-origins: 'https://a.example/app' (expected: origins such as");
-  }
-
-  @Test
-  void badFlagsExitWithStatus2AndSayWhatWasExpected() {
-    StringWriter err = new StringWriter();
-    assertThat(cli(new FanoutNodeMain(), Map.of(), err).execute("--kafka-bootstrap", "k:9092", "--topic-prefix", "w",
-        "--port", "1", "--bookmark-interval", "5")).isEqualTo(2);
-    assertThat(err.toString()).contains("'5' is not a duration").contains("expected: a whole number and a unit");
-    StringWriter missing = new StringWriter();
-    assertThat(cli(new FanoutNodeMain(), Map.of(), missing).execute("--port", "1")).isEqualTo(2);
-    assertThat(missing.toString()).contains("--kafka-bootstrap").contains("WATCHFANOUT_KAFKA_BOOTSTRAP");
-    StringWriter invalid = new StringWriter();
-    assertThat(cli(new FanoutNodeMain(), Map.of(), invalid).execute("--kafka-bootstrap", "k:9092", "--topic-prefix", "w",
-        "--port", "1", "--history-max-events", "0")).isEqualTo(2);
-    assertThat(invalid.toString()).contains("--history-max-events: 0 (expected: >= 1)");
-  }
-
-  @Test
-  void helpListsEveryFlagWithItsDefault() {
-    StringWriter out = new StringWriter();
-    assertThat(cli(new FanoutNodeMain(), Map.of(), out).execute("--help")).isZero();
-    assertThat(out.toString()).contains("--kafka-bootstrap", "--topic-prefix", "--port", "--bookmark-interval",
-        "--history-max-events", "--history-max-age", "--resource-version-wait", "--node-id", "--bind-address",
-        "--watcher-queue-frames", "--stalled-close-after", "--write-timeout", "--tcp-keepalive-idle",
-        "--tcp-keepalive-interval", "--tcp-keepalive-count", "default: 15s", "default: 3", "default: 5s", "default: 30s", "default: 100000", "default: 10m", "WATCHFANOUT_");
-  }
-
-  @Test
-  void durationMessagesShowTheValueInTheFlagsOwnSyntax() {
-    StringWriter err = new StringWriter();
-    assertThat(cli(new FanoutNodeMain(), Map.of(), err).execute("--kafka-bootstrap", "k:9092", "--topic-prefix", "w",
-        "--port", "1", "--bookmark-interval", "0s")).isEqualTo(2);
-    assertThat(err.toString()).contains("--bookmark-interval: 0s (expected: > 0)").doesNotContain("PT0S");
-    StringWriter age = new StringWriter();
-    assertThat(cli(new FanoutNodeMain(), Map.of("WATCHFANOUT_HISTORY_MAX_AGE", "0ms"), age).execute(
-        "--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port", "1")).isEqualTo(2);
-    assertThat(age.toString()).contains("--history-max-age: 0s (expected: >= 1ms)");
-  }
-
-  @Test
-  void aTakenPortIsOneLineNamingTheFlagAndTheAddressWithoutAStackTrace() throws Exception {
-    try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        JavaProcess node = JavaProcess.builder(FanoutNodeMain.class.getName()).name("node-port-taken")
-            .maxHeap("128m").args("--kafka-bootstrap", "127.0.0.1:1", "--topic-prefix", "t", "--bind-address",
-                "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()))
-            .start()) {
-      assertThat(node.waitForExit(Duration.ofSeconds(120))).hasValue(1);
-      String output = Files.readString(node.logFile());
-      assertThat(output).contains("fanout-node: --bind-address/--port: cannot listen on 127.0.0.1:"
-          + taken.getLocalPort() + ": Address already in use")
-          .doesNotContain("Exception").doesNotContain("\tat ");
+    @Test
+    void flagsAndEnvironmentAndDefaults() {
+        FanoutNodeMain main = new FanoutNodeMain();
+        cli(main, Map.of("WATCHFANOUT_TOPIC_PREFIX", "watch", "WATCHFANOUT_HISTORY_MAX_AGE", "2m"), new StringWriter())
+                .parseArgs("--kafka-bootstrap", "127.0.0.1:9092", "--port", "8081", "--bookmark-interval", "500ms");
+        NodeConfig c = main.toConfig();
+        assertThat(c.topicPrefix()).isEqualTo("watch");
+        assertThat(c.historyMaxAge()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(c.bookmarkInterval()).isEqualTo(Duration.ofMillis(500));
+        assertThat(c.resourceVersionWait()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(c.historyMaxEvents()).isEqualTo(100_000);
+        assertThat(c.bindAddress()).isEqualTo("127.0.0.1");
+        assertThat(c.nodeId()).endsWith("-8081");
+        assertThat(c.stalledCloseAfter()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.watcherQueueFrames()).isEqualTo(256);
+        assertThat(c.writeTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.tcpKeepaliveIdle()).isEqualTo(Duration.ofSeconds(15));
+        assertThat(c.tcpKeepaliveInterval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(c.tcpKeepaliveCount()).isEqualTo(3);
     }
-  }
 
-  @Test
-  void theReadmeFlagTableEqualsHelp() {
-    org.assertj.core.api.Assertions.assertThat(io.watchfanout.testkit.ReadmeFlags.differences(new picocli.CommandLine(new FanoutNodeMain()), "fanout-node"))
-        .as("README.md's flag table 'fanout-node' against --help").isEmpty();
-  }
+    @Test
+    void keepaliveAndWriteTimeoutFlags() {
+        FanoutNodeMain main = new FanoutNodeMain();
+        cli(main, Map.of("WATCHFANOUT_TCP_KEEPALIVE_COUNT", "5"), new StringWriter())
+                .parseArgs(
+                        "--kafka-bootstrap",
+                        "k:9092",
+                        "--topic-prefix",
+                        "w",
+                        "--port",
+                        "1",
+                        "--write-timeout",
+                        "1500ms",
+                        "--tcp-keepalive-idle",
+                        "1m",
+                        "--tcp-keepalive-interval",
+                        "2s");
+        NodeConfig c = main.toConfig();
+        assertThat(c.writeTimeout()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(c.tcpKeepaliveIdle()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(c.tcpKeepaliveInterval()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(c.tcpKeepaliveCount()).isEqualTo(5);
+    }
+
+    @Test
+    void badKeepaliveAndWriteTimeoutFlagsExitWithStatus2() {
+        String[][] cases = {
+            {"--tcp-keepalive-idle", "1500ms", "--tcp-keepalive-idle: 1500ms (expected: whole seconds, 1s..32767s)"},
+            {"--tcp-keepalive-idle", "0s", "--tcp-keepalive-idle: 0s (expected: whole seconds, 1s..32767s)"},
+            {"--tcp-keepalive-interval", "10h", "--tcp-keepalive-interval: 10h (expected: whole seconds, 1s..32767s)"},
+            {"--tcp-keepalive-count", "0", "--tcp-keepalive-count: 0 (expected: 1..127)"},
+            {"--tcp-keepalive-count", "128", "--tcp-keepalive-count: 128 (expected: 1..127)"},
+            {"--write-timeout", "0s", "--write-timeout: 0s (expected: >= 1ms)"},
+            {"--kafka-bootstrap", "nohost", "is not a Kafka bootstrap list"},
+            {"--deep-read-max-bytes", "64MB", "could mean powers of 1000 or of 1024"},
+            {"--deep-read-max-readers", "-1", "--deep-read-max-readers: -1 (expected: >= 0)"},
+        };
+        for (String[] c : cases) {
+            StringWriter err = new StringWriter();
+            assertThat(cli(new FanoutNodeMain(), Map.of(), err)
+                            .execute("--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port", "1", c[0], c[1]))
+                    .as(c[0] + " " + c[1])
+                    .isEqualTo(2);
+            assertThat(err.toString()).contains(c[2]);
+        }
+    }
+
+    @Test
+    void corsAllowedOriginsAreNoneByDefaultAndParsedFromTheFlagOrTheEnvironment() {
+        FanoutNodeMain none = new FanoutNodeMain();
+        cli(none, Map.of(), new StringWriter())
+                .parseArgs("--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port", "1");
+        assertThat(none.toConfig().corsAllowedOrigins()).isEmpty();
+        FanoutNodeMain flag = new FanoutNodeMain();
+        cli(flag, Map.of(), new StringWriter())
+                .parseArgs(
+                        "--kafka-bootstrap",
+                        "k:9092",
+                        "--topic-prefix",
+                        "w",
+                        "--port",
+                        "1",
+                        "--cors-allowed-origins",
+                        "https://a.example,http://127.0.0.1:8080");
+        assertThat(flag.toConfig().corsAllowedOrigins()).containsExactly("https://a.example", "http://127.0.0.1:8080");
+        FanoutNodeMain env = new FanoutNodeMain();
+        cli(env, Map.of("WATCHFANOUT_CORS_ALLOWED_ORIGINS", "*"), new StringWriter())
+                .parseArgs("--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port", "1");
+        assertThat(env.toConfig().corsAllowedOrigins()).containsExactly("*");
+        StringWriter err = new StringWriter();
+        assertThat(cli(new FanoutNodeMain(), Map.of(), err)
+                        .execute(
+                                "--kafka-bootstrap",
+                                "k:9092",
+                                "--topic-prefix",
+                                "w",
+                                "--port",
+                                "1",
+                                "--cors-allowed-origins",
+                                "https://a.example/app"))
+                .isEqualTo(2);
+        assertThat(err.toString())
+                .contains("--cors-allowed-origins: 'https://a.example/app' (expected: origins such as");
+    }
+
+    @Test
+    void badFlagsExitWithStatus2AndSayWhatWasExpected() {
+        StringWriter err = new StringWriter();
+        assertThat(cli(new FanoutNodeMain(), Map.of(), err)
+                        .execute(
+                                "--kafka-bootstrap",
+                                "k:9092",
+                                "--topic-prefix",
+                                "w",
+                                "--port",
+                                "1",
+                                "--bookmark-interval",
+                                "5"))
+                .isEqualTo(2);
+        assertThat(err.toString()).contains("'5' is not a duration").contains("expected: a whole number and a unit");
+        StringWriter missing = new StringWriter();
+        assertThat(cli(new FanoutNodeMain(), Map.of(), missing).execute("--port", "1"))
+                .isEqualTo(2);
+        assertThat(missing.toString()).contains("--kafka-bootstrap").contains("WATCHFANOUT_KAFKA_BOOTSTRAP");
+        StringWriter invalid = new StringWriter();
+        assertThat(cli(new FanoutNodeMain(), Map.of(), invalid)
+                        .execute(
+                                "--kafka-bootstrap",
+                                "k:9092",
+                                "--topic-prefix",
+                                "w",
+                                "--port",
+                                "1",
+                                "--history-max-events",
+                                "0"))
+                .isEqualTo(2);
+        assertThat(invalid.toString()).contains("--history-max-events: 0 (expected: >= 1)");
+    }
+
+    @Test
+    void helpListsEveryFlagWithItsDefault() {
+        StringWriter out = new StringWriter();
+        assertThat(cli(new FanoutNodeMain(), Map.of(), out).execute("--help")).isZero();
+        assertThat(out.toString())
+                .contains(
+                        "--kafka-bootstrap",
+                        "--topic-prefix",
+                        "--port",
+                        "--bookmark-interval",
+                        "--history-max-events",
+                        "--history-max-age",
+                        "--resource-version-wait",
+                        "--node-id",
+                        "--bind-address",
+                        "--watcher-queue-frames",
+                        "--stalled-close-after",
+                        "--write-timeout",
+                        "--tcp-keepalive-idle",
+                        "--tcp-keepalive-interval",
+                        "--tcp-keepalive-count",
+                        "default: 15s",
+                        "default: 3",
+                        "default: 5s",
+                        "default: 30s",
+                        "default: 100000",
+                        "default: 10m",
+                        "WATCHFANOUT_");
+    }
+
+    @Test
+    void durationMessagesShowTheValueInTheFlagsOwnSyntax() {
+        StringWriter err = new StringWriter();
+        assertThat(cli(new FanoutNodeMain(), Map.of(), err)
+                        .execute(
+                                "--kafka-bootstrap",
+                                "k:9092",
+                                "--topic-prefix",
+                                "w",
+                                "--port",
+                                "1",
+                                "--bookmark-interval",
+                                "0s"))
+                .isEqualTo(2);
+        assertThat(err.toString())
+                .contains("--bookmark-interval: 0s (expected: > 0)")
+                .doesNotContain("PT0S");
+        StringWriter age = new StringWriter();
+        assertThat(cli(new FanoutNodeMain(), Map.of("WATCHFANOUT_HISTORY_MAX_AGE", "0ms"), age)
+                        .execute("--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port", "1"))
+                .isEqualTo(2);
+        assertThat(age.toString()).contains("--history-max-age: 0s (expected: >= 1ms)");
+    }
+
+    @Test
+    void aTakenPortIsOneLineNamingTheFlagAndTheAddressWithoutAStackTrace() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+                JavaProcess node = JavaProcess.builder(FanoutNodeMain.class.getName())
+                        .name("node-port-taken")
+                        .maxHeap("128m")
+                        .args(
+                                "--kafka-bootstrap",
+                                "127.0.0.1:1",
+                                "--topic-prefix",
+                                "t",
+                                "--bind-address",
+                                "127.0.0.1",
+                                "--port",
+                                Integer.toString(taken.getLocalPort()))
+                        .start()) {
+            assertThat(node.waitForExit(Duration.ofSeconds(120))).hasValue(1);
+            String output = Files.readString(node.logFile());
+            assertThat(output)
+                    .contains("fanout-node: --bind-address/--port: cannot listen on 127.0.0.1:" + taken.getLocalPort()
+                            + ": Address already in use")
+                    .doesNotContain("Exception")
+                    .doesNotContain("\tat ");
+        }
+    }
+
+    @Test
+    void theReadmeFlagTableEqualsHelp() {
+        org.assertj.core.api.Assertions.assertThat(io.watchfanout.testkit.ReadmeFlags.differences(
+                        new picocli.CommandLine(new FanoutNodeMain()), "fanout-node"))
+                .as("README.md's flag table 'fanout-node' against --help")
+                .isEmpty();
+    }
 }

@@ -34,285 +34,317 @@ import org.slf4j.LoggerFactory;
  * state belongs to the publisher thread.
  */
 public final class Ingester implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(Ingester.class);
-  /** Time between two rounds of dependency probes. */
-  private static final Duration PROBE_INTERVAL = Duration.ofSeconds(1);
-  /**
-   * gRPC keepalive of the etcd connection: a member that vanished without closing it is noticed
-   * after about 15 s (time + timeout), instead of TCP's hours, and the client moves to another.
-   */
-  private static final Duration ETCD_KEEPALIVE_TIME = Duration.ofSeconds(10);
-  private static final Duration ETCD_KEEPALIVE_TIMEOUT = Duration.ofSeconds(5);
-  /**
-   * First wait after a failure of the publisher's setup (topics, producer); doubles up to
-   * {@code --retry-backoff-max}. Short: most failures are a broker or member restarting.
-   */
-  private static final Duration SETUP_BACKOFF_START = Duration.ofMillis(200);
-  /**
-   * How long a fenced publisher waits before it reads what the events topic ends with: time for
-   * another ingester's transaction in flight to commit or abort, so that the tail is settled.
-   */
-  private static final Duration FENCED_CHECK_DELAY = Duration.ofSeconds(3);
-  /** Bound of the one call that reads etcd's version for the log at start. */
-  private static final long ETCD_VERSION_TIMEOUT_SECONDS = 10;
-  /**
-   * On close, how long the publisher gets to finish its transaction in flight, then how long
-   * after its interruption: together the 20 s that {@link #close()} promises.
-   */
-  private static final long CLOSE_PUBLISH_SECONDS = 15;
-  private static final long CLOSE_INTERRUPTED_SECONDS = 5;
+    private static final Logger log = LoggerFactory.getLogger(Ingester.class);
+    /** Time between two rounds of dependency probes. */
+    private static final Duration PROBE_INTERVAL = Duration.ofSeconds(1);
+    /**
+     * gRPC keepalive of the etcd connection: a member that vanished without closing it is noticed
+     * after about 15 s (time + timeout), instead of TCP's hours, and the client moves to another.
+     */
+    private static final Duration ETCD_KEEPALIVE_TIME = Duration.ofSeconds(10);
 
-  private final IngesterConfig config;
-  private final KeyRange range;
-  private final IngesterMetrics metrics;
-  private final CollectorRegistry registry;
-  private final String eventsTopic;
-  private final String stateTopic;
-  private final Client etcd;
-  private final Thread publisherThread;
-  private final CountDownLatch stopped = new CountDownLatch(1);
-  private volatile boolean running = true;
-  private final DependencyMonitor monitor;
-  private final Readiness readiness;
-  private final LeaderElection election;
-  private final PublishSession session;
-  private OpsServer ops;
-  private StateMaterializer materializer;
+    private static final Duration ETCD_KEEPALIVE_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * First wait after a failure of the publisher's setup (topics, producer); doubles up to
+     * {@code --retry-backoff-max}. Short: most failures are a broker or member restarting.
+     */
+    private static final Duration SETUP_BACKOFF_START = Duration.ofMillis(200);
+    /**
+     * How long a fenced publisher waits before it reads what the events topic ends with: time for
+     * another ingester's transaction in flight to commit or abort, so that the tail is settled.
+     */
+    private static final Duration FENCED_CHECK_DELAY = Duration.ofSeconds(3);
+    /** Bound of the one call that reads etcd's version for the log at start. */
+    private static final long ETCD_VERSION_TIMEOUT_SECONDS = 10;
+    /**
+     * On close, how long the publisher gets to finish its transaction in flight, then how long
+     * after its interruption: together the 20 s that {@link #close()} promises.
+     */
+    private static final long CLOSE_PUBLISH_SECONDS = 15;
 
-  /**
-   * @param config the settings
-   * @param registry where the metrics are registered
-   */
-  public Ingester(IngesterConfig config, CollectorRegistry registry) {
-    this.config = config;
-    this.registry = registry;
-    this.range = KeyRange.prefix(config.keyPrefix());
-    this.metrics = new IngesterMetrics(registry);
-    this.eventsTopic = WatchFanoutSerdes.eventsTopic(config.topicPrefix());
-    this.stateTopic = WatchFanoutSerdes.stateTopic(config.topicPrefix());
-    this.etcd = Client.builder()
-        .endpoints(config.etcdEndpoints().toArray(String[]::new))
-        .maxInboundMessageSize(config.etcdMaxInboundBytes())
-        .keepaliveTime(ETCD_KEEPALIVE_TIME)
-        .keepaliveTimeout(ETCD_KEEPALIVE_TIMEOUT)
-        .build();
-    this.election = config.leaderElection()
-        ? new LeaderElection(etcd, config.electionName(), identity(), config.electionLeaseTtl()) : null;
-    this.monitor = new DependencyMonitor(etcd, config.etcdEndpoints(), config.kafkaBootstrap(), eventsTopic,
-        PROBE_INTERVAL, config.dependencyTimeout(), metrics, this::refreshGauges);
-    this.readiness = new Readiness(monitor, config.dependencyTimeout(), config.kafkaBootstrap());
-    this.session = new PublishSession(config, etcd, election, monitor, readiness, metrics, () -> running,
-        this::startMaterializerOnce);
-    this.publisherThread = new Thread(this::runPublisher, "publisher");
-  }
+    private static final long CLOSE_INTERRUPTED_SECONDS = 5;
 
-  /**
-   * Starts the operations endpoints, unless disabled or already started: separately from
-   * {@link #start()}, so that a taken port fails before anything else runs.
-   *
-   * @throws OpsServer.CannotListenException if the address is taken or cannot be bound
-   */
-  public synchronized void startOperationsEndpoints() {
-    if (config.httpPort() >= 0 && ops == null) {
-      // /readyz answers what the ready gauge says: the publisher's state, and also a lost
-      // dependency or a commit that waits too long, which the publisher itself may be stuck in.
-      ops = new OpsServer(config.httpHost(), config.httpPort(), registry, readiness::reason, readiness::fatal);
-      log.info("operations endpoints on http://{}:{} (/metrics, /readyz, /livez)", config.httpHost(), ops.port());
+    private final IngesterConfig config;
+    private final KeyRange range;
+    private final IngesterMetrics metrics;
+    private final CollectorRegistry registry;
+    private final String eventsTopic;
+    private final String stateTopic;
+    private final Client etcd;
+    private final Thread publisherThread;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean running = true;
+    private final DependencyMonitor monitor;
+    private final Readiness readiness;
+    private final LeaderElection election;
+    private final PublishSession session;
+    private OpsServer ops;
+    private StateMaterializer materializer;
+
+    /**
+     * @param config the settings
+     * @param registry where the metrics are registered
+     */
+    public Ingester(IngesterConfig config, CollectorRegistry registry) {
+        this.config = config;
+        this.registry = registry;
+        this.range = KeyRange.prefix(config.keyPrefix());
+        this.metrics = new IngesterMetrics(registry);
+        this.eventsTopic = WatchFanoutSerdes.eventsTopic(config.topicPrefix());
+        this.stateTopic = WatchFanoutSerdes.stateTopic(config.topicPrefix());
+        this.etcd = Client.builder()
+                .endpoints(config.etcdEndpoints().toArray(String[]::new))
+                .maxInboundMessageSize(config.etcdMaxInboundBytes())
+                .keepaliveTime(ETCD_KEEPALIVE_TIME)
+                .keepaliveTimeout(ETCD_KEEPALIVE_TIMEOUT)
+                .build();
+        this.election = config.leaderElection()
+                ? new LeaderElection(etcd, config.electionName(), identity(), config.electionLeaseTtl())
+                : null;
+        this.monitor = new DependencyMonitor(
+                etcd,
+                config.etcdEndpoints(),
+                config.kafkaBootstrap(),
+                eventsTopic,
+                PROBE_INTERVAL,
+                config.dependencyTimeout(),
+                metrics,
+                this::refreshGauges);
+        this.readiness = new Readiness(monitor, config.dependencyTimeout(), config.kafkaBootstrap());
+        this.session = new PublishSession(
+                config, etcd, election, monitor, readiness, metrics, () -> running, this::startMaterializerOnce);
+        this.publisherThread = new Thread(this::runPublisher, "publisher");
     }
-  }
 
-  /** Starts the operations endpoints (if not yet), the publisher and the materializer. */
-  public void start() {
-    startOperationsEndpoints();
-    log.info("publishing {} of etcd {} to {} with transactional.id {}", range, config.etcdEndpoints(),
-        eventsTopic, config.transactionalId());
-    monitor.start();
-    publisherThread.start();
-  }
-
-  /** The bound port of the operations endpoints, or -1 when disabled. */
-  public int httpPort() {
-    return ops == null ? -1 : ops.port();
-  }
-
-  /**
-   * Empty while publishing from a live watch with etcd and Kafka answering, else why not:
-   * a fatal error, a dependency that did not answer its last probe, a Kafka commit that has
-   * waited longer than {@code --dependency-timeout}, or the publisher's own state (starting,
-   * standby, resynchronising, re-watching).
-   */
-  public String notReadyReason() {
-    return readiness.reason();
-  }
-
-  /** Readiness and the gauges that depend on what the probes learnt; on the probe thread. */
-  private void refreshGauges() {
-    session.refreshGauges();
-  }
-
-  /** Empty unless the ingester stopped for good (fenced, misconfigured topics, ...). */
-  public String fatalReason() {
-    return readiness.fatal();
-  }
-
-  /**
-   * Waits until the publisher stops (after {@link #close} or a fatal error).
-   *
-   * @return false when the timeout passed first
-   */
-  public boolean awaitStop(Duration timeout) throws InterruptedException {
-    return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  /** The publisher thread: sessions one after another, each failure acted on by its kind. */
-  private void runPublisher() {
-    RetryDelay retry = new RetryDelay(SETUP_BACKOFF_START, config.retryBackoffMax(), () -> running);
-    try (EtcdWatchFeed feed = new EtcdWatchFeed(etcd, config.watchQueueBytes())) {
-      logEtcdVersion();
-      while (running) {
-        try {
-          session.run(feed, retry);
-        } catch (PublishFailure.Fenced e) {
-          if (election != null) {
-            // Another replica was elected while this one still wrote: give way and campaign again.
-            log.warn("[revision {}] {}; giving up leadership", session.lastPublished(), e.getMessage());
-            election.resign();
-          } else if (anotherIngesterPublishes(e)) {
-            return;
-          }
-        } catch (PublishFailure.LeadershipLost e) {
-          log.warn("[revision {}] lost the leadership of {} (lease not renewed in time); publishing stops",
-              session.lastPublished(), config.electionName());
-          election.resign();
-        } catch (PublishFailure.DependencyDown e) {
-          if (!running) {
-            return;
-          }
-          readiness.state(e.getMessage());
-          metrics.ready.set(0);
-          metrics.watchRestarts.labels("kafka").inc();
-          log.warn("[revision {}] {}; retrying in {} ms", session.lastPublished(), e.getMessage(), retry.millis());
-          if (!retry.await()) {
-            return;
-          }
-        } catch (PublishFailure.Fatal e) {
-          fail(e.getMessage(), e.getCause());
-        } catch (PublishFailure e) {
-          // Unreachable: the kinds above are all there are (sealed), but javac does not check
-          // catch clauses for exhaustiveness.
-          throw new AssertionError("no decision for " + e, e);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
+    /**
+     * Starts the operations endpoints, unless disabled or already started: separately from
+     * {@link #start()}, so that a taken port fails before anything else runs.
+     *
+     * @throws OpsServer.CannotListenException if the address is taken or cannot be bound
+     */
+    public synchronized void startOperationsEndpoints() {
+        if (config.httpPort() >= 0 && ops == null) {
+            // /readyz answers what the ready gauge says: the publisher's state, and also a lost
+            // dependency or a commit that waits too long, which the publisher itself may be stuck in.
+            ops = new OpsServer(config.httpHost(), config.httpPort(), registry, readiness::reason, readiness::fatal);
+            log.info("operations endpoints on http://{}:{} (/metrics, /readyz, /livez)", config.httpHost(), ops.port());
         }
-      }
-    } finally {
-      metrics.ready.set(0);
-      stopped.countDown();
     }
-  }
 
-  /**
-   * After a fencing error: waits a moment and reads the events topic. When it moved past
-   * what this ingester published, another ingester with the same identity is active, and
-   * this one stops for good; otherwise (a transaction aborted on timeout) it goes on.
-   */
-  private boolean anotherIngesterPublishes(PublishFailure.Fenced e) {
-    long ours = session.lastPublished();
-    log.warn("[revision {}] {}; checking whether another ingester publishes", ours, e.getMessage());
-    if (!RetryDelay.sleep(FENCED_CHECK_DELAY, () -> running)) {
-      return true;
+    /** Starts the operations endpoints (if not yet), the publisher and the materializer. */
+    public void start() {
+        startOperationsEndpoints();
+        log.info(
+                "publishing {} of etcd {} to {} with transactional.id {}",
+                range,
+                config.etcdEndpoints(),
+                eventsTopic,
+                config.transactionalId());
+        monitor.start();
+        publisherThread.start();
     }
-    long tail;
-    try {
-      tail = new PublishedLog(config.kafkaBootstrap(), eventsTopic, stateTopic, config.transactionalId())
-          .lastEventsRevision().orElse(0L);
-    } catch (RuntimeException readFailure) {
-      log.warn("cannot read {} ({}); retrying", eventsTopic, readFailure.toString());
-      return false;
-    }
-    if (tail > ours) {
-      fail("another ingester with transactional.id '" + config.transactionalId() + "' has taken over ("
-          + eventsTopic + " moved from revision " + ours + " to " + tail + "); this one stops writing", e);
-      return true;
-    }
-    log.info("[revision {}] nobody else publishes to {}; resuming", ours, eventsTopic);
-    return false;
-  }
 
-  private void logEtcdVersion() {
-    String endpoint = config.etcdEndpoints().get(0);
-    try {
-      String version = etcd.getMaintenanceClient().statusMember(endpoint).get(ETCD_VERSION_TIMEOUT_SECONDS, TimeUnit.SECONDS).getVersion();
-      // Progress is proven by dense revisions; RequestProgress is never used, since etcd before
-      // 3.4.25 / 3.5.8 may answer it ahead of undelivered events (etcd issue 15220).
-      log.info("etcd {} runs version {}; progress comes from dense revisions and periodic notifications only",
-          endpoint, version);
-    } catch (Exception e) {
-      log.warn("cannot read etcd's version from {} yet ({}); continuing", endpoint, e.toString());
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
+    /** The bound port of the operations endpoints, or -1 when disabled. */
+    public int httpPort() {
+        return ops == null ? -1 : ops.port();
     }
-  }
 
-  private synchronized void startMaterializerOnce() {
-    if (config.runMaterializer() && materializer == null && running) {
-      materializer = new StateMaterializer(config.kafkaBootstrap(), config.topicPrefix(), config.maxRecordBytes(),
-          e -> fail("state materializer failed: " + e, e));
-      materializer.start();
+    /**
+     * Empty while publishing from a live watch with etcd and Kafka answering, else why not:
+     * a fatal error, a dependency that did not answer its last probe, a Kafka commit that has
+     * waited longer than {@code --dependency-timeout}, or the publisher's own state (starting,
+     * standby, resynchronising, re-watching).
+     */
+    public String notReadyReason() {
+        return readiness.reason();
     }
-  }
 
-  private void fail(String reason, Throwable cause) {
-    if (readiness.fail(reason)) {
-      log.error("{}; the ingester stops", reason, cause);
+    /** Readiness and the gauges that depend on what the probes learnt; on the probe thread. */
+    private void refreshGauges() {
+        session.refreshGauges();
     }
-    running = false;
-    metrics.ready.set(0);
-  }
 
-  /** This process's name in elections and logs: host name and pid. */
-  private static String identity() {
-    String host;
-    try {
-      host = java.net.InetAddress.getLocalHost().getHostName();
-    } catch (java.net.UnknownHostException e) {
-      host = "unknown-host";
+    /** Empty unless the ingester stopped for good (fenced, misconfigured topics, ...). */
+    public String fatalReason() {
+        return readiness.fatal();
     }
-    return host + "/" + ProcessHandle.current().pid();
-  }
 
-  /**
-   * Stops publishing after the transaction in flight (committed or aborted), closes the
-   * watch, the materializer and the endpoints. Waits up to 20 s.
-   */
-  @Override
-  public void close() {
-    running = false;
-    if (election != null && !election.isLeader()) {
-      publisherThread.interrupt(); // a standby waits in its campaign: nothing to finish
+    /**
+     * Waits until the publisher stops (after {@link #close} or a fatal error).
+     *
+     * @return false when the timeout passed first
+     */
+    public boolean awaitStop(Duration timeout) throws InterruptedException {
+        return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
-    try {
-      if (publisherThread.isAlive() && !stopped.await(CLOSE_PUBLISH_SECONDS, TimeUnit.SECONDS)) {
-        publisherThread.interrupt();
-        stopped.await(CLOSE_INTERRUPTED_SECONDS, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+
+    /** The publisher thread: sessions one after another, each failure acted on by its kind. */
+    private void runPublisher() {
+        RetryDelay retry = new RetryDelay(SETUP_BACKOFF_START, config.retryBackoffMax(), () -> running);
+        try (EtcdWatchFeed feed = new EtcdWatchFeed(etcd, config.watchQueueBytes())) {
+            logEtcdVersion();
+            while (running) {
+                try {
+                    session.run(feed, retry);
+                } catch (PublishFailure.Fenced e) {
+                    if (election != null) {
+                        // Another replica was elected while this one still wrote: give way and campaign again.
+                        log.warn("[revision {}] {}; giving up leadership", session.lastPublished(), e.getMessage());
+                        election.resign();
+                    } else if (anotherIngesterPublishes(e)) {
+                        return;
+                    }
+                } catch (PublishFailure.LeadershipLost e) {
+                    log.warn(
+                            "[revision {}] lost the leadership of {} (lease not renewed in time); publishing stops",
+                            session.lastPublished(),
+                            config.electionName());
+                    election.resign();
+                } catch (PublishFailure.DependencyDown e) {
+                    if (!running) {
+                        return;
+                    }
+                    readiness.state(e.getMessage());
+                    metrics.ready.set(0);
+                    metrics.watchRestarts.labels("kafka").inc();
+                    log.warn(
+                            "[revision {}] {}; retrying in {} ms",
+                            session.lastPublished(),
+                            e.getMessage(),
+                            retry.millis());
+                    if (!retry.await()) {
+                        return;
+                    }
+                } catch (PublishFailure.Fatal e) {
+                    fail(e.getMessage(), e.getCause());
+                } catch (PublishFailure e) {
+                    // Unreachable: the kinds above are all there are (sealed), but javac does not check
+                    // catch clauses for exhaustiveness.
+                    throw new AssertionError("no decision for " + e, e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        } finally {
+            metrics.ready.set(0);
+            stopped.countDown();
+        }
     }
-    if (election != null) {
-      election.resign();
+
+    /**
+     * After a fencing error: waits a moment and reads the events topic. When it moved past
+     * what this ingester published, another ingester with the same identity is active, and
+     * this one stops for good; otherwise (a transaction aborted on timeout) it goes on.
+     */
+    private boolean anotherIngesterPublishes(PublishFailure.Fenced e) {
+        long ours = session.lastPublished();
+        log.warn("[revision {}] {}; checking whether another ingester publishes", ours, e.getMessage());
+        if (!RetryDelay.sleep(FENCED_CHECK_DELAY, () -> running)) {
+            return true;
+        }
+        long tail;
+        try {
+            tail = new PublishedLog(config.kafkaBootstrap(), eventsTopic, stateTopic, config.transactionalId())
+                    .lastEventsRevision()
+                    .orElse(0L);
+        } catch (RuntimeException readFailure) {
+            log.warn("cannot read {} ({}); retrying", eventsTopic, readFailure.toString());
+            return false;
+        }
+        if (tail > ours) {
+            fail(
+                    "another ingester with transactional.id '" + config.transactionalId() + "' has taken over ("
+                            + eventsTopic + " moved from revision " + ours + " to " + tail
+                            + "); this one stops writing",
+                    e);
+            return true;
+        }
+        log.info("[revision {}] nobody else publishes to {}; resuming", ours, eventsTopic);
+        return false;
     }
-    synchronized (this) {
-      if (materializer != null) {
-        materializer.close();
-      }
+
+    private void logEtcdVersion() {
+        String endpoint = config.etcdEndpoints().get(0);
+        try {
+            String version = etcd.getMaintenanceClient()
+                    .statusMember(endpoint)
+                    .get(ETCD_VERSION_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                    .getVersion();
+            // Progress is proven by dense revisions; RequestProgress is never used, since etcd before
+            // 3.4.25 / 3.5.8 may answer it ahead of undelivered events (etcd issue 15220).
+            log.info(
+                    "etcd {} runs version {}; progress comes from dense revisions and periodic notifications only",
+                    endpoint,
+                    version);
+        } catch (Exception e) {
+            log.warn("cannot read etcd's version from {} yet ({}); continuing", endpoint, e.toString());
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
-    monitor.close();
-    etcd.close();
-    if (ops != null) {
-      ops.close();
+
+    private synchronized void startMaterializerOnce() {
+        if (config.runMaterializer() && materializer == null && running) {
+            materializer = new StateMaterializer(
+                    config.kafkaBootstrap(),
+                    config.topicPrefix(),
+                    config.maxRecordBytes(),
+                    e -> fail("state materializer failed: " + e, e));
+            materializer.start();
+        }
     }
-  }
+
+    private void fail(String reason, Throwable cause) {
+        if (readiness.fail(reason)) {
+            log.error("{}; the ingester stops", reason, cause);
+        }
+        running = false;
+        metrics.ready.set(0);
+    }
+
+    /** This process's name in elections and logs: host name and pid. */
+    private static String identity() {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            host = "unknown-host";
+        }
+        return host + "/" + ProcessHandle.current().pid();
+    }
+
+    /**
+     * Stops publishing after the transaction in flight (committed or aborted), closes the
+     * watch, the materializer and the endpoints. Waits up to 20 s.
+     */
+    @Override
+    public void close() {
+        running = false;
+        if (election != null && !election.isLeader()) {
+            publisherThread.interrupt(); // a standby waits in its campaign: nothing to finish
+        }
+        try {
+            if (publisherThread.isAlive() && !stopped.await(CLOSE_PUBLISH_SECONDS, TimeUnit.SECONDS)) {
+                publisherThread.interrupt();
+                stopped.await(CLOSE_INTERRUPTED_SECONDS, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (election != null) {
+            election.resign();
+        }
+        synchronized (this) {
+            if (materializer != null) {
+                materializer.close();
+            }
+        }
+        monitor.close();
+        etcd.close();
+        if (ops != null) {
+            ops.close();
+        }
+    }
 }

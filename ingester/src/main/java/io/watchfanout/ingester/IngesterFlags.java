@@ -20,133 +20,208 @@ import picocli.CommandLine.TypeConversionException;
  * <p>Immutable and thread-safe.
  */
 public final class IngesterFlags extends FlagTable {
-  /** Kafka's and the topics' "broker default" for replication settings. */
-  private static final int BROKER_DEFAULT = -1;
-  /**
-   * The smallest {@code --max-record-bytes}: a record holds an etcd value twice (with prev_kv)
-   * plus its key, so a smaller limit would refuse ordinary values.
-   */
-  private static final int MIN_RECORD_BYTES = 64 * 1024;
-  /**
-   * etcd leases are whole seconds and leadership ends a third of a TTL before the lease
-   * ({@code LeaderElection} refuses less too): below 2 s no time is left to publish in.
-   */
-  private static final Duration MIN_LEASE_TTL = Duration.ofSeconds(2);
-  /** A floor against typos such as {@code 1ms}: heartbeats and probes that often would load etcd and Kafka for nothing. */
-  private static final Duration MIN_PROBE_PERIOD = Duration.ofMillis(100);
-  private static final Check<Integer> REPLICAS = Check.of("-1 or >= 1",
-      n -> n == BROKER_DEFAULT || n >= 1 && n <= Short.MAX_VALUE);
+    /** Kafka's and the topics' "broker default" for replication settings. */
+    private static final int BROKER_DEFAULT = -1;
+    /**
+     * The smallest {@code --max-record-bytes}: a record holds an etcd value twice (with prev_kv)
+     * plus its key, so a smaller limit would refuse ordinary values.
+     */
+    private static final int MIN_RECORD_BYTES = 64 * 1024;
+    /**
+     * etcd leases are whole seconds and leadership ends a third of a TTL before the lease
+     * ({@code LeaderElection} refuses less too): below 2 s no time is left to publish in.
+     */
+    private static final Duration MIN_LEASE_TTL = Duration.ofSeconds(2);
+    /** A floor against typos such as {@code 1ms}: heartbeats and probes that often would load etcd and Kafka for nothing. */
+    private static final Duration MIN_PROBE_PERIOD = Duration.ofMillis(100);
 
-  static final Flag<List<String>> ETCD_ENDPOINTS = CommonFlags.etcdEndpoints().required()
-      .help("etcd client URLs, comma-separated, e.g. http://127.0.0.1:2379; host:port means http://host:port.");
-  static final Flag<String> KAFKA_BOOTSTRAP = CommonFlags.kafkaBootstrap().required()
-      .help("Kafka bootstrap servers, e.g. 127.0.0.1:9092.");
-  static final Flag<String> TOPIC_PREFIX = CommonFlags.topicPrefix().required()
-      .help("Topics are <NAME>.events and <NAME>.state.");
-  static final Flag<ByteString> KEY_PREFIX = Flag.of("--key-prefix", "BYTES", ByteString.class,
-      IngesterFlags::keyBytes)
-      .defaultText("every key").unit("percent-encoded bytes")
-      .help("Publish only etcd keys with this prefix (percent-encoded bytes; %00 is a zero byte).");
-  static final Flag<Integer> HTTP_PORT = Flag.integer("--http-port", "PORT").defaultValue("9100").unit("TCP port")
-      .check(Check.between(-1, 65535)).help("Port of /metrics, /readyz and /livez; 0 picks a free port, -1 disables.");
-  static final Flag<String> HTTP_HOST = Flag.text("--http-host", "ADDRESS").defaultValue("0.0.0.0")
-      .unit("IP address").help("Address of the operations endpoints.");
-  static final Flag<String> TRANSACTIONAL_ID = Flag.text("--transactional-id", "ID")
-      .defaultText("<topic-prefix>.ingester")
-      .help("The ingester's identity in Kafka; a second ingester with the same id fences the first.");
-  static final Flag<Duration> EVENTS_RETENTION = Flag.duration("--events-retention").defaultValue("7d")
-      .help("retention.ms of a newly created events topic.");
-  static final Flag<Integer> MAX_RECORD_BYTES = Flag.byteSize("--max-record-bytes").defaultValue("8MiB")
-      .check(Check.of(">= 64KiB", n -> n >= MIN_RECORD_BYTES))
-      .help("Largest record (max.message.bytes of the topics); must hold etcd's largest value twice (prev_kv).");
-  static final Flag<Integer> STATE_PARTITIONS = Flag.integer("--state-partitions", "N").defaultValue("1")
-      .unit("partitions").check(Check.atLeast(1)).help("Partitions of a newly created state topic.");
-  static final Flag<Integer> REPLICATION_FACTOR = Flag.integer("--replication-factor", "N").defaultValue("-1")
-      .unit("replicas").check(REPLICAS)
-      .help("Replication factor of newly created topics, and the least an existing topic must have (the ingester "
-          + "refuses to start otherwise); -1 for the broker's default.");
-  static final Flag<Integer> MIN_INSYNC_REPLICAS = Flag.integer("--min-insync-replicas", "N").defaultValue("-1")
-      .unit("replicas").check(REPLICAS)
-      .help("min.insync.replicas of newly created topics, and the least an existing topic must have: replicas that "
-          + "must hold a write before Kafka acknowledges it (the ingester writes with acks=all). Production: 2 with "
-          + "--replication-factor 3. -1 for the broker's default.");
-  static final Flag<Duration> TRANSACTION_TIMEOUT = Flag.duration("--transaction-timeout").defaultValue("60s")
-      .help("transaction.timeout.ms: an open transaction stalls read_committed readers for at most this long after "
-          + "a crash.");
-  static final Flag<Integer> WATCH_QUEUE_BYTES = Flag.byteSize("--watch-queue-bytes").defaultValue("64MiB")
-      .help("Bound of etcd data waiting for Kafka; beyond it the watch is closed and resumed later from the last "
-          + "published revision.");
-  static final Flag<Integer> MAX_BATCH_RECORDS = Flag.integer("--max-batch-records", "N").defaultValue("5000")
-      .unit("records").check(Check.atLeast(1))
-      .help("Records per Kafka transaction before it is cut between two revisions.");
-  static final Flag<Integer> ETCD_MAX_INBOUND_BYTES = Flag.byteSize("--etcd-max-inbound-bytes").defaultValue("512MiB")
-      .help("Largest gRPC message accepted from etcd (a large transaction or a catch-up arrives as one).");
-  static final Flag<Integer> SNAPSHOT_PAGE_SIZE = Flag.integer("--snapshot-page-size", "N").defaultValue("1000")
-      .unit("keys").check(Check.atLeast(1)).help("Keys per etcd range request of an initial load or resync.");
-  static final Flag<Boolean> MATERIALIZER = Flag.toggle("--materializer").defaultValue("true")
-      .help("Run the state materializer (Kafka Streams) in this process.");
-  static final Flag<Duration> RETRY_BACKOFF_MAX = Flag.duration("--retry-backoff-max").defaultValue("5s")
-      .help("Longest wait between retries of etcd or Kafka.");
-  static final Flag<Boolean> LEADER_ELECTION = Flag.toggle("--leader-election").defaultValue("false")
-      .help("Elect one publishing replica through etcd's election API; the others wait.");
-  static final Flag<String> ELECTION_NAME = Flag.text("--election-name", "KEY")
-      .defaultText("/watchfanout/elections/<topic-prefix>/ingester").unit("etcd key")
-      .help("etcd key prefix of the election.");
-  static final Flag<Duration> ELECTION_LEASE_TTL = Flag.duration("--election-lease-ttl").defaultValue("10s")
-      .check(Check.atLeast(MIN_LEASE_TTL))
-      .help("Lease time-to-live of the election: how long a dead leader delays the next one.");
-  static final Flag<Duration> HEARTBEAT_INTERVAL = Flag.duration("--heartbeat-interval").defaultValue("1s")
-      .check(Check.atLeast(MIN_PROBE_PERIOD))
-      .help("After this long without a record, publish a heartbeat (a progress record at the last revision) so that "
-          + "fan-out nodes tell an idle etcd from a dead feed.");
-  static final Flag<Duration> DEPENDENCY_TIMEOUT = Flag.duration("--dependency-timeout").defaultValue("3s")
-      .check(Check.atLeast(MIN_PROBE_PERIOD))
-      .help("etcd and Kafka are probed every second; one that does not answer within this makes the ingester not "
-          + "ready.");
+    private static final Check<Integer> REPLICAS =
+            Check.of("-1 or >= 1", n -> n == BROKER_DEFAULT || n >= 1 && n <= Short.MAX_VALUE);
 
-  /** The table in {@code --help}'s order; picocli makes it through {@code @Command(modelTransformer)}. */
-  public IngesterFlags() {
-    super(DefaultStyle.SENTENCE, ETCD_ENDPOINTS, KAFKA_BOOTSTRAP, TOPIC_PREFIX, KEY_PREFIX, HTTP_PORT, HTTP_HOST,
-        TRANSACTIONAL_ID, EVENTS_RETENTION, MAX_RECORD_BYTES, STATE_PARTITIONS, REPLICATION_FACTOR,
-        MIN_INSYNC_REPLICAS, TRANSACTION_TIMEOUT, WATCH_QUEUE_BYTES, MAX_BATCH_RECORDS, ETCD_MAX_INBOUND_BYTES,
-        SNAPSHOT_PAGE_SIZE, MATERIALIZER, RETRY_BACKOFF_MAX, LEADER_ELECTION, ELECTION_NAME, ELECTION_LEASE_TTL,
-        HEARTBEAT_INTERVAL, DEPENDENCY_TIMEOUT);
-  }
+    static final Flag<List<String>> ETCD_ENDPOINTS = CommonFlags.etcdEndpoints()
+            .required()
+            .help("etcd client URLs, comma-separated, e.g. http://127.0.0.1:2379; host:port means http://host:port.");
+    static final Flag<String> KAFKA_BOOTSTRAP =
+            CommonFlags.kafkaBootstrap().required().help("Kafka bootstrap servers, e.g. 127.0.0.1:9092.");
+    static final Flag<String> TOPIC_PREFIX =
+            CommonFlags.topicPrefix().required().help("Topics are <NAME>.events and <NAME>.state.");
+    static final Flag<ByteString> KEY_PREFIX = Flag.of(
+                    "--key-prefix", "BYTES", ByteString.class, IngesterFlags::keyBytes)
+            .defaultText("every key")
+            .unit("percent-encoded bytes")
+            .help("Publish only etcd keys with this prefix (percent-encoded bytes; %00 is a zero byte).");
+    static final Flag<Integer> HTTP_PORT = Flag.integer("--http-port", "PORT")
+            .defaultValue("9100")
+            .unit("TCP port")
+            .check(Check.between(-1, 65535))
+            .help("Port of /metrics, /readyz and /livez; 0 picks a free port, -1 disables.");
+    static final Flag<String> HTTP_HOST = Flag.text("--http-host", "ADDRESS")
+            .defaultValue("0.0.0.0")
+            .unit("IP address")
+            .help("Address of the operations endpoints.");
+    static final Flag<String> TRANSACTIONAL_ID = Flag.text("--transactional-id", "ID")
+            .defaultText("<topic-prefix>.ingester")
+            .help("The ingester's identity in Kafka; a second ingester with the same id fences the first.");
+    static final Flag<Duration> EVENTS_RETENTION = Flag.duration("--events-retention")
+            .defaultValue("7d")
+            .help("retention.ms of a newly created events topic.");
+    static final Flag<Integer> MAX_RECORD_BYTES = Flag.byteSize("--max-record-bytes")
+            .defaultValue("8MiB")
+            .check(Check.of(">= 64KiB", n -> n >= MIN_RECORD_BYTES))
+            .help("Largest record (max.message.bytes of the topics); must hold etcd's largest value twice (prev_kv).");
+    static final Flag<Integer> STATE_PARTITIONS = Flag.integer("--state-partitions", "N")
+            .defaultValue("1")
+            .unit("partitions")
+            .check(Check.atLeast(1))
+            .help("Partitions of a newly created state topic.");
+    static final Flag<Integer> REPLICATION_FACTOR = Flag.integer("--replication-factor", "N")
+            .defaultValue("-1")
+            .unit("replicas")
+            .check(REPLICAS)
+            .help("Replication factor of newly created topics, and the least an existing topic must have (the ingester "
+                    + "refuses to start otherwise); -1 for the broker's default.");
+    static final Flag<Integer> MIN_INSYNC_REPLICAS = Flag.integer("--min-insync-replicas", "N")
+            .defaultValue("-1")
+            .unit("replicas")
+            .check(REPLICAS)
+            .help(
+                    "min.insync.replicas of newly created topics, and the least an existing topic must have: replicas that "
+                            + "must hold a write before Kafka acknowledges it (the ingester writes with acks=all). Production: 2 with "
+                            + "--replication-factor 3. -1 for the broker's default.");
+    static final Flag<Duration> TRANSACTION_TIMEOUT = Flag.duration("--transaction-timeout")
+            .defaultValue("60s")
+            .help(
+                    "transaction.timeout.ms: an open transaction stalls read_committed readers for at most this long after "
+                            + "a crash.");
+    static final Flag<Integer> WATCH_QUEUE_BYTES = Flag.byteSize("--watch-queue-bytes")
+            .defaultValue("64MiB")
+            .help("Bound of etcd data waiting for Kafka; beyond it the watch is closed and resumed later from the last "
+                    + "published revision.");
+    static final Flag<Integer> MAX_BATCH_RECORDS = Flag.integer("--max-batch-records", "N")
+            .defaultValue("5000")
+            .unit("records")
+            .check(Check.atLeast(1))
+            .help("Records per Kafka transaction before it is cut between two revisions.");
+    static final Flag<Integer> ETCD_MAX_INBOUND_BYTES = Flag.byteSize("--etcd-max-inbound-bytes")
+            .defaultValue("512MiB")
+            .help("Largest gRPC message accepted from etcd (a large transaction or a catch-up arrives as one).");
+    static final Flag<Integer> SNAPSHOT_PAGE_SIZE = Flag.integer("--snapshot-page-size", "N")
+            .defaultValue("1000")
+            .unit("keys")
+            .check(Check.atLeast(1))
+            .help("Keys per etcd range request of an initial load or resync.");
+    static final Flag<Boolean> MATERIALIZER = Flag.toggle("--materializer")
+            .defaultValue("true")
+            .help("Run the state materializer (Kafka Streams) in this process.");
+    static final Flag<Duration> RETRY_BACKOFF_MAX = Flag.duration("--retry-backoff-max")
+            .defaultValue("5s")
+            .help("Longest wait between retries of etcd or Kafka.");
+    static final Flag<Boolean> LEADER_ELECTION = Flag.toggle("--leader-election")
+            .defaultValue("false")
+            .help("Elect one publishing replica through etcd's election API; the others wait.");
+    static final Flag<String> ELECTION_NAME = Flag.text("--election-name", "KEY")
+            .defaultText("/watchfanout/elections/<topic-prefix>/ingester")
+            .unit("etcd key")
+            .help("etcd key prefix of the election.");
+    static final Flag<Duration> ELECTION_LEASE_TTL = Flag.duration("--election-lease-ttl")
+            .defaultValue("10s")
+            .check(Check.atLeast(MIN_LEASE_TTL))
+            .help("Lease time-to-live of the election: how long a dead leader delays the next one.");
+    static final Flag<Duration> HEARTBEAT_INTERVAL = Flag.duration("--heartbeat-interval")
+            .defaultValue("1s")
+            .check(Check.atLeast(MIN_PROBE_PERIOD))
+            .help(
+                    "After this long without a record, publish a heartbeat (a progress record at the last revision) so that "
+                            + "fan-out nodes tell an idle etcd from a dead feed.");
+    static final Flag<Duration> DEPENDENCY_TIMEOUT = Flag.duration("--dependency-timeout")
+            .defaultValue("3s")
+            .check(Check.atLeast(MIN_PROBE_PERIOD))
+            .help("etcd and Kafka are probed every second; one that does not answer within this makes the ingester not "
+                    + "ready.");
 
-  /**
-   * The ingester configuration from the flags {@code spec} parsed.
-   *
-   * @throws CommandLine.ParameterException for a missing flag, a value outside its range, or
-   *     more in-sync replicas than replicas
-   */
-  static IngesterConfig config(CommandSpec spec) {
-    Values v = new IngesterFlags().values(spec);
-    int replicationFactor = v.get(REPLICATION_FACTOR);
-    int minInsyncReplicas = v.get(MIN_INSYNC_REPLICAS);
-    // More in-sync replicas than replicas: Kafka would refuse every acks=all write.
-    if (replicationFactor != BROKER_DEFAULT && minInsyncReplicas > replicationFactor) {
-      throw new CommandLine.ParameterException(spec.commandLine(), MIN_INSYNC_REPLICAS + ": " + minInsyncReplicas
-          + " (expected: <= " + REPLICATION_FACTOR + " " + replicationFactor + ")");
+    /** The table in {@code --help}'s order; picocli makes it through {@code @Command(modelTransformer)}. */
+    public IngesterFlags() {
+        super(
+                DefaultStyle.SENTENCE,
+                ETCD_ENDPOINTS,
+                KAFKA_BOOTSTRAP,
+                TOPIC_PREFIX,
+                KEY_PREFIX,
+                HTTP_PORT,
+                HTTP_HOST,
+                TRANSACTIONAL_ID,
+                EVENTS_RETENTION,
+                MAX_RECORD_BYTES,
+                STATE_PARTITIONS,
+                REPLICATION_FACTOR,
+                MIN_INSYNC_REPLICAS,
+                TRANSACTION_TIMEOUT,
+                WATCH_QUEUE_BYTES,
+                MAX_BATCH_RECORDS,
+                ETCD_MAX_INBOUND_BYTES,
+                SNAPSHOT_PAGE_SIZE,
+                MATERIALIZER,
+                RETRY_BACKOFF_MAX,
+                LEADER_ELECTION,
+                ELECTION_NAME,
+                ELECTION_LEASE_TTL,
+                HEARTBEAT_INTERVAL,
+                DEPENDENCY_TIMEOUT);
     }
-    String topicPrefix = v.get(TOPIC_PREFIX);
-    ByteString keyPrefix = v.get(KEY_PREFIX);
-    String transactionalId = v.get(TRANSACTIONAL_ID);
-    String electionName = v.get(ELECTION_NAME);
-    return new IngesterConfig(v.get(ETCD_ENDPOINTS), v.get(KAFKA_BOOTSTRAP), topicPrefix,
-        keyPrefix == null ? ByteString.EMPTY : keyPrefix, v.get(HTTP_HOST), v.get(HTTP_PORT),
-        transactionalId != null ? transactionalId : topicPrefix + ".ingester", v.get(EVENTS_RETENTION),
-        v.get(MAX_RECORD_BYTES), v.get(STATE_PARTITIONS), (short) replicationFactor, minInsyncReplicas,
-        v.get(TRANSACTION_TIMEOUT), v.get(WATCH_QUEUE_BYTES), v.get(MAX_BATCH_RECORDS), v.get(ETCD_MAX_INBOUND_BYTES),
-        v.get(SNAPSHOT_PAGE_SIZE), v.get(MATERIALIZER), v.get(RETRY_BACKOFF_MAX), v.get(LEADER_ELECTION),
-        electionName != null ? electionName : "/watchfanout/elections/" + topicPrefix + "/ingester",
-        v.get(ELECTION_LEASE_TTL), v.get(HEARTBEAT_INTERVAL), v.get(DEPENDENCY_TIMEOUT));
-  }
 
-  private static ByteString keyBytes(String text) {
-    try {
-      return ByteString.copyFrom(KeyBytes.decode(text));
-    } catch (IllegalArgumentException e) {
-      throw new TypeConversionException(e.getMessage());
+    /**
+     * The ingester configuration from the flags {@code spec} parsed.
+     *
+     * @throws CommandLine.ParameterException for a missing flag, a value outside its range, or
+     *     more in-sync replicas than replicas
+     */
+    static IngesterConfig config(CommandSpec spec) {
+        Values v = new IngesterFlags().values(spec);
+        int replicationFactor = v.get(REPLICATION_FACTOR);
+        int minInsyncReplicas = v.get(MIN_INSYNC_REPLICAS);
+        // More in-sync replicas than replicas: Kafka would refuse every acks=all write.
+        if (replicationFactor != BROKER_DEFAULT && minInsyncReplicas > replicationFactor) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    MIN_INSYNC_REPLICAS + ": " + minInsyncReplicas + " (expected: <= " + REPLICATION_FACTOR + " "
+                            + replicationFactor + ")");
+        }
+        String topicPrefix = v.get(TOPIC_PREFIX);
+        ByteString keyPrefix = v.get(KEY_PREFIX);
+        String transactionalId = v.get(TRANSACTIONAL_ID);
+        String electionName = v.get(ELECTION_NAME);
+        return new IngesterConfig(
+                v.get(ETCD_ENDPOINTS),
+                v.get(KAFKA_BOOTSTRAP),
+                topicPrefix,
+                keyPrefix == null ? ByteString.EMPTY : keyPrefix,
+                v.get(HTTP_HOST),
+                v.get(HTTP_PORT),
+                transactionalId != null ? transactionalId : topicPrefix + ".ingester",
+                v.get(EVENTS_RETENTION),
+                v.get(MAX_RECORD_BYTES),
+                v.get(STATE_PARTITIONS),
+                (short) replicationFactor,
+                minInsyncReplicas,
+                v.get(TRANSACTION_TIMEOUT),
+                v.get(WATCH_QUEUE_BYTES),
+                v.get(MAX_BATCH_RECORDS),
+                v.get(ETCD_MAX_INBOUND_BYTES),
+                v.get(SNAPSHOT_PAGE_SIZE),
+                v.get(MATERIALIZER),
+                v.get(RETRY_BACKOFF_MAX),
+                v.get(LEADER_ELECTION),
+                electionName != null ? electionName : "/watchfanout/elections/" + topicPrefix + "/ingester",
+                v.get(ELECTION_LEASE_TTL),
+                v.get(HEARTBEAT_INTERVAL),
+                v.get(DEPENDENCY_TIMEOUT));
     }
-  }
+
+    private static ByteString keyBytes(String text) {
+        try {
+            return ByteString.copyFrom(KeyBytes.decode(text));
+        } catch (IllegalArgumentException e) {
+            throw new TypeConversionException(e.getMessage());
+        }
+    }
 }

@@ -53,394 +53,461 @@ import org.slf4j.LoggerFactory;
  * {@link #refreshGauges} from any thread.
  */
 final class PublishSession {
-  // The Ingester's logger: the publisher's lines keep the name they have always been logged under.
-  private static final Logger log = LoggerFactory.getLogger(Ingester.class);
-  private static final Duration POLL = Duration.ofMillis(500);
-  /** Bound of one range request of a resync or a rebuild. */
-  private static final Duration SNAPSHOT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
-  /** More skipped revisions than this are resynchronised rather than read one by one. */
-  private static final long MAX_REBUILT_REVISIONS = 64;
-  /** First wait after a failed watch or publish of the running publisher; doubles up to {@code --retry-backoff-max}. */
-  private static final Duration WATCH_BACKOFF_START = Duration.ofMillis(100);
-  /**
-   * How long the state topic's active segment may stay open before it rolls: the active segment
-   * is never compacted, so this bounds how long superseded state records stay readable.
-   */
-  private static final Duration STATE_SEGMENT = Duration.ofHours(1);
-  /**
-   * Upper bound of how long a producer may block in {@code initTransactions()} under an
-   * election lease, even when the lease has longer left: a stuck broker is retried sooner.
-   */
-  private static final long MAX_FENCED_BLOCK_MILLIS = 10_000;
-  /** What a record needs beyond its key and value (headers, batch framing), kept free of --max-record-bytes. */
-  private static final int RECORD_OVERHEAD_BYTES = 256;
+    // The Ingester's logger: the publisher's lines keep the name they have always been logged under.
+    private static final Logger log = LoggerFactory.getLogger(Ingester.class);
+    private static final Duration POLL = Duration.ofMillis(500);
+    /** Bound of one range request of a resync or a rebuild. */
+    private static final Duration SNAPSHOT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+    /** More skipped revisions than this are resynchronised rather than read one by one. */
+    private static final long MAX_REBUILT_REVISIONS = 64;
+    /** First wait after a failed watch or publish of the running publisher; doubles up to {@code --retry-backoff-max}. */
+    private static final Duration WATCH_BACKOFF_START = Duration.ofMillis(100);
+    /**
+     * How long the state topic's active segment may stay open before it rolls: the active segment
+     * is never compacted, so this bounds how long superseded state records stay readable.
+     */
+    private static final Duration STATE_SEGMENT = Duration.ofHours(1);
+    /**
+     * Upper bound of how long a producer may block in {@code initTransactions()} under an
+     * election lease, even when the lease has longer left: a stuck broker is retried sooner.
+     */
+    private static final long MAX_FENCED_BLOCK_MILLIS = 10_000;
+    /** What a record needs beyond its key and value (headers, batch framing), kept free of --max-record-bytes. */
+    private static final int RECORD_OVERHEAD_BYTES = 256;
 
-  private final IngesterConfig config;
-  private final KeyRange range;
-  private final String eventsTopic;
-  private final String stateTopic;
-  private final Client etcd;
-  private final LeaderElection election;
-  private final DependencyMonitor monitor;
-  private final Readiness readiness;
-  private final IngesterMetrics metrics;
-  private final PublishFailures failures;
-  private final BooleanSupplier running;
-  private final Runnable afterTopics;
-  /** The resume point: every revision up to this one is in the events topic. */
-  private volatile long lastPublished;
-  /** When the last record was published (System.nanoTime()); publisher thread only. */
-  private long lastPublishNanos = System.nanoTime();
+    private final IngesterConfig config;
+    private final KeyRange range;
+    private final String eventsTopic;
+    private final String stateTopic;
+    private final Client etcd;
+    private final LeaderElection election;
+    private final DependencyMonitor monitor;
+    private final Readiness readiness;
+    private final IngesterMetrics metrics;
+    private final PublishFailures failures;
+    private final BooleanSupplier running;
+    private final Runnable afterTopics;
+    /** The resume point: every revision up to this one is in the events topic. */
+    private volatile long lastPublished;
+    /** When the last record was published (System.nanoTime()); publisher thread only. */
+    private long lastPublishNanos = System.nanoTime();
 
-  /**
-   * @param config the settings
-   * @param etcd the ingester's etcd client (range reads of resyncs and rebuilds)
-   * @param election the leader election, or null without one
-   * @param monitor the dependency probes (etcd's revision, which dependency failed)
-   * @param readiness where the publisher's state goes
-   * @param metrics the ingester's metrics
-   * @param running false once the ingester stops
-   * @param afterTopics run once the topics are there, before the producer is made (the
-   *     state materializer's start)
-   */
-  PublishSession(IngesterConfig config, Client etcd, LeaderElection election, DependencyMonitor monitor,
-      Readiness readiness, IngesterMetrics metrics, BooleanSupplier running, Runnable afterTopics) {
-    this.config = config;
-    this.range = KeyRange.prefix(config.keyPrefix());
-    this.eventsTopic = io.watchfanout.schema.WatchFanoutSerdes.eventsTopic(config.topicPrefix());
-    this.stateTopic = io.watchfanout.schema.WatchFanoutSerdes.stateTopic(config.topicPrefix());
-    this.etcd = etcd;
-    this.election = election;
-    this.monitor = monitor;
-    this.readiness = readiness;
-    this.metrics = metrics;
-    this.failures = new PublishFailures(config, monitor::etcdUp, monitor::kafkaUp);
-    this.running = running;
-    this.afterTopics = afterTopics;
-  }
-
-  /** The resume point: the last revision known to be in the events topic; 0 before the first session's start point. */
-  long lastPublished() {
-    return lastPublished;
-  }
-
-  /**
-   * Runs one session until it fails or the ingester stops.
-   *
-   * @param feed the ingester's etcd watch; stopped when the session ends
-   * @param retry the delay between sessions, reset once this one has its start point
-   * @throws PublishFailure how the session ended
-   * @throws InterruptedException when the publisher thread was interrupted
-   */
-  void run(EtcdWatchFeed feed, RetryDelay retry) throws PublishFailure, InterruptedException {
-    try {
-      if (election != null && !election.isLeader()) {
-        readiness.state("standby: another replica leads " + config.electionName());
-        metrics.ready.set(0);
-        election.awaitLeadership();
-      }
-      new TopicManager(config.kafkaBootstrap()).ensure(new TopicSettings(eventsTopic, stateTopic,
-          config.eventsRetention(), STATE_SEGMENT, config.maxRecordBytes(), config.statePartitions(),
-          config.replicationFactor(), config.minInsyncReplicas()));
-      afterTopics.run();
-      try (EventsPublisher publisher = new EventsPublisher(config.kafkaBootstrap(), eventsTopic,
-          config.transactionalId(), config.maxRecordBytes(), config.transactionTimeout(), fencingBound())) {
-        long from = startPoint(publisher);
-        retry.reset();
-        stream(feed, publisher, from);
-      }
-    } catch (PublishFailure | InterruptedException e) {
-      throw e;
-    } catch (Exception e) {
-      throw failures.classify(e);
+    /**
+     * @param config the settings
+     * @param etcd the ingester's etcd client (range reads of resyncs and rebuilds)
+     * @param election the leader election, or null without one
+     * @param monitor the dependency probes (etcd's revision, which dependency failed)
+     * @param readiness where the publisher's state goes
+     * @param metrics the ingester's metrics
+     * @param running false once the ingester stops
+     * @param afterTopics run once the topics are there, before the producer is made (the
+     *     state materializer's start)
+     */
+    PublishSession(
+            IngesterConfig config,
+            Client etcd,
+            LeaderElection election,
+            DependencyMonitor monitor,
+            Readiness readiness,
+            IngesterMetrics metrics,
+            BooleanSupplier running,
+            Runnable afterTopics) {
+        this.config = config;
+        this.range = KeyRange.prefix(config.keyPrefix());
+        this.eventsTopic = io.watchfanout.schema.WatchFanoutSerdes.eventsTopic(config.topicPrefix());
+        this.stateTopic = io.watchfanout.schema.WatchFanoutSerdes.stateTopic(config.topicPrefix());
+        this.etcd = etcd;
+        this.election = election;
+        this.monitor = monitor;
+        this.readiness = readiness;
+        this.metrics = metrics;
+        this.failures = new PublishFailures(config, monitor::etcdUp, monitor::kafkaUp);
+        this.running = running;
+        this.afterTopics = afterTopics;
     }
-  }
 
-  /** Readiness and the gauges that depend on what the probes learnt; after each round of probes. */
-  void refreshGauges() {
-    metrics.ready.set(readiness.reason().isEmpty() ? 1 : 0);
-    long etcdRevision = monitor.etcdRevision();
-    boolean leading = election == null || election.isLeader();
-    // Unknown is NaN, not 0: a lag of 0 would claim the tier is current.
-    metrics.etcdRevision.set(etcdRevision < 0 ? Double.NaN : etcdRevision);
-    metrics.watchLagRevisions.set(etcdRevision < 0 || !leading ? Double.NaN
-        : Math.max(0, etcdRevision - lastPublished));
-  }
-
-  private PublishedLog publishedLog() {
-    return new PublishedLog(config.kafkaBootstrap(), eventsTopic, stateTopic, config.transactionalId());
-  }
-
-  private EtcdSnapshotReader snapshotReader() {
-    return new EtcdSnapshotReader(etcd, config.snapshotPageSize(), SNAPSHOT_REQUEST_TIMEOUT);
-  }
-
-  /** Reads back where the events topic ends; on an empty topic publishes the initial state. */
-  private long startPoint(EventsPublisher publisher) throws Exception {
-    PublishedLog published = publishedLog();
-    Optional<Long> tail = published.lastEventsRevision();
-    if (tail.isPresent()) {
-      log.info("[revision {}] resuming after the last revision in {}", tail.get(), eventsTopic);
-      return published(tail.get());
+    /** The resume point: the last revision known to be in the events topic; 0 before the first session's start point. */
+    long lastPublished() {
+        return lastPublished;
     }
-    Optional<StateCheckpoint> checkpoint = published.checkpoint();
-    if (checkpoint.isPresent()) {
-      log.info("[revision {}] {} is empty; resuming after the checkpoint of {}", checkpoint.get().getRevision(),
-          eventsTopic, stateTopic);
-      return published(checkpoint.get().getRevision());
-    }
-    return resync(publisher, Map.of(), Resync.Reason.INITIAL, 0, 0);
-  }
 
-  private long resync(EventsPublisher publisher, Map<ByteString, KeyValue> before, Resync.Reason reason,
-      long compactRevision, long lastRecordRevision) throws Exception {
-    readiness.state("publishing the state of etcd (" + reason + ")");
-    EtcdSnapshot snapshot = snapshotReader().read(range);
-    List<KeyedRecord> records = Resynchronizer.records(before, snapshot, reason, compactRevision, lastRecordRevision);
-    checkSizes(records);
-    publish(publisher, records);
-    metrics.eventsPublished.inc(records.size() - 1);
-    metrics.resyncs.labels(reason.name().toLowerCase(Locale.ROOT)).inc();
-    log.info("[revision {}] published a resync ({}) of {} with {} entries ({} keys in etcd)", snapshot.revision(),
-        reason, range, records.size() - 1, snapshot.kvs().size());
-    return published(snapshot.revision());
-  }
-
-  /** Moves the resume point; the gauge follows it. */
-  private long published(long revision) {
-    lastPublished = revision;
-    metrics.lastPublishedRevision.set(revision);
-    return revision;
-  }
-
-  /** Watches from {@code from} + 1 and publishes until a failure that needs a new session. */
-  private void stream(EtcdWatchFeed feed, EventsPublisher publisher, long from) throws Exception {
-    try {
-      streamWatch(feed, publisher, from);
-    } finally {
-      // Whatever ended the session, etcd's events wait in etcd, not in this process.
-      feed.stop();
-    }
-  }
-
-  private void streamWatch(EtcdWatchFeed feed, EventsPublisher publisher, long from) throws Exception {
-    long proven = from; // what this watch proved and published; the next watch starts after it
-    RevisionAssembler assembler = new RevisionAssembler(range, proven);
-    feed.watchFrom(proven + 1);
-    RetryDelay retry = new RetryDelay(WATCH_BACKOFF_START, config.retryBackoffMax(), running);
-    long gapAt = -1; // the proven revision at the last skip, to tell a repeated skip
-    readiness.state("");
-    refreshGauges();
-    Duration poll = POLL.compareTo(config.heartbeatInterval()) <= 0 ? POLL : config.heartbeatInterval();
-    while (running.getAsBoolean()) {
-      if (election != null && !election.isLeader()) {
-        throw new PublishFailure.LeadershipLost();
-      }
-      WatchSignal signal = feed.poll(poll);
-      if (signal instanceof WatchSignal.Batch && !readiness.state().isEmpty()) {
-        readiness.state("");
-        refreshGauges();
-        retry.reset();
-      }
-      boolean progressNotify = false;
-      try {
-        while (signal instanceof WatchSignal.Batch b) {
-          monitor.observeEtcdRevision(b.batch().headerRevision());
-          progressNotify |= b.batch().progressNotify();
-          assembler.accept(b.batch());
-          signal = assembler.pendingRecords() >= config.maxBatchRecords() ? null : feed.poll(Duration.ZERO);
+    /**
+     * Runs one session until it fails or the ingester stops.
+     *
+     * @param feed the ingester's etcd watch; stopped when the session ends
+     * @param retry the delay between sessions, reset once this one has its start point
+     * @throws PublishFailure how the session ended
+     * @throws InterruptedException when the publisher thread was interrupted
+     */
+    void run(EtcdWatchFeed feed, RetryDelay retry) throws PublishFailure, InterruptedException {
+        try {
+            if (election != null && !election.isLeader()) {
+                readiness.state("standby: another replica leads " + config.electionName());
+                metrics.ready.set(0);
+                election.awaitLeadership();
+            }
+            new TopicManager(config.kafkaBootstrap())
+                    .ensure(new TopicSettings(
+                            eventsTopic,
+                            stateTopic,
+                            config.eventsRetention(),
+                            STATE_SEGMENT,
+                            config.maxRecordBytes(),
+                            config.statePartitions(),
+                            config.replicationFactor(),
+                            config.minInsyncReplicas()));
+            afterTopics.run();
+            try (EventsPublisher publisher = new EventsPublisher(
+                    config.kafkaBootstrap(),
+                    eventsTopic,
+                    config.transactionalId(),
+                    config.maxRecordBytes(),
+                    config.transactionTimeout(),
+                    fencingBound())) {
+                long from = startPoint(publisher);
+                retry.reset();
+                stream(feed, publisher, from);
+            }
+        } catch (PublishFailure | InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw failures.classify(e);
         }
-      } catch (DenseRevisionException e) {
-        metrics.watchRestarts.labels("gap").inc();
-        publishPending(publisher, assembler);
-        proven = assembler.provenRevision();
-        if (proven == gapAt) {
-          // The same revision skipped by a fresh watch: re-watching again would loop (etcd
-          // issue 18089). Rebuild what was skipped, then watch from where the watch went on.
-          proven = rebuildSkipped(publisher, e);
-          gapAt = -1;
-        } else {
-          log.warn("[revision {}] {}; re-watching from {}", proven, e.getMessage(), proven + 1);
-          gapAt = proven;
+    }
+
+    /** Readiness and the gauges that depend on what the probes learnt; after each round of probes. */
+    void refreshGauges() {
+        metrics.ready.set(readiness.reason().isEmpty() ? 1 : 0);
+        long etcdRevision = monitor.etcdRevision();
+        boolean leading = election == null || election.isLeader();
+        // Unknown is NaN, not 0: a lag of 0 would claim the tier is current.
+        metrics.etcdRevision.set(etcdRevision < 0 ? Double.NaN : etcdRevision);
+        metrics.watchLagRevisions.set(
+                etcdRevision < 0 || !leading ? Double.NaN : Math.max(0, etcdRevision - lastPublished));
+    }
+
+    private PublishedLog publishedLog() {
+        return new PublishedLog(config.kafkaBootstrap(), eventsTopic, stateTopic, config.transactionalId());
+    }
+
+    private EtcdSnapshotReader snapshotReader() {
+        return new EtcdSnapshotReader(etcd, config.snapshotPageSize(), SNAPSHOT_REQUEST_TIMEOUT);
+    }
+
+    /** Reads back where the events topic ends; on an empty topic publishes the initial state. */
+    private long startPoint(EventsPublisher publisher) throws Exception {
+        PublishedLog published = publishedLog();
+        Optional<Long> tail = published.lastEventsRevision();
+        if (tail.isPresent()) {
+            log.info("[revision {}] resuming after the last revision in {}", tail.get(), eventsTopic);
+            return published(tail.get());
         }
-        assembler = new RevisionAssembler(range, proven);
-        feed.watchFrom(proven + 1);
-        continue;
-      }
-      proven = publishPending(publisher, assembler);
-      metrics.watchQueueBytes.set(feed.queuedBytes());
-      if (signal == null || signal instanceof WatchSignal.Batch) {
-        heartbeatIfDue(publisher, assembler, progressNotify);
-      }
-      if (signal instanceof WatchSignal.Failed f) {
-        if (f.compactRevision() > 0) {
-          log.warn("[revision {}] etcd compacted revision {} before the ingester read it; resynchronising",
-              proven, f.compactRevision());
-          metrics.watchRestarts.labels("compacted").inc();
-          proven = resync(publisher, publishedLog().state(), Resync.Reason.COMPACTED, f.compactRevision(), proven);
-        } else {
-          readiness.state("etcd watch failed: " + f.cause());
-          metrics.ready.set(0);
-          metrics.watchRestarts.labels("error").inc();
-          log.warn("[revision {}] etcd watch failed ({}); re-watching from {} in {} ms", proven, f.cause(),
-              proven + 1, retry.millis());
-          if (!retry.await()) {
-            return;
-          }
+        Optional<StateCheckpoint> checkpoint = published.checkpoint();
+        if (checkpoint.isPresent()) {
+            log.info(
+                    "[revision {}] {} is empty; resuming after the checkpoint of {}",
+                    checkpoint.get().getRevision(),
+                    eventsTopic,
+                    stateTopic);
+            return published(checkpoint.get().getRevision());
         }
-        assembler = new RevisionAssembler(range, proven);
-        feed.watchFrom(proven + 1);
-      } else if (signal instanceof WatchSignal.Overflow o) {
-        log.warn("[revision {}] {} bytes waiting for Kafka; closed the etcd watch, re-watching from {}",
-            proven, o.queuedBytes(), proven + 1);
-        metrics.watchRestarts.labels("overflow").inc();
-        assembler = new RevisionAssembler(range, proven);
-        feed.watchFrom(proven + 1);
-      }
+        return resync(publisher, Map.of(), Resync.Reason.INITIAL, 0, 0);
     }
-  }
 
-  /**
-   * Rebuilds the revisions a watch skipped twice from range reads against the published
-   * state ({@link SkippedRevision}) and publishes them; falls back to a resynchronisation
-   * when etcd no longer holds them or they are too many to read one by one.
-   *
-   * @return the last published revision: the one before {@code gap.seen()}
-   */
-  private long rebuildSkipped(EventsPublisher publisher, DenseRevisionException gap) throws Exception {
-    long proven = gap.expected() - 1;
-    long skipped = gap.seen() - gap.expected();
-    readiness.state("etcd's watch skipped revision " + gap.expected() + " twice; rebuilding it from range reads");
-    metrics.ready.set(0);
-    log.warn("[revision {}] {} again: the revision(s) {}..{} are never delivered (etcd issue 18089: a DELETE at the "
-        + "compaction revision); rebuilding them from range reads", proven, gap.getMessage(), gap.expected(),
-        gap.seen() - 1);
-    Map<ByteString, KeyValue> state = publishedLog().state();
-    if (skipped > MAX_REBUILT_REVISIONS) {
-      log.warn("[revision {}] {} revisions skipped (more than {}); resynchronising instead", proven, skipped,
-          MAX_REBUILT_REVISIONS);
-      metrics.skippedRevisions.labels("resync").inc(skipped);
-      return resync(publisher, state, Resync.Reason.COMPACTED, gap.expected(), proven);
-    }
-    RevisionAssembler assembler = new RevisionAssembler(range, proven);
-    EtcdSnapshotReader reader = snapshotReader();
-    int events = 0;
-    for (long revision = gap.expected(); revision < gap.seen(); revision++) {
-      EtcdSnapshot at;
-      try {
-        at = reader.read(range, revision);
-      } catch (ExecutionException e) {
-        if (!PublishFailures.compactedRead(e.getCause())) {
-          throw e;
-        }
-        log.warn("[revision {}] etcd compacted revision {} before it could be read; resynchronising", proven,
-            revision);
-        metrics.skippedRevisions.labels("resync").inc(skipped);
-        return resync(publisher, state, Resync.Reason.COMPACTED, revision, proven);
-      }
-      List<Event> rebuilt = SkippedRevision.events(state, at);
-      assembler.acceptRebuilt(revision, rebuilt);
-      events += rebuilt.size();
-      state = SkippedRevision.state(at);
-    }
-    long last = publishPending(publisher, assembler);
-    metrics.skippedRevisions.labels("rebuilt").inc(skipped);
-    log.info("[revision {}] rebuilt {} skipped revision(s) with {} event(s) in {}; watching from {}", last, skipped,
-        events, range, last + 1);
-    return last;
-  }
-
-  /**
-   * Publishes a heartbeat (a progress record that may repeat the last revision) at an etcd
-   * progress notification or after {@code --heartbeat-interval} without a record, but only
-   * while the ingester is ready and caught up with etcd's revision as last probed: a watch
-   * that stopped delivering while etcd moves on must not look alive to the nodes.
-   */
-  private void heartbeatIfDue(EventsPublisher publisher, RevisionAssembler assembler, boolean progressNotify)
-      throws Exception {
-    boolean due = progressNotify || System.nanoTime() - lastPublishNanos >= config.heartbeatInterval().toNanos();
-    long etcdRevision = monitor.etcdRevision();
-    if (!due || etcdRevision < 0 || etcdRevision > assembler.provenRevision() || !readiness.reason().isEmpty()) {
-      return;
-    }
-    publish(publisher, List.of(assembler.heartbeat()));
-    metrics.progressRecords.inc();
-    metrics.heartbeats.inc();
-  }
-
-  /**
-   * Producer settings that keep {@code initTransactions()} inside the election lease: a
-   * replica deposed while it waited for Kafka (its lease lapsed, another was elected) must
-   * not come back and fence the new leader. Checked right before the producer is made, after
-   * whatever blocked before (topic creation, the materializer); the producer gives up (and is
-   * closed) when the call outlasts the lease.
-   *
-   * @throws PublishFailure.LeadershipLost when the lease has lapsed already
-   */
-  private Map<String, Object> fencingBound() throws PublishFailure.LeadershipLost {
-    if (election == null) {
-      return Map.of();
-    }
-    Duration left = election.leadershipLeft();
-    if (left.isZero()) {
-      throw new PublishFailure.LeadershipLost();
-    }
-    return Map.of(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.max(1, Math.min(left.toMillis(), MAX_FENCED_BLOCK_MILLIS)));
-  }
-
-  /** Publishes one transaction, tracking how long its commit waits (readiness). */
-  private void publish(EventsPublisher publisher, List<KeyedRecord> records) throws Exception {
-    if (election != null && !election.isLeader()) {
-      throw new PublishFailure.LeadershipLost(); // closes the producer on the way out
-    }
-    readiness.commitStarted();
-    try {
-      publisher.publish(records);
-    } finally {
-      readiness.commitEnded();
-    }
-    lastPublishNanos = System.nanoTime();
-    metrics.transactions.labels("commit").inc();
-    long now = System.currentTimeMillis();
-    for (KeyedRecord r : records) {
-      if (r.timestampMillis() > 0 && r.value().hasEvent() && r.value().getEvent().getIndex() == 0) {
-        metrics.eventLatency.labels("appended").observe((now - r.timestampMillis()) / 1000.0);
-      }
-    }
-  }
-
-  /** Publishes every complete revision the assembler holds; returns the last published revision. */
-  private long publishPending(EventsPublisher publisher, RevisionAssembler assembler) throws Exception {
-    while (true) {
-      boolean last = assembler.pendingRecords() <= config.maxBatchRecords();
-      List<KeyedRecord> records = last ? assembler.drain(true) : assembler.drainUpTo(config.maxBatchRecords());
-      if (!records.isEmpty()) {
+    private long resync(
+            EventsPublisher publisher,
+            Map<ByteString, KeyValue> before,
+            Resync.Reason reason,
+            long compactRevision,
+            long lastRecordRevision)
+            throws Exception {
+        readiness.state("publishing the state of etcd (" + reason + ")");
+        EtcdSnapshot snapshot = snapshotReader().read(range);
+        List<KeyedRecord> records =
+                Resynchronizer.records(before, snapshot, reason, compactRevision, lastRecordRevision);
         checkSizes(records);
         publish(publisher, records);
-        for (KeyedRecord r : records) {
-          if (r.value().hasProgress()) {
-            metrics.progressRecords.inc();
-          } else {
-            metrics.eventsPublished.inc();
-          }
-        }
-        published(records.get(records.size() - 1).revision());
-      }
-      if (last) {
-        return lastPublished;
-      }
+        metrics.eventsPublished.inc(records.size() - 1);
+        metrics.resyncs.labels(reason.name().toLowerCase(Locale.ROOT)).inc();
+        log.info(
+                "[revision {}] published a resync ({}) of {} with {} entries ({} keys in etcd)",
+                snapshot.revision(),
+                reason,
+                range,
+                records.size() - 1,
+                snapshot.kvs().size());
+        return published(snapshot.revision());
     }
-  }
 
-  private void checkSizes(List<KeyedRecord> records) {
-    for (KeyedRecord r : records) {
-      int size = r.key().length + r.value().getSerializedSize();
-      if (size > config.maxRecordBytes() - RECORD_OVERHEAD_BYTES) {
-        throw new RecordTooLargeException("the event of key " + KeyBytes.encode(r.key()) + " at revision "
-            + r.revision() + " needs " + size + " bytes (limit: --max-record-bytes " + config.maxRecordBytes()
-            + " minus " + RECORD_OVERHEAD_BYTES + " bytes of overhead); raise --max-record-bytes and the topics' "
-            + "max.message.bytes");
-      }
+    /** Moves the resume point; the gauge follows it. */
+    private long published(long revision) {
+        lastPublished = revision;
+        metrics.lastPublishedRevision.set(revision);
+        return revision;
     }
-  }
+
+    /** Watches from {@code from} + 1 and publishes until a failure that needs a new session. */
+    private void stream(EtcdWatchFeed feed, EventsPublisher publisher, long from) throws Exception {
+        try {
+            streamWatch(feed, publisher, from);
+        } finally {
+            // Whatever ended the session, etcd's events wait in etcd, not in this process.
+            feed.stop();
+        }
+    }
+
+    private void streamWatch(EtcdWatchFeed feed, EventsPublisher publisher, long from) throws Exception {
+        long proven = from; // what this watch proved and published; the next watch starts after it
+        RevisionAssembler assembler = new RevisionAssembler(range, proven);
+        feed.watchFrom(proven + 1);
+        RetryDelay retry = new RetryDelay(WATCH_BACKOFF_START, config.retryBackoffMax(), running);
+        long gapAt = -1; // the proven revision at the last skip, to tell a repeated skip
+        readiness.state("");
+        refreshGauges();
+        Duration poll = POLL.compareTo(config.heartbeatInterval()) <= 0 ? POLL : config.heartbeatInterval();
+        while (running.getAsBoolean()) {
+            if (election != null && !election.isLeader()) {
+                throw new PublishFailure.LeadershipLost();
+            }
+            WatchSignal signal = feed.poll(poll);
+            if (signal instanceof WatchSignal.Batch && !readiness.state().isEmpty()) {
+                readiness.state("");
+                refreshGauges();
+                retry.reset();
+            }
+            boolean progressNotify = false;
+            try {
+                while (signal instanceof WatchSignal.Batch b) {
+                    monitor.observeEtcdRevision(b.batch().headerRevision());
+                    progressNotify |= b.batch().progressNotify();
+                    assembler.accept(b.batch());
+                    signal = assembler.pendingRecords() >= config.maxBatchRecords() ? null : feed.poll(Duration.ZERO);
+                }
+            } catch (DenseRevisionException e) {
+                metrics.watchRestarts.labels("gap").inc();
+                publishPending(publisher, assembler);
+                proven = assembler.provenRevision();
+                if (proven == gapAt) {
+                    // The same revision skipped by a fresh watch: re-watching again would loop (etcd
+                    // issue 18089). Rebuild what was skipped, then watch from where the watch went on.
+                    proven = rebuildSkipped(publisher, e);
+                    gapAt = -1;
+                } else {
+                    log.warn("[revision {}] {}; re-watching from {}", proven, e.getMessage(), proven + 1);
+                    gapAt = proven;
+                }
+                assembler = new RevisionAssembler(range, proven);
+                feed.watchFrom(proven + 1);
+                continue;
+            }
+            proven = publishPending(publisher, assembler);
+            metrics.watchQueueBytes.set(feed.queuedBytes());
+            if (signal == null || signal instanceof WatchSignal.Batch) {
+                heartbeatIfDue(publisher, assembler, progressNotify);
+            }
+            if (signal instanceof WatchSignal.Failed f) {
+                if (f.compactRevision() > 0) {
+                    log.warn(
+                            "[revision {}] etcd compacted revision {} before the ingester read it; resynchronising",
+                            proven,
+                            f.compactRevision());
+                    metrics.watchRestarts.labels("compacted").inc();
+                    proven = resync(
+                            publisher, publishedLog().state(), Resync.Reason.COMPACTED, f.compactRevision(), proven);
+                } else {
+                    readiness.state("etcd watch failed: " + f.cause());
+                    metrics.ready.set(0);
+                    metrics.watchRestarts.labels("error").inc();
+                    log.warn(
+                            "[revision {}] etcd watch failed ({}); re-watching from {} in {} ms",
+                            proven,
+                            f.cause(),
+                            proven + 1,
+                            retry.millis());
+                    if (!retry.await()) {
+                        return;
+                    }
+                }
+                assembler = new RevisionAssembler(range, proven);
+                feed.watchFrom(proven + 1);
+            } else if (signal instanceof WatchSignal.Overflow o) {
+                log.warn(
+                        "[revision {}] {} bytes waiting for Kafka; closed the etcd watch, re-watching from {}",
+                        proven,
+                        o.queuedBytes(),
+                        proven + 1);
+                metrics.watchRestarts.labels("overflow").inc();
+                assembler = new RevisionAssembler(range, proven);
+                feed.watchFrom(proven + 1);
+            }
+        }
+    }
+
+    /**
+     * Rebuilds the revisions a watch skipped twice from range reads against the published
+     * state ({@link SkippedRevision}) and publishes them; falls back to a resynchronisation
+     * when etcd no longer holds them or they are too many to read one by one.
+     *
+     * @return the last published revision: the one before {@code gap.seen()}
+     */
+    private long rebuildSkipped(EventsPublisher publisher, DenseRevisionException gap) throws Exception {
+        long proven = gap.expected() - 1;
+        long skipped = gap.seen() - gap.expected();
+        readiness.state("etcd's watch skipped revision " + gap.expected() + " twice; rebuilding it from range reads");
+        metrics.ready.set(0);
+        log.warn(
+                "[revision {}] {} again: the revision(s) {}..{} are never delivered (etcd issue 18089: a DELETE at the "
+                        + "compaction revision); rebuilding them from range reads",
+                proven,
+                gap.getMessage(),
+                gap.expected(),
+                gap.seen() - 1);
+        Map<ByteString, KeyValue> state = publishedLog().state();
+        if (skipped > MAX_REBUILT_REVISIONS) {
+            log.warn(
+                    "[revision {}] {} revisions skipped (more than {}); resynchronising instead",
+                    proven,
+                    skipped,
+                    MAX_REBUILT_REVISIONS);
+            metrics.skippedRevisions.labels("resync").inc(skipped);
+            return resync(publisher, state, Resync.Reason.COMPACTED, gap.expected(), proven);
+        }
+        RevisionAssembler assembler = new RevisionAssembler(range, proven);
+        EtcdSnapshotReader reader = snapshotReader();
+        int events = 0;
+        for (long revision = gap.expected(); revision < gap.seen(); revision++) {
+            EtcdSnapshot at;
+            try {
+                at = reader.read(range, revision);
+            } catch (ExecutionException e) {
+                if (!PublishFailures.compactedRead(e.getCause())) {
+                    throw e;
+                }
+                log.warn(
+                        "[revision {}] etcd compacted revision {} before it could be read; resynchronising",
+                        proven,
+                        revision);
+                metrics.skippedRevisions.labels("resync").inc(skipped);
+                return resync(publisher, state, Resync.Reason.COMPACTED, revision, proven);
+            }
+            List<Event> rebuilt = SkippedRevision.events(state, at);
+            assembler.acceptRebuilt(revision, rebuilt);
+            events += rebuilt.size();
+            state = SkippedRevision.state(at);
+        }
+        long last = publishPending(publisher, assembler);
+        metrics.skippedRevisions.labels("rebuilt").inc(skipped);
+        log.info(
+                "[revision {}] rebuilt {} skipped revision(s) with {} event(s) in {}; watching from {}",
+                last,
+                skipped,
+                events,
+                range,
+                last + 1);
+        return last;
+    }
+
+    /**
+     * Publishes a heartbeat (a progress record that may repeat the last revision) at an etcd
+     * progress notification or after {@code --heartbeat-interval} without a record, but only
+     * while the ingester is ready and caught up with etcd's revision as last probed: a watch
+     * that stopped delivering while etcd moves on must not look alive to the nodes.
+     */
+    private void heartbeatIfDue(EventsPublisher publisher, RevisionAssembler assembler, boolean progressNotify)
+            throws Exception {
+        boolean due = progressNotify
+                || System.nanoTime() - lastPublishNanos
+                        >= config.heartbeatInterval().toNanos();
+        long etcdRevision = monitor.etcdRevision();
+        if (!due
+                || etcdRevision < 0
+                || etcdRevision > assembler.provenRevision()
+                || !readiness.reason().isEmpty()) {
+            return;
+        }
+        publish(publisher, List.of(assembler.heartbeat()));
+        metrics.progressRecords.inc();
+        metrics.heartbeats.inc();
+    }
+
+    /**
+     * Producer settings that keep {@code initTransactions()} inside the election lease: a
+     * replica deposed while it waited for Kafka (its lease lapsed, another was elected) must
+     * not come back and fence the new leader. Checked right before the producer is made, after
+     * whatever blocked before (topic creation, the materializer); the producer gives up (and is
+     * closed) when the call outlasts the lease.
+     *
+     * @throws PublishFailure.LeadershipLost when the lease has lapsed already
+     */
+    private Map<String, Object> fencingBound() throws PublishFailure.LeadershipLost {
+        if (election == null) {
+            return Map.of();
+        }
+        Duration left = election.leadershipLeft();
+        if (left.isZero()) {
+            throw new PublishFailure.LeadershipLost();
+        }
+        return Map.of(
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.max(1, Math.min(left.toMillis(), MAX_FENCED_BLOCK_MILLIS)));
+    }
+
+    /** Publishes one transaction, tracking how long its commit waits (readiness). */
+    private void publish(EventsPublisher publisher, List<KeyedRecord> records) throws Exception {
+        if (election != null && !election.isLeader()) {
+            throw new PublishFailure.LeadershipLost(); // closes the producer on the way out
+        }
+        readiness.commitStarted();
+        try {
+            publisher.publish(records);
+        } finally {
+            readiness.commitEnded();
+        }
+        lastPublishNanos = System.nanoTime();
+        metrics.transactions.labels("commit").inc();
+        long now = System.currentTimeMillis();
+        for (KeyedRecord r : records) {
+            if (r.timestampMillis() > 0
+                    && r.value().hasEvent()
+                    && r.value().getEvent().getIndex() == 0) {
+                metrics.eventLatency.labels("appended").observe((now - r.timestampMillis()) / 1000.0);
+            }
+        }
+    }
+
+    /** Publishes every complete revision the assembler holds; returns the last published revision. */
+    private long publishPending(EventsPublisher publisher, RevisionAssembler assembler) throws Exception {
+        while (true) {
+            boolean last = assembler.pendingRecords() <= config.maxBatchRecords();
+            List<KeyedRecord> records = last ? assembler.drain(true) : assembler.drainUpTo(config.maxBatchRecords());
+            if (!records.isEmpty()) {
+                checkSizes(records);
+                publish(publisher, records);
+                for (KeyedRecord r : records) {
+                    if (r.value().hasProgress()) {
+                        metrics.progressRecords.inc();
+                    } else {
+                        metrics.eventsPublished.inc();
+                    }
+                }
+                published(records.get(records.size() - 1).revision());
+            }
+            if (last) {
+                return lastPublished;
+            }
+        }
+    }
+
+    private void checkSizes(List<KeyedRecord> records) {
+        for (KeyedRecord r : records) {
+            int size = r.key().length + r.value().getSerializedSize();
+            if (size > config.maxRecordBytes() - RECORD_OVERHEAD_BYTES) {
+                throw new RecordTooLargeException("the event of key " + KeyBytes.encode(r.key()) + " at revision "
+                        + r.revision() + " needs " + size + " bytes (limit: --max-record-bytes "
+                        + config.maxRecordBytes()
+                        + " minus " + RECORD_OVERHEAD_BYTES
+                        + " bytes of overhead); raise --max-record-bytes and the topics' "
+                        + "max.message.bytes");
+            }
+        }
+    }
 }

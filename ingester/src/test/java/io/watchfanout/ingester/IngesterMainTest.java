@@ -15,147 +15,215 @@ import picocli.CommandLine;
 /** The ingester's command line: flags, defaults, environment and errors. */
 class IngesterMainTest {
 
-  private static String[] run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cl = IngesterMain.commandLine();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(err));
-    int code = args.length > 0 && args[0].equals("--help") ? cl.execute(args) : parseOnly(cl, args);
-    return new String[] {Integer.toString(code), out.toString(), err.toString()};
-  }
-
-  private static int parseOnly(CommandLine cl, String... args) {
-    try {
-      cl.parseArgs(args);
-      ((IngesterMain) cl.getCommand()).config();
-      return 0;
-    } catch (CommandLine.ParameterException e) {
-      cl.getErr().println(e.getMessage());
-      cl.getErr().flush();
-      return 2;
+    private static String[] run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = IngesterMain.commandLine();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int code = args.length > 0 && args[0].equals("--help") ? cl.execute(args) : parseOnly(cl, args);
+        return new String[] {Integer.toString(code), out.toString(), err.toString()};
     }
-  }
 
-  @Test
-  void helpListsEveryFlagWithItsDefault() {
-    String[] r = run("--help");
-    assertThat(r[0]).isEqualTo("0");
-    assertThat(r[1]).contains("--etcd-endpoints", "--kafka-bootstrap", "--topic-prefix", "--key-prefix",
-        "--http-port", "Default: 9100", "--max-record-bytes", "Default: 8MiB", "WATCHFANOUT_");
-  }
-
-  @Test
-  void requiredFlagsAndRangesAreChecked() {
-    assertThat(run("--kafka-bootstrap", "k:9092")[2]).contains("Missing required options");
-    String[] bad = run("--etcd-endpoints", "http://e:2379", "--kafka-bootstrap", "k:9092", "--topic-prefix", "t",
-        "--state-partitions", "0");
-    assertThat(bad[0]).isEqualTo("2");
-    assertThat(bad[2]).contains("--state-partitions: 0 (expected: >= 1)");
-    String[] duration = run("--etcd-endpoints", "http://e:2379", "--kafka-bootstrap", "k:9092", "--topic-prefix",
-        "t", "--transaction-timeout", "soon");
-    assertThat(duration[2]).contains("'soon' is not a duration");
-    String[] key = run("--etcd-endpoints", "http://e:2379", "--kafka-bootstrap", "k:9092", "--topic-prefix",
-        "t", "--key-prefix", "/a%zz");
-    assertThat(key[2]).contains("--key-prefix").contains("malformed escape");
-    String[] isr = run("--etcd-endpoints", "http://e:2379", "--kafka-bootstrap", "k:9092", "--topic-prefix",
-        "t", "--replication-factor", "3", "--min-insync-replicas", "4");
-    assertThat(isr[0]).isEqualTo("2");
-    assertThat(isr[2]).contains("--min-insync-replicas: 4 (expected: <= --replication-factor 3)");
-  }
-
-  @Test
-  void defaultsFollowTheTopicPrefixAndKeysArePercentDecoded() {
-    CommandLine cl = IngesterMain.commandLine();
-    cl.parseArgs("--etcd-endpoints", "http://a:2379,http://b:2379", "--kafka-bootstrap", "k:9092",
-        "--topic-prefix", "watch", "--key-prefix", "/registry/%00");
-    IngesterConfig config = ((IngesterMain) cl.getCommand()).config();
-    assertThat(config.etcdEndpoints()).containsExactly("http://a:2379", "http://b:2379");
-    assertThat(config.transactionalId()).isEqualTo("watch.ingester");
-    assertThat(config.keyPrefix().toByteArray()).endsWith(0);
-    assertThat(config.maxRecordBytes()).isEqualTo(8 << 20);
-    assertThat(config.runMaterializer()).isTrue();
-  }
-
-  /** Runs the command line as {@code main} does, up to the point where it would start. */
-  private static String[] execute(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cl = IngesterMain.commandLine();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(err));
-    cl.setExecutionStrategy(parseResult -> {
-      ((IngesterMain) cl.getCommand()).config(); // the validation of call(), without starting
-      return 0;
-    });
-    int code = cl.execute(args);
-    return new String[] {Integer.toString(code), out.toString(), err.toString()};
-  }
-
-  private static final String[] REQUIRED = {"--kafka-bootstrap", "k:9092", "--topic-prefix", "t"};
-
-  private static String[] withRequired(String... args) {
-    String[] all = new String[REQUIRED.length + args.length];
-    System.arraycopy(REQUIRED, 0, all, 0, REQUIRED.length);
-    System.arraycopy(args, 0, all, REQUIRED.length, args.length);
-    return all;
-  }
-
-  @Test
-  void etcdEndpointsTakeHostPortAsEtcdctlDoes() {
-    CommandLine cl = IngesterMain.commandLine();
-    cl.parseArgs(withRequired("--etcd-endpoints", "127.0.0.1:2379,https://etcd-1:2379"));
-    assertThat(((IngesterMain) cl.getCommand()).config().etcdEndpoints())
-        .containsExactly("http://127.0.0.1:2379", "https://etcd-1:2379");
-  }
-
-  @Test
-  void anInvalidEtcdEndpointIsAUsageErrorNamingTheFlag() {
-    String[] r = execute(withRequired("--etcd-endpoints", "127.0.0.1:2379,etcd:port"));
-    assertThat(r[0]).isEqualTo("2");
-    assertThat(r[2]).contains("--etcd-endpoints").contains("'etcd:port' is not an etcd endpoint")
-        .doesNotContain("Exception").doesNotContain("\tat ");
-  }
-
-  @Test
-  void sizesTakeOnlyTheDocumentedUnits() {
-    String[] r = execute(withRequired("--etcd-endpoints", "127.0.0.1:2379", "--watch-queue-bytes", "64MB"));
-    assertThat(r[0]).isEqualTo("2");
-    assertThat(r[2]).contains("--watch-queue-bytes").contains("'64MB' is not a byte size")
-        .contains("write 64MiB").doesNotContain("Exception");
-    assertThat(execute(withRequired("--etcd-endpoints", "127.0.0.1:2379", "--max-record-bytes", "64mb"))[0])
-        .isEqualTo("2");
-    CommandLine cl = IngesterMain.commandLine();
-    cl.parseArgs(withRequired("--etcd-endpoints", "e:2379", "--watch-queue-bytes", "32Mi"));
-    assertThat(((IngesterMain) cl.getCommand()).config().watchQueueBytes()).isEqualTo(32 << 20);
-  }
-
-  @Test
-  void durationMessagesShowTheValueInTheFlagsOwnSyntax() {
-    String[] r = execute(withRequired("--etcd-endpoints", "e:2379", "--election-lease-ttl", "1500ms"));
-    assertThat(r[0]).isEqualTo("2");
-    assertThat(r[2]).contains("--election-lease-ttl: 1500ms (expected: >= 2s)").doesNotContain("PT");
-  }
-
-  @Test
-  void aTakenHttpPortIsOneLineNamingTheFlagAndTheAddressWithoutAStackTrace() throws Exception {
-    try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        JavaProcess ingester = JavaProcess.builder(IngesterMain.class.getName()).name("ingester-port-taken")
-            .maxHeap("128m").args("--etcd-endpoints", "127.0.0.1:1", "--kafka-bootstrap", "127.0.0.1:1",
-                "--topic-prefix", "t", "--http-host", "127.0.0.1", "--http-port",
-                Integer.toString(taken.getLocalPort()))
-            .start()) {
-      assertThat(ingester.waitForExit(Duration.ofSeconds(120))).hasValue(1);
-      String output = Files.readString(ingester.logFile());
-      assertThat(output).contains("ingester: --http-host/--http-port: cannot listen on 127.0.0.1:"
-          + taken.getLocalPort() + ": Address already in use")
-          .doesNotContain("Exception").doesNotContain("\tat ");
+    private static int parseOnly(CommandLine cl, String... args) {
+        try {
+            cl.parseArgs(args);
+            ((IngesterMain) cl.getCommand()).config();
+            return 0;
+        } catch (CommandLine.ParameterException e) {
+            cl.getErr().println(e.getMessage());
+            cl.getErr().flush();
+            return 2;
+        }
     }
-  }
 
-  @Test
-  void theReadmeFlagTableEqualsHelp() {
-    org.assertj.core.api.Assertions.assertThat(io.watchfanout.testkit.ReadmeFlags.differences(IngesterMain.commandLine(), "ingester"))
-        .as("README.md's flag table 'ingester' against --help").isEmpty();
-  }
+    @Test
+    void helpListsEveryFlagWithItsDefault() {
+        String[] r = run("--help");
+        assertThat(r[0]).isEqualTo("0");
+        assertThat(r[1])
+                .contains(
+                        "--etcd-endpoints",
+                        "--kafka-bootstrap",
+                        "--topic-prefix",
+                        "--key-prefix",
+                        "--http-port",
+                        "Default: 9100",
+                        "--max-record-bytes",
+                        "Default: 8MiB",
+                        "WATCHFANOUT_");
+    }
+
+    @Test
+    void requiredFlagsAndRangesAreChecked() {
+        assertThat(run("--kafka-bootstrap", "k:9092")[2]).contains("Missing required options");
+        String[] bad = run(
+                "--etcd-endpoints",
+                "http://e:2379",
+                "--kafka-bootstrap",
+                "k:9092",
+                "--topic-prefix",
+                "t",
+                "--state-partitions",
+                "0");
+        assertThat(bad[0]).isEqualTo("2");
+        assertThat(bad[2]).contains("--state-partitions: 0 (expected: >= 1)");
+        String[] duration = run(
+                "--etcd-endpoints",
+                "http://e:2379",
+                "--kafka-bootstrap",
+                "k:9092",
+                "--topic-prefix",
+                "t",
+                "--transaction-timeout",
+                "soon");
+        assertThat(duration[2]).contains("'soon' is not a duration");
+        String[] key = run(
+                "--etcd-endpoints",
+                "http://e:2379",
+                "--kafka-bootstrap",
+                "k:9092",
+                "--topic-prefix",
+                "t",
+                "--key-prefix",
+                "/a%zz");
+        assertThat(key[2]).contains("--key-prefix").contains("malformed escape");
+        String[] isr = run(
+                "--etcd-endpoints",
+                "http://e:2379",
+                "--kafka-bootstrap",
+                "k:9092",
+                "--topic-prefix",
+                "t",
+                "--replication-factor",
+                "3",
+                "--min-insync-replicas",
+                "4");
+        assertThat(isr[0]).isEqualTo("2");
+        assertThat(isr[2]).contains("--min-insync-replicas: 4 (expected: <= --replication-factor 3)");
+    }
+
+    @Test
+    void defaultsFollowTheTopicPrefixAndKeysArePercentDecoded() {
+        CommandLine cl = IngesterMain.commandLine();
+        cl.parseArgs(
+                "--etcd-endpoints",
+                "http://a:2379,http://b:2379",
+                "--kafka-bootstrap",
+                "k:9092",
+                "--topic-prefix",
+                "watch",
+                "--key-prefix",
+                "/registry/%00");
+        IngesterConfig config = ((IngesterMain) cl.getCommand()).config();
+        assertThat(config.etcdEndpoints()).containsExactly("http://a:2379", "http://b:2379");
+        assertThat(config.transactionalId()).isEqualTo("watch.ingester");
+        assertThat(config.keyPrefix().toByteArray()).endsWith(0);
+        assertThat(config.maxRecordBytes()).isEqualTo(8 << 20);
+        assertThat(config.runMaterializer()).isTrue();
+    }
+
+    /** Runs the command line as {@code main} does, up to the point where it would start. */
+    private static String[] execute(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = IngesterMain.commandLine();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        cl.setExecutionStrategy(parseResult -> {
+            ((IngesterMain) cl.getCommand()).config(); // the validation of call(), without starting
+            return 0;
+        });
+        int code = cl.execute(args);
+        return new String[] {Integer.toString(code), out.toString(), err.toString()};
+    }
+
+    private static final String[] REQUIRED = {"--kafka-bootstrap", "k:9092", "--topic-prefix", "t"};
+
+    private static String[] withRequired(String... args) {
+        String[] all = new String[REQUIRED.length + args.length];
+        System.arraycopy(REQUIRED, 0, all, 0, REQUIRED.length);
+        System.arraycopy(args, 0, all, REQUIRED.length, args.length);
+        return all;
+    }
+
+    @Test
+    void etcdEndpointsTakeHostPortAsEtcdctlDoes() {
+        CommandLine cl = IngesterMain.commandLine();
+        cl.parseArgs(withRequired("--etcd-endpoints", "127.0.0.1:2379,https://etcd-1:2379"));
+        assertThat(((IngesterMain) cl.getCommand()).config().etcdEndpoints())
+                .containsExactly("http://127.0.0.1:2379", "https://etcd-1:2379");
+    }
+
+    @Test
+    void anInvalidEtcdEndpointIsAUsageErrorNamingTheFlag() {
+        String[] r = execute(withRequired("--etcd-endpoints", "127.0.0.1:2379,etcd:port"));
+        assertThat(r[0]).isEqualTo("2");
+        assertThat(r[2])
+                .contains("--etcd-endpoints")
+                .contains("'etcd:port' is not an etcd endpoint")
+                .doesNotContain("Exception")
+                .doesNotContain("\tat ");
+    }
+
+    @Test
+    void sizesTakeOnlyTheDocumentedUnits() {
+        String[] r = execute(withRequired("--etcd-endpoints", "127.0.0.1:2379", "--watch-queue-bytes", "64MB"));
+        assertThat(r[0]).isEqualTo("2");
+        assertThat(r[2])
+                .contains("--watch-queue-bytes")
+                .contains("'64MB' is not a byte size")
+                .contains("write 64MiB")
+                .doesNotContain("Exception");
+        assertThat(execute(withRequired("--etcd-endpoints", "127.0.0.1:2379", "--max-record-bytes", "64mb"))[0])
+                .isEqualTo("2");
+        CommandLine cl = IngesterMain.commandLine();
+        cl.parseArgs(withRequired("--etcd-endpoints", "e:2379", "--watch-queue-bytes", "32Mi"));
+        assertThat(((IngesterMain) cl.getCommand()).config().watchQueueBytes()).isEqualTo(32 << 20);
+    }
+
+    @Test
+    void durationMessagesShowTheValueInTheFlagsOwnSyntax() {
+        String[] r = execute(withRequired("--etcd-endpoints", "e:2379", "--election-lease-ttl", "1500ms"));
+        assertThat(r[0]).isEqualTo("2");
+        assertThat(r[2])
+                .contains("--election-lease-ttl: 1500ms (expected: >= 2s)")
+                .doesNotContain("PT");
+    }
+
+    @Test
+    void aTakenHttpPortIsOneLineNamingTheFlagAndTheAddressWithoutAStackTrace() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+                JavaProcess ingester = JavaProcess.builder(IngesterMain.class.getName())
+                        .name("ingester-port-taken")
+                        .maxHeap("128m")
+                        .args(
+                                "--etcd-endpoints",
+                                "127.0.0.1:1",
+                                "--kafka-bootstrap",
+                                "127.0.0.1:1",
+                                "--topic-prefix",
+                                "t",
+                                "--http-host",
+                                "127.0.0.1",
+                                "--http-port",
+                                Integer.toString(taken.getLocalPort()))
+                        .start()) {
+            assertThat(ingester.waitForExit(Duration.ofSeconds(120))).hasValue(1);
+            String output = Files.readString(ingester.logFile());
+            assertThat(output)
+                    .contains("ingester: --http-host/--http-port: cannot listen on 127.0.0.1:" + taken.getLocalPort()
+                            + ": Address already in use")
+                    .doesNotContain("Exception")
+                    .doesNotContain("\tat ");
+        }
+    }
+
+    @Test
+    void theReadmeFlagTableEqualsHelp() {
+        org.assertj.core.api.Assertions.assertThat(
+                        io.watchfanout.testkit.ReadmeFlags.differences(IngesterMain.commandLine(), "ingester"))
+                .as("README.md's flag table 'ingester' against --help")
+                .isEmpty();
+    }
 }

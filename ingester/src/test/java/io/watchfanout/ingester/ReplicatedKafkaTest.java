@@ -55,209 +55,252 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(EtcdExtension.class)
 class ReplicatedKafkaTest {
-  private static KafkaCluster kafka;
-  private final EtcdServer etcdServer;
-  private Client etcd;
-  private String topicPrefix;
-  private String keyPrefix;
+    private static KafkaCluster kafka;
+    private final EtcdServer etcdServer;
+    private Client etcd;
+    private String topicPrefix;
+    private String keyPrefix;
 
-  ReplicatedKafkaTest(EtcdServer etcdServer) {
-    this.etcdServer = etcdServer;
-  }
-
-  @BeforeAll
-  static void startKafka() {
-    // Three broker JVMs start (and one restarts twice) on a 2-core machine: the client
-    // compiler alone and a serial collector leave more of it to the brokers' own work.
-    kafka = KafkaCluster.builder()
-        .configure(b -> b.jvmArg("-XX:TieredStopAtLevel=1").jvmArg("-XX:+UseSerialGC"))
-        .build().start();
-  }
-
-  @AfterAll
-  static void stopKafka() {
-    if (kafka != null) {
-      kafka.close();
-    }
-  }
-
-  @BeforeEach
-  void setUp(Client client, TestPrefix prefix) {
-    etcd = client;
-    topicPrefix = prefix.topicPrefix();
-    keyPrefix = prefix.keyPrefix();
-  }
-
-
-  /**
-   * One ingester, two faults in turn, each with a reader's stall measured: the events topic's
-   * leader, then (once the first broker is back in sync) the state topic's. One test rather
-   * than two, because starting the ingester and checking the topics cost more than a fault.
-   */
-  @Test
-  void killingTheLeaderOfEitherTopicLosesAndRepeatsNothing() throws Exception {
-    String events = WatchFanoutSerdes.eventsTopic(topicPrefix);
-    String state = WatchFanoutSerdes.stateTopic(topicPrefix);
-    try (JavaProcess ingester = Ingesters.process("ingester", etcdServer.clientUrl(), kafka.bootstrapServers(),
-            topicPrefix, keyPrefix, "--replication-factor", "3", "--min-insync-replicas", "2");
-        BackgroundWriter writer = new BackgroundWriter(etcd, keyPrefix, 20)) {
-      ingester.awaitLog("watching etcd from revision", Duration.ofSeconds(90));
-      killTheLeaderOf(events, state, ingester, new EventsRecordDeserializer(), EventsRecords::revision);
-      // The state topic's records that carry a revision are the materializer's checkpoints.
-      killTheLeaderOf(state, events, ingester, new StateRecordDeserializer(),
-          r -> r != null && r.hasCheckpoint() ? r.getCheckpoint().getRevision() : -1);
-      Thread.sleep(1000); // more writes with all three brokers back
-      writer.stop();
-      assertThat(writer.operations()).isPositive();
-      assertThat(ingester.isAlive()).isTrue();
-      assertExact();
-      System.out.printf(Locale.ROOT, "ingester retries (\"retrying in\" lines) over both faults: %d%n",
-          Files.readAllLines(ingester.logFile()).stream().filter(l -> l.contains("retrying in")).count());
-    }
-  }
-
-  /**
-   * Kills the leader of {@code victimTopic} (after making sure it does not also lead
-   * {@code otherTopic}, so that each fault hits one topic), measures the stall on a tail of
-   * {@code victimTopic}, starts the broker again and waits until every partition is in sync.
-   */
-  private <V> void killTheLeaderOf(String victimTopic, String otherTopic, JavaProcess ingester,
-      Deserializer<V> deserializer, ToLongFunction<V> revisionOf) throws Exception {
-    separateLeaders(victimTopic, otherTopic);
-    try (Tail<V> tail = new Tail<>(kafka.bootstrapServers(), victimTopic, deserializer, revisionOf)) {
-      // Some traffic first, so that the tail has a normal gap between records to compare with.
-      long warmUp = EtcdWorkload.currentRevision(etcd);
-      await().atMost(Duration.ofSeconds(60)).until(() -> tail.lastRevision() > warmUp);
-      Thread.sleep(1000);
-      long normalGapMs = tail.maxGapMillis();
-
-      KafkaBroker victim = kafka.leader(victimTopic);
-      long killedAt = System.nanoTime();
-      victim.kill();
-      long revisionAtKill = EtcdWorkload.currentRevision(etcd);
-      tail.firstArrivalAbove(revisionAtKill); // from now on
-      await().atMost(Duration.ofSeconds(90)).until(() -> tail.firstArrivalAbove(revisionAtKill) > 0);
-      long stallMs = TimeUnit.NANOSECONDS.toMillis(tail.firstArrivalAbove(revisionAtKill) - killedAt);
-      int newLeader = kafka.leader(victimTopic).nodeId();
-      System.out.printf(Locale.ROOT, "STALL %s: SIGKILL of its leader, node %d -> the first record of an etcd write"
-          + " made after the kill was read %d ms later; new leader node %d; largest gap between records in the"
-          + " second before the kill %d ms%n", victimTopic, victim.nodeId(), stallMs, newLeader, normalGapMs);
-      assertThat(newLeader).isNotEqualTo(victim.nodeId());
-      assertThat(ingester.isAlive()).as("the ingester after the kill").isTrue();
-
-      Thread.sleep(1000); // more writes with one broker down
-      long restartedAt = System.nanoTime();
-      victim.start();
-      // Kafka's own topics too: a second fault before they are back in sync could leave a
-      // partition of __transaction_state below min.insync.replicas.
-      kafka.awaitFullyReplicated(Duration.ofSeconds(90));
-      System.out.printf(Locale.ROOT, "RESTART node %d: every partition in sync again %d ms after its start%n",
-          victim.nodeId(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restartedAt));
-    }
-  }
-
-  /** Moves the leader of {@code otherTopic} away from {@code victimTopic}'s leader, if they share one. */
-  private void separateLeaders(String victimTopic, String otherTopic) {
-    int victim = kafka.leader(victimTopic).nodeId();
-    if (kafka.leader(otherTopic).nodeId() == victim) {
-      kafka.moveLeader(new TopicPartition(otherTopic, 0), victim % kafka.brokers().size() + 1);
-    }
-  }
-
-  /** Both topics equal etcd once the ingester and the materializer have caught up. */
-  private void assertExact() throws Exception {
-    String events = WatchFanoutSerdes.eventsTopic(topicPrefix);
-    String state = WatchFanoutSerdes.stateTopic(topicPrefix);
-    long until = EtcdWorkload.currentRevision(etcd);
-    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
-      List<ConsumerRecord<byte[], EventsRecord>> records = EventsTopicDump.read(kafka.bootstrapServers(), events);
-      return !records.isEmpty() && EventsRecords.revision(records.get(records.size() - 1).value()) >= until;
-    });
-    List<ConsumerRecord<byte[], EventsRecord>> records = EventsTopicDump.read(kafka.bootstrapServers(), events);
-    int compared = Exactness.assertTopicEqualsEtcd(records, etcd, ByteString.copyFromUtf8(keyPrefix), until);
-    assertThat(compared).isPositive();
-    long lastPublished = EventsRecords.revision(records.get(records.size() - 1).value());
-    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() ->
-        StateTopicDump.read(kafka.bootstrapServers(), state).checkpoint().getRevision() >= lastPublished);
-    Exactness.assertStateEqualsEtcd(StateTopicDump.read(kafka.bootstrapServers(), state), etcd, keyPrefix);
-  }
-
-  /**
-   * A read_committed consumer following partition 0 of a topic on its own thread, noting when
-   * each record carrying a revision arrived: what a fan-out node tailing the topic would see.
-   */
-  private static final class Tail<V> implements AutoCloseable {
-    private final KafkaConsumer<byte[], V> consumer;
-    private final ToLongFunction<V> revisionOf;
-    private final Thread thread;
-    private volatile boolean running = true;
-    private volatile long lastRevision = -1;
-    private long lastArrival;          // guarded by this
-    private long maxGapNanos;          // guarded by this
-    private long firstAbove = -1;      // guarded by this: threshold of the pending query
-    private long firstAboveArrival;    // guarded by this
-
-    Tail(String bootstrap, String topic, Deserializer<V> deserializer, ToLongFunction<V> revisionOf) {
-      Properties props = new Properties();
-      props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-      props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-      this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), deserializer);
-      this.revisionOf = revisionOf;
-      TopicPartition tp = new TopicPartition(topic, 0);
-      consumer.assign(List.of(tp));
-      consumer.seekToEnd(List.of(tp));
-      this.thread = new Thread(this::run, "tail-" + topic);
-      thread.start();
+    ReplicatedKafkaTest(EtcdServer etcdServer) {
+        this.etcdServer = etcdServer;
     }
 
-    private void run() {
-      while (running) {
-        for (ConsumerRecord<byte[], V> r : consumer.poll(Duration.ofMillis(50))) {
-          long revision = revisionOf.applyAsLong(r.value());
-          if (revision < 0) {
-            continue;
-          }
-          long now = System.nanoTime();
-          synchronized (this) {
-            if (lastArrival != 0) {
-              maxGapNanos = Math.max(maxGapNanos, now - lastArrival);
-            }
-            lastArrival = now;
-            if (firstAbove >= 0 && firstAboveArrival == 0 && revision > firstAbove) {
-              firstAboveArrival = now;
-            }
-          }
-          lastRevision = Math.max(lastRevision, revision);
+    @BeforeAll
+    static void startKafka() {
+        // Three broker JVMs start (and one restarts twice) on a 2-core machine: the client
+        // compiler alone and a serial collector leave more of it to the brokers' own work.
+        kafka = KafkaCluster.builder()
+                .configure(b -> b.jvmArg("-XX:TieredStopAtLevel=1").jvmArg("-XX:+UseSerialGC"))
+                .build()
+                .start();
+    }
+
+    @AfterAll
+    static void stopKafka() {
+        if (kafka != null) {
+            kafka.close();
         }
-      }
     }
 
-    long lastRevision() {
-      return lastRevision;
+    @BeforeEach
+    void setUp(Client client, TestPrefix prefix) {
+        etcd = client;
+        topicPrefix = prefix.topicPrefix();
+        keyPrefix = prefix.keyPrefix();
     }
 
-    synchronized long maxGapMillis() {
-      return TimeUnit.NANOSECONDS.toMillis(maxGapNanos);
+    /**
+     * One ingester, two faults in turn, each with a reader's stall measured: the events topic's
+     * leader, then (once the first broker is back in sync) the state topic's. One test rather
+     * than two, because starting the ingester and checking the topics cost more than a fault.
+     */
+    @Test
+    void killingTheLeaderOfEitherTopicLosesAndRepeatsNothing() throws Exception {
+        String events = WatchFanoutSerdes.eventsTopic(topicPrefix);
+        String state = WatchFanoutSerdes.stateTopic(topicPrefix);
+        try (JavaProcess ingester = Ingesters.process(
+                        "ingester",
+                        etcdServer.clientUrl(),
+                        kafka.bootstrapServers(),
+                        topicPrefix,
+                        keyPrefix,
+                        "--replication-factor",
+                        "3",
+                        "--min-insync-replicas",
+                        "2");
+                BackgroundWriter writer = new BackgroundWriter(etcd, keyPrefix, 20)) {
+            ingester.awaitLog("watching etcd from revision", Duration.ofSeconds(90));
+            killTheLeaderOf(events, state, ingester, new EventsRecordDeserializer(), EventsRecords::revision);
+            // The state topic's records that carry a revision are the materializer's checkpoints.
+            killTheLeaderOf(
+                    state,
+                    events,
+                    ingester,
+                    new StateRecordDeserializer(),
+                    r -> r != null && r.hasCheckpoint() ? r.getCheckpoint().getRevision() : -1);
+            Thread.sleep(1000); // more writes with all three brokers back
+            writer.stop();
+            assertThat(writer.operations()).isPositive();
+            assertThat(ingester.isAlive()).isTrue();
+            assertExact();
+            System.out.printf(
+                    Locale.ROOT,
+                    "ingester retries (\"retrying in\" lines) over both faults: %d%n",
+                    Files.readAllLines(ingester.logFile()).stream()
+                            .filter(l -> l.contains("retrying in"))
+                            .count());
+        }
     }
 
-    /** When the first record above {@code revision} arrived (nanoTime); 0 while none has. */
-    synchronized long firstArrivalAbove(long revision) {
-      if (firstAbove != revision) {
-        firstAbove = revision;
-        firstAboveArrival = 0;
-      }
-      return firstAboveArrival;
+    /**
+     * Kills the leader of {@code victimTopic} (after making sure it does not also lead
+     * {@code otherTopic}, so that each fault hits one topic), measures the stall on a tail of
+     * {@code victimTopic}, starts the broker again and waits until every partition is in sync.
+     */
+    private <V> void killTheLeaderOf(
+            String victimTopic,
+            String otherTopic,
+            JavaProcess ingester,
+            Deserializer<V> deserializer,
+            ToLongFunction<V> revisionOf)
+            throws Exception {
+        separateLeaders(victimTopic, otherTopic);
+        try (Tail<V> tail = new Tail<>(kafka.bootstrapServers(), victimTopic, deserializer, revisionOf)) {
+            // Some traffic first, so that the tail has a normal gap between records to compare with.
+            long warmUp = EtcdWorkload.currentRevision(etcd);
+            await().atMost(Duration.ofSeconds(60)).until(() -> tail.lastRevision() > warmUp);
+            Thread.sleep(1000);
+            long normalGapMs = tail.maxGapMillis();
+
+            KafkaBroker victim = kafka.leader(victimTopic);
+            long killedAt = System.nanoTime();
+            victim.kill();
+            long revisionAtKill = EtcdWorkload.currentRevision(etcd);
+            tail.firstArrivalAbove(revisionAtKill); // from now on
+            await().atMost(Duration.ofSeconds(90)).until(() -> tail.firstArrivalAbove(revisionAtKill) > 0);
+            long stallMs = TimeUnit.NANOSECONDS.toMillis(tail.firstArrivalAbove(revisionAtKill) - killedAt);
+            int newLeader = kafka.leader(victimTopic).nodeId();
+            System.out.printf(
+                    Locale.ROOT,
+                    "STALL %s: SIGKILL of its leader, node %d -> the first record of an etcd write"
+                            + " made after the kill was read %d ms later; new leader node %d; largest gap between records in the"
+                            + " second before the kill %d ms%n",
+                    victimTopic,
+                    victim.nodeId(),
+                    stallMs,
+                    newLeader,
+                    normalGapMs);
+            assertThat(newLeader).isNotEqualTo(victim.nodeId());
+            assertThat(ingester.isAlive()).as("the ingester after the kill").isTrue();
+
+            Thread.sleep(1000); // more writes with one broker down
+            long restartedAt = System.nanoTime();
+            victim.start();
+            // Kafka's own topics too: a second fault before they are back in sync could leave a
+            // partition of __transaction_state below min.insync.replicas.
+            kafka.awaitFullyReplicated(Duration.ofSeconds(90));
+            System.out.printf(
+                    Locale.ROOT,
+                    "RESTART node %d: every partition in sync again %d ms after its start%n",
+                    victim.nodeId(),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restartedAt));
+        }
     }
 
-    @Override
-    public void close() {
-      running = false;
-      try {
-        thread.join(10_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(1)));
+    /** Moves the leader of {@code otherTopic} away from {@code victimTopic}'s leader, if they share one. */
+    private void separateLeaders(String victimTopic, String otherTopic) {
+        int victim = kafka.leader(victimTopic).nodeId();
+        if (kafka.leader(otherTopic).nodeId() == victim) {
+            kafka.moveLeader(
+                    new TopicPartition(otherTopic, 0), victim % kafka.brokers().size() + 1);
+        }
     }
-  }
+
+    /** Both topics equal etcd once the ingester and the materializer have caught up. */
+    private void assertExact() throws Exception {
+        String events = WatchFanoutSerdes.eventsTopic(topicPrefix);
+        String state = WatchFanoutSerdes.stateTopic(topicPrefix);
+        long until = EtcdWorkload.currentRevision(etcd);
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> {
+                    List<ConsumerRecord<byte[], EventsRecord>> records =
+                            EventsTopicDump.read(kafka.bootstrapServers(), events);
+                    return !records.isEmpty()
+                            && EventsRecords.revision(
+                                            records.get(records.size() - 1).value())
+                                    >= until;
+                });
+        List<ConsumerRecord<byte[], EventsRecord>> records = EventsTopicDump.read(kafka.bootstrapServers(), events);
+        int compared = Exactness.assertTopicEqualsEtcd(records, etcd, ByteString.copyFromUtf8(keyPrefix), until);
+        assertThat(compared).isPositive();
+        long lastPublished =
+                EventsRecords.revision(records.get(records.size() - 1).value());
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> StateTopicDump.read(kafka.bootstrapServers(), state)
+                                .checkpoint()
+                                .getRevision()
+                        >= lastPublished);
+        Exactness.assertStateEqualsEtcd(StateTopicDump.read(kafka.bootstrapServers(), state), etcd, keyPrefix);
+    }
+
+    /**
+     * A read_committed consumer following partition 0 of a topic on its own thread, noting when
+     * each record carrying a revision arrived: what a fan-out node tailing the topic would see.
+     */
+    private static final class Tail<V> implements AutoCloseable {
+        private final KafkaConsumer<byte[], V> consumer;
+        private final ToLongFunction<V> revisionOf;
+        private final Thread thread;
+        private volatile boolean running = true;
+        private volatile long lastRevision = -1;
+        private long lastArrival; // guarded by this
+        private long maxGapNanos; // guarded by this
+        private long firstAbove = -1; // guarded by this: threshold of the pending query
+        private long firstAboveArrival; // guarded by this
+
+        Tail(String bootstrap, String topic, Deserializer<V> deserializer, ToLongFunction<V> revisionOf) {
+            Properties props = new Properties();
+            props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+            this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), deserializer);
+            this.revisionOf = revisionOf;
+            TopicPartition tp = new TopicPartition(topic, 0);
+            consumer.assign(List.of(tp));
+            consumer.seekToEnd(List.of(tp));
+            this.thread = new Thread(this::run, "tail-" + topic);
+            thread.start();
+        }
+
+        private void run() {
+            while (running) {
+                for (ConsumerRecord<byte[], V> r : consumer.poll(Duration.ofMillis(50))) {
+                    long revision = revisionOf.applyAsLong(r.value());
+                    if (revision < 0) {
+                        continue;
+                    }
+                    long now = System.nanoTime();
+                    synchronized (this) {
+                        if (lastArrival != 0) {
+                            maxGapNanos = Math.max(maxGapNanos, now - lastArrival);
+                        }
+                        lastArrival = now;
+                        if (firstAbove >= 0 && firstAboveArrival == 0 && revision > firstAbove) {
+                            firstAboveArrival = now;
+                        }
+                    }
+                    lastRevision = Math.max(lastRevision, revision);
+                }
+            }
+        }
+
+        long lastRevision() {
+            return lastRevision;
+        }
+
+        synchronized long maxGapMillis() {
+            return TimeUnit.NANOSECONDS.toMillis(maxGapNanos);
+        }
+
+        /** When the first record above {@code revision} arrived (nanoTime); 0 while none has. */
+        synchronized long firstArrivalAbove(long revision) {
+            if (firstAbove != revision) {
+                firstAbove = revision;
+                firstAboveArrival = 0;
+            }
+            return firstAboveArrival;
+        }
+
+        @Override
+        public void close() {
+            running = false;
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(1)));
+        }
+    }
 }

@@ -58,515 +58,594 @@ import org.slf4j.LoggerFactory;
  * before it starts, so that a stop during the start finds it.
  */
 final class LocalStack {
-  /** System property naming the launcher's own log file (read by logback.xml). */
-  static final String LOG_FILE_PROPERTY = "watchfanout.localstack.log";
+    /** System property naming the launcher's own log file (read by logback.xml). */
+    static final String LOG_FILE_PROPERTY = "watchfanout.localstack.log";
 
-  private static final Logger LOG = LoggerFactory.getLogger(LocalStack.class);
-  private static final Duration FANOUT_STOP_TIMEOUT = Duration.ofSeconds(20);
-  private static final Duration INGESTER_STOP_TIMEOUT = Duration.ofSeconds(30);
-  private static final Duration STARTUP_ABORT_WAIT = Duration.ofSeconds(30);
-  /** How long an orphaned part gets between SIGTERM and SIGKILL: about the longest ordered stop. */
-  static final int ORPHAN_GRACE_SECONDS = 30;
-  private static final String INGESTER_HEAP = "384m";
-  private static final String FANOUT_HEAP = "512m";
+    private static final Logger LOG = LoggerFactory.getLogger(LocalStack.class);
+    private static final Duration FANOUT_STOP_TIMEOUT = Duration.ofSeconds(20);
+    private static final Duration INGESTER_STOP_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration STARTUP_ABORT_WAIT = Duration.ofSeconds(30);
+    /** How long an orphaned part gets between SIGTERM and SIGKILL: about the longest ordered stop. */
+    static final int ORPHAN_GRACE_SECONDS = 30;
 
-  private final StackConfig config;
-  private final StackDirectory dir;
-  private final String brokerClasspath;
-  private final PrintStream out;
-  /** Gives the ingester and the nodes their flags; etcd and Kafka are the stack's own parts. */
-  private final StackLauncher tier;
-  private final List<Part> parts = new CopyOnWriteArrayList<>();
-  private final Set<Part> reportedExits = ConcurrentHashMap.newKeySet();
-  private final AtomicBoolean stopping = new AtomicBoolean();
-  private final CountDownLatch startupEnded = new CountDownLatch(1);
-  private final CountDownLatch stopped = new CountDownLatch(1);
-  private volatile Thread starter;
-  private volatile DemoLoad demo;
-  private volatile boolean startFailed;
+    private static final String INGESTER_HEAP = "384m";
+    private static final String FANOUT_HEAP = "512m";
 
-  /**
-   * @param config the validated settings
-   * @param dir the data directory, already created
-   * @param brokerClasspath the class path of the Kafka broker JVM (holds kafka_2.13)
-   * @param out where the short status goes (the terminal)
-   */
-  LocalStack(StackConfig config, StackDirectory dir, String brokerClasspath, PrintStream out) {
-    this.config = Objects.requireNonNull(config, "config");
-    this.dir = Objects.requireNonNull(dir, "dir");
-    this.brokerClasspath = Objects.requireNonNull(brokerClasspath, "brokerClasspath");
-    this.out = Objects.requireNonNull(out, "out");
-    this.tier = StackLauncher.on(config.etcdUrl(), config.kafkaBootstrap(), config.topicPrefix());
-  }
+    private final StackConfig config;
+    private final StackDirectory dir;
+    private final String brokerClasspath;
+    private final PrintStream out;
+    /** Gives the ingester and the nodes their flags; etcd and Kafka are the stack's own parts. */
+    private final StackLauncher tier;
 
-  /**
-   * Starts the stack, prints its status and blocks until JVM shutdown has stopped it.
-   *
-   * @return 1 if the stack could not start (after stopping what did start); otherwise it
-   *     returns only once a shutdown stopped the stack
-   */
-  int run() {
-    ChildProcesses.startInOwnSession(true);
-    ChildProcesses.stopWhenThisJvmDies(true, ORPHAN_GRACE_SECONDS);
-    ChildProcesses.runBeforeReaping(this::stop);
-    starter = Thread.currentThread();
-    long startNanos = System.nanoTime();
-    try {
-      out.println("watch-fanout local stack: data and logs in " + dir.root()
-          + (dir.temporary() ? " (removed at exit; keep them with --data-dir DIR)" : ""));
-      start();
-    } catch (RuntimeException | LinkageError e) {
-      startupEnded.countDown();
-      if (stopping.get()) {
+    private final List<Part> parts = new CopyOnWriteArrayList<>();
+    private final Set<Part> reportedExits = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    private final CountDownLatch startupEnded = new CountDownLatch(1);
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile Thread starter;
+    private volatile DemoLoad demo;
+    private volatile boolean startFailed;
+
+    /**
+     * @param config the validated settings
+     * @param dir the data directory, already created
+     * @param brokerClasspath the class path of the Kafka broker JVM (holds kafka_2.13)
+     * @param out where the short status goes (the terminal)
+     */
+    LocalStack(StackConfig config, StackDirectory dir, String brokerClasspath, PrintStream out) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.dir = Objects.requireNonNull(dir, "dir");
+        this.brokerClasspath = Objects.requireNonNull(brokerClasspath, "brokerClasspath");
+        this.out = Objects.requireNonNull(out, "out");
+        this.tier = StackLauncher.on(config.etcdUrl(), config.kafkaBootstrap(), config.topicPrefix());
+    }
+
+    /**
+     * Starts the stack, prints its status and blocks until JVM shutdown has stopped it.
+     *
+     * @return 1 if the stack could not start (after stopping what did start); otherwise it
+     *     returns only once a shutdown stopped the stack
+     */
+    int run() {
+        ChildProcesses.startInOwnSession(true);
+        ChildProcesses.stopWhenThisJvmDies(true, ORPHAN_GRACE_SECONDS);
+        ChildProcesses.runBeforeReaping(this::stop);
+        starter = Thread.currentThread();
+        long startNanos = System.nanoTime();
+        try {
+            out.println("watch-fanout local stack: data and logs in " + dir.root()
+                    + (dir.temporary() ? " (removed at exit; keep them with --data-dir DIR)" : ""));
+            start();
+        } catch (RuntimeException | LinkageError e) {
+            startupEnded.countDown();
+            if (stopping.get()) {
+                awaitStopped();
+                return 130;
+            }
+            out.println();
+            out.println("local stack failed to start: " + e.getMessage());
+            LOG.info("local stack failed to start", e); // the terminal has the message; the trace goes to the log
+            startFailed = true;
+            stop();
+            return 1;
+        } finally {
+            startupEnded.countDown();
+        }
+        if (stopping.get()) { // a signal right after the start
+            awaitStopped();
+            return 130;
+        }
+        printStatus(Duration.ofNanos(System.nanoTime() - startNanos));
+        Thread monitor = new Thread(this::monitor, "local-stack-monitor");
+        monitor.setDaemon(true);
+        monitor.start();
+        if (config.demo()) {
+            startDemo();
+        }
         awaitStopped();
-        return 130;
-      }
-      out.println();
-      out.println("local stack failed to start: " + e.getMessage());
-      LOG.info("local stack failed to start", e); // the terminal has the message; the trace goes to the log
-      startFailed = true;
-      stop();
-      return 1;
-    } finally {
-      startupEnded.countDown();
+        return 0;
     }
-    if (stopping.get()) { // a signal right after the start
-      awaitStopped();
-      return 130;
-    }
-    printStatus(Duration.ofNanos(System.nanoTime() - startNanos));
-    Thread monitor = new Thread(this::monitor, "local-stack-monitor");
-    monitor.setDaemon(true);
-    monitor.start();
-    if (config.demo()) {
-      startDemo();
-    }
-    awaitStopped();
-    return 0;
-  }
 
-  private void awaitStopped() {
-    try {
-      stopped.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    private void awaitStopped() {
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
-  }
 
-  // ---- start -------------------------------------------------------------------------
+    // ---- start -------------------------------------------------------------------------
 
-  private void start() {
-    LOG.info("starting local stack: {}", config);
-    checkPortsFree();
-    startEtcd();
-    startKafka();
-    startIngester();
-    startFanoutNodes();
-  }
+    private void start() {
+        LOG.info("starting local stack: {}", config);
+        checkPortsFree();
+        startEtcd();
+        startKafka();
+        startIngester();
+        startFanoutNodes();
+    }
 
-  /** Fails before anything starts if a port is taken, naming the flag that changes it. */
-  private void checkPortsFree() {
-    Map<String, Integer> ports = new LinkedHashMap<>();
-    ports.put("etcd client port (--etcd-port)", config.etcdPort());
-    ports.put("etcd peer port (--etcd-peer-port)", config.etcdPeerPort());
-    for (int i = 0; i < config.kafkaBrokers(); i++) {
-      String broker = config.kafkaBrokers() == 1 ? "" : " of broker " + (i + 1);
-      ports.put("Kafka port" + broker + " (--kafka-port)", config.kafkaPorts().get(i));
-      ports.put("Kafka controller port" + broker + " (--kafka-controller-port)", config.kafkaControllerPorts().get(i));
-    }
-    ports.put("ingester port (--ingester-port)", config.ingesterPort());
-    for (int port : config.fanoutPorts()) {
-      ports.put("fan-out node port " + port + " (--fanout-ports)", port);
-    }
-    for (int port : config.fanoutEtcdPorts()) {
-      ports.put("fan-out node etcd API port " + port + " (--fanout-etcd-ports)", port);
-    }
-    List<String> taken = new ArrayList<>();
-    ports.forEach((what, port) -> {
-      if (!isFree(port)) {
-        taken.add(what + " " + port);
-      }
-    });
-    if (!taken.isEmpty()) {
-      boolean etcdPorts = taken.stream().anyMatch(t -> t.startsWith("etcd"));
-      throw new IllegalStateException("already in use on 127.0.0.1: " + String.join(", ", taken)
-          + " (expected: free ports). Is another local stack running? Stop it, or choose other ports with the"
-          + " flags named above." + (etcdPorts ? " Debian's etcd-server package also starts an etcd service on"
-          + " 2379/2380: 'sudo systemctl disable --now etcd' stops it." : ""));
-    }
-  }
-
-  private static boolean isFree(int port) {
-    try (ServerSocket socket = new ServerSocket()) {
-      socket.setReuseAddress(true); // as the servers do: a connection in TIME_WAIT does not block them
-      socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  private void startEtcd() {
-    EtcdServer etcd = EtcdServer.builder()
-        .clientPort(config.etcdPort())
-        .peerPort(config.etcdPeerPort())
-        .workDir(dir.part("etcd"))
-        .keepData(true) // a temporary directory goes as a whole at the end
-        .progressNotifyInterval(EtcdServer.DEFAULT_PROGRESS_NOTIFY_INTERVAL)
-        .startTimeout(config.startTimeout())
-        .stopTimeout(Duration.ofSeconds(15))
-        .build();
-    Part part = new Part("etcd", etcd.clientUrl(), etcd::pid, etcd::isAlive, OptionalInt::empty, etcd.logFile(),
-        etcd::close);
-    step(part, etcd::start);
-  }
-
-  private void startKafka() {
-    if (config.kafkaBrokers() > 1) {
-      startKafkaCluster();
-      return;
-    }
-    Path kafkaDir = dir.part("kafka");
-    KafkaBroker.Builder builder = KafkaBroker.builder()
-        .brokerPort(config.kafkaPort())
-        .controllerPort(config.kafkaControllerPort())
-        .workDir(kafkaDir)
-        .classpath(brokerClasspath)
-        .keepData(true)
-        .startTimeout(config.startTimeout())
-        .stopTimeout(Duration.ofSeconds(30));
-    formattedClusterId(kafkaDir.resolve("data")).ifPresent(builder::clusterId);
-    KafkaBroker kafka = builder.build();
-    Part part = new Part("kafka", kafka.bootstrapServers(), kafka::pid, kafka::isAlive, OptionalInt::empty,
-        kafka.logFile(), kafka::close);
-    step(part, kafka::start);
-  }
-
-  /**
-   * Several brokers, each also a controller, in {@code kafka-1/}, {@code kafka-2/}, ...: one
-   * line in the status table each, and one stop for all of them (the first broker part to stop
-   * stops the cluster, the others find their broker stopped), because brokers stopped one after
-   * the other would leave the last ones without a controller majority to shut down cleanly.
-   */
-  private void startKafkaCluster() {
-    KafkaCluster.Builder builder = KafkaCluster.builder()
-        .size(config.kafkaBrokers())
-        .brokerPorts(config.kafkaPorts())
-        .controllerPorts(config.kafkaControllerPorts())
-        .workDir(dir.root())
-        .configure(b -> b.classpath(brokerClasspath)
-            .keepData(true)
-            .startTimeout(config.startTimeout())
-            .stopTimeout(Duration.ofSeconds(30)));
-    formattedClusterId(dir.part("kafka-1").resolve("data")).ifPresent(builder::clusterId);
-    KafkaCluster cluster = builder.build();
-    for (KafkaBroker broker : cluster.brokers()) {
-      parts.add(new Part("kafka-" + broker.nodeId(), broker.bootstrapServers(), broker::pid, broker::isAlive,
-          OptionalInt::empty, broker.logFile(), cluster::close));
-    }
-    checkNotStopping();
-    out.print(String.format(Locale.ROOT, "  %-12s starting %d brokers on %s ... ", "kafka", config.kafkaBrokers(),
-        config.kafkaBootstrap()));
-    out.flush();
-    long startNanos = System.nanoTime();
-    cluster.start();
-    out.println(String.format(Locale.ROOT, "ready in %.1f s", (System.nanoTime() - startNanos) / 1e9));
-  }
-
-  /** The cluster id of a storage formatted by an earlier run on the same data directory. */
-  private static Optional<String> formattedClusterId(Path logDir) {
-    Path meta = logDir.resolve("meta.properties");
-    if (!Files.isRegularFile(meta)) {
-      return Optional.empty();
-    }
-    Properties props = new Properties();
-    try (InputStream in = Files.newInputStream(meta)) {
-      props.load(in);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + meta, e);
-    }
-    return Optional.ofNullable(props.getProperty("cluster.id"));
-  }
-
-  private void startIngester() {
-    JavaProcess.Builder builder = tier.ingester(javaPart("ingester", config.ingesterJar(), INGESTER_HEAP),
-        config.ingesterPort());
-    if (config.kafkaBrokers() > 1) {
-      // What production runs: every write on two brokers before it counts (the ingester and
-      // the materializer write with acks=all), and no start on topics replicated less.
-      builder.args("--replication-factor", Integer.toString(config.kafkaReplicationFactor()),
-          "--min-insync-replicas", Integer.toString(config.kafkaMinInsyncReplicas()));
-    }
-    String url = "http://127.0.0.1:" + config.ingesterPort();
-    AtomicReference<JavaProcess> process = new AtomicReference<>();
-    Part part = javaProcessPart("ingester", url, process, INGESTER_STOP_TIMEOUT, logFile("ingester"));
-    step(part, () -> {
-      process.set(builder.start());
-      awaitReady(part, process.get(), url + "/readyz");
-    });
-  }
-
-  private void startFanoutNodes() {
-    List<Part> nodes = new ArrayList<>();
-    List<AtomicReference<JavaProcess>> processes = new ArrayList<>();
-    List<String> urls = new ArrayList<>();
-    long startNanos = System.nanoTime();
-    for (int n = 0; n < config.fanoutPorts().size(); n++) {
-      int port = config.fanoutPorts().get(n);
-      String name = "fanout-" + port;
-      String url = "http://127.0.0.1:" + port;
-      AtomicReference<JavaProcess> process = new AtomicReference<>();
-      Part part = javaProcessPart("fanout-node", url, process, FANOUT_STOP_TIMEOUT, logFile(name));
-      parts.add(part);
-      checkNotStopping();
-      process.set(tier.node(javaPart(name, config.fanoutNodeJar(), FANOUT_HEAP), port, name)
-          .args("--etcd-api-port", Integer.toString(config.fanoutEtcdPorts().get(n)),
-              "--etcd-endpoints", config.etcdUrl())
-          .start());
-      nodes.add(part);
-      processes.add(process);
-      urls.add(url);
-    }
-    out.print(String.format(Locale.ROOT, "  %-12s starting on %s ... ", "fanout-node", String.join(" and ", urls)));
-    out.flush();
-    for (int i = 0; i < nodes.size(); i++) {
-      awaitReady(nodes.get(i), processes.get(i).get(), urls.get(i) + "/readyz");
-    }
-    out.println(String.format(Locale.ROOT, "ready in %.1f s", (System.nanoTime() - startNanos) / 1e9));
-  }
-
-  /** A child JVM of the stack, its log and temporary files under the part's directory. */
-  private JavaProcess.Builder javaPart(String name, Path jar, String heap) {
-    Path partDir = dir.part(name);
-    Path tmp = partDir.resolve("tmp"); // scratch space of one run (the materializer's Kafka Streams state)
-    try {
-      io.watchfanout.testkit.WorkDirs.deleteRecursively(tmp);
-      Files.createDirectories(tmp);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create " + tmp, e);
-    }
-    return JavaProcess.builderForJar(jar)
-        .name(name)
-        .maxHeap(heap)
-        .logFile(logFile(name))
-        .workingDirectory(partDir)
-        .systemProperty("java.io.tmpdir", tmp.toString());
-  }
-
-  /** The log file of a child JVM: {@code <part dir>/ingester.log}, {@code fanout-PORT/fanout-node.log}. */
-  private Path logFile(String partName) {
-    return dir.part(partName).resolve(partName.startsWith("fanout-") ? "fanout-node.log" : partName + ".log");
-  }
-
-  /** The part of a child JVM that {@code holder} will hold once started. */
-  private static Part javaProcessPart(String name, String url, AtomicReference<JavaProcess> holder,
-      Duration stopTimeout, Path log) {
-    return new Part(name, url,
-        () -> {
-          JavaProcess p = holder.get();
-          if (p == null) {
-            throw new IllegalStateException(name + " was never started");
-          }
-          return p.pid();
-        },
-        () -> holder.get() != null && holder.get().isAlive(),
-        () -> holder.get() != null ? holder.get().exitCode() : OptionalInt.empty(),
-        log,
-        () -> {
-          JavaProcess p = holder.get();
-          if (p != null) {
-            p.stop(stopTimeout);
-          }
+    /** Fails before anything starts if a port is taken, naming the flag that changes it. */
+    private void checkPortsFree() {
+        Map<String, Integer> ports = new LinkedHashMap<>();
+        ports.put("etcd client port (--etcd-port)", config.etcdPort());
+        ports.put("etcd peer port (--etcd-peer-port)", config.etcdPeerPort());
+        for (int i = 0; i < config.kafkaBrokers(); i++) {
+            String broker = config.kafkaBrokers() == 1 ? "" : " of broker " + (i + 1);
+            ports.put(
+                    "Kafka port" + broker + " (--kafka-port)",
+                    config.kafkaPorts().get(i));
+            ports.put(
+                    "Kafka controller port" + broker + " (--kafka-controller-port)",
+                    config.kafkaControllerPorts().get(i));
+        }
+        ports.put("ingester port (--ingester-port)", config.ingesterPort());
+        for (int port : config.fanoutPorts()) {
+            ports.put("fan-out node port " + port + " (--fanout-ports)", port);
+        }
+        for (int port : config.fanoutEtcdPorts()) {
+            ports.put("fan-out node etcd API port " + port + " (--fanout-etcd-ports)", port);
+        }
+        List<String> taken = new ArrayList<>();
+        ports.forEach((what, port) -> {
+            if (!isFree(port)) {
+                taken.add(what + " " + port);
+            }
         });
-  }
-
-  /** Registers {@code part} (so that a stop finds it), starts it and prints how long it took. */
-  private void step(Part part, Runnable startAndAwait) {
-    parts.add(part);
-    checkNotStopping();
-    out.print(String.format(Locale.ROOT, "  %-12s starting on %s ... ", part.name(), part.address()));
-    out.flush();
-    long startNanos = System.nanoTime();
-    startAndAwait.run();
-    out.println(String.format(Locale.ROOT, "ready in %.1f s", (System.nanoTime() - startNanos) / 1e9));
-  }
-
-  private void checkNotStopping() {
-    if (stopping.get()) {
-      throw new IllegalStateException("stopping");
-    }
-  }
-
-  /** Waits until {@code readyz} answers 200; fails early if the process exits or the stack stops. */
-  private void awaitReady(Part part, JavaProcess process, String readyz) {
-    StackLauncher.awaitReady(process, part.name() + " at " + part.address(), readyz, config.startTimeout(),
-        this::checkNotStopping);
-  }
-
-  // ---- running -----------------------------------------------------------------------
-
-  private void printStatus(Duration took) {
-    String firstNode = "http://127.0.0.1:" + config.fanoutPorts().get(0);
-    StringBuilder s = new StringBuilder();
-    s.append(String.format(Locale.ROOT, "%nwatch-fanout local stack is ready (%.1f s)%n", took.toMillis() / 1000.0));
-    for (Part part : parts) {
-      s.append(String.format(Locale.ROOT, "  %-12s %-24s pid %-8d log %s%n", part.name(), part.address(),
-          part.pidOrMinusOne(), part.log()));
-    }
-    s.append(String.format(Locale.ROOT, "  %-12s %s%n", "etcd API", config.fanoutEtcdPorts().stream()
-        .map(p -> "127.0.0.1:" + p).collect(java.util.stream.Collectors.joining(" and "))));
-    s.append(String.format(Locale.ROOT, "  %-12s %s.events, %s.state%s%n", "topics", config.topicPrefix(),
-        config.topicPrefix(), config.kafkaBrokers() == 1 ? "" : String.format(Locale.ROOT,
-            " (replication factor %d, min.insync.replicas %d)", config.kafkaReplicationFactor(),
-            config.kafkaMinInsyncReplicas())));
-    s.append(String.format(Locale.ROOT, "%nWatch every key under /registry/ through a fan-out node:%n"));
-    s.append(String.format(Locale.ROOT,
-        "  curl -N '%s/v1/watch?key=/registry/&prefix=true&allowWatchBookmarks=true'%n", firstNode));
-    s.append(String.format(Locale.ROOT, "and write to etcd in another terminal%s:%n",
-        onPath("etcdctl") ? "" : " (etcdctl is in the Debian package etcd-client)"));
-    s.append(String.format(Locale.ROOT, "  etcdctl --endpoints=%s put /registry/demo hello%n", config.etcdUrl()));
-    s.append(String.format(Locale.ROOT, "List what the fan-out node holds:%n"));
-    s.append(String.format(Locale.ROOT, "  curl '%s/v1/kv?key=/registry/&prefix=true&limit=10'%n", firstNode));
-    String etcdApi = config.fanoutEtcdPorts().stream().map(p -> "127.0.0.1:" + p)
-        .collect(java.util.stream.Collectors.joining(","));
-    s.append(String.format(Locale.ROOT, "Every fan-out node is also an etcd endpoint (watches and reads from its cache,"
-        + " the rest forwarded to etcd):%n"));
-    s.append(String.format(Locale.ROOT, "  etcdctl --endpoints=%s watch --prefix /registry/%n", etcdApi));
-    s.append(String.format(Locale.ROOT, "  etcdctl --endpoints=%s get --prefix /registry/ --keys-only%n", etcdApi));
-    s.append(String.format(Locale.ROOT, "%nPress Ctrl-C to stop everything.%n"));
-    out.print(s);
-    out.flush();
-    LOG.info("local stack ready:{}{}", System.lineSeparator(), s);
-  }
-
-  private static boolean onPath(String program) {
-    String path = Objects.requireNonNullElse(System.getenv("PATH"), "");
-    for (String d : path.split(File.pathSeparator)) {
-      if (!d.isEmpty() && Files.isExecutable(Path.of(d, program))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private void startDemo() {
-    try {
-      demo = DemoLoad.start(config.etcdUrl(), config.demoRate());
-      out.println(String.format(Locale.ROOT, "Demo load: %d writes/s of pods, config maps, deployments, leases and"
-          + " events under /registry/ (transactions, expiring leases); the curl above shows them.",
-          config.demoRate()));
-    } catch (RuntimeException e) {
-      out.println("demo load could not start: " + e.getMessage());
-      LOG.error("demo load could not start", e);
-    }
-    out.flush();
-  }
-
-  /** Reports, once each, parts that exit while the stack runs (the others keep running). */
-  private void monitor() {
-    while (!stopping.get()) {
-      for (Part part : parts) {
-        if (!stopping.get() && !part.alive().getAsBoolean() && reportedExits.add(part)) {
-          String code = part.exitCode().get().stream().mapToObj(c -> " with code " + c).findFirst().orElse("");
-          String message = String.format(Locale.ROOT, "! %s %s (pid %d) exited%s; see %s. The other parts keep"
-              + " running; Ctrl-C stops them.", part.name(), part.address(), part.pidOrMinusOne(), code, part.log());
-          out.println(message);
-          out.flush();
-          LOG.info(message); // printed above: not again on the terminal as a warning
+        if (!taken.isEmpty()) {
+            boolean etcdPorts = taken.stream().anyMatch(t -> t.startsWith("etcd"));
+            throw new IllegalStateException("already in use on 127.0.0.1: " + String.join(", ", taken)
+                    + " (expected: free ports). Is another local stack running? Stop it, or choose other ports with the"
+                    + " flags named above."
+                    + (etcdPorts
+                            ? " Debian's etcd-server package also starts an etcd service on"
+                                    + " 2379/2380: 'sudo systemctl disable --now etcd' stops it."
+                            : ""));
         }
-      }
-      try {
-        Thread.sleep(500);
-      } catch (InterruptedException e) {
-        return;
-      }
     }
-  }
 
-  // ---- stop --------------------------------------------------------------------------
-
-  /**
-   * Stops every part in reverse order and removes a temporary data directory. Idempotent and
-   * thread-safe: a second call waits for the first. A stop during the start interrupts it.
-   */
-  void stop() {
-    if (!stopping.compareAndSet(false, true)) {
-      awaitStopped();
-      return;
-    }
-    try {
-      Thread startThread = starter;
-      if (startThread != null && startThread != Thread.currentThread() && startupEnded.getCount() > 0) {
-        startThread.interrupt();
-        if (!startupEnded.await(STARTUP_ABORT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-          LOG.warn("the start did not end within {} s of the interrupt; stopping anyway",
-              STARTUP_ABORT_WAIT.toSeconds());
+    private static boolean isFree(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(true); // as the servers do: a connection in TIME_WAIT does not block them
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            return true;
+        } catch (IOException e) {
+            return false;
         }
-      }
-      if (parts.isEmpty()) { // nothing started (bad ports): nothing to stop, nothing worth keeping
-        dir.removeIfTemporary();
-        return;
-      }
-      long startNanos = System.nanoTime();
-      out.println();
-      out.println("stopping the local stack ...");
-      out.flush();
-      DemoLoad load = demo;
-      if (load != null) {
-        load.close();
-      }
-      List<Part> started = new ArrayList<>(parts);
-      List<Thread> nodeStops = new ArrayList<>();
-      for (Part part : started) {
-        if (part.name().equals("fanout-node")) {
-          Thread t = new Thread(() -> stopPart(part), "stop-" + part.address());
-          t.start();
-          nodeStops.add(t);
-        }
-      }
-      for (Thread t : nodeStops) {
-        t.join();
-      }
-      for (int i = started.size() - 1; i >= 0; i--) {
-        if (!started.get(i).name().equals("fanout-node")) {
-          stopPart(started.get(i));
-        }
-      }
-      boolean remove = dir.temporary() && !startFailed;
-      if (remove) {
-        dir.removeIfTemporary();
-      }
-      out.println(String.format(Locale.ROOT, "stopped in %.1f s%s", (System.nanoTime() - startNanos) / 1e9,
-          remove ? "; removed " + dir.root() : "; data and logs kept in " + dir.root()));
-      out.flush();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
-      LOG.error("stopping the local stack failed", e);
-      out.println("stopping the local stack failed: " + e);
-    } finally {
-      stopped.countDown();
     }
-  }
 
-  private void stopPart(Part part) {
-    long pid = part.pidOrMinusOne();
-    try {
-      long startNanos = System.nanoTime();
-      part.stop().run();
-      String line = String.format(Locale.ROOT, "  %-12s %-24s stopped (%.1f s)", part.name(), part.address(),
-          (System.nanoTime() - startNanos) / 1e9);
-      out.println(line);
-      out.flush();
-      LOG.info("{} (pid {}): {}", part.name(), pid, line.trim());
-    } catch (RuntimeException e) {
-      LOG.error("stopping {} (pid {}) failed", part.name(), pid, e);
-      out.println("  " + part.name() + " " + part.address() + ": stop failed: " + e.getMessage());
+    private void startEtcd() {
+        EtcdServer etcd = EtcdServer.builder()
+                .clientPort(config.etcdPort())
+                .peerPort(config.etcdPeerPort())
+                .workDir(dir.part("etcd"))
+                .keepData(true) // a temporary directory goes as a whole at the end
+                .progressNotifyInterval(EtcdServer.DEFAULT_PROGRESS_NOTIFY_INTERVAL)
+                .startTimeout(config.startTimeout())
+                .stopTimeout(Duration.ofSeconds(15))
+                .build();
+        Part part = new Part(
+                "etcd", etcd.clientUrl(), etcd::pid, etcd::isAlive, OptionalInt::empty, etcd.logFile(), etcd::close);
+        step(part, etcd::start);
     }
-  }
 
-  @Override
-  public String toString() {
-    return "LocalStack{" + dir.root() + ", parts=" + parts.size() + "}";
-  }
+    private void startKafka() {
+        if (config.kafkaBrokers() > 1) {
+            startKafkaCluster();
+            return;
+        }
+        Path kafkaDir = dir.part("kafka");
+        KafkaBroker.Builder builder = KafkaBroker.builder()
+                .brokerPort(config.kafkaPort())
+                .controllerPort(config.kafkaControllerPort())
+                .workDir(kafkaDir)
+                .classpath(brokerClasspath)
+                .keepData(true)
+                .startTimeout(config.startTimeout())
+                .stopTimeout(Duration.ofSeconds(30));
+        formattedClusterId(kafkaDir.resolve("data")).ifPresent(builder::clusterId);
+        KafkaBroker kafka = builder.build();
+        Part part = new Part(
+                "kafka",
+                kafka.bootstrapServers(),
+                kafka::pid,
+                kafka::isAlive,
+                OptionalInt::empty,
+                kafka.logFile(),
+                kafka::close);
+        step(part, kafka::start);
+    }
+
+    /**
+     * Several brokers, each also a controller, in {@code kafka-1/}, {@code kafka-2/}, ...: one
+     * line in the status table each, and one stop for all of them (the first broker part to stop
+     * stops the cluster, the others find their broker stopped), because brokers stopped one after
+     * the other would leave the last ones without a controller majority to shut down cleanly.
+     */
+    private void startKafkaCluster() {
+        KafkaCluster.Builder builder = KafkaCluster.builder()
+                .size(config.kafkaBrokers())
+                .brokerPorts(config.kafkaPorts())
+                .controllerPorts(config.kafkaControllerPorts())
+                .workDir(dir.root())
+                .configure(b -> b.classpath(brokerClasspath)
+                        .keepData(true)
+                        .startTimeout(config.startTimeout())
+                        .stopTimeout(Duration.ofSeconds(30)));
+        formattedClusterId(dir.part("kafka-1").resolve("data")).ifPresent(builder::clusterId);
+        KafkaCluster cluster = builder.build();
+        for (KafkaBroker broker : cluster.brokers()) {
+            parts.add(new Part(
+                    "kafka-" + broker.nodeId(),
+                    broker.bootstrapServers(),
+                    broker::pid,
+                    broker::isAlive,
+                    OptionalInt::empty,
+                    broker.logFile(),
+                    cluster::close));
+        }
+        checkNotStopping();
+        out.print(String.format(
+                Locale.ROOT,
+                "  %-12s starting %d brokers on %s ... ",
+                "kafka",
+                config.kafkaBrokers(),
+                config.kafkaBootstrap()));
+        out.flush();
+        long startNanos = System.nanoTime();
+        cluster.start();
+        out.println(String.format(Locale.ROOT, "ready in %.1f s", (System.nanoTime() - startNanos) / 1e9));
+    }
+
+    /** The cluster id of a storage formatted by an earlier run on the same data directory. */
+    private static Optional<String> formattedClusterId(Path logDir) {
+        Path meta = logDir.resolve("meta.properties");
+        if (!Files.isRegularFile(meta)) {
+            return Optional.empty();
+        }
+        Properties props = new Properties();
+        try (InputStream in = Files.newInputStream(meta)) {
+            props.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + meta, e);
+        }
+        return Optional.ofNullable(props.getProperty("cluster.id"));
+    }
+
+    private void startIngester() {
+        JavaProcess.Builder builder =
+                tier.ingester(javaPart("ingester", config.ingesterJar(), INGESTER_HEAP), config.ingesterPort());
+        if (config.kafkaBrokers() > 1) {
+            // What production runs: every write on two brokers before it counts (the ingester and
+            // the materializer write with acks=all), and no start on topics replicated less.
+            builder.args(
+                    "--replication-factor",
+                    Integer.toString(config.kafkaReplicationFactor()),
+                    "--min-insync-replicas",
+                    Integer.toString(config.kafkaMinInsyncReplicas()));
+        }
+        String url = "http://127.0.0.1:" + config.ingesterPort();
+        AtomicReference<JavaProcess> process = new AtomicReference<>();
+        Part part = javaProcessPart("ingester", url, process, INGESTER_STOP_TIMEOUT, logFile("ingester"));
+        step(part, () -> {
+            process.set(builder.start());
+            awaitReady(part, process.get(), url + "/readyz");
+        });
+    }
+
+    private void startFanoutNodes() {
+        List<Part> nodes = new ArrayList<>();
+        List<AtomicReference<JavaProcess>> processes = new ArrayList<>();
+        List<String> urls = new ArrayList<>();
+        long startNanos = System.nanoTime();
+        for (int n = 0; n < config.fanoutPorts().size(); n++) {
+            int port = config.fanoutPorts().get(n);
+            String name = "fanout-" + port;
+            String url = "http://127.0.0.1:" + port;
+            AtomicReference<JavaProcess> process = new AtomicReference<>();
+            Part part = javaProcessPart("fanout-node", url, process, FANOUT_STOP_TIMEOUT, logFile(name));
+            parts.add(part);
+            checkNotStopping();
+            process.set(tier.node(javaPart(name, config.fanoutNodeJar(), FANOUT_HEAP), port, name)
+                    .args(
+                            "--etcd-api-port",
+                            Integer.toString(config.fanoutEtcdPorts().get(n)),
+                            "--etcd-endpoints",
+                            config.etcdUrl())
+                    .start());
+            nodes.add(part);
+            processes.add(process);
+            urls.add(url);
+        }
+        out.print(String.format(Locale.ROOT, "  %-12s starting on %s ... ", "fanout-node", String.join(" and ", urls)));
+        out.flush();
+        for (int i = 0; i < nodes.size(); i++) {
+            awaitReady(nodes.get(i), processes.get(i).get(), urls.get(i) + "/readyz");
+        }
+        out.println(String.format(Locale.ROOT, "ready in %.1f s", (System.nanoTime() - startNanos) / 1e9));
+    }
+
+    /** A child JVM of the stack, its log and temporary files under the part's directory. */
+    private JavaProcess.Builder javaPart(String name, Path jar, String heap) {
+        Path partDir = dir.part(name);
+        Path tmp = partDir.resolve("tmp"); // scratch space of one run (the materializer's Kafka Streams state)
+        try {
+            io.watchfanout.testkit.WorkDirs.deleteRecursively(tmp);
+            Files.createDirectories(tmp);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + tmp, e);
+        }
+        return JavaProcess.builderForJar(jar)
+                .name(name)
+                .maxHeap(heap)
+                .logFile(logFile(name))
+                .workingDirectory(partDir)
+                .systemProperty("java.io.tmpdir", tmp.toString());
+    }
+
+    /** The log file of a child JVM: {@code <part dir>/ingester.log}, {@code fanout-PORT/fanout-node.log}. */
+    private Path logFile(String partName) {
+        return dir.part(partName).resolve(partName.startsWith("fanout-") ? "fanout-node.log" : partName + ".log");
+    }
+
+    /** The part of a child JVM that {@code holder} will hold once started. */
+    private static Part javaProcessPart(
+            String name, String url, AtomicReference<JavaProcess> holder, Duration stopTimeout, Path log) {
+        return new Part(
+                name,
+                url,
+                () -> {
+                    JavaProcess p = holder.get();
+                    if (p == null) {
+                        throw new IllegalStateException(name + " was never started");
+                    }
+                    return p.pid();
+                },
+                () -> holder.get() != null && holder.get().isAlive(),
+                () -> holder.get() != null ? holder.get().exitCode() : OptionalInt.empty(),
+                log,
+                () -> {
+                    JavaProcess p = holder.get();
+                    if (p != null) {
+                        p.stop(stopTimeout);
+                    }
+                });
+    }
+
+    /** Registers {@code part} (so that a stop finds it), starts it and prints how long it took. */
+    private void step(Part part, Runnable startAndAwait) {
+        parts.add(part);
+        checkNotStopping();
+        out.print(String.format(Locale.ROOT, "  %-12s starting on %s ... ", part.name(), part.address()));
+        out.flush();
+        long startNanos = System.nanoTime();
+        startAndAwait.run();
+        out.println(String.format(Locale.ROOT, "ready in %.1f s", (System.nanoTime() - startNanos) / 1e9));
+    }
+
+    private void checkNotStopping() {
+        if (stopping.get()) {
+            throw new IllegalStateException("stopping");
+        }
+    }
+
+    /** Waits until {@code readyz} answers 200; fails early if the process exits or the stack stops. */
+    private void awaitReady(Part part, JavaProcess process, String readyz) {
+        StackLauncher.awaitReady(
+                process, part.name() + " at " + part.address(), readyz, config.startTimeout(), this::checkNotStopping);
+    }
+
+    // ---- running -----------------------------------------------------------------------
+
+    private void printStatus(Duration took) {
+        String firstNode = "http://127.0.0.1:" + config.fanoutPorts().get(0);
+        StringBuilder s = new StringBuilder();
+        s.append(
+                String.format(Locale.ROOT, "%nwatch-fanout local stack is ready (%.1f s)%n", took.toMillis() / 1000.0));
+        for (Part part : parts) {
+            s.append(String.format(
+                    Locale.ROOT,
+                    "  %-12s %-24s pid %-8d log %s%n",
+                    part.name(),
+                    part.address(),
+                    part.pidOrMinusOne(),
+                    part.log()));
+        }
+        s.append(String.format(
+                Locale.ROOT,
+                "  %-12s %s%n",
+                "etcd API",
+                config.fanoutEtcdPorts().stream()
+                        .map(p -> "127.0.0.1:" + p)
+                        .collect(java.util.stream.Collectors.joining(" and "))));
+        s.append(String.format(
+                Locale.ROOT,
+                "  %-12s %s.events, %s.state%s%n",
+                "topics",
+                config.topicPrefix(),
+                config.topicPrefix(),
+                config.kafkaBrokers() == 1
+                        ? ""
+                        : String.format(
+                                Locale.ROOT,
+                                " (replication factor %d, min.insync.replicas %d)",
+                                config.kafkaReplicationFactor(),
+                                config.kafkaMinInsyncReplicas())));
+        s.append(String.format(Locale.ROOT, "%nWatch every key under /registry/ through a fan-out node:%n"));
+        s.append(String.format(
+                Locale.ROOT,
+                "  curl -N '%s/v1/watch?key=/registry/&prefix=true&allowWatchBookmarks=true'%n",
+                firstNode));
+        s.append(String.format(
+                Locale.ROOT,
+                "and write to etcd in another terminal%s:%n",
+                onPath("etcdctl") ? "" : " (etcdctl is in the Debian package etcd-client)"));
+        s.append(String.format(Locale.ROOT, "  etcdctl --endpoints=%s put /registry/demo hello%n", config.etcdUrl()));
+        s.append(String.format(Locale.ROOT, "List what the fan-out node holds:%n"));
+        s.append(String.format(Locale.ROOT, "  curl '%s/v1/kv?key=/registry/&prefix=true&limit=10'%n", firstNode));
+        String etcdApi = config.fanoutEtcdPorts().stream()
+                .map(p -> "127.0.0.1:" + p)
+                .collect(java.util.stream.Collectors.joining(","));
+        s.append(String.format(
+                Locale.ROOT,
+                "Every fan-out node is also an etcd endpoint (watches and reads from its cache,"
+                        + " the rest forwarded to etcd):%n"));
+        s.append(String.format(Locale.ROOT, "  etcdctl --endpoints=%s watch --prefix /registry/%n", etcdApi));
+        s.append(String.format(Locale.ROOT, "  etcdctl --endpoints=%s get --prefix /registry/ --keys-only%n", etcdApi));
+        s.append(String.format(Locale.ROOT, "%nPress Ctrl-C to stop everything.%n"));
+        out.print(s);
+        out.flush();
+        LOG.info("local stack ready:{}{}", System.lineSeparator(), s);
+    }
+
+    private static boolean onPath(String program) {
+        String path = Objects.requireNonNullElse(System.getenv("PATH"), "");
+        for (String d : path.split(File.pathSeparator)) {
+            if (!d.isEmpty() && Files.isExecutable(Path.of(d, program))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void startDemo() {
+        try {
+            demo = DemoLoad.start(config.etcdUrl(), config.demoRate());
+            out.println(String.format(
+                    Locale.ROOT,
+                    "Demo load: %d writes/s of pods, config maps, deployments, leases and"
+                            + " events under /registry/ (transactions, expiring leases); the curl above shows them.",
+                    config.demoRate()));
+        } catch (RuntimeException e) {
+            out.println("demo load could not start: " + e.getMessage());
+            LOG.error("demo load could not start", e);
+        }
+        out.flush();
+    }
+
+    /** Reports, once each, parts that exit while the stack runs (the others keep running). */
+    private void monitor() {
+        while (!stopping.get()) {
+            for (Part part : parts) {
+                if (!stopping.get() && !part.alive().getAsBoolean() && reportedExits.add(part)) {
+                    String code = part.exitCode().get().stream()
+                            .mapToObj(c -> " with code " + c)
+                            .findFirst()
+                            .orElse("");
+                    String message = String.format(
+                            Locale.ROOT,
+                            "! %s %s (pid %d) exited%s; see %s. The other parts keep" + " running; Ctrl-C stops them.",
+                            part.name(),
+                            part.address(),
+                            part.pidOrMinusOne(),
+                            code,
+                            part.log());
+                    out.println(message);
+                    out.flush();
+                    LOG.info(message); // printed above: not again on the terminal as a warning
+                }
+            }
+            try {
+                Thread.sleep(500);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    // ---- stop --------------------------------------------------------------------------
+
+    /**
+     * Stops every part in reverse order and removes a temporary data directory. Idempotent and
+     * thread-safe: a second call waits for the first. A stop during the start interrupts it.
+     */
+    void stop() {
+        if (!stopping.compareAndSet(false, true)) {
+            awaitStopped();
+            return;
+        }
+        try {
+            Thread startThread = starter;
+            if (startThread != null && startThread != Thread.currentThread() && startupEnded.getCount() > 0) {
+                startThread.interrupt();
+                if (!startupEnded.await(STARTUP_ABORT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                    LOG.warn(
+                            "the start did not end within {} s of the interrupt; stopping anyway",
+                            STARTUP_ABORT_WAIT.toSeconds());
+                }
+            }
+            if (parts.isEmpty()) { // nothing started (bad ports): nothing to stop, nothing worth keeping
+                dir.removeIfTemporary();
+                return;
+            }
+            long startNanos = System.nanoTime();
+            out.println();
+            out.println("stopping the local stack ...");
+            out.flush();
+            DemoLoad load = demo;
+            if (load != null) {
+                load.close();
+            }
+            List<Part> started = new ArrayList<>(parts);
+            List<Thread> nodeStops = new ArrayList<>();
+            for (Part part : started) {
+                if (part.name().equals("fanout-node")) {
+                    Thread t = new Thread(() -> stopPart(part), "stop-" + part.address());
+                    t.start();
+                    nodeStops.add(t);
+                }
+            }
+            for (Thread t : nodeStops) {
+                t.join();
+            }
+            for (int i = started.size() - 1; i >= 0; i--) {
+                if (!started.get(i).name().equals("fanout-node")) {
+                    stopPart(started.get(i));
+                }
+            }
+            boolean remove = dir.temporary() && !startFailed;
+            if (remove) {
+                dir.removeIfTemporary();
+            }
+            out.println(String.format(
+                    Locale.ROOT,
+                    "stopped in %.1f s%s",
+                    (System.nanoTime() - startNanos) / 1e9,
+                    remove ? "; removed " + dir.root() : "; data and logs kept in " + dir.root()));
+            out.flush();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.error("stopping the local stack failed", e);
+            out.println("stopping the local stack failed: " + e);
+        } finally {
+            stopped.countDown();
+        }
+    }
+
+    private void stopPart(Part part) {
+        long pid = part.pidOrMinusOne();
+        try {
+            long startNanos = System.nanoTime();
+            part.stop().run();
+            String line = String.format(
+                    Locale.ROOT,
+                    "  %-12s %-24s stopped (%.1f s)",
+                    part.name(),
+                    part.address(),
+                    (System.nanoTime() - startNanos) / 1e9);
+            out.println(line);
+            out.flush();
+            LOG.info("{} (pid {}): {}", part.name(), pid, line.trim());
+        } catch (RuntimeException e) {
+            LOG.error("stopping {} (pid {}) failed", part.name(), pid, e);
+            out.println("  " + part.name() + " " + part.address() + ": stop failed: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LocalStack{" + dir.root() + ", parts=" + parts.size() + "}";
+    }
 }

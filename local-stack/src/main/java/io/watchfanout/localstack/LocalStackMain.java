@@ -21,108 +21,132 @@ import picocli.CommandLine.Spec;
  * when the stack could not start, 2 for bad flags; after Ctrl-C or SIGTERM the JVM's own (130,
  * 143).
  */
-@Command(name = "local-stack", mixinStandardHelpOptions = true, sortOptions = false, modelTransformer = StackFlags.class,
-    version = "watch-fanout local stack 0.1.0",
-    description = "Runs etcd, Kafka (one KRaft broker, or a replicated cluster with --kafka-brokers 3), the ingester "
-        + "and two fan-out nodes on 127.0.0.1, "
-        + "waits until every part is ready, prints their addresses, and stops all of them on Ctrl-C or SIGTERM.",
-    footer = {"",
-        "Every flag also reads from the environment variable WATCHFANOUT_<FLAG_NAME>, for example "
-            + "WATCHFANOUT_ETCD_PORT. Other WATCHFANOUT_* variables reach the ingester and the fan-out nodes, "
-            + "for example WATCHFANOUT_BOOKMARK_INTERVAL=1s.",
-        "Durations: 500ms, 5s, 10m.",
-        "Exit status: 1 if the stack could not start, 2 on bad flags; 130 or 143 after Ctrl-C or SIGTERM."})
+@Command(
+        name = "local-stack",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        modelTransformer = StackFlags.class,
+        version = "watch-fanout local stack 0.1.0",
+        description =
+                "Runs etcd, Kafka (one KRaft broker, or a replicated cluster with --kafka-brokers 3), the ingester "
+                        + "and two fan-out nodes on 127.0.0.1, "
+                        + "waits until every part is ready, prints their addresses, and stops all of them on Ctrl-C or SIGTERM.",
+        footer = {
+            "",
+            "Every flag also reads from the environment variable WATCHFANOUT_<FLAG_NAME>, for example "
+                    + "WATCHFANOUT_ETCD_PORT. Other WATCHFANOUT_* variables reach the ingester and the fan-out nodes, "
+                    + "for example WATCHFANOUT_BOOKMARK_INTERVAL=1s.",
+            "Durations: 500ms, 5s, 10m.",
+            "Exit status: 1 if the stack could not start, 2 on bad flags; 130 or 143 after Ctrl-C or SIGTERM."
+        })
 public final class LocalStackMain implements Callable<Integer> {
-  @Spec
-  CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
-  /**
-   * Parses the flags, runs the stack until Ctrl-C or SIGTERM, and exits.
-   *
-   * @param args the command-line arguments
-   */
-  public static void main(String[] args) {
-    System.exit(commandLine().execute(args));
-  }
-
-  /**
-   * The picocli command line with {@code WATCHFANOUT_*} environment defaults.
-   *
-   * @return a new command line
-   */
-  public static CommandLine commandLine() {
-    return new CommandLine(new LocalStackMain()).setDefaultValueProvider(new EnvironmentDefaults());
-  }
-
-  /** Builds the validated configuration from the parsed flags ({@link StackFlags}). */
-  StackConfig config() {
-    FlagTable.Values v = new StackFlags().values(spec);
-    Path root = projectRoot();
-    int etcdPort = v.get(StackFlags.ETCD_PORT);
-    int kafkaPort = v.get(StackFlags.KAFKA_PORT);
-    Integer etcdPeerPort = v.get(StackFlags.ETCD_PEER_PORT);
-    Integer kafkaControllerPort = v.get(StackFlags.KAFKA_CONTROLLER_PORT);
-    Path ingesterJar = v.get(StackFlags.INGESTER_JAR);
-    Path fanoutNodeJar = v.get(StackFlags.FANOUT_NODE_JAR);
-    try {
-      return new StackConfig(etcdPort, etcdPeerPort != null ? etcdPeerPort : etcdPort + 1, kafkaPort,
-          kafkaControllerPort != null ? kafkaControllerPort : kafkaPort + 1, v.get(StackFlags.KAFKA_BROKERS),
-          v.get(StackFlags.INGESTER_PORT), v.get(StackFlags.FANOUT_PORTS), v.get(StackFlags.FANOUT_ETCD_PORTS),
-          Optional.ofNullable(v.get(StackFlags.DATA_DIR)), v.get(StackFlags.TOPIC_PREFIX), v.get(StackFlags.DEMO),
-          v.get(StackFlags.DEMO_RATE), v.get(StackFlags.START_TIMEOUT),
-          ingesterJar != null ? ingesterJar : root.resolve("ingester/target/ingester.jar"),
-          fanoutNodeJar != null ? fanoutNodeJar : root.resolve("fanout-node/target/fanout-node.jar"));
-    } catch (IllegalArgumentException e) {
-      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    /**
+     * Parses the flags, runs the stack until Ctrl-C or SIGTERM, and exits.
+     *
+     * @param args the command-line arguments
+     */
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
     }
-  }
 
-  @Override
-  public Integer call() {
-    StackConfig config = config();
-    for (Path jar : List.of(config.ingesterJar(), config.fanoutNodeJar())) {
-      if (!Files.isRegularFile(jar)) {
-        throw new CommandLine.ParameterException(spec.commandLine(), jar + " does not exist (expected: a built jar;"
-            + " run 'mvn -B -DskipTests package' in the project root, or start the stack with bin/local-stack,"
-            + " which builds what is missing)");
-      }
+    /**
+     * The picocli command line with {@code WATCHFANOUT_*} environment defaults.
+     *
+     * @return a new command line
+     */
+    public static CommandLine commandLine() {
+        return new CommandLine(new LocalStackMain()).setDefaultValueProvider(new EnvironmentDefaults());
     }
-    StackDirectory dir = StackDirectory.open(config.dataDir());
-    // Before the first logger exists: logback.xml writes the launcher's log there.
-    System.setProperty(LocalStack.LOG_FILE_PROPERTY, dir.launcherLog().toString());
-    return new LocalStack(config, dir, launcherClasspath(), System.out).run();
-  }
 
-  /**
-   * The directory holding this project's modules: three levels above {@code local-stack.jar}
-   * ({@code <root>/local-stack/target/local-stack.jar}) or above {@code target/classes}.
-   */
-  static Path projectRoot() {
-    Path location = ownLocation();
-    Path root = location.getParent() != null && location.getParent().getParent() != null
-        ? location.getParent().getParent().getParent() : null;
-    return root != null ? root : Path.of("").toAbsolutePath();
-  }
-
-  /**
-   * The class path of the Kafka broker child JVM: this jar, whose manifest {@code Class-Path}
-   * lists {@code lib/*.jar} (kafka_2.13 among them); when not run from the jar (an IDE, a
-   * test), this JVM's class path.
-   */
-  static String launcherClasspath() {
-    Path location = ownLocation();
-    if (Files.isRegularFile(location) && location.toString().endsWith(".jar")) {
-      return location.toString();
+    /** Builds the validated configuration from the parsed flags ({@link StackFlags}). */
+    StackConfig config() {
+        FlagTable.Values v = new StackFlags().values(spec);
+        Path root = projectRoot();
+        int etcdPort = v.get(StackFlags.ETCD_PORT);
+        int kafkaPort = v.get(StackFlags.KAFKA_PORT);
+        Integer etcdPeerPort = v.get(StackFlags.ETCD_PEER_PORT);
+        Integer kafkaControllerPort = v.get(StackFlags.KAFKA_CONTROLLER_PORT);
+        Path ingesterJar = v.get(StackFlags.INGESTER_JAR);
+        Path fanoutNodeJar = v.get(StackFlags.FANOUT_NODE_JAR);
+        try {
+            return new StackConfig(
+                    etcdPort,
+                    etcdPeerPort != null ? etcdPeerPort : etcdPort + 1,
+                    kafkaPort,
+                    kafkaControllerPort != null ? kafkaControllerPort : kafkaPort + 1,
+                    v.get(StackFlags.KAFKA_BROKERS),
+                    v.get(StackFlags.INGESTER_PORT),
+                    v.get(StackFlags.FANOUT_PORTS),
+                    v.get(StackFlags.FANOUT_ETCD_PORTS),
+                    Optional.ofNullable(v.get(StackFlags.DATA_DIR)),
+                    v.get(StackFlags.TOPIC_PREFIX),
+                    v.get(StackFlags.DEMO),
+                    v.get(StackFlags.DEMO_RATE),
+                    v.get(StackFlags.START_TIMEOUT),
+                    ingesterJar != null ? ingesterJar : root.resolve("ingester/target/ingester.jar"),
+                    fanoutNodeJar != null ? fanoutNodeJar : root.resolve("fanout-node/target/fanout-node.jar"));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
-    return System.getProperty("java.class.path");
-  }
 
-  private static Path ownLocation() {
-    try {
-      return Path.of(LocalStackMain.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-          .toAbsolutePath().normalize();
-    } catch (URISyntaxException | RuntimeException e) {
-      return Path.of("").toAbsolutePath();
+    @Override
+    public Integer call() {
+        StackConfig config = config();
+        for (Path jar : List.of(config.ingesterJar(), config.fanoutNodeJar())) {
+            if (!Files.isRegularFile(jar)) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        jar + " does not exist (expected: a built jar;"
+                                + " run 'mvn -B -DskipTests package' in the project root, or start the stack with bin/local-stack,"
+                                + " which builds what is missing)");
+            }
+        }
+        StackDirectory dir = StackDirectory.open(config.dataDir());
+        // Before the first logger exists: logback.xml writes the launcher's log there.
+        System.setProperty(LocalStack.LOG_FILE_PROPERTY, dir.launcherLog().toString());
+        return new LocalStack(config, dir, launcherClasspath(), System.out).run();
     }
-  }
+
+    /**
+     * The directory holding this project's modules: three levels above {@code local-stack.jar}
+     * ({@code <root>/local-stack/target/local-stack.jar}) or above {@code target/classes}.
+     */
+    static Path projectRoot() {
+        Path location = ownLocation();
+        Path root = location.getParent() != null && location.getParent().getParent() != null
+                ? location.getParent().getParent().getParent()
+                : null;
+        return root != null ? root : Path.of("").toAbsolutePath();
+    }
+
+    /**
+     * The class path of the Kafka broker child JVM: this jar, whose manifest {@code Class-Path}
+     * lists {@code lib/*.jar} (kafka_2.13 among them); when not run from the jar (an IDE, a
+     * test), this JVM's class path.
+     */
+    static String launcherClasspath() {
+        Path location = ownLocation();
+        if (Files.isRegularFile(location) && location.toString().endsWith(".jar")) {
+            return location.toString();
+        }
+        return System.getProperty("java.class.path");
+    }
+
+    private static Path ownLocation() {
+        try {
+            return Path.of(LocalStackMain.class
+                            .getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
+                    .toAbsolutePath()
+                    .normalize();
+        } catch (URISyntaxException | RuntimeException e) {
+            return Path.of("").toAbsolutePath();
+        }
+    }
 }

@@ -17,15 +17,21 @@ import java.util.function.Supplier;
  * @param log the file with the process's stdout and stderr
  * @param stop stops the process (SIGTERM, then SIGKILL after its timeout) and waits for it
  */
-record Part(String name, String address, LongSupplier pid, BooleanSupplier alive, Supplier<OptionalInt> exitCode,
-    Path log, Runnable stop) {
+record Part(
+        String name,
+        String address,
+        LongSupplier pid,
+        BooleanSupplier alive,
+        Supplier<OptionalInt> exitCode,
+        Path log,
+        Runnable stop) {
 
-  /** The pid, or -1 if the process never started. */
-  long pidOrMinusOne() {
-    try {
-      return pid.getAsLong();
-    } catch (IllegalStateException e) {
-      return -1;
+    /** The pid, or -1 if the process never started. */
+    long pidOrMinusOne() {
+        try {
+            return pid.getAsLong();
+        } catch (IllegalStateException e) {
+            return -1;
+        }
     }
-  }
 }

@@ -33,127 +33,140 @@ import java.util.Set;
  * @param ingesterJar the ingester's runnable jar
  * @param fanoutNodeJar the fan-out node's runnable jar
  */
-public record StackConfig(int etcdPort, int etcdPeerPort, int kafkaPort, int kafkaControllerPort, int kafkaBrokers,
-    int ingesterPort, List<Integer> fanoutPorts, List<Integer> fanoutEtcdPorts, Optional<Path> dataDir, String topicPrefix, boolean demo, int demoRate,
-    Duration startTimeout, Path ingesterJar, Path fanoutNodeJar) {
+public record StackConfig(
+        int etcdPort,
+        int etcdPeerPort,
+        int kafkaPort,
+        int kafkaControllerPort,
+        int kafkaBrokers,
+        int ingesterPort,
+        List<Integer> fanoutPorts,
+        List<Integer> fanoutEtcdPorts,
+        Optional<Path> dataDir,
+        String topicPrefix,
+        boolean demo,
+        int demoRate,
+        Duration startTimeout,
+        Path ingesterJar,
+        Path fanoutNodeJar) {
 
-  /**
-   * Validates and copies the settings.
-   *
-   * @throws IllegalArgumentException naming the setting, its value and what was expected
-   */
-  public StackConfig {
-    fanoutPorts = List.copyOf(fanoutPorts);
-    fanoutEtcdPorts = List.copyOf(fanoutEtcdPorts);
-    Objects.requireNonNull(dataDir, "dataDir");
-    Objects.requireNonNull(topicPrefix, "topicPrefix");
-    Objects.requireNonNull(startTimeout, "startTimeout");
-    Objects.requireNonNull(ingesterJar, "ingesterJar");
-    Objects.requireNonNull(fanoutNodeJar, "fanoutNodeJar");
-    if (fanoutPorts.isEmpty()) {
-      throw new IllegalArgumentException("--fanout-ports: empty (expected: at least one port, e.g. 8081,8082)");
+    /**
+     * Validates and copies the settings.
+     *
+     * @throws IllegalArgumentException naming the setting, its value and what was expected
+     */
+    public StackConfig {
+        fanoutPorts = List.copyOf(fanoutPorts);
+        fanoutEtcdPorts = List.copyOf(fanoutEtcdPorts);
+        Objects.requireNonNull(dataDir, "dataDir");
+        Objects.requireNonNull(topicPrefix, "topicPrefix");
+        Objects.requireNonNull(startTimeout, "startTimeout");
+        Objects.requireNonNull(ingesterJar, "ingesterJar");
+        Objects.requireNonNull(fanoutNodeJar, "fanoutNodeJar");
+        if (fanoutPorts.isEmpty()) {
+            throw new IllegalArgumentException("--fanout-ports: empty (expected: at least one port, e.g. 8081,8082)");
+        }
+        if (fanoutEtcdPorts.size() != fanoutPorts.size()) {
+            throw new IllegalArgumentException("--fanout-etcd-ports: " + fanoutEtcdPorts.size() + " ports for "
+                    + fanoutPorts.size() + " --fanout-ports (expected: one etcd API port per fan-out node)");
+        }
+        List<String> names = new ArrayList<>(List.of("--etcd-port", "--etcd-peer-port"));
+        List<Integer> ports = new ArrayList<>(List.of(etcdPort, etcdPeerPort));
+        for (int i = 0; i < kafkaBrokers; i++) {
+            String which = i == 0 ? "" : " (+" + 2 * i + " for broker " + (i + 1) + " of --kafka-brokers)";
+            names.add("--kafka-port" + which);
+            ports.add(kafkaPort + 2 * i);
+            names.add("--kafka-controller-port" + which);
+            ports.add(kafkaControllerPort + 2 * i);
+        }
+        names.add("--ingester-port");
+        ports.add(ingesterPort);
+        for (int port : fanoutPorts) {
+            names.add("--fanout-ports");
+            ports.add(port);
+        }
+        for (int port : fanoutEtcdPorts) {
+            names.add("--fanout-etcd-ports");
+            ports.add(port);
+        }
+        Set<Integer> seen = new HashSet<>();
+        for (int i = 0; i < ports.size(); i++) {
+            int port = ports.get(i);
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException(names.get(i) + ": " + port + " (expected: a TCP port, 1..65535)");
+            }
+            if (!seen.add(port)) {
+                throw new IllegalArgumentException(names.get(i) + ": port " + port + " is also used by "
+                        + names.get(ports.indexOf(port)) + " (expected: a different port for every part)");
+            }
+        }
     }
-    if (fanoutEtcdPorts.size() != fanoutPorts.size()) {
-      throw new IllegalArgumentException("--fanout-etcd-ports: " + fanoutEtcdPorts.size() + " ports for "
-          + fanoutPorts.size() + " --fanout-ports (expected: one etcd API port per fan-out node)");
-    }
-    List<String> names = new ArrayList<>(List.of("--etcd-port", "--etcd-peer-port"));
-    List<Integer> ports = new ArrayList<>(List.of(etcdPort, etcdPeerPort));
-    for (int i = 0; i < kafkaBrokers; i++) {
-      String which = i == 0 ? "" : " (+" + 2 * i + " for broker " + (i + 1) + " of --kafka-brokers)";
-      names.add("--kafka-port" + which);
-      ports.add(kafkaPort + 2 * i);
-      names.add("--kafka-controller-port" + which);
-      ports.add(kafkaControllerPort + 2 * i);
-    }
-    names.add("--ingester-port");
-    ports.add(ingesterPort);
-    for (int port : fanoutPorts) {
-      names.add("--fanout-ports");
-      ports.add(port);
-    }
-    for (int port : fanoutEtcdPorts) {
-      names.add("--fanout-etcd-ports");
-      ports.add(port);
-    }
-    Set<Integer> seen = new HashSet<>();
-    for (int i = 0; i < ports.size(); i++) {
-      int port = ports.get(i);
-      if (port < 1 || port > 65535) {
-        throw new IllegalArgumentException(names.get(i) + ": " + port + " (expected: a TCP port, 1..65535)");
-      }
-      if (!seen.add(port)) {
-        throw new IllegalArgumentException(names.get(i) + ": port " + port + " is also used by "
-            + names.get(ports.indexOf(port)) + " (expected: a different port for every part)");
-      }
-    }
-  }
 
-  /**
-   * The etcd client URL.
-   *
-   * @return {@code http://127.0.0.1:<etcdPort>}
-   */
-  public String etcdUrl() {
-    return "http://127.0.0.1:" + etcdPort;
-  }
-
-  /**
-   * The Kafka bootstrap servers: every broker, so that clients starting while one is down find
-   * the others.
-   *
-   * @return {@code 127.0.0.1:<kafkaPort>}, then the other brokers' addresses comma-separated
-   */
-  public String kafkaBootstrap() {
-    StringBuilder s = new StringBuilder();
-    for (int port : kafkaPorts()) {
-      s.append(s.length() == 0 ? "" : ",").append("127.0.0.1:").append(port);
+    /**
+     * The etcd client URL.
+     *
+     * @return {@code http://127.0.0.1:<etcdPort>}
+     */
+    public String etcdUrl() {
+        return "http://127.0.0.1:" + etcdPort;
     }
-    return s.toString();
-  }
 
-  /**
-   * The PLAINTEXT port of each Kafka broker, in node id order.
-   *
-   * @return {@code kafkaBrokers} ports, two apart from {@code kafkaPort} on
-   */
-  public List<Integer> kafkaPorts() {
-    return spaced(kafkaPort);
-  }
-
-  /**
-   * The KRaft controller port of each Kafka broker, in node id order.
-   *
-   * @return {@code kafkaBrokers} ports, two apart from {@code kafkaControllerPort} on
-   */
-  public List<Integer> kafkaControllerPorts() {
-    return spaced(kafkaControllerPort);
-  }
-
-  /**
-   * The replication factor of the topics the ingester creates, and of Kafka's own.
-   *
-   * @return 1 for a single broker, else 3
-   */
-  public int kafkaReplicationFactor() {
-    return kafkaBrokers == 1 ? 1 : 3;
-  }
-
-  /**
-   * The {@code min.insync.replicas} of the topics: how many brokers hold a write before Kafka
-   * acknowledges it to an {@code acks=all} producer.
-   *
-   * @return 1 for a single broker, else 2
-   */
-  public int kafkaMinInsyncReplicas() {
-    return kafkaBrokers == 1 ? 1 : 2;
-  }
-
-  private List<Integer> spaced(int first) {
-    List<Integer> out = new ArrayList<>();
-    for (int i = 0; i < kafkaBrokers; i++) {
-      out.add(first + 2 * i);
+    /**
+     * The Kafka bootstrap servers: every broker, so that clients starting while one is down find
+     * the others.
+     *
+     * @return {@code 127.0.0.1:<kafkaPort>}, then the other brokers' addresses comma-separated
+     */
+    public String kafkaBootstrap() {
+        StringBuilder s = new StringBuilder();
+        for (int port : kafkaPorts()) {
+            s.append(s.length() == 0 ? "" : ",").append("127.0.0.1:").append(port);
+        }
+        return s.toString();
     }
-    return List.copyOf(out);
-  }
+
+    /**
+     * The PLAINTEXT port of each Kafka broker, in node id order.
+     *
+     * @return {@code kafkaBrokers} ports, two apart from {@code kafkaPort} on
+     */
+    public List<Integer> kafkaPorts() {
+        return spaced(kafkaPort);
+    }
+
+    /**
+     * The KRaft controller port of each Kafka broker, in node id order.
+     *
+     * @return {@code kafkaBrokers} ports, two apart from {@code kafkaControllerPort} on
+     */
+    public List<Integer> kafkaControllerPorts() {
+        return spaced(kafkaControllerPort);
+    }
+
+    /**
+     * The replication factor of the topics the ingester creates, and of Kafka's own.
+     *
+     * @return 1 for a single broker, else 3
+     */
+    public int kafkaReplicationFactor() {
+        return kafkaBrokers == 1 ? 1 : 3;
+    }
+
+    /**
+     * The {@code min.insync.replicas} of the topics: how many brokers hold a write before Kafka
+     * acknowledges it to an {@code acks=all} producer.
+     *
+     * @return 1 for a single broker, else 2
+     */
+    public int kafkaMinInsyncReplicas() {
+        return kafkaBrokers == 1 ? 1 : 2;
+    }
+
+    private List<Integer> spaced(int first) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < kafkaBrokers; i++) {
+            out.add(first + 2 * i);
+        }
+        return List.copyOf(out);
+    }
 }

@@ -59,406 +59,497 @@ import org.junit.jupiter.api.Test;
  * {@code target/local-stack-it/}.
  */
 class LocalStackIT {
-  private static final Duration READY_TIMEOUT = Duration.ofSeconds(150);
-  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(90);
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(150);
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(90);
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  private final Path projectRoot = Path.of("").toAbsolutePath().getParent();
-  private final Path script = projectRoot.resolve("bin/local-stack");
-  private final Path itDir = Path.of("target", "local-stack-it").toAbsolutePath();
-  private final List<StackProcess> stacks = new ArrayList<>();
-  private final List<WatchClient> watches = new ArrayList<>();
-  private int[] ports;
+    private final Path projectRoot = Path.of("").toAbsolutePath().getParent();
+    private final Path script = projectRoot.resolve("bin/local-stack");
+    private final Path itDir = Path.of("target", "local-stack-it").toAbsolutePath();
+    private final List<StackProcess> stacks = new ArrayList<>();
+    private final List<WatchClient> watches = new ArrayList<>();
+    private int[] ports;
 
-  @BeforeEach
-  void pickPorts() throws IOException {
-    assertThat(onPath("etcdctl")).as("etcdctl on PATH (Debian package etcd-client): the test writes with it")
-        .isTrue();
-    Files.createDirectories(itDir);
-    // etcd, etcd peer, Kafka, Kafka controller, ingester, two fan-out nodes, their etcd APIs
-    ports = FreePorts.pick(9);
-  }
-
-  @AfterEach
-  void cleanUp() {
-    watches.forEach(WatchClient::close);
-    stacks.forEach(StackProcess::close);
-  }
-
-  private List<String> portArgs() {
-    return List.of("--etcd-port", Integer.toString(ports[0]), "--etcd-peer-port", Integer.toString(ports[1]),
-        "--kafka-port", Integer.toString(ports[2]), "--kafka-controller-port", Integer.toString(ports[3]),
-        "--ingester-port", Integer.toString(ports[4]), "--fanout-ports", ports[5] + "," + ports[6],
-        "--fanout-etcd-ports", ports[7] + "," + ports[8]);
-  }
-
-  private StackProcess startStack(String name, List<String> extraArgs) throws Exception {
-    List<String> args = new ArrayList<>(portArgs());
-    args.addAll(extraArgs);
-    String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("HHmmss"));
-    StackProcess stack = StackProcess.start(script, itDir, args,
-        Map.of("LOCAL_STACK_SKIP_BUILD", "1", "WATCHFANOUT_BOOKMARK_INTERVAL", "1s"),
-        itDir.resolve(name + "-" + stamp + ".txt"));
-    stacks.add(stack);
-    stack.awaitLine("Press Ctrl-C to stop everything.", READY_TIMEOUT);
-    return stack;
-  }
-
-  @Test
-  void watchersThroughBothNodesSeeExactlyEtcdsEventsAcrossANodeKillAndSigtermLeavesNothingBehind()
-      throws Exception {
-    StackProcess stack = startStack("main", List.of());
-    Map<String, StackProcess.Part> parts = stack.parts();
-    assertThat(parts).containsKeys("etcd", "kafka", "ingester", "fanout-node@" + ports[5], "fanout-node@" + ports[6]);
-    Path dataDir = stack.dataDir();
-    assertThat(dataDir).isDirectory();
-    assertThat(stack.output())
-        .contains("curl -N 'http://127.0.0.1:" + ports[5]
-            + "/v1/watch?key=/registry/&prefix=true&allowWatchBookmarks=true'")
-        .contains("etcdctl --endpoints=http://127.0.0.1:" + ports[0] + " put /registry/demo hello")
-        .contains("etcdctl --endpoints=127.0.0.1:" + ports[7] + ",127.0.0.1:" + ports[8] + " watch --prefix /registry/");
-    String etcdUrl = parts.get("etcd").address();
-    String nodeA = parts.get("fanout-node@" + ports[5]).address();
-    String nodeB = parts.get("fanout-node@" + ports[6]).address();
-    Etcdctl etcdctl = new Etcdctl(etcdUrl);
-
-    try (EtcdTruth etcd = new EtcdTruth(etcdUrl)) {
-      long start = etcd.revision();
-      WatchClient a1 = watch("A1 all, JSON", "key=" + enc("/registry/") + "&prefix=true", true,
-          Resume.LAST_BOOKMARK);
-      WatchClient a2 = watch("A2 pods, JSON", "key=" + enc("/registry/pods/") + "&prefix=true", true,
-          Resume.LAST_COMPLETE_REVISION);
-      WatchClient a3 = watch("A3 all, protobuf", "key=" + enc("/registry/") + "&prefix=true", false,
-          Resume.LAST_BOOKMARK);
-      WatchClient b1 = watch("B1 all, JSON", "key=" + enc("/registry/") + "&prefix=true", true,
-          Resume.LAST_BOOKMARK);
-      WatchClient b2 = watch("B2 one key", "key=" + enc("/registry/configmaps/default/settings"), true,
-          Resume.LAST_BOOKMARK);
-      WatchClient b3 = watch("B3 range [/registry/a, /registry/m)", "key=" + enc("/registry/a") + "&rangeEnd="
-          + enc("/registry/m"), true, Resume.LAST_BOOKMARK);
-      for (WatchClient w : List.of(a1, a2, a3)) {
-        assertThat(w.connect(nodeA, start)).as(w.name()).isEqualTo(200);
-      }
-      for (WatchClient w : List.of(b1, b2, b3)) {
-        assertThat(w.connect(nodeB, start)).as(w.name()).isEqualTo(200);
-      }
-
-      // Phase 1, both nodes up: creates, updates, a 3-key transaction, keys under an expiring
-      // lease, a delete, and a write outside /registry/.
-      etcdctl.put("/registry/pods/default/web-1", pod("web-1", "Pending"));
-      etcdctl.put("/registry/pods/default/web-2", pod("web-2", "Pending"));
-      etcdctl.put("/registry/configmaps/default/settings", "mode=a");
-      etcdctl.put("/registry/pods/default/web-1", pod("web-1", "Running"));
-      etcdctl.txn(List.of(), List.of("put /registry/pods/team-a/api-1 " + pod("api-1", "Pending"),
-          "put /registry/pods/team-a/api-2 " + pod("api-2", "Pending"),
-          "put /registry/events/team-a/api.1 Scheduled"), List.of());
-      etcdctl.put("/other/not-watched", "x");
-      // A write through a fan-out node's etcd API, forwarded to etcd.
-      new Etcdctl("127.0.0.1:" + ports[7]).put("/other/through-a-node", "x");
-      long lease = etcdctl.grantLease(2);
-      etcdctl.put("/registry/events/default/e1", "expires", lease);
-      etcdctl.put("/registry/events/default/e2", "expires too", lease);
-      etcdctl.delete("/registry/pods/default/web-2", false);
-      long phase1 = etcdctl.put("/registry/configmaps/default/settings", "mode=b");
-      for (WatchClient w : List.of(a1, a2, a3, b1, b2, b3)) {
-        awaitBookmark(w, phase1);
-      }
-
-      // One more transaction, received on node A after its watchers' last bookmark, then node A
-      // dies (SIGKILL) before the next bookmark, most likely: the frames after the bookmark are
-      // dropped and received again from node B.
-      long beforeKill = etcdctl.txn(List.of(), List.of("put /registry/pods/default/web-3 " + pod("web-3", "Pending"),
-          "put /registry/events/team-a/web-3.1 Scheduled"), List.of());
-      for (WatchClient w : List.of(a1, a2, a3)) {
-        awaitTrue(() -> w.lastResourceVersion() >= beforeKill, Duration.ofSeconds(20), w.name() + " gets " + beforeKill);
-      }
-      StackProcess.Part killed = parts.get("fanout-node@" + ports[5]);
-      ProcessHandle.of(killed.pid()).orElseThrow().destroyForcibly();
-      for (WatchClient w : List.of(a1, a2, a3)) {
-        awaitTrue(w::ended, Duration.ofSeconds(20), w.name() + " ends when node A dies");
-      }
-      stack.awaitLine("! fanout-node " + nodeA, Duration.ofSeconds(10));
-
-      // Phase 2, node A down: a conditional transaction mixing a PUT and a DELETE, a
-      // two-key delete by prefix.
-      etcdctl.txn(List.of("mod(\"/registry/pods/default/web-1\") > \"0\""),
-          List.of("put /registry/pods/default/web-1 " + pod("web-1", "Succeeded"), "del /registry/pods/team-a/api-2"),
-          List.of("put /registry/never x"));
-      etcdctl.put("/registry/pods/team-b/w-1", pod("w-1", "Pending"));
-      etcdctl.put("/registry/pods/team-b/w-2", pod("w-2", "Pending"));
-      etcdctl.delete("/registry/pods/team-b/", true);
-
-      // A's watchers resume on node B from their resume points.
-      for (WatchClient w : List.of(a1, a2, a3)) {
-        long from = w.trimToResumePoint(start);
-        assertThat(w.connect(nodeB, from)).as(w.name() + " resumes on node B from " + from).isEqualTo(200);
-      }
-
-      // Phase 3: more writes; the lease expires (etcd deletes both keys in one revision).
-      etcdctl.put("/registry/configmaps/default/settings", "mode=c");
-      etcdctl.put("/registry/deployments/default/web", "{\"kind\":\"Deployment\",\"spec\":{\"replicas\":2}}");
-      awaitTrue(() -> etcd.count("/registry/events/default/") == 0, Duration.ofSeconds(20),
-          "the lease's keys expire");
-      long last = etcdctl.put("/registry/zz-last", "end");
-
-      List<EtcdTruth.Event> truth = etcd.events("/registry/", start, last);
-      assertThat(truth.stream().filter(e -> e.line().startsWith("DELETED")).count()).isGreaterThanOrEqualTo(5);
-      for (WatchClient w : List.of(a1, a2, a3, b1, b2, b3)) {
-        awaitTrue(() -> w.lastResourceVersion() >= last || w.failure() != null, Duration.ofSeconds(30),
-            w.name() + " reaches revision " + last);
-        assertThat(w.failure()).as(w.name() + " decoding").isNull();
-      }
-      assertSameEvents(a1, truth, k -> k.startsWith("/registry/"));
-      assertSameEvents(a2, truth, k -> k.startsWith("/registry/pods/"));
-      assertSameEvents(a3, truth, k -> k.startsWith("/registry/"));
-      assertSameEvents(b1, truth, k -> k.startsWith("/registry/"));
-      assertSameEvents(b2, truth, k -> k.equals("/registry/configmaps/default/settings"));
-      assertSameEvents(b3, truth, k -> k.compareTo("/registry/a") >= 0 && k.compareTo("/registry/m") < 0);
-      for (WatchClient w : List.of(a1, a3, b1)) {
-        assertNoBookmarkInsideARevision(w);
-      }
-
-      // A paged list from the surviving node equals etcd's state at the list's revision.
-      List<String> listed = new ArrayList<>();
-      long listRevision = listAll(nodeB, "/registry/", 2, listed);
-      assertThat(listRevision).isGreaterThanOrEqualTo(last);
-      assertThat(listed).containsExactlyElementsOf(etcd.state("/registry/", listRevision));
-
-      // Both the node and the ingester export their metrics.
-      assertThat(get(nodeB + "/metrics").body()).contains("watchfanout_");
-      assertThat(get(parts.get("ingester").address() + "/metrics").body())
-          .contains("watchfanout_ingester_last_published_revision");
+    @BeforeEach
+    void pickPorts() throws IOException {
+        assertThat(onPath("etcdctl"))
+                .as("etcdctl on PATH (Debian package etcd-client): the test writes with it")
+                .isTrue();
+        Files.createDirectories(itDir);
+        // etcd, etcd peer, Kafka, Kafka controller, ingester, two fan-out nodes, their etcd APIs
+        ports = FreePorts.pick(9);
     }
 
-    // SIGTERM: every process of the stack ends, nothing listens, the temporary directory goes.
-    List<Long> pids = new ArrayList<>(stack.descendantPids());
-    parts.values().forEach(p -> pids.add(p.pid()));
-    pids.add(stack.pid());
-    watches.forEach(WatchClient::close);
-    Optional<Integer> exit = stack.terminate(STOP_TIMEOUT);
-    assertThat(exit).as("bin/local-stack exits after SIGTERM; output:\n" + stack.output()).isPresent();
-    assertThat(exit.get()).isEqualTo(143);
-    assertThat(stack.output()).contains("stopping the local stack").contains("stopped in");
-    for (long pid : pids) {
-      assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).as("pid " + pid + " left running")
-          .isNotEqualTo(Optional.of(true));
+    @AfterEach
+    void cleanUp() {
+        watches.forEach(WatchClient::close);
+        stacks.forEach(StackProcess::close);
     }
-    for (int port : ports) {
-      assertThat(listening(port)).as("something still listens on port " + port).isFalse();
+
+    private List<String> portArgs() {
+        return List.of(
+                "--etcd-port",
+                Integer.toString(ports[0]),
+                "--etcd-peer-port",
+                Integer.toString(ports[1]),
+                "--kafka-port",
+                Integer.toString(ports[2]),
+                "--kafka-controller-port",
+                Integer.toString(ports[3]),
+                "--ingester-port",
+                Integer.toString(ports[4]),
+                "--fanout-ports",
+                ports[5] + "," + ports[6],
+                "--fanout-etcd-ports",
+                ports[7] + "," + ports[8]);
     }
-    assertThat(dataDir).doesNotExist();
-  }
 
-  @Test
-  void aSigkilledLauncherLeavesNoPartRunningOrListening() throws Exception {
-    StackProcess stack = startStack("sigkill", List.of());
-    List<ProcessHandle> below = stack.descendants();
-    assertThat(below.stream().map(ProcessHandle::pid).toList()).as("every part of the status table")
-        .containsAll(stack.parts().values().stream().map(StackProcess.Part::pid).toList());
-
-    // No shutdown hook runs: only the parts' watchdogs can stop them.
-    ProcessHandle.of(stack.pid()).orElseThrow().destroyForcibly();
-
-    Awaitility.await("every process of the stack exits, nothing listens")
-        .atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
-        .untilAsserted(() -> {
-          assertThat(below).allSatisfy(p -> assertThat(p.isAlive()).as("pid " + p.pid() + " "
-              + p.info().commandLine().orElse("") + " still running").isFalse());
-          for (int port : ports) {
-            assertThat(listening(port)).as("something still listens on port " + port).isFalse();
-          }
-        });
-    io.watchfanout.testkit.WorkDirs.deleteRecursively(stack.dataDir()); // kept: nobody removed it
-  }
-
-  @Test
-  void aRestartOnTheSameDataDirResumesWithoutGapOrDuplicate() throws Exception {
-    Path dataDir = itDir.resolve("restart-data-" + System.nanoTime());
-    List<String> keep = List.of("--data-dir", dataDir.toString(), "--topic-prefix", "it");
-    long before;
-    StackProcess first = startStack("restart-1", keep);
-    String etcdUrl = first.parts().get("etcd").address();
-    String node = first.parts().get("fanout-node@" + ports[5]).address();
-    Etcdctl etcdctl = new Etcdctl(etcdUrl);
-    etcdctl.put("/registry/a", "1");
-    etcdctl.txn(List.of(), List.of("put /registry/b 1", "put /registry/c 1"), List.of());
-    before = etcdctl.delete("/registry/a", false);
-    awaitTrue(() -> listAll(node, "/registry/", 0, new ArrayList<>()) >= before, Duration.ofSeconds(20),
-        "the node reaches revision " + before);
-    assertThat(first.terminate(STOP_TIMEOUT)).hasValue(143);
-    assertThat(first.output()).contains("data and logs kept in " + dataDir);
-    assertThat(dataDir.resolve("etcd/data")).isDirectory();
-    assertThat(dataDir.resolve("kafka/data/meta.properties")).isRegularFile();
-
-    StackProcess second = startStack("restart-2", keep);
-    String node2 = second.parts().get("fanout-node@" + ports[6]).address();
-    WatchClient w = watch("after restart", "key=" + enc("/registry/") + "&prefix=true", true, Resume.LAST_BOOKMARK);
-    assertThat(w.connect(node2, before)).isEqualTo(200);
-    etcdctl.put("/registry/b", "2");
-    long last = etcdctl.txn(List.of(), List.of("put /registry/d 1", "del /registry/c"), List.of());
-    try (EtcdTruth etcd = new EtcdTruth(etcdUrl)) {
-      awaitTrue(() -> w.lastResourceVersion() >= last, Duration.ofSeconds(30), "the watch reaches " + last);
-      assertSameEvents(w, etcd.events("/registry/", before, last), k -> k.startsWith("/registry/"));
-      List<String> listed = new ArrayList<>();
-      long rev = listAll(node2, "/registry/", 0, listed);
-      assertThat(listed).containsExactlyElementsOf(etcd.state("/registry/", rev));
-
-      // The events topic holds every etcd event exactly once, across the restart.
-      List<String> published = publishedEvents(second.parts().get("kafka").address(), "it.events", last);
-      assertThat(published).containsExactlyElementsOf(EtcdTruth.lines(etcd.events("/", 1, last), k -> true));
+    private StackProcess startStack(String name, List<String> extraArgs) throws Exception {
+        List<String> args = new ArrayList<>(portArgs());
+        args.addAll(extraArgs);
+        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("HHmmss"));
+        StackProcess stack = StackProcess.start(
+                script,
+                itDir,
+                args,
+                Map.of("LOCAL_STACK_SKIP_BUILD", "1", "WATCHFANOUT_BOOKMARK_INTERVAL", "1s"),
+                itDir.resolve(name + "-" + stamp + ".txt"));
+        stacks.add(stack);
+        stack.awaitLine("Press Ctrl-C to stop everything.", READY_TIMEOUT);
+        return stack;
     }
-    w.close();
-    assertThat(second.terminate(STOP_TIMEOUT)).hasValue(143);
-    io.watchfanout.testkit.WorkDirs.deleteRecursively(dataDir);
-  }
 
-  // ---- helpers ---------------------------------------------------------------------------
+    @Test
+    void watchersThroughBothNodesSeeExactlyEtcdsEventsAcrossANodeKillAndSigtermLeavesNothingBehind() throws Exception {
+        StackProcess stack = startStack("main", List.of());
+        Map<String, StackProcess.Part> parts = stack.parts();
+        assertThat(parts)
+                .containsKeys("etcd", "kafka", "ingester", "fanout-node@" + ports[5], "fanout-node@" + ports[6]);
+        Path dataDir = stack.dataDir();
+        assertThat(dataDir).isDirectory();
+        assertThat(stack.output())
+                .contains("curl -N 'http://127.0.0.1:" + ports[5]
+                        + "/v1/watch?key=/registry/&prefix=true&allowWatchBookmarks=true'")
+                .contains("etcdctl --endpoints=http://127.0.0.1:" + ports[0] + " put /registry/demo hello")
+                .contains("etcdctl --endpoints=127.0.0.1:" + ports[7] + ",127.0.0.1:" + ports[8]
+                        + " watch --prefix /registry/");
+        String etcdUrl = parts.get("etcd").address();
+        String nodeA = parts.get("fanout-node@" + ports[5]).address();
+        String nodeB = parts.get("fanout-node@" + ports[6]).address();
+        Etcdctl etcdctl = new Etcdctl(etcdUrl);
 
-  private WatchClient watch(String name, String query, boolean json, Resume resume) {
-    WatchClient w = new WatchClient(name, query, json ? Encoding.JSON : Encoding.PROTOBUF, resume);
-    watches.add(w);
-    return w;
-  }
+        try (EtcdTruth etcd = new EtcdTruth(etcdUrl)) {
+            long start = etcd.revision();
+            WatchClient a1 =
+                    watch("A1 all, JSON", "key=" + enc("/registry/") + "&prefix=true", true, Resume.LAST_BOOKMARK);
+            WatchClient a2 = watch(
+                    "A2 pods, JSON",
+                    "key=" + enc("/registry/pods/") + "&prefix=true",
+                    true,
+                    Resume.LAST_COMPLETE_REVISION);
+            WatchClient a3 =
+                    watch("A3 all, protobuf", "key=" + enc("/registry/") + "&prefix=true", false, Resume.LAST_BOOKMARK);
+            WatchClient b1 =
+                    watch("B1 all, JSON", "key=" + enc("/registry/") + "&prefix=true", true, Resume.LAST_BOOKMARK);
+            WatchClient b2 = watch(
+                    "B2 one key", "key=" + enc("/registry/configmaps/default/settings"), true, Resume.LAST_BOOKMARK);
+            WatchClient b3 = watch(
+                    "B3 range [/registry/a, /registry/m)",
+                    "key=" + enc("/registry/a") + "&rangeEnd=" + enc("/registry/m"),
+                    true,
+                    Resume.LAST_BOOKMARK);
+            for (WatchClient w : List.of(a1, a2, a3)) {
+                assertThat(w.connect(nodeA, start)).as(w.name()).isEqualTo(200);
+            }
+            for (WatchClient w : List.of(b1, b2, b3)) {
+                assertThat(w.connect(nodeB, start)).as(w.name()).isEqualTo(200);
+            }
 
-  private static boolean onPath(String program) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
-      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
-        return true;
-      }
-    }
-    return false;
-  }
+            // Phase 1, both nodes up: creates, updates, a 3-key transaction, keys under an expiring
+            // lease, a delete, and a write outside /registry/.
+            etcdctl.put("/registry/pods/default/web-1", pod("web-1", "Pending"));
+            etcdctl.put("/registry/pods/default/web-2", pod("web-2", "Pending"));
+            etcdctl.put("/registry/configmaps/default/settings", "mode=a");
+            etcdctl.put("/registry/pods/default/web-1", pod("web-1", "Running"));
+            etcdctl.txn(
+                    List.of(),
+                    List.of(
+                            "put /registry/pods/team-a/api-1 " + pod("api-1", "Pending"),
+                            "put /registry/pods/team-a/api-2 " + pod("api-2", "Pending"),
+                            "put /registry/events/team-a/api.1 Scheduled"),
+                    List.of());
+            etcdctl.put("/other/not-watched", "x");
+            // A write through a fan-out node's etcd API, forwarded to etcd.
+            new Etcdctl("127.0.0.1:" + ports[7]).put("/other/through-a-node", "x");
+            long lease = etcdctl.grantLease(2);
+            etcdctl.put("/registry/events/default/e1", "expires", lease);
+            etcdctl.put("/registry/events/default/e2", "expires too", lease);
+            etcdctl.delete("/registry/pods/default/web-2", false);
+            long phase1 = etcdctl.put("/registry/configmaps/default/settings", "mode=b");
+            for (WatchClient w : List.of(a1, a2, a3, b1, b2, b3)) {
+                awaitBookmark(w, phase1);
+            }
 
-  private static String enc(String s) {
-    return URLEncoder.encode(s, StandardCharsets.UTF_8);
-  }
+            // One more transaction, received on node A after its watchers' last bookmark, then node A
+            // dies (SIGKILL) before the next bookmark, most likely: the frames after the bookmark are
+            // dropped and received again from node B.
+            long beforeKill = etcdctl.txn(
+                    List.of(),
+                    List.of(
+                            "put /registry/pods/default/web-3 " + pod("web-3", "Pending"),
+                            "put /registry/events/team-a/web-3.1 Scheduled"),
+                    List.of());
+            for (WatchClient w : List.of(a1, a2, a3)) {
+                awaitTrue(
+                        () -> w.lastResourceVersion() >= beforeKill,
+                        Duration.ofSeconds(20),
+                        w.name() + " gets " + beforeKill);
+            }
+            StackProcess.Part killed = parts.get("fanout-node@" + ports[5]);
+            ProcessHandle.of(killed.pid()).orElseThrow().destroyForcibly();
+            for (WatchClient w : List.of(a1, a2, a3)) {
+                awaitTrue(w::ended, Duration.ofSeconds(20), w.name() + " ends when node A dies");
+            }
+            stack.awaitLine("! fanout-node " + nodeA, Duration.ofSeconds(10));
 
-  private static String pod(String name, String phase) {
-    return "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"" + name + "\"},\"status\":{\"phase\":\""
-        + phase + "\"}}";
-  }
+            // Phase 2, node A down: a conditional transaction mixing a PUT and a DELETE, a
+            // two-key delete by prefix.
+            etcdctl.txn(
+                    List.of("mod(\"/registry/pods/default/web-1\") > \"0\""),
+                    List.of(
+                            "put /registry/pods/default/web-1 " + pod("web-1", "Succeeded"),
+                            "del /registry/pods/team-a/api-2"),
+                    List.of("put /registry/never x"));
+            etcdctl.put("/registry/pods/team-b/w-1", pod("w-1", "Pending"));
+            etcdctl.put("/registry/pods/team-b/w-2", pod("w-2", "Pending"));
+            etcdctl.delete("/registry/pods/team-b/", true);
 
-  /** Every event frame of {@code w} (bookmarks left out) equals etcd's event of its range. */
-  private static void assertSameEvents(WatchClient w, List<EtcdTruth.Event> truth, Predicate<String> inRange) {
-    List<String> seen = new ArrayList<>();
-    for (WatchEvent f : w.frames()) {
-      assertThat(f.getType()).as(w.name() + ": no ERROR frame: " + f).isNotEqualTo(WatchEvent.Type.ERROR);
-      if (f.getType() != WatchEvent.Type.BOOKMARK) {
-        seen.add(EtcdTruth.frameLine(f));
-      }
-    }
-    assertThat(seen).as(w + ", connections " + w.connections())
-        .containsExactlyElementsOf(EtcdTruth.lines(truth, inRange));
-    System.out.printf("%s: %d events equal to etcd's own watch, %d bookmarks; connections %s%n", w, seen.size(),
-        w.frames().size() - seen.size(), w.connections());
-    long previous = 0;
-    for (WatchEvent f : w.frames()) {
-      assertThat(f.getResourceVersion()).as(w.name() + ": resourceVersions never go back").isGreaterThanOrEqualTo(previous);
-      previous = f.getResourceVersion();
-    }
-  }
+            // A's watchers resume on node B from their resume points.
+            for (WatchClient w : List.of(a1, a2, a3)) {
+                long from = w.trimToResumePoint(start);
+                assertThat(w.connect(nodeB, from))
+                        .as(w.name() + " resumes on node B from " + from)
+                        .isEqualTo(200);
+            }
 
-  /** For a watcher that gets whole revisions: a BOOKMARK never follows a non-final frame of a revision. */
-  private static void assertNoBookmarkInsideARevision(WatchClient w) {
-    List<WatchEvent> frames = w.frames();
-    for (int i = 1; i < frames.size(); i++) {
-      WatchEvent before = frames.get(i - 1);
-      if (frames.get(i).getType() == WatchEvent.Type.BOOKMARK && before.getType() != WatchEvent.Type.BOOKMARK) {
-        assertThat(before.getIndex()).as(w.name() + ": bookmark after " + before).isEqualTo(before.getCount() - 1);
-      }
-    }
-  }
+            // Phase 3: more writes; the lease expires (etcd deletes both keys in one revision).
+            etcdctl.put("/registry/configmaps/default/settings", "mode=c");
+            etcdctl.put("/registry/deployments/default/web", "{\"kind\":\"Deployment\",\"spec\":{\"replicas\":2}}");
+            awaitTrue(
+                    () -> etcd.count("/registry/events/default/") == 0,
+                    Duration.ofSeconds(20),
+                    "the lease's keys expire");
+            long last = etcdctl.put("/registry/zz-last", "end");
 
-  private static void awaitBookmark(WatchClient w, long revision) throws Exception {
-    awaitTrue(() -> w.lastBookmark() >= revision, Duration.ofSeconds(20), w.name() + " gets a bookmark at >= "
-        + revision + " (last frames " + w.frames().subList(Math.max(0, w.frames().size() - 3), w.frames().size())
-        + ")");
-  }
+            List<EtcdTruth.Event> truth = etcd.events("/registry/", start, last);
+            assertThat(truth.stream()
+                            .filter(e -> e.line().startsWith("DELETED"))
+                            .count())
+                    .isGreaterThanOrEqualTo(5);
+            for (WatchClient w : List.of(a1, a2, a3, b1, b2, b3)) {
+                awaitTrue(
+                        () -> w.lastResourceVersion() >= last || w.failure() != null,
+                        Duration.ofSeconds(30),
+                        w.name() + " reaches revision " + last);
+                assertThat(w.failure()).as(w.name() + " decoding").isNull();
+            }
+            assertSameEvents(a1, truth, k -> k.startsWith("/registry/"));
+            assertSameEvents(a2, truth, k -> k.startsWith("/registry/pods/"));
+            assertSameEvents(a3, truth, k -> k.startsWith("/registry/"));
+            assertSameEvents(b1, truth, k -> k.startsWith("/registry/"));
+            assertSameEvents(b2, truth, k -> k.equals("/registry/configmaps/default/settings"));
+            assertSameEvents(b3, truth, k -> k.compareTo("/registry/a") >= 0 && k.compareTo("/registry/m") < 0);
+            for (WatchClient w : List.of(a1, a3, b1)) {
+                assertNoBookmarkInsideARevision(w);
+            }
 
-  /** Reads every page of a list; returns the revision the pages were read at. */
-  private static long listAll(String node, String prefix, int limit, List<String> out) throws Exception {
-    String cont = "";
-    long revision = -1;
-    do {
-      String url = node + "/v1/kv?key=" + enc(prefix) + "&prefix=true" + (limit > 0 ? "&limit=" + limit : "")
-          + (cont.isEmpty() ? "" : "&continue=" + enc(cont));
-      HttpResponse<String> response = get(url);
-      assertThat(response.statusCode()).as(url + ": " + response.body()).isEqualTo(200);
-      KeyValueList.Builder page = KeyValueList.newBuilder();
-      JsonFormat.parser().merge(response.body(), page);
-      assertThat(revision == -1 || page.getResourceVersion() == revision).as("every page at one revision").isTrue();
-      revision = page.getResourceVersion();
-      if (limit > 0) {
-        assertThat(page.getKvsCount()).isLessThanOrEqualTo(limit);
-      }
-      page.getKvsList().forEach(kv -> out.add(EtcdTruth.kvLine(kv)));
-      cont = page.getContinue();
-    } while (!cont.isEmpty());
-    return revision;
-  }
+            // A paged list from the surviving node equals etcd's state at the list's revision.
+            List<String> listed = new ArrayList<>();
+            long listRevision = listAll(nodeB, "/registry/", 2, listed);
+            assertThat(listRevision).isGreaterThanOrEqualTo(last);
+            assertThat(listed).containsExactlyElementsOf(etcd.state("/registry/", listRevision));
 
-  /** The events of the events topic up to {@code lastRevision}, after checking the revision chain. */
-  private static List<String> publishedEvents(String bootstrap, String topic, long lastRevision) {
-    Properties props = new Properties();
-    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, EventsRecordDeserializer.class.getName());
-    List<String> out = new ArrayList<>();
-    RevisionChain chain = new RevisionChain();
-    try (KafkaConsumer<byte[], EventsRecord> consumer = new KafkaConsumer<>(props)) {
-      TopicPartition partition = new TopicPartition(topic, 0);
-      consumer.assign(List.of(partition));
-      consumer.seekToBeginning(List.of(partition));
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (chain.lastRevision() < lastRevision || !chain.atRevisionBoundary()) {
-        assertThat(System.nanoTime()).as("the events topic reaches revision " + lastRevision).isLessThan(deadline);
-        for (ConsumerRecord<byte[], EventsRecord> r : consumer.poll(Duration.ofMillis(500))) {
-          chain.accept(r.value()); // throws on a gap or a repeat
-          if (r.value().hasEvent() && !r.value().getEvent().getResync()
-              && r.value().getEvent().getRevision() <= lastRevision) {
-            Event e = r.value().getEvent();
-            WatchEvent.Type type = e.getType() == Event.Type.DELETE ? WatchEvent.Type.DELETED
-                : e.getKv().getVersion() == 1 ? WatchEvent.Type.ADDED : WatchEvent.Type.MODIFIED;
-            io.watchfanout.schema.v1.KeyValue object = e.getType() == Event.Type.DELETE ? e.getPrevKv() : e.getKv();
-            out.add(EtcdTruth.frameLine(WatchEvent.newBuilder().setType(type).setObject(object)
-                .setResourceVersion(e.getRevision()).setIndex(e.getIndex()).setCount(e.getCount()).build()));
-          }
+            // Both the node and the ingester export their metrics.
+            assertThat(get(nodeB + "/metrics").body()).contains("watchfanout_");
+            assertThat(get(parts.get("ingester").address() + "/metrics").body())
+                    .contains("watchfanout_ingester_last_published_revision");
         }
-      }
+
+        // SIGTERM: every process of the stack ends, nothing listens, the temporary directory goes.
+        List<Long> pids = new ArrayList<>(stack.descendantPids());
+        parts.values().forEach(p -> pids.add(p.pid()));
+        pids.add(stack.pid());
+        watches.forEach(WatchClient::close);
+        Optional<Integer> exit = stack.terminate(STOP_TIMEOUT);
+        assertThat(exit)
+                .as("bin/local-stack exits after SIGTERM; output:\n" + stack.output())
+                .isPresent();
+        assertThat(exit.get()).isEqualTo(143);
+        assertThat(stack.output()).contains("stopping the local stack").contains("stopped in");
+        for (long pid : pids) {
+            assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive))
+                    .as("pid " + pid + " left running")
+                    .isNotEqualTo(Optional.of(true));
+        }
+        for (int port : ports) {
+            assertThat(listening(port))
+                    .as("something still listens on port " + port)
+                    .isFalse();
+        }
+        assertThat(dataDir).doesNotExist();
     }
-    return out;
-  }
 
-  private static HttpResponse<String> get(String url) throws IOException, InterruptedException {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(url)).header("Accept", "application/json").GET().build(),
-        HttpResponse.BodyHandlers.ofString());
-  }
+    @Test
+    void aSigkilledLauncherLeavesNoPartRunningOrListening() throws Exception {
+        StackProcess stack = startStack("sigkill", List.of());
+        List<ProcessHandle> below = stack.descendants();
+        assertThat(below.stream().map(ProcessHandle::pid).toList())
+                .as("every part of the status table")
+                .containsAll(stack.parts().values().stream()
+                        .map(StackProcess.Part::pid)
+                        .toList());
 
-  private static boolean listening(int port) {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-      return true;
-    } catch (ConnectException e) {
-      return false;
-    } catch (IOException e) {
-      return true; // a timeout: something holds the port
+        // No shutdown hook runs: only the parts' watchdogs can stop them.
+        ProcessHandle.of(stack.pid()).orElseThrow().destroyForcibly();
+
+        Awaitility.await("every process of the stack exits, nothing listens")
+                .atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(500))
+                .untilAsserted(() -> {
+                    assertThat(below)
+                            .allSatisfy(p -> assertThat(p.isAlive())
+                                    .as("pid " + p.pid() + " "
+                                            + p.info().commandLine().orElse("") + " still running")
+                                    .isFalse());
+                    for (int port : ports) {
+                        assertThat(listening(port))
+                                .as("something still listens on port " + port)
+                                .isFalse();
+                    }
+                });
+        io.watchfanout.testkit.WorkDirs.deleteRecursively(stack.dataDir()); // kept: nobody removed it
     }
-  }
 
-  /** A condition that may throw. */
-  @FunctionalInterface
-  private interface Condition {
-    boolean holds() throws Exception;
-  }
+    @Test
+    void aRestartOnTheSameDataDirResumesWithoutGapOrDuplicate() throws Exception {
+        Path dataDir = itDir.resolve("restart-data-" + System.nanoTime());
+        List<String> keep = List.of("--data-dir", dataDir.toString(), "--topic-prefix", "it");
+        long before;
+        StackProcess first = startStack("restart-1", keep);
+        String etcdUrl = first.parts().get("etcd").address();
+        String node = first.parts().get("fanout-node@" + ports[5]).address();
+        Etcdctl etcdctl = new Etcdctl(etcdUrl);
+        etcdctl.put("/registry/a", "1");
+        etcdctl.txn(List.of(), List.of("put /registry/b 1", "put /registry/c 1"), List.of());
+        before = etcdctl.delete("/registry/a", false);
+        awaitTrue(
+                () -> listAll(node, "/registry/", 0, new ArrayList<>()) >= before,
+                Duration.ofSeconds(20),
+                "the node reaches revision " + before);
+        assertThat(first.terminate(STOP_TIMEOUT)).hasValue(143);
+        assertThat(first.output()).contains("data and logs kept in " + dataDir);
+        assertThat(dataDir.resolve("etcd/data")).isDirectory();
+        assertThat(dataDir.resolve("kafka/data/meta.properties")).isRegularFile();
 
-  private static void awaitTrue(Condition condition, Duration timeout, String what) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.holds()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting until " + what);
-      }
-      Thread.sleep(100);
+        StackProcess second = startStack("restart-2", keep);
+        String node2 = second.parts().get("fanout-node@" + ports[6]).address();
+        WatchClient w = watch("after restart", "key=" + enc("/registry/") + "&prefix=true", true, Resume.LAST_BOOKMARK);
+        assertThat(w.connect(node2, before)).isEqualTo(200);
+        etcdctl.put("/registry/b", "2");
+        long last = etcdctl.txn(List.of(), List.of("put /registry/d 1", "del /registry/c"), List.of());
+        try (EtcdTruth etcd = new EtcdTruth(etcdUrl)) {
+            awaitTrue(() -> w.lastResourceVersion() >= last, Duration.ofSeconds(30), "the watch reaches " + last);
+            assertSameEvents(w, etcd.events("/registry/", before, last), k -> k.startsWith("/registry/"));
+            List<String> listed = new ArrayList<>();
+            long rev = listAll(node2, "/registry/", 0, listed);
+            assertThat(listed).containsExactlyElementsOf(etcd.state("/registry/", rev));
+
+            // The events topic holds every etcd event exactly once, across the restart.
+            List<String> published = publishedEvents(second.parts().get("kafka").address(), "it.events", last);
+            assertThat(published).containsExactlyElementsOf(EtcdTruth.lines(etcd.events("/", 1, last), k -> true));
+        }
+        w.close();
+        assertThat(second.terminate(STOP_TIMEOUT)).hasValue(143);
+        io.watchfanout.testkit.WorkDirs.deleteRecursively(dataDir);
     }
-  }
+
+    // ---- helpers ---------------------------------------------------------------------------
+
+    private WatchClient watch(String name, String query, boolean json, Resume resume) {
+        WatchClient w = new WatchClient(name, query, json ? Encoding.JSON : Encoding.PROTOBUF, resume);
+        watches.add(w);
+        return w;
+    }
+
+    private static boolean onPath(String program) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    private static String pod(String name, String phase) {
+        return "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"" + name
+                + "\"},\"status\":{\"phase\":\"" + phase + "\"}}";
+    }
+
+    /** Every event frame of {@code w} (bookmarks left out) equals etcd's event of its range. */
+    private static void assertSameEvents(WatchClient w, List<EtcdTruth.Event> truth, Predicate<String> inRange) {
+        List<String> seen = new ArrayList<>();
+        for (WatchEvent f : w.frames()) {
+            assertThat(f.getType()).as(w.name() + ": no ERROR frame: " + f).isNotEqualTo(WatchEvent.Type.ERROR);
+            if (f.getType() != WatchEvent.Type.BOOKMARK) {
+                seen.add(EtcdTruth.frameLine(f));
+            }
+        }
+        assertThat(seen)
+                .as(w + ", connections " + w.connections())
+                .containsExactlyElementsOf(EtcdTruth.lines(truth, inRange));
+        System.out.printf(
+                "%s: %d events equal to etcd's own watch, %d bookmarks; connections %s%n",
+                w, seen.size(), w.frames().size() - seen.size(), w.connections());
+        long previous = 0;
+        for (WatchEvent f : w.frames()) {
+            assertThat(f.getResourceVersion())
+                    .as(w.name() + ": resourceVersions never go back")
+                    .isGreaterThanOrEqualTo(previous);
+            previous = f.getResourceVersion();
+        }
+    }
+
+    /** For a watcher that gets whole revisions: a BOOKMARK never follows a non-final frame of a revision. */
+    private static void assertNoBookmarkInsideARevision(WatchClient w) {
+        List<WatchEvent> frames = w.frames();
+        for (int i = 1; i < frames.size(); i++) {
+            WatchEvent before = frames.get(i - 1);
+            if (frames.get(i).getType() == WatchEvent.Type.BOOKMARK && before.getType() != WatchEvent.Type.BOOKMARK) {
+                assertThat(before.getIndex())
+                        .as(w.name() + ": bookmark after " + before)
+                        .isEqualTo(before.getCount() - 1);
+            }
+        }
+    }
+
+    private static void awaitBookmark(WatchClient w, long revision) throws Exception {
+        awaitTrue(
+                () -> w.lastBookmark() >= revision,
+                Duration.ofSeconds(20),
+                w.name() + " gets a bookmark at >= "
+                        + revision + " (last frames "
+                        + w.frames()
+                                .subList(
+                                        Math.max(0, w.frames().size() - 3),
+                                        w.frames().size())
+                        + ")");
+    }
+
+    /** Reads every page of a list; returns the revision the pages were read at. */
+    private static long listAll(String node, String prefix, int limit, List<String> out) throws Exception {
+        String cont = "";
+        long revision = -1;
+        do {
+            String url = node + "/v1/kv?key=" + enc(prefix) + "&prefix=true" + (limit > 0 ? "&limit=" + limit : "")
+                    + (cont.isEmpty() ? "" : "&continue=" + enc(cont));
+            HttpResponse<String> response = get(url);
+            assertThat(response.statusCode()).as(url + ": " + response.body()).isEqualTo(200);
+            KeyValueList.Builder page = KeyValueList.newBuilder();
+            JsonFormat.parser().merge(response.body(), page);
+            assertThat(revision == -1 || page.getResourceVersion() == revision)
+                    .as("every page at one revision")
+                    .isTrue();
+            revision = page.getResourceVersion();
+            if (limit > 0) {
+                assertThat(page.getKvsCount()).isLessThanOrEqualTo(limit);
+            }
+            page.getKvsList().forEach(kv -> out.add(EtcdTruth.kvLine(kv)));
+            cont = page.getContinue();
+        } while (!cont.isEmpty());
+        return revision;
+    }
+
+    /** The events of the events topic up to {@code lastRevision}, after checking the revision chain. */
+    private static List<String> publishedEvents(String bootstrap, String topic, long lastRevision) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, EventsRecordDeserializer.class.getName());
+        List<String> out = new ArrayList<>();
+        RevisionChain chain = new RevisionChain();
+        try (KafkaConsumer<byte[], EventsRecord> consumer = new KafkaConsumer<>(props)) {
+            TopicPartition partition = new TopicPartition(topic, 0);
+            consumer.assign(List.of(partition));
+            consumer.seekToBeginning(List.of(partition));
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (chain.lastRevision() < lastRevision || !chain.atRevisionBoundary()) {
+                assertThat(System.nanoTime())
+                        .as("the events topic reaches revision " + lastRevision)
+                        .isLessThan(deadline);
+                for (ConsumerRecord<byte[], EventsRecord> r : consumer.poll(Duration.ofMillis(500))) {
+                    chain.accept(r.value()); // throws on a gap or a repeat
+                    if (r.value().hasEvent()
+                            && !r.value().getEvent().getResync()
+                            && r.value().getEvent().getRevision() <= lastRevision) {
+                        Event e = r.value().getEvent();
+                        WatchEvent.Type type = e.getType() == Event.Type.DELETE
+                                ? WatchEvent.Type.DELETED
+                                : e.getKv().getVersion() == 1 ? WatchEvent.Type.ADDED : WatchEvent.Type.MODIFIED;
+                        io.watchfanout.schema.v1.KeyValue object =
+                                e.getType() == Event.Type.DELETE ? e.getPrevKv() : e.getKv();
+                        out.add(EtcdTruth.frameLine(WatchEvent.newBuilder()
+                                .setType(type)
+                                .setObject(object)
+                                .setResourceVersion(e.getRevision())
+                                .setIndex(e.getIndex())
+                                .setCount(e.getCount())
+                                .build()));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static HttpResponse<String> get(String url) throws IOException, InterruptedException {
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create(url))
+                        .header("Accept", "application/json")
+                        .GET()
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static boolean listening(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            return true;
+        } catch (ConnectException e) {
+            return false;
+        } catch (IOException e) {
+            return true; // a timeout: something holds the port
+        }
+    }
+
+    /** A condition that may throw. */
+    @FunctionalInterface
+    private interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    private static void awaitTrue(Condition condition, Duration timeout, String what) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.holds()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting until " + what);
+            }
+            Thread.sleep(100);
+        }
+    }
 }

@@ -14,100 +14,131 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 class LocalStackMainTest {
-  private static CommandLine cli(LocalStackMain main, Map<String, String> env, StringWriter out) {
-    CommandLine cl = new CommandLine(main).setDefaultValueProvider(new EnvironmentDefaults(env));
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(out, true));
-    return cl;
-  }
+    private static CommandLine cli(LocalStackMain main, Map<String, String> env, StringWriter out) {
+        CommandLine cl = new CommandLine(main).setDefaultValueProvider(new EnvironmentDefaults(env));
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(out, true));
+        return cl;
+    }
 
-  @Test
-  void defaultsAreTheAddressesOfTheReadme() {
-    LocalStackMain main = new LocalStackMain();
-    cli(main, Map.of(), new StringWriter()).parseArgs();
-    StackConfig c = main.config();
-    assertThat(c.etcdUrl()).isEqualTo("http://127.0.0.1:2379");
-    assertThat(c.etcdPeerPort()).isEqualTo(2380);
-    assertThat(c.kafkaBootstrap()).isEqualTo("127.0.0.1:9092");
-    assertThat(c.kafkaControllerPort()).isEqualTo(9093);
-    assertThat(c.kafkaBrokers()).isEqualTo(1);
-    assertThat(c.kafkaReplicationFactor()).isEqualTo(1);
-    assertThat(c.ingesterPort()).isEqualTo(9100);
-    assertThat(c.fanoutPorts()).containsExactly(8081, 8082);
-    assertThat(c.dataDir()).isEmpty();
-    assertThat(c.topicPrefix()).isEqualTo("watch");
-    assertThat(c.demo()).isFalse();
-    assertThat(c.demoRate()).isEqualTo(20);
-    assertThat(c.startTimeout()).isEqualTo(Duration.ofSeconds(120));
-    assertThat(c.ingesterJar()).endsWith(Path.of("ingester", "target", "ingester.jar"));
-    assertThat(c.fanoutNodeJar()).endsWith(Path.of("fanout-node", "target", "fanout-node.jar"));
-  }
+    @Test
+    void defaultsAreTheAddressesOfTheReadme() {
+        LocalStackMain main = new LocalStackMain();
+        cli(main, Map.of(), new StringWriter()).parseArgs();
+        StackConfig c = main.config();
+        assertThat(c.etcdUrl()).isEqualTo("http://127.0.0.1:2379");
+        assertThat(c.etcdPeerPort()).isEqualTo(2380);
+        assertThat(c.kafkaBootstrap()).isEqualTo("127.0.0.1:9092");
+        assertThat(c.kafkaControllerPort()).isEqualTo(9093);
+        assertThat(c.kafkaBrokers()).isEqualTo(1);
+        assertThat(c.kafkaReplicationFactor()).isEqualTo(1);
+        assertThat(c.ingesterPort()).isEqualTo(9100);
+        assertThat(c.fanoutPorts()).containsExactly(8081, 8082);
+        assertThat(c.dataDir()).isEmpty();
+        assertThat(c.topicPrefix()).isEqualTo("watch");
+        assertThat(c.demo()).isFalse();
+        assertThat(c.demoRate()).isEqualTo(20);
+        assertThat(c.startTimeout()).isEqualTo(Duration.ofSeconds(120));
+        assertThat(c.ingesterJar()).endsWith(Path.of("ingester", "target", "ingester.jar"));
+        assertThat(c.fanoutNodeJar()).endsWith(Path.of("fanout-node", "target", "fanout-node.jar"));
+    }
 
-  @Test
-  void flagsWinOverTheEnvironmentWhichWinsOverDefaults() {
-    LocalStackMain main = new LocalStackMain();
-    cli(main, Map.of("WATCHFANOUT_ETCD_PORT", "12379", "WATCHFANOUT_DEMO", "true", "WATCHFANOUT_FANOUT_PORTS",
-        "18081,18082,18083", "WATCHFANOUT_FANOUT_ETCD_PORTS", "28081,28082,28083", "WATCHFANOUT_KAFKA_PORT", "19092"),
-        new StringWriter())
-        .parseArgs("--kafka-port", "29092", "--data-dir", "some/dir", "--start-timeout", "30s");
-    StackConfig c = main.config();
-    assertThat(c.etcdPort()).isEqualTo(12379);
-    assertThat(c.etcdPeerPort()).isEqualTo(12380);
-    assertThat(c.kafkaPort()).isEqualTo(29092);
-    assertThat(c.kafkaControllerPort()).isEqualTo(29093);
-    assertThat(c.fanoutPorts()).containsExactly(18081, 18082, 18083);
-    assertThat(c.fanoutEtcdPorts()).containsExactly(28081, 28082, 28083);
-    assertThat(c.demo()).isTrue();
-    assertThat(c.dataDir()).isEqualTo(Optional.of(Path.of("some/dir")));
-    assertThat(c.startTimeout()).isEqualTo(Duration.ofSeconds(30));
-  }
+    @Test
+    void flagsWinOverTheEnvironmentWhichWinsOverDefaults() {
+        LocalStackMain main = new LocalStackMain();
+        cli(
+                        main,
+                        Map.of(
+                                "WATCHFANOUT_ETCD_PORT",
+                                "12379",
+                                "WATCHFANOUT_DEMO",
+                                "true",
+                                "WATCHFANOUT_FANOUT_PORTS",
+                                "18081,18082,18083",
+                                "WATCHFANOUT_FANOUT_ETCD_PORTS",
+                                "28081,28082,28083",
+                                "WATCHFANOUT_KAFKA_PORT",
+                                "19092"),
+                        new StringWriter())
+                .parseArgs("--kafka-port", "29092", "--data-dir", "some/dir", "--start-timeout", "30s");
+        StackConfig c = main.config();
+        assertThat(c.etcdPort()).isEqualTo(12379);
+        assertThat(c.etcdPeerPort()).isEqualTo(12380);
+        assertThat(c.kafkaPort()).isEqualTo(29092);
+        assertThat(c.kafkaControllerPort()).isEqualTo(29093);
+        assertThat(c.fanoutPorts()).containsExactly(18081, 18082, 18083);
+        assertThat(c.fanoutEtcdPorts()).containsExactly(28081, 28082, 28083);
+        assertThat(c.demo()).isTrue();
+        assertThat(c.dataDir()).isEqualTo(Optional.of(Path.of("some/dir")));
+        assertThat(c.startTimeout()).isEqualTo(Duration.ofSeconds(30));
+    }
 
-  @Test
-  void threeBrokersTakeEveryOtherPortFromTheKafkaPortsOn() {
-    LocalStackMain main = new LocalStackMain();
-    cli(main, Map.of(), new StringWriter()).parseArgs("--kafka-brokers", "3");
-    StackConfig c = main.config();
-    assertThat(c.kafkaPorts()).containsExactly(9092, 9094, 9096);
-    assertThat(c.kafkaControllerPorts()).containsExactly(9093, 9095, 9097);
-    assertThat(c.kafkaBootstrap()).isEqualTo("127.0.0.1:9092,127.0.0.1:9094,127.0.0.1:9096");
-    assertThat(c.kafkaReplicationFactor()).isEqualTo(3);
-    assertThat(c.kafkaMinInsyncReplicas()).isEqualTo(2);
-  }
+    @Test
+    void threeBrokersTakeEveryOtherPortFromTheKafkaPortsOn() {
+        LocalStackMain main = new LocalStackMain();
+        cli(main, Map.of(), new StringWriter()).parseArgs("--kafka-brokers", "3");
+        StackConfig c = main.config();
+        assertThat(c.kafkaPorts()).containsExactly(9092, 9094, 9096);
+        assertThat(c.kafkaControllerPorts()).containsExactly(9093, 9095, 9097);
+        assertThat(c.kafkaBootstrap()).isEqualTo("127.0.0.1:9092,127.0.0.1:9094,127.0.0.1:9096");
+        assertThat(c.kafkaReplicationFactor()).isEqualTo(3);
+        assertThat(c.kafkaMinInsyncReplicas()).isEqualTo(2);
+    }
 
-  @Test
-  void badFlagsExitWithStatus2AndSayWhatWasExpected() {
-    assertRejected(List.of("--fanout-ports", "8081,2379"), "port 2379 is also used by --etcd-port");
-    assertRejected(List.of("--etcd-port", "70000"), "--etcd-port: 70000 (expected: a TCP port, 1..65535)");
-    assertRejected(List.of("--demo-rate", "0"), "--demo-rate: 0 (expected: 1..10000 writes per second)");
-    assertRejected(List.of("--topic-prefix", "a/b"), "--topic-prefix: 'a/b'");
-    assertRejected(List.of("--start-timeout", "soon"), "is not a duration");
-    assertRejected(List.of("--start-timeout", "0s"), "--start-timeout: 0s (expected: > 0)");
-    assertRejected(List.of("--ingester-jar", "/no/such.jar"), "/no/such.jar does not exist");
-    assertRejected(List.of("--kafka-brokers", "2"), "--kafka-brokers: 2 (expected: 1, or 3 to 5");
-    assertRejected(List.of("--kafka-brokers", "3", "--ingester-port", "9094"),
-        "--ingester-port: port 9094 is also used by --kafka-port (+2 for broker 2 of --kafka-brokers)");
-  }
+    @Test
+    void badFlagsExitWithStatus2AndSayWhatWasExpected() {
+        assertRejected(List.of("--fanout-ports", "8081,2379"), "port 2379 is also used by --etcd-port");
+        assertRejected(List.of("--etcd-port", "70000"), "--etcd-port: 70000 (expected: a TCP port, 1..65535)");
+        assertRejected(List.of("--demo-rate", "0"), "--demo-rate: 0 (expected: 1..10000 writes per second)");
+        assertRejected(List.of("--topic-prefix", "a/b"), "--topic-prefix: 'a/b'");
+        assertRejected(List.of("--start-timeout", "soon"), "is not a duration");
+        assertRejected(List.of("--start-timeout", "0s"), "--start-timeout: 0s (expected: > 0)");
+        assertRejected(List.of("--ingester-jar", "/no/such.jar"), "/no/such.jar does not exist");
+        assertRejected(List.of("--kafka-brokers", "2"), "--kafka-brokers: 2 (expected: 1, or 3 to 5");
+        assertRejected(
+                List.of("--kafka-brokers", "3", "--ingester-port", "9094"),
+                "--ingester-port: port 9094 is also used by --kafka-port (+2 for broker 2 of --kafka-brokers)");
+    }
 
-  private static void assertRejected(List<String> args, String message) {
-    StringWriter out = new StringWriter();
-    assertThat(cli(new LocalStackMain(), Map.of(), out).execute(args.toArray(String[]::new))).as(args.toString())
-        .isEqualTo(2);
-    assertThat(out.toString()).contains(message);
-  }
+    private static void assertRejected(List<String> args, String message) {
+        StringWriter out = new StringWriter();
+        assertThat(cli(new LocalStackMain(), Map.of(), out).execute(args.toArray(String[]::new)))
+                .as(args.toString())
+                .isEqualTo(2);
+        assertThat(out.toString()).contains(message);
+    }
 
-  @Test
-  void helpListsEveryFlagWithItsDefault() {
-    StringWriter out = new StringWriter();
-    assertThat(cli(new LocalStackMain(), Map.of(), out).execute("--help")).isZero();
-    assertThat(out.toString().replaceAll("\\s+", " ")).contains("--etcd-port", "--etcd-peer-port", "--kafka-port", "--kafka-controller-port",
-        "--kafka-brokers", "--ingester-port", "--fanout-ports", "--data-dir", "--topic-prefix", "--demo", "--demo-rate",
-        "--start-timeout", "--ingester-jar", "--fanout-node-jar", "Default: 2379", "Default: 8081,8082",
-        "Default: 120s", "WATCHFANOUT_<FLAG_NAME>");
-  }
+    @Test
+    void helpListsEveryFlagWithItsDefault() {
+        StringWriter out = new StringWriter();
+        assertThat(cli(new LocalStackMain(), Map.of(), out).execute("--help")).isZero();
+        assertThat(out.toString().replaceAll("\\s+", " "))
+                .contains(
+                        "--etcd-port",
+                        "--etcd-peer-port",
+                        "--kafka-port",
+                        "--kafka-controller-port",
+                        "--kafka-brokers",
+                        "--ingester-port",
+                        "--fanout-ports",
+                        "--data-dir",
+                        "--topic-prefix",
+                        "--demo",
+                        "--demo-rate",
+                        "--start-timeout",
+                        "--ingester-jar",
+                        "--fanout-node-jar",
+                        "Default: 2379",
+                        "Default: 8081,8082",
+                        "Default: 120s",
+                        "WATCHFANOUT_<FLAG_NAME>");
+    }
 
-  @Test
-  void theReadmeFlagTableEqualsHelp() {
-    org.assertj.core.api.Assertions.assertThat(io.watchfanout.testkit.ReadmeFlags.differences(LocalStackMain.commandLine(), "local-stack"))
-        .as("README.md's flag table 'local-stack' against --help").isEmpty();
-  }
+    @Test
+    void theReadmeFlagTableEqualsHelp() {
+        org.assertj.core.api.Assertions.assertThat(
+                        io.watchfanout.testkit.ReadmeFlags.differences(LocalStackMain.commandLine(), "local-stack"))
+                .as("README.md's flag table 'local-stack' against --help")
+                .isEmpty();
+    }
 }

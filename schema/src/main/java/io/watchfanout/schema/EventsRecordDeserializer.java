@@ -9,11 +9,11 @@ import org.apache.kafka.common.serialization.Deserializer;
  * {@link org.apache.kafka.common.errors.SerializationException}. Thread-safe and stateless.
  */
 public final class EventsRecordDeserializer implements Deserializer<EventsRecord> {
-  private final ProtobufDeserializer<EventsRecord> delegate =
-      new ProtobufDeserializer<>(EventsRecord.parser(), "watchfanout.v1.EventsRecord");
+    private final ProtobufDeserializer<EventsRecord> delegate =
+            new ProtobufDeserializer<>(EventsRecord.parser(), "watchfanout.v1.EventsRecord");
 
-  @Override
-  public EventsRecord deserialize(String topic, byte[] data) {
-    return delegate.deserialize(topic, data);
-  }
+    @Override
+    public EventsRecord deserialize(String topic, byte[] data) {
+        return delegate.deserialize(topic, data);
+    }
 }

@@ -8,8 +8,8 @@ import org.apache.kafka.common.serialization.Serializer;
  * name ({@code value.serializer}). Thread-safe and stateless.
  */
 public final class EventsRecordSerializer implements Serializer<EventsRecord> {
-  @Override
-  public byte[] serialize(String topic, EventsRecord record) {
-    return record == null ? null : record.toByteArray();
-  }
+    @Override
+    public byte[] serialize(String topic, EventsRecord record) {
+        return record == null ? null : record.toByteArray();
+    }
 }

@@ -27,33 +27,34 @@ import org.apache.kafka.common.serialization.Deserializer;
  * @param <T> the message type
  */
 final class ProtobufDeserializer<T extends MessageLite> implements Deserializer<T> {
-  private final Parser<T> parser;
-  private final String typeName;
+    private final Parser<T> parser;
+    private final String typeName;
 
-  /**
-   * @param parser the generated message's parser, e.g. {@code EventsRecord.parser()}
-   * @param typeName the message's name, used in error messages
-   */
-  ProtobufDeserializer(Parser<T> parser, String typeName) {
-    this.parser = Objects.requireNonNull(parser, "parser");
-    this.typeName = Objects.requireNonNull(typeName, "typeName");
-  }
+    /**
+     * @param parser the generated message's parser, e.g. {@code EventsRecord.parser()}
+     * @param typeName the message's name, used in error messages
+     */
+    ProtobufDeserializer(Parser<T> parser, String typeName) {
+        this.parser = Objects.requireNonNull(parser, "parser");
+        this.typeName = Objects.requireNonNull(typeName, "typeName");
+    }
 
-  @Override
-  public T deserialize(String topic, byte[] data) {
-    if (data == null) {
-      return null;
+    @Override
+    public T deserialize(String topic, byte[] data) {
+        if (data == null) {
+            return null;
+        }
+        try {
+            CodedInputStream in = CodedInputStream.newInstance(data);
+            in.enableAliasing(true);
+            T message = parser.parseFrom(in);
+            in.checkLastTagWas(0);
+            return message;
+        } catch (InvalidProtocolBufferException e) {
+            throw new SerializationException(
+                    "record of topic " + topic + " (" + data.length + " bytes) is not a valid " + typeName + ": "
+                            + e.getMessage(),
+                    e);
+        }
     }
-    try {
-      CodedInputStream in = CodedInputStream.newInstance(data);
-      in.enableAliasing(true);
-      T message = parser.parseFrom(in);
-      in.checkLastTagWas(0);
-      return message;
-    } catch (InvalidProtocolBufferException e) {
-      throw new SerializationException(
-          "record of topic " + topic + " (" + data.length + " bytes) is not a valid "
-              + typeName + ": " + e.getMessage(), e);
-    }
-  }
 }

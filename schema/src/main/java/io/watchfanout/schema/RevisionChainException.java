@@ -5,10 +5,10 @@ package io.watchfanout.schema;
  * Readers must stop rather than skip (docs/ARCHITECTURE.md, invariants 1 and 8).
  */
 public final class RevisionChainException extends IllegalStateException {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  /** @param message what was expected and what came instead */
-  public RevisionChainException(String message) {
-    super(message);
-  }
+    /** @param message what was expected and what came instead */
+    public RevisionChainException(String message) {
+        super(message);
+    }
 }

@@ -9,11 +9,11 @@ import org.apache.kafka.common.serialization.Deserializer;
  * {@link org.apache.kafka.common.errors.SerializationException}. Thread-safe and stateless.
  */
 public final class StateRecordDeserializer implements Deserializer<StateRecord> {
-  private final ProtobufDeserializer<StateRecord> delegate =
-      new ProtobufDeserializer<>(StateRecord.parser(), "watchfanout.v1.StateRecord");
+    private final ProtobufDeserializer<StateRecord> delegate =
+            new ProtobufDeserializer<>(StateRecord.parser(), "watchfanout.v1.StateRecord");
 
-  @Override
-  public StateRecord deserialize(String topic, byte[] data) {
-    return delegate.deserialize(topic, data);
-  }
+    @Override
+    public StateRecord deserialize(String topic, byte[] data) {
+        return delegate.deserialize(topic, data);
+    }
 }

@@ -8,8 +8,8 @@ import org.apache.kafka.common.serialization.Serializer;
  * name. {@code null} is a tombstone. Thread-safe and stateless.
  */
 public final class StateRecordSerializer implements Serializer<StateRecord> {
-  @Override
-  public byte[] serialize(String topic, StateRecord record) {
-    return record == null ? null : record.toByteArray();
-  }
+    @Override
+    public byte[] serialize(String topic, StateRecord record) {
+        return record == null ? null : record.toByteArray();
+    }
 }

@@ -20,25 +20,25 @@ import org.apache.kafka.common.serialization.Serdes;
  * <p>The returned serdes are thread-safe and stateless.
  */
 public final class WatchFanoutSerdes {
-  private WatchFanoutSerdes() {}
+    private WatchFanoutSerdes() {}
 
-  /** The value serde of the events topic. */
-  public static Serde<EventsRecord> eventsRecord() {
-    return Serdes.serdeFrom(new EventsRecordSerializer(), new EventsRecordDeserializer());
-  }
+    /** The value serde of the events topic. */
+    public static Serde<EventsRecord> eventsRecord() {
+        return Serdes.serdeFrom(new EventsRecordSerializer(), new EventsRecordDeserializer());
+    }
 
-  /** The value serde of the state topic. */
-  public static Serde<StateRecord> stateRecord() {
-    return Serdes.serdeFrom(new StateRecordSerializer(), new StateRecordDeserializer());
-  }
+    /** The value serde of the state topic. */
+    public static Serde<StateRecord> stateRecord() {
+        return Serdes.serdeFrom(new StateRecordSerializer(), new StateRecordDeserializer());
+    }
 
-  /** The name of the events topic for a topic prefix: {@code <prefix>.events}. */
-  public static String eventsTopic(String topicPrefix) {
-    return topicPrefix + ".events";
-  }
+    /** The name of the events topic for a topic prefix: {@code <prefix>.events}. */
+    public static String eventsTopic(String topicPrefix) {
+        return topicPrefix + ".events";
+    }
 
-  /** The name of the state topic for a topic prefix: {@code <prefix>.state}. */
-  public static String stateTopic(String topicPrefix) {
-    return topicPrefix + ".state";
-  }
+    /** The name of the state topic for a topic prefix: {@code <prefix>.state}. */
+    public static String stateTopic(String topicPrefix) {
+        return topicPrefix + ".state";
+    }
 }

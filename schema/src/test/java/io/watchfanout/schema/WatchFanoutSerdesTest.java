@@ -15,36 +15,43 @@ import org.junit.jupiter.api.Test;
 
 class WatchFanoutSerdesTest {
 
-  @Test
-  void roundTripsEventsRecords() {
-    Serde<EventsRecord> serde = WatchFanoutSerdes.eventsRecord();
-    EventsRecord record = EventsRecord.newBuilder()
-        .setEvent(Event.newBuilder()
-            .setType(Event.Type.PUT)
-            .setKv(KeyValue.newBuilder().setKey(ByteString.copyFromUtf8("/a")).setModRevision(3))
-            .setRevision(3).setCount(1).setPrevRevision(2))
-        .build();
-    byte[] bytes = serde.serializer().serialize("t.events", record);
-    assertThat(serde.deserializer().deserialize("t.events", bytes)).isEqualTo(record);
-  }
+    @Test
+    void roundTripsEventsRecords() {
+        Serde<EventsRecord> serde = WatchFanoutSerdes.eventsRecord();
+        EventsRecord record = EventsRecord.newBuilder()
+                .setEvent(Event.newBuilder()
+                        .setType(Event.Type.PUT)
+                        .setKv(KeyValue.newBuilder()
+                                .setKey(ByteString.copyFromUtf8("/a"))
+                                .setModRevision(3))
+                        .setRevision(3)
+                        .setCount(1)
+                        .setPrevRevision(2))
+                .build();
+        byte[] bytes = serde.serializer().serialize("t.events", record);
+        assertThat(serde.deserializer().deserialize("t.events", bytes)).isEqualTo(record);
+    }
 
-  @Test
-  void tombstonesStayNull() {
-    Serde<StateRecord> serde = WatchFanoutSerdes.stateRecord();
-    assertThat(serde.serializer().serialize("t.state", null)).isNull();
-    assertThat(serde.deserializer().deserialize("t.state", null)).isNull();
-    StateRecord checkpoint = StateRecord.newBuilder()
-        .setCheckpoint(StateCheckpoint.newBuilder().setRevision(9).setEventsOffset(40)).build();
-    assertThat(serde.deserializer().deserialize("t.state",
-        serde.serializer().serialize("t.state", checkpoint))).isEqualTo(checkpoint);
-  }
+    @Test
+    void tombstonesStayNull() {
+        Serde<StateRecord> serde = WatchFanoutSerdes.stateRecord();
+        assertThat(serde.serializer().serialize("t.state", null)).isNull();
+        assertThat(serde.deserializer().deserialize("t.state", null)).isNull();
+        StateRecord checkpoint = StateRecord.newBuilder()
+                .setCheckpoint(StateCheckpoint.newBuilder().setRevision(9).setEventsOffset(40))
+                .build();
+        assertThat(serde.deserializer()
+                        .deserialize("t.state", serde.serializer().serialize("t.state", checkpoint)))
+                .isEqualTo(checkpoint);
+    }
 
-  @Test
-  void undecodableBytesFailLoudly() {
-    assertThatThrownBy(() -> WatchFanoutSerdes.eventsRecord().deserializer()
-            .deserialize("t.events", new byte[] {(byte) 0xff, (byte) 0xff, 0x01}))
-        .isInstanceOf(SerializationException.class)
-        .hasMessageContaining("t.events")
-        .hasMessageContaining("watchfanout.v1.EventsRecord");
-  }
+    @Test
+    void undecodableBytesFailLoudly() {
+        assertThatThrownBy(() -> WatchFanoutSerdes.eventsRecord()
+                        .deserializer()
+                        .deserialize("t.events", new byte[] {(byte) 0xff, (byte) 0xff, 0x01}))
+                .isInstanceOf(SerializationException.class)
+                .hasMessageContaining("t.events")
+                .hasMessageContaining("watchfanout.v1.EventsRecord");
+    }
 }

@@ -42,7 +42,7 @@ public final class ChildProcesses {
     private static volatile boolean ownSession;
     private static volatile int orphanGraceSeconds; // 0: no watchdog
     private static boolean hookInstalled; // guarded by ChildProcesses.class
-    private static String setsidPath;     // guarded by ChildProcesses.class; "" when missing
+    private static String setsidPath; // guarded by ChildProcesses.class; "" when missing
 
     private ChildProcesses() {}
 
@@ -136,7 +136,8 @@ public final class ChildProcesses {
      * command. POSIX sh (dash); {@code /proc/PID/stat} field 22 is the start time, which tells
      * the child from a later process with the same pid.
      */
-    static final String WATCHDOG = String.join("\n",
+    static final String WATCHDOG = String.join(
+            "\n",
             "grace=$1; shift",
             "started() {",
             "  { read -r s </proc/\"$1\"/stat; } 2>/dev/null || return 1",
@@ -171,8 +172,10 @@ public final class ChildProcesses {
                 }
             }
             if (setsidPath.isEmpty()) {
-                LOG.warn("'setsid' not found on PATH ({}): children share this JVM's process group, so"
-                        + " Ctrl-C reaches them directly (install util-linux to avoid it)", path);
+                LOG.warn(
+                        "'setsid' not found on PATH ({}): children share this JVM's process group, so"
+                                + " Ctrl-C reaches them directly (install util-linux to avoid it)",
+                        path);
             }
         }
         return setsidPath;

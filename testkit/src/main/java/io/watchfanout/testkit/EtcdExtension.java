@@ -71,8 +71,9 @@ public final class EtcdExtension extends SharedServerExtension<EtcdServer> {
     @Override
     public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
         Class<?> type = parameterContext.getParameter().getType();
-        return type == Client.class || type == TestPrefix.class || super.supportsParameter(parameterContext,
-                extensionContext);
+        return type == Client.class
+                || type == TestPrefix.class
+                || super.supportsParameter(parameterContext, extensionContext);
     }
 
     /** Resolves the shared server, the context's client of it, or the context's {@link TestPrefix}. */
@@ -81,14 +82,19 @@ public final class EtcdExtension extends SharedServerExtension<EtcdServer> {
         Class<?> type = parameterContext.getParameter().getType();
         ExtensionContext.Store store = extensionContext.getStore(NAMESPACE);
         if (type == TestPrefix.class) {
-            return store.getOrComputeIfAbsent(TestPrefix.class, k -> TestPrefix.unique(extensionContext),
-                    TestPrefix.class);
+            return store.getOrComputeIfAbsent(
+                    TestPrefix.class, k -> TestPrefix.unique(extensionContext), TestPrefix.class);
         }
         if (type == Client.class) {
             EtcdServer etcd = server(extensionContext);
-            return store.getOrComputeIfAbsent(Client.class, k -> new ClosedWithContext(Client.builder()
-                    .endpoints(etcd.clientUrl()).maxInboundMessageSize(CLIENT_MAX_INBOUND_BYTES).build()),
-                    ClosedWithContext.class).client;
+            return store.getOrComputeIfAbsent(
+                            Client.class,
+                            k -> new ClosedWithContext(Client.builder()
+                                    .endpoints(etcd.clientUrl())
+                                    .maxInboundMessageSize(CLIENT_MAX_INBOUND_BYTES)
+                                    .build()),
+                            ClosedWithContext.class)
+                    .client;
         }
         return super.resolveParameter(parameterContext, extensionContext);
     }

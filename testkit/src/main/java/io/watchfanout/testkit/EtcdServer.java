@@ -64,8 +64,8 @@ public final class EtcdServer extends ServerProcess {
     private final List<String> extraArgs;
     private final int clientPort;
     private final int peerPort;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
     /** Creates a server with all defaults (not started yet; call {@link #start()}). */
     public EtcdServer() {
@@ -120,20 +120,34 @@ public final class EtcdServer extends ServerProcess {
         String peerUrl = "http://127.0.0.1:" + peerPort;
         List<String> cmd = new ArrayList<>(List.of(
                 binary,
-                "--name", "testkit",
-                "--data-dir", dataDir.toString(),
-                "--listen-client-urls", clientUrl(),
-                "--advertise-client-urls", clientUrl(),
-                "--listen-peer-urls", peerUrl,
-                "--initial-advertise-peer-urls", peerUrl,
-                "--initial-cluster", "testkit=" + peerUrl,
-                "--initial-cluster-state", "new",
-                "--initial-cluster-token", "testkit-" + clientPort,
-                "--experimental-watch-progress-notify-interval", toGoDuration(progressNotifyInterval),
-                "--max-request-bytes", Long.toString(maxRequestBytes),
-                "--quota-backend-bytes", Long.toString(quotaBackendBytes),
-                "--logger", "zap",
-                "--log-outputs", "stderr"));
+                "--name",
+                "testkit",
+                "--data-dir",
+                dataDir.toString(),
+                "--listen-client-urls",
+                clientUrl(),
+                "--advertise-client-urls",
+                clientUrl(),
+                "--listen-peer-urls",
+                peerUrl,
+                "--initial-advertise-peer-urls",
+                peerUrl,
+                "--initial-cluster",
+                "testkit=" + peerUrl,
+                "--initial-cluster-state",
+                "new",
+                "--initial-cluster-token",
+                "testkit-" + clientPort,
+                "--experimental-watch-progress-notify-interval",
+                toGoDuration(progressNotifyInterval),
+                "--max-request-bytes",
+                Long.toString(maxRequestBytes),
+                "--quota-backend-bytes",
+                Long.toString(quotaBackendBytes),
+                "--logger",
+                "zap",
+                "--log-outputs",
+                "stderr"));
         cmd.addAll(extraArgs);
         return cmd;
     }
@@ -171,18 +185,22 @@ public final class EtcdServer extends ServerProcess {
     private void awaitHealthy() {
         long deadline = System.nanoTime() + startTimeout.toNanos();
         HttpRequest request = HttpRequest.newBuilder(URI.create(clientUrl() + "/health"))
-                .timeout(Duration.ofSeconds(2)).GET().build();
+                .timeout(Duration.ofSeconds(2))
+                .GET()
+                .build();
         String lastAnswer = "no answer";
         while (true) {
             if (!process.isAlive()) {
                 failed = true;
-                throw new IllegalStateException("etcd exited with code " + process.exitCode().orElse(-1)
-                        + " while starting (client port " + clientPort + ", peer port " + peerPort + "); log "
-                        + logFile + ", last lines:\n" + process.logTail(40));
+                throw new IllegalStateException(
+                        "etcd exited with code " + process.exitCode().orElse(-1)
+                                + " while starting (client port " + clientPort + ", peer port " + peerPort + "); log "
+                                + logFile + ", last lines:\n" + process.logTail(40));
             }
             try {
                 HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-                if (response.statusCode() == 200 && response.body().replace(" ", "").contains("\"health\":\"true\"")) {
+                if (response.statusCode() == 200
+                        && response.body().replace(" ", "").contains("\"health\":\"true\"")) {
                     return;
                 }
                 lastAnswer = "HTTP " + response.statusCode() + " " + response.body();

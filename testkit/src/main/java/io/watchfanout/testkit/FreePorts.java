@@ -64,8 +64,8 @@ public final class FreePorts {
             }
         }
         if (found < count) {
-            throw new IllegalStateException("found only " + found + " free loopback ports in ["
-                    + LOWEST_PORT + ", " + highest + "] (expected: " + count + ")");
+            throw new IllegalStateException("found only " + found + " free loopback ports in [" + LOWEST_PORT + ", "
+                    + highest + "] (expected: " + count + ")");
         }
         return ports;
     }

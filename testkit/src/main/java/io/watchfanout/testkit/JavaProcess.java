@@ -313,11 +313,15 @@ public final class JavaProcess implements AutoCloseable {
          * @throws IllegalStateException if the {@code java} launcher cannot be started
          */
         public JavaProcess start() {
-            String label = name != null ? name
-                    : mainClass != null ? mainClass.substring(mainClass.lastIndexOf('.') + 1)
-                    : jar.getFileName().toString();
+            String label = name != null
+                    ? name
+                    : mainClass != null
+                            ? mainClass.substring(mainClass.lastIndexOf('.') + 1)
+                            : jar.getFileName().toString();
             String dirName = label.replaceAll("[^A-Za-z0-9._-]", "_");
-            Path log = logFile != null ? logFile : WorkDirs.newInstanceDir("java-" + dirName).resolve("process.log");
+            Path log = logFile != null
+                    ? logFile
+                    : WorkDirs.newInstanceDir("java-" + dirName).resolve("process.log");
             Path wd = workingDirectory != null ? workingDirectory : log.getParent();
             List<String> cmd = new ArrayList<>();
             cmd.add(ManagedProcess.javaExecutable());

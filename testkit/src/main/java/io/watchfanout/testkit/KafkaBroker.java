@@ -145,8 +145,12 @@ public final class KafkaBroker extends ServerProcess {
     synchronized void launch() {
         prepareStorage();
         if (process == null) {
-            process = new ManagedProcess("kafka-" + nodeId + " :" + brokerPort, javaCommand(maxHeap, MAIN_CLASS,
-                    List.of(propertiesFile.toString())), Map.of(), workDir, logFile);
+            process = new ManagedProcess(
+                    "kafka-" + nodeId + " :" + brokerPort,
+                    javaCommand(maxHeap, MAIN_CLASS, List.of(propertiesFile.toString())),
+                    Map.of(),
+                    workDir,
+                    logFile);
         }
         process.launch();
     }
@@ -212,7 +216,8 @@ public final class KafkaBroker extends ServerProcess {
         props.putAll(propertyOverrides);
 
         StringBuilder text = new StringBuilder("# written by the watch-fanout testkit (KafkaBroker)\n");
-        props.forEach((k, v) -> text.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
+        props.forEach((k, v) ->
+                text.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
         String logback = "<configuration>\n"
                 + "  <appender name=\"OUT\" class=\"ch.qos.logback.core.ConsoleAppender\">\n"
                 + "    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{40} - %msg%n</pattern></encoder>\n"
@@ -257,15 +262,21 @@ public final class KafkaBroker extends ServerProcess {
     }
 
     private void format() {
-        ManagedProcess formatter = new ManagedProcess("kafka-storage format", javaCommand("256m", STORAGE_TOOL,
-                List.of("format", "-t", clusterId, "-c", propertiesFile.toString())), Map.of(), workDir, logFile);
+        ManagedProcess formatter = new ManagedProcess(
+                "kafka-storage format",
+                javaCommand("256m", STORAGE_TOOL, List.of("format", "-t", clusterId, "-c", propertiesFile.toString())),
+                Map.of(),
+                workDir,
+                logFile);
         formatter.launch();
         var exit = formatter.waitForExit(startTimeout);
         if (exit.isEmpty() || exit.getAsInt() != 0) {
             formatter.kill();
             failed = true;
             throw new IllegalStateException("formatting Kafka storage " + dataDir + " failed ("
-                    + (exit.isEmpty() ? "timeout after " + startTimeout.toMillis() + " ms" : "exit code " + exit.getAsInt())
+                    + (exit.isEmpty()
+                            ? "timeout after " + startTimeout.toMillis() + " ms"
+                            : "exit code " + exit.getAsInt())
                     + "; expected exit code 0; is kafka_2.13 on the class path?); log " + logFile
                     + ", last lines:\n" + formatter.logTail(40));
         }
@@ -281,7 +292,8 @@ public final class KafkaBroker extends ServerProcess {
             while (true) {
                 if (!process.isAlive()) {
                     failed = true;
-                    throw new IllegalStateException("Kafka broker exited with code " + process.exitCode().orElse(-1)
+                    throw new IllegalStateException("Kafka broker exited with code "
+                            + process.exitCode().orElse(-1)
                             + " while starting (ports " + brokerPort + "/" + controllerPort + "); log " + logFile
                             + ", last lines:\n" + process.logTail(60));
                 }
@@ -299,12 +311,18 @@ public final class KafkaBroker extends ServerProcess {
                     }
                     try {
                         Collection<Node> nodes = admin.describeCluster(new DescribeClusterOptions().timeoutMs(5000))
-                                .nodes().get(6, TimeUnit.SECONDS);
+                                .nodes()
+                                .get(6, TimeUnit.SECONDS);
                         // Its own id, not just any: a broker restarted into a running cluster
                         // answers with the others' registrations before its own is accepted.
                         if (nodes.stream().anyMatch(n -> n.id() == nodeId)) {
-                            LOG.info("Kafka ready at {} (node {}, pid {}, data {}, log {})", bootstrapServers(),
-                                    nodeId, process.pid(), dataDir, logFile);
+                            LOG.info(
+                                    "Kafka ready at {} (node {}, pid {}, data {}, log {})",
+                                    bootstrapServers(),
+                                    nodeId,
+                                    process.pid(),
+                                    dataDir,
+                                    logFile);
                             return;
                         }
                         lastProblem = "describeCluster listed " + nodes + ", not node " + nodeId;

@@ -137,7 +137,10 @@ public final class KafkaCluster implements AutoCloseable {
         for (KafkaBroker broker : brokers) {
             broker.awaitReady();
         }
-        LOG.info("Kafka cluster of {} ready at {} in {} ms", brokers.size(), bootstrapServers(),
+        LOG.info(
+                "Kafka cluster of {} ready at {} in {} ms",
+                brokers.size(),
+                bootstrapServers(),
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
         return this;
     }
@@ -211,9 +214,13 @@ public final class KafkaCluster implements AutoCloseable {
      */
     public TopicPartitionInfo describe(TopicPartition partition) {
         return withAdmin(admin -> {
-            TopicDescription d = admin.describeTopics(List.of(partition.topic())).allTopicNames()
-                    .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS).get(partition.topic());
-            return d.partitions().stream().filter(p -> p.partition() == partition.partition()).findFirst()
+            TopicDescription d = admin.describeTopics(List.of(partition.topic()))
+                    .allTopicNames()
+                    .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                    .get(partition.topic());
+            return d.partitions().stream()
+                    .filter(p -> p.partition() == partition.partition())
+                    .findFirst()
                     .orElseThrow(() -> new IllegalStateException(partition + " does not exist"));
         });
     }
@@ -229,25 +236,31 @@ public final class KafkaCluster implements AutoCloseable {
      */
     public void moveLeader(TopicPartition partition, int nodeId) {
         TopicPartitionInfo info = describe(partition);
-        List<Integer> replicas = new ArrayList<>(info.replicas().stream().map(Node::id).toList());
+        List<Integer> replicas =
+                new ArrayList<>(info.replicas().stream().map(Node::id).toList());
         if (!replicas.remove(Integer.valueOf(nodeId))) {
-            throw new IllegalStateException("node " + nodeId + " holds no replica of " + partition + " (replicas "
-                    + info.replicas() + ")");
+            throw new IllegalStateException(
+                    "node " + nodeId + " holds no replica of " + partition + " (replicas " + info.replicas() + ")");
         }
         replicas.add(0, nodeId);
         withAdmin(admin -> {
             admin.alterPartitionReassignments(Map.of(partition, Optional.of(new NewPartitionReassignment(replicas))))
-                    .all().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                    .all()
+                    .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ADMIN_TIMEOUT_MS * 3);
             while (leaderId(admin, partition) != nodeId) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("node " + nodeId + " did not become the leader of " + partition);
                 }
                 try {
-                    admin.electLeaders(ElectionType.PREFERRED, java.util.Set.of(partition)).partitions()
+                    admin.electLeaders(ElectionType.PREFERRED, java.util.Set.of(partition))
+                            .partitions()
                             .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
                 } catch (ExecutionException e) {
-                    LOG.debug("preferred leader election of {}: {}", partition, e.getCause().toString());
+                    LOG.debug(
+                            "preferred leader election of {}: {}",
+                            partition,
+                            e.getCause().toString());
                 }
                 ManagedProcess.sleep(200);
             }
@@ -257,8 +270,10 @@ public final class KafkaCluster implements AutoCloseable {
     }
 
     private static int leaderId(Admin admin, TopicPartition partition) throws Exception {
-        TopicDescription d = admin.describeTopics(List.of(partition.topic())).allTopicNames()
-                .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS).get(partition.topic());
+        TopicDescription d = admin.describeTopics(List.of(partition.topic()))
+                .allTopicNames()
+                .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                .get(partition.topic());
         Node leader = d.partitions().get(partition.partition()).leader();
         return leader == null ? -1 : leader.id();
     }
@@ -280,14 +295,21 @@ public final class KafkaCluster implements AutoCloseable {
             String lagging = "";
             while (true) {
                 try {
-                    List<String> names = topics.length > 0 ? List.of(topics) : List.copyOf(admin.listTopics(
-                            new ListTopicsOptions().listInternal(true)).names().get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS));
-                    lagging = admin.describeTopics(names).allTopicNames()
-                            .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS).values().stream()
+                    List<String> names = topics.length > 0
+                            ? List.of(topics)
+                            : List.copyOf(admin.listTopics(new ListTopicsOptions().listInternal(true))
+                                    .names()
+                                    .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS));
+                    lagging = admin
+                            .describeTopics(names)
+                            .allTopicNames()
+                            .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                            .values()
+                            .stream()
                             .flatMap(d -> d.partitions().stream()
                                     .filter(p -> p.isr().size() < p.replicas().size())
-                                    .map(p -> d.name() + "-" + p.partition() + " isr " + ids(p.isr())
-                                            + " of " + ids(p.replicas())))
+                                    .map(p -> d.name() + "-" + p.partition() + " isr " + ids(p.isr()) + " of "
+                                            + ids(p.replicas())))
                             .collect(Collectors.joining(", "));
                     if (lagging.isEmpty()) {
                         return null;
@@ -296,8 +318,8 @@ public final class KafkaCluster implements AutoCloseable {
                     lagging = e.toString();
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("not fully replicated within " + timeout.toMillis() + " ms: "
-                            + lagging);
+                    throw new IllegalStateException(
+                            "not fully replicated within " + timeout.toMillis() + " ms: " + lagging);
                 }
                 ManagedProcess.sleep(200);
             }
@@ -324,13 +346,15 @@ public final class KafkaCluster implements AutoCloseable {
         List<Thread> threads = new ArrayList<>();
         List<RuntimeException> failures = java.util.Collections.synchronizedList(new ArrayList<>());
         for (KafkaBroker broker : brokers) {
-            Thread t = new Thread(() -> {
-                try {
-                    action.accept(broker);
-                } catch (RuntimeException e) {
-                    failures.add(e);
-                }
-            }, threadPrefix + broker.nodeId());
+            Thread t = new Thread(
+                    () -> {
+                        try {
+                            action.accept(broker);
+                        } catch (RuntimeException e) {
+                            failures.add(e);
+                        }
+                    },
+                    threadPrefix + broker.nodeId());
             t.start();
             threads.add(t);
         }
@@ -348,11 +372,16 @@ public final class KafkaCluster implements AutoCloseable {
 
     private <T> T withAdmin(AdminCall<T> call) {
         try (Admin admin = Admin.create(Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-                AdminClientConfig.CLIENT_ID_CONFIG, "testkit-cluster",
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) ADMIN_TIMEOUT_MS,
-                AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500))) {
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers(),
+                AdminClientConfig.CLIENT_ID_CONFIG,
+                "testkit-cluster",
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                5000,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                (int) ADMIN_TIMEOUT_MS,
+                AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG,
+                500))) {
             return call.apply(admin);
         } catch (InterruptedException e) {
             throw ManagedProcess.interrupted("asking the Kafka cluster", e);
@@ -382,7 +411,7 @@ public final class KafkaCluster implements AutoCloseable {
         private List<Integer> controllerPorts = List.of();
         private Path workDir;
         private String clusterId;
-        private Consumer<KafkaBroker.Builder> customizer = b -> { };
+        private Consumer<KafkaBroker.Builder> customizer = b -> {};
 
         private Builder() {}
 

@@ -40,8 +40,12 @@ final class ManagedProcess {
     private volatile Process process;
     private volatile long logStartOffset;
 
-    ManagedProcess(String description, List<String> command, Map<String, String> environment,
-            Path workingDirectory, Path logFile) {
+    ManagedProcess(
+            String description,
+            List<String> command,
+            Map<String, String> environment,
+            Path workingDirectory,
+            Path logFile) {
         this.description = description;
         this.command = List.copyOf(command);
         this.environment = environment;
@@ -71,9 +75,13 @@ final class ManagedProcess {
         try {
             Files.createDirectories(logFile.toAbsolutePath().getParent());
             logStartOffset = Files.exists(logFile) ? Files.size(logFile) : 0;
-            Files.writeString(logFile, "==== testkit " + Instant.now() + ": starting " + description + ": "
-                    + String.join(" ", command) + System.lineSeparator(), StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Files.writeString(
+                    logFile,
+                    "==== testkit " + Instant.now() + ": starting " + description + ": " + String.join(" ", command)
+                            + System.lineSeparator(),
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write log file " + logFile, e);
         }
@@ -92,8 +100,8 @@ final class ManagedProcess {
         try {
             started = builder.start();
         } catch (IOException e) {
-            throw new IllegalStateException("cannot start " + description + " (" + command.get(0) + "): "
-                    + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot start " + description + " (" + command.get(0) + "): " + e.getMessage(), e);
         }
         ChildProcesses.register(started);
         if (ChildProcesses.watchdogEnabled()) {
@@ -128,8 +136,11 @@ final class ManagedProcess {
                 long left = Math.max(1, deadline - System.nanoTime());
                 p.onExit().get(left, TimeUnit.NANOSECONDS);
             } catch (java.util.concurrent.TimeoutException e) {
-                LOG.warn("pid {} (below {}) still alive {} s after it exited; sending SIGKILL", p.pid(),
-                        description, LEFTOVER_WAIT.toSeconds());
+                LOG.warn(
+                        "pid {} (below {}) still alive {} s after it exited; sending SIGKILL",
+                        p.pid(),
+                        description,
+                        LEFTOVER_WAIT.toSeconds());
                 p.destroyForcibly();
             } catch (java.util.concurrent.ExecutionException e) {
                 LOG.debug("waiting for pid {} failed", p.pid(), e);
@@ -210,12 +221,19 @@ final class ManagedProcess {
             List<ProcessHandle> below = current.descendants().toList();
             current.destroy();
             if (waitForExit(timeout).isEmpty()) {
-                LOG.warn("{} (pid {}) did not exit within {} ms of SIGTERM; sending SIGKILL. Log: {}",
-                        description, current.pid(), timeout.toMillis(), logFile);
+                LOG.warn(
+                        "{} (pid {}) did not exit within {} ms of SIGTERM; sending SIGKILL. Log: {}",
+                        description,
+                        current.pid(),
+                        timeout.toMillis(),
+                        logFile);
                 kill();
             } else {
                 awaitLeftovers(current, below);
-                LOG.info("stopped {} (pid {}) in {} ms", description, current.pid(),
+                LOG.info(
+                        "stopped {} (pid {}) in {} ms",
+                        description,
+                        current.pid(),
                         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
             }
         }
@@ -253,12 +271,13 @@ final class ManagedProcess {
                 return unterminated;
             }
             if (!wasAlive) {
-                throw new IllegalStateException(description + " exited (code " + exitCode().orElse(-1)
-                        + ") before logging " + what + "; log " + logFile + ", last lines:\n" + logTail(40));
+                throw new IllegalStateException(
+                        description + " exited (code " + exitCode().orElse(-1) + ") before logging " + what + "; log "
+                                + logFile + ", last lines:\n" + logTail(40));
             }
             if (System.nanoTime() >= deadline) {
-                throw new IllegalStateException(description + " did not log " + what + " within "
-                        + timeout.toMillis() + " ms; log " + logFile + ", last lines:\n" + logTail(40));
+                throw new IllegalStateException(description + " did not log " + what + " within " + timeout.toMillis()
+                        + " ms; log " + logFile + ", last lines:\n" + logTail(40));
             }
             sleep(50);
         }

@@ -37,7 +37,8 @@ public final class StackLauncher implements AutoCloseable {
     /** The address every process of the tier binds and is reached on. */
     public static final String HOST = "127.0.0.1";
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final int LOG_TAIL_LINES = 30;
 
     private final String topicPrefix;
@@ -104,7 +105,8 @@ public final class StackLauncher implements AutoCloseable {
      * @throws IllegalStateException as {@link KafkaCluster#start()}
      */
     public synchronized KafkaCluster startKafkaCluster(UnaryOperator<KafkaCluster.Builder> settings) {
-        KafkaCluster cluster = startServer(settings.apply(KafkaCluster.builder()).build(), KafkaCluster::start);
+        KafkaCluster cluster =
+                startServer(settings.apply(KafkaCluster.builder()).build(), KafkaCluster::start);
         kafkaBootstrap = cluster.bootstrapServers();
         return cluster;
     }
@@ -155,8 +157,17 @@ public final class StackLauncher implements AutoCloseable {
      * @return {@code base}
      */
     public JavaProcess.Builder ingester(JavaProcess.Builder base, int httpPort) {
-        return base.args("--etcd-endpoints", etcdUrl(), "--kafka-bootstrap", kafkaBootstrap(),
-                "--topic-prefix", topicPrefix, "--http-host", HOST, "--http-port", Integer.toString(httpPort));
+        return base.args(
+                "--etcd-endpoints",
+                etcdUrl(),
+                "--kafka-bootstrap",
+                kafkaBootstrap(),
+                "--topic-prefix",
+                topicPrefix,
+                "--http-host",
+                HOST,
+                "--http-port",
+                Integer.toString(httpPort));
     }
 
     /**
@@ -170,8 +181,17 @@ public final class StackLauncher implements AutoCloseable {
      * @return {@code base}
      */
     public JavaProcess.Builder node(JavaProcess.Builder base, int port, String nodeId) {
-        return base.args("--kafka-bootstrap", kafkaBootstrap(), "--topic-prefix", topicPrefix,
-                "--bind-address", HOST, "--port", Integer.toString(port), "--node-id", nodeId);
+        return base.args(
+                "--kafka-bootstrap",
+                kafkaBootstrap(),
+                "--topic-prefix",
+                topicPrefix,
+                "--bind-address",
+                HOST,
+                "--port",
+                Integer.toString(port),
+                "--node-id",
+                nodeId);
     }
 
     /**
@@ -187,7 +207,7 @@ public final class StackLauncher implements AutoCloseable {
      */
     public JavaProcess startReady(JavaProcess.Builder process, String what, int port, Duration timeout) {
         JavaProcess p = start(process);
-        awaitReady(p, what, "http://" + HOST + ":" + port + "/readyz", timeout, () -> { });
+        awaitReady(p, what, "http://" + HOST + ":" + port + "/readyz", timeout, () -> {});
         return p;
     }
 
@@ -214,15 +234,22 @@ public final class StackLauncher implements AutoCloseable {
      * @throws IllegalStateException if the process exits first, or is not ready in time, with the
      *     tail of its log; or if interrupted (the interrupt flag is set again)
      */
-    public static void awaitReady(JavaProcess p, String what, String readyz, Duration timeout, Runnable beforeEachPoll) {
+    public static void awaitReady(
+            JavaProcess p, String what, String readyz, Duration timeout, Runnable beforeEachPoll) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        HttpRequest request = HttpRequest.newBuilder(URI.create(readyz)).timeout(Duration.ofSeconds(2)).GET().build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(readyz))
+                .timeout(Duration.ofSeconds(2))
+                .GET()
+                .build();
         String lastAnswer = "no answer";
         while (true) {
             beforeEachPoll.run();
             if (!p.isAlive()) {
-                throw new IllegalStateException(what + " exited" + p.exitCode().stream()
-                        .mapToObj(c -> " with code " + c).findFirst().orElse("") + " while starting; its log "
+                throw new IllegalStateException(what + " exited"
+                        + p.exitCode().stream()
+                                .mapToObj(c -> " with code " + c)
+                                .findFirst()
+                                .orElse("") + " while starting; its log "
                         + p.logFile() + " ends with:\n" + p.logTail(LOG_TAIL_LINES));
             }
             try {
@@ -230,7 +257,8 @@ public final class StackLauncher implements AutoCloseable {
                 if (response.statusCode() == 200) {
                     return;
                 }
-                lastAnswer = "HTTP " + response.statusCode() + " " + response.body().trim();
+                lastAnswer =
+                        "HTTP " + response.statusCode() + " " + response.body().trim();
             } catch (IOException e) {
                 lastAnswer = e.toString();
             } catch (InterruptedException e) {
@@ -258,8 +286,12 @@ public final class StackLauncher implements AutoCloseable {
      * @throws InterruptedException if interrupted while reading it
      */
     public static Map<String, Double> metrics(String url) throws IOException, InterruptedException {
-        String body = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        String body = HTTP.send(
+                        HttpRequest.newBuilder(URI.create(url))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
         Map<String, Double> samples = new HashMap<>();
         for (String line : body.split("\n")) {
             int space = line.lastIndexOf(' ');
@@ -284,7 +316,11 @@ public final class StackLauncher implements AutoCloseable {
      * @throws IllegalStateException if it is missing, saying how to build it
      */
     public static Path jar(Path repo, String module) {
-        Path jar = repo.resolve(module).resolve("target").resolve(module + ".jar").toAbsolutePath().normalize();
+        Path jar = repo.resolve(module)
+                .resolve("target")
+                .resolve(module + ".jar")
+                .toAbsolutePath()
+                .normalize();
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing (expected: built by 'mvn -B -DskipTests package -pl "
                     + module + " -am' from " + repo.toAbsolutePath().normalize() + ")");

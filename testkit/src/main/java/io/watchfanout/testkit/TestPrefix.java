@@ -17,31 +17,31 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * @param keyPrefix the test's etcd keys: {@code "/" + topicPrefix + "/"}
  */
 public record TestPrefix(String topicPrefix, String keyPrefix) {
-  /**
-   * @throws NullPointerException if a prefix is null
-   */
-  public TestPrefix {
-    Objects.requireNonNull(topicPrefix, "topicPrefix");
-    Objects.requireNonNull(keyPrefix, "keyPrefix");
-  }
+    /**
+     * @throws NullPointerException if a prefix is null
+     */
+    public TestPrefix {
+        Objects.requireNonNull(topicPrefix, "topicPrefix");
+        Objects.requireNonNull(keyPrefix, "keyPrefix");
+    }
 
-  /**
-   * A new, unique prefix for a test.
-   *
-   * @param info JUnit's {@link TestInfo} of the test
-   * @return a prefix named after the test's class and method; different on every call
-   */
-  public static TestPrefix unique(TestInfo info) {
-    String topicPrefix = TopicPrefixes.unique(info);
-    return of(topicPrefix);
-  }
+    /**
+     * A new, unique prefix for a test.
+     *
+     * @param info JUnit's {@link TestInfo} of the test
+     * @return a prefix named after the test's class and method; different on every call
+     */
+    public static TestPrefix unique(TestInfo info) {
+        String topicPrefix = TopicPrefixes.unique(info);
+        return of(topicPrefix);
+    }
 
-  /** A prefix for the test of an extension context. */
-  static TestPrefix unique(ExtensionContext context) {
-    return of(TopicPrefixes.unique(context.getTestClass(), context.getTestMethod(), context.getDisplayName()));
-  }
+    /** A prefix for the test of an extension context. */
+    static TestPrefix unique(ExtensionContext context) {
+        return of(TopicPrefixes.unique(context.getTestClass(), context.getTestMethod(), context.getDisplayName()));
+    }
 
-  private static TestPrefix of(String topicPrefix) {
-    return new TestPrefix(topicPrefix, "/" + topicPrefix + "/");
-  }
+    private static TestPrefix of(String topicPrefix) {
+        return new TestPrefix(topicPrefix, "/" + topicPrefix + "/");
+    }
 }

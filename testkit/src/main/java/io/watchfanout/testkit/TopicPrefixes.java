@@ -33,7 +33,8 @@ public final class TopicPrefixes {
      * @return e.g. {@code ingesterit-crashrecovery-3-k2x9}; different on every call
      */
     public static String unique(String testName) {
-        String name = testName.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("^-+|-+$", "");
+        String name =
+                testName.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("^-+|-+$", "");
         if (name.length() > MAX_NAME_CHARS) {
             name = name.substring(0, MAX_NAME_CHARS).replaceAll("-+$", "");
         }

@@ -71,7 +71,8 @@ public final class WatchClient implements AutoCloseable {
     /** One Server-Sent Events block: its fields ({@code id} null when absent) and the frame in its data. */
     public record SseEvent(String id, String event, WatchEvent frame) {}
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private final String name;
     private final String query;
@@ -81,6 +82,7 @@ public final class WatchClient implements AutoCloseable {
     private final List<String> connections = new ArrayList<>(); // guarded by this
     /** SSE: how many frames had arrived when the last {@code id} came, and that id (-1: none). Guarded by frames. */
     private int framesAtLastId;
+
     private long lastEventId = -1;
     private volatile Thread reader;
     private volatile InputStream body;
@@ -210,7 +212,8 @@ public final class WatchClient implements AutoCloseable {
     private int connect(String baseUrl, long resourceVersion, long lastId) throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/watch?" + query
                         + "&allowWatchBookmarks=true&resourceVersion=" + resourceVersion))
-                .header("Accept", encoding.mediaType()).GET();
+                .header("Accept", encoding.mediaType())
+                .GET();
         if (lastId >= 0) {
             b.header("Last-Event-ID", Long.toString(lastId));
         }
@@ -438,13 +441,16 @@ public final class WatchClient implements AutoCloseable {
                 boolean complete = last.getType() == WatchEvent.Type.BOOKMARK || last.getIndex() == last.getCount() - 1;
                 if (!complete) {
                     long cut = last.getResourceVersion();
-                    while (!frames.isEmpty() && frames.get(frames.size() - 1).getResourceVersion() == cut
+                    while (!frames.isEmpty()
+                            && frames.get(frames.size() - 1).getResourceVersion() == cut
                             && frames.get(frames.size() - 1).getType() != WatchEvent.Type.BOOKMARK) {
                         frames.remove(frames.size() - 1);
                     }
                 }
             }
-            return frames.isEmpty() ? initialResourceVersion : frames.get(frames.size() - 1).getResourceVersion();
+            return frames.isEmpty()
+                    ? initialResourceVersion
+                    : frames.get(frames.size() - 1).getResourceVersion();
         }
     }
 
@@ -475,7 +481,7 @@ public final class WatchClient implements AutoCloseable {
 
     @Override
     public String toString() {
-        return name + " (" + query + ", " + (encoding == Encoding.PROTOBUF ? "protobuf" : encoding.name())
-                + ", resume " + (encoding == Encoding.SSE ? "last id" : resume) + ")";
+        return name + " (" + query + ", " + (encoding == Encoding.PROTOBUF ? "protobuf" : encoding.name()) + ", resume "
+                + (encoding == Encoding.SSE ? "last id" : resume) + ")";
     }
 }

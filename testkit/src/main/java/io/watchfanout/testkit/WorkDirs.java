@@ -35,8 +35,8 @@ public final class WorkDirs {
 
     /** Creates a new, empty directory {@code <base>/<kind>-<time>-<pid>-<seq>}. */
     static Path newInstanceDir(String kind) {
-        String name = kind + "-" + LocalDateTime.now().format(STAMP) + "-" + ProcessHandle.current().pid()
-                + "-" + SEQUENCE.incrementAndGet();
+        String name = kind + "-" + LocalDateTime.now().format(STAMP) + "-"
+                + ProcessHandle.current().pid() + "-" + SEQUENCE.incrementAndGet();
         Path dir = base().resolve(name);
         try {
             return Files.createDirectories(dir).toAbsolutePath();

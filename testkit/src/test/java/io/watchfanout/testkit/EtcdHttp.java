@@ -14,7 +14,8 @@ import java.util.regex.Pattern;
 
 /** Minimal client of etcd 3.4's HTTP/JSON gateway ({@code /v3/kv/...}), for the testkit's own tests. */
 final class EtcdHttp {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final Pattern VALUE = Pattern.compile("\"value\":\"([A-Za-z0-9+/=]*)\"");
     private static final Pattern REVISION = Pattern.compile("\"revision\":\"(\\d+)\"");
 
@@ -22,7 +23,8 @@ final class EtcdHttp {
 
     /** Puts {@code key=value}; returns the new store revision. */
     static long put(EtcdServer etcd, String key, byte[] value) throws IOException, InterruptedException {
-        String body = "{\"key\":\"" + b64(key.getBytes(StandardCharsets.UTF_8)) + "\",\"value\":\"" + b64(value) + "\"}";
+        String body =
+                "{\"key\":\"" + b64(key.getBytes(StandardCharsets.UTF_8)) + "\",\"value\":\"" + b64(value) + "\"}";
         String answer = post(etcd, "/v3/kv/put", body);
         Matcher m = REVISION.matcher(answer);
         if (!m.find()) {
@@ -41,7 +43,8 @@ final class EtcdHttp {
     static String post(EtcdServer etcd, String path, String body) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create(etcd.clientUrl() + path))
                 .timeout(Duration.ofSeconds(10))
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
         HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
             throw new IOException("POST " + path + ": HTTP " + response.statusCode() + " " + response.body());

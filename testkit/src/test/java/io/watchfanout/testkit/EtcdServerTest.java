@@ -31,7 +31,9 @@ class EtcdServerTest {
         String key = "/" + TopicPrefixes.unique(info) + "/a";
         long revision = EtcdHttp.put(etcd, key, "hello".getBytes(StandardCharsets.UTF_8));
         assertThat(revision).isPositive();
-        assertThat(EtcdHttp.get(etcd, key)).hasValueSatisfying(v -> assertThat(new String(v, StandardCharsets.UTF_8)).isEqualTo("hello"));
+        assertThat(EtcdHttp.get(etcd, key))
+                .hasValueSatisfying(
+                        v -> assertThat(new String(v, StandardCharsets.UTF_8)).isEqualTo("hello"));
     }
 
     @Test
@@ -42,7 +44,8 @@ class EtcdServerTest {
         ThreadLocalRandom.current().nextBytes(value);
         String key = "/" + TopicPrefixes.unique(info) + "/big";
         EtcdHttp.put(etcd, key, value);
-        assertThat(EtcdHttp.get(etcd, key)).hasValueSatisfying(v -> assertThat(Arrays.equals(v, value)).isTrue());
+        assertThat(EtcdHttp.get(etcd, key))
+                .hasValueSatisfying(v -> assertThat(Arrays.equals(v, value)).isTrue());
     }
 
     @Test
@@ -50,20 +53,26 @@ class EtcdServerTest {
     void sendsWatchProgressNotificationsEverySecond(EtcdServer etcd, TestInfo info) throws Exception {
         // POST /v3/watch streams one JSON object per line: "created", then progress notifications
         String key = "/" + TopicPrefixes.unique(info) + "/quiet";
-        HttpURLConnection conn = (HttpURLConnection) URI.create(etcd.clientUrl() + "/v3/watch").toURL().openConnection();
+        HttpURLConnection conn = (HttpURLConnection)
+                URI.create(etcd.clientUrl() + "/v3/watch").toURL().openConnection();
         conn.setDoOutput(true);
         conn.setReadTimeout(8000);
         try {
             try (OutputStream out = conn.getOutputStream()) {
                 out.write(("{\"create_request\":{\"key\":\"" + EtcdHttp.b64(key.getBytes(StandardCharsets.UTF_8))
-                        + "\",\"progress_notify\":true}}").getBytes(StandardCharsets.UTF_8));
+                                + "\",\"progress_notify\":true}}")
+                        .getBytes(StandardCharsets.UTF_8));
             }
-            BufferedReader in = new BufferedReader(new InputStreamReader(conn.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader in =
+                    new BufferedReader(new InputStreamReader(conn.getInputStream(), StandardCharsets.UTF_8));
             assertThat(in.readLine()).contains("\"created\":true");
             long startNanos = System.nanoTime();
             String progress = in.readLine();
             long waitedMillis = (System.nanoTime() - startNanos) / 1_000_000;
-            assertThat(progress).contains("\"revision\"").doesNotContain("\"events\"").doesNotContain("\"created\"");
+            assertThat(progress)
+                    .contains("\"revision\"")
+                    .doesNotContain("\"events\"")
+                    .doesNotContain("\"created\"");
             assertThat(waitedMillis).isLessThan(5000);
         } finally {
             conn.disconnect();
@@ -124,7 +133,8 @@ class EtcdServerTest {
     @Test
     @Order(8)
     void missingBinaryNamesTheDebianPackage() {
-        EtcdServer etcd = EtcdServer.builder().executable("etcd-not-installed-here").build();
+        EtcdServer etcd =
+                EtcdServer.builder().executable("etcd-not-installed-here").build();
         assertThatThrownBy(etcd::start)
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("etcd-not-installed-here")

@@ -17,9 +17,14 @@ class JavaProcessTest {
     @Test
     void passesArgsEnvAndHeapAndKillsWithSigkill() throws Exception {
         try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName())
-                .args("one", "two").env("TESTKIT_GREETING", "hi").maxHeap("64m").start()) {
+                .args("one", "two")
+                .env("TESTKIT_GREETING", "hi")
+                .maxHeap("64m")
+                .start()) {
             assertThat(child.awaitLog("ready", TIMEOUT)).isEqualTo("ready");
-            assertThat(child.pid()).isPositive().isNotEqualTo(ProcessHandle.current().pid());
+            assertThat(child.pid())
+                    .isPositive()
+                    .isNotEqualTo(ProcessHandle.current().pid());
             String log = Files.readString(child.logFile());
             assertThat(log).contains("args=one,two").contains("env=hi");
             assertThat(child.awaitLog("maxHeapMiB=", TIMEOUT)).matches("maxHeapMiB=(5\\d|6\\d)");
@@ -42,7 +47,8 @@ class JavaProcessTest {
 
     @Test
     void awaitLogFailsFastWhenTheProcessExits() {
-        try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName()).args("exit", "3").start()) {
+        try (JavaProcess child =
+                JavaProcess.builder(ChildMain.class.getName()).args("exit", "3").start()) {
             assertThatThrownBy(() -> child.awaitLog("never printed", TIMEOUT))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("exited (code 3)")
@@ -67,10 +73,12 @@ class JavaProcessTest {
     void childProcessesDieWithTheJvmThatStartedThem() {
         long etcdPid;
         Path etcdDir;
-        try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName()).args("etcd").start()) {
+        try (JavaProcess child =
+                JavaProcess.builder(ChildMain.class.getName()).args("etcd").start()) {
             String line = child.awaitLog("etcd dir=", TIMEOUT);
             etcdDir = Path.of(line.substring("etcd dir=".length(), line.indexOf(" pid=")));
-            etcdPid = Long.parseLong(line.substring(line.indexOf(" pid=") + " pid=".length()).trim());
+            etcdPid = Long.parseLong(
+                    line.substring(line.indexOf(" pid=") + " pid=".length()).trim());
             assertThat(ProcessHandle.of(etcdPid).map(ProcessHandle::isAlive)).hasValue(true);
             child.stop(); // SIGTERM: the child JVM exits without closing its etcd
         }
@@ -95,8 +103,8 @@ class JavaProcessTest {
             String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             assertThat(Long.parseLong(fields[2])).as("process group").isEqualTo(pid);
             assertThat(Long.parseLong(fields[3])).as("session").isEqualTo(pid);
-            assertThat(ProcessHandle.of(pid).flatMap(h -> h.info().command())).hasValueSatisfying(
-                    command -> assertThat(command).endsWith("java"));
+            assertThat(ProcessHandle.of(pid).flatMap(h -> h.info().command()))
+                    .hasValueSatisfying(command -> assertThat(command).endsWith("java"));
             assertThat(child.stop()).isEqualTo(143);
         } finally {
             ChildProcesses.startInOwnSession(false);
@@ -106,7 +114,9 @@ class JavaProcessTest {
     @Test
     void actionsBeforeReapingStopChildrenGracefully() {
         long etcdPid;
-        try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName()).args("graceful-etcd").start()) {
+        try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName())
+                .args("graceful-etcd")
+                .start()) {
             String line = child.awaitLog("etcd pid=", TIMEOUT);
             etcdPid = Long.parseLong(line.substring("etcd pid=".length()).trim());
             child.awaitLog("ready", TIMEOUT);
@@ -124,11 +134,14 @@ class JavaProcessTest {
         try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName()).start()) {
             child.awaitLog("ready", TIMEOUT);
             ProcessHandle handle = ProcessHandle.of(child.pid()).orElseThrow();
-            assertThat(handle.info().command()).hasValueSatisfying(c -> assertThat(c).endsWith("java"));
+            assertThat(handle.info().command())
+                    .hasValueSatisfying(c -> assertThat(c).endsWith("java"));
             List<ProcessHandle> below = handle.descendants().toList();
             assertThat(below).as("the watchdog").isNotEmpty();
             assertThat(child.stop()).isEqualTo(143);
-            assertThat(below).allSatisfy(p -> assertThat(p.isAlive()).as("pid " + p.pid()).isFalse());
+            assertThat(below)
+                    .allSatisfy(
+                            p -> assertThat(p.isAlive()).as("pid " + p.pid()).isFalse());
         } finally {
             ChildProcesses.stopWhenThisJvmDies(false, 0);
         }
@@ -139,10 +152,13 @@ class JavaProcessTest {
         long etcdPid;
         Path etcdLog;
         List<ProcessHandle> etcdAndBelow = new ArrayList<>();
-        try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName()).args("watched-etcd").start()) {
+        try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName())
+                .args("watched-etcd")
+                .start()) {
             String line = child.awaitLog("etcd log=", TIMEOUT);
             etcdLog = Path.of(line.substring("etcd log=".length(), line.indexOf(" pid=")));
-            etcdPid = Long.parseLong(line.substring(line.indexOf(" pid=") + " pid=".length()).trim());
+            etcdPid = Long.parseLong(
+                    line.substring(line.indexOf(" pid=") + " pid=".length()).trim());
             child.awaitLog("ready", TIMEOUT);
             ProcessHandle etcd = ProcessHandle.of(etcdPid).orElseThrow();
             etcdAndBelow.add(etcd);
@@ -157,10 +173,12 @@ class JavaProcessTest {
         while (etcdAndBelow.stream().anyMatch(ProcessHandle::isAlive) && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
-        assertThat(etcdAndBelow).allSatisfy(p -> assertThat(p.isAlive()).as("pid " + p.pid() + " left running")
-                .isFalse());
-        assertThat(Files.readString(etcdLog)).contains("watchfanout-watchdog: the process that started pid "
-                + etcdPid + " is gone");
+        assertThat(etcdAndBelow)
+                .allSatisfy(p -> assertThat(p.isAlive())
+                        .as("pid " + p.pid() + " left running")
+                        .isFalse());
+        assertThat(Files.readString(etcdLog))
+                .contains("watchfanout-watchdog: the process that started pid " + etcdPid + " is gone");
         WorkDirs.deleteRecursively(etcdLog.getParent());
     }
 }

@@ -75,7 +75,8 @@ class KafkaBrokerTest {
         assertThat(kafka.isAlive()).isFalse();
         kafka.start(); // leaves the shared broker running, as KafkaExtension asks
         produceInTransaction(kafka, topic, List.of(new byte[] {8}), info);
-        assertThat(readAll(kafka, topic, 2)).extracting(ConsumerRecord::value)
+        assertThat(readAll(kafka, topic, 2))
+                .extracting(ConsumerRecord::value)
                 .containsExactly(new byte[] {7}, new byte[] {8});
     }
 

@@ -32,8 +32,10 @@ class SmallHelpersTest {
         for (int i = 0; i < 1000; i++) {
             assertThat(seen.add(TopicPrefixes.unique("Same Name"))).isTrue();
         }
-        assertThat(TopicPrefixes.unique(info)).matches("smallhelperstest-topicprefixesareuniqueandlegal-\\d+-[0-9a-z]{4}");
-        assertThat(TopicPrefixes.unique("IngesterIT#crash(Recovery)")).matches("ingesterit-crash-recovery-\\d+-[0-9a-z]{4}");
+        assertThat(TopicPrefixes.unique(info))
+                .matches("smallhelperstest-topicprefixesareuniqueandlegal-\\d+-[0-9a-z]{4}");
+        assertThat(TopicPrefixes.unique("IngesterIT#crash(Recovery)"))
+                .matches("ingesterit-crash-recovery-\\d+-[0-9a-z]{4}");
         assertThat(TopicPrefixes.unique("x".repeat(500))).hasSizeLessThan(80).matches("[a-z0-9-]+");
         assertThat(TopicPrefixes.unique("###")).startsWith("test-");
     }

@@ -39,58 +39,58 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class FrameEncodingBench {
-  /** Bytes of the value (the previous value is the same size). */
-  @Param({"1024"})
-  public int valueBytes;
+    /** Bytes of the value (the previous value is the same size). */
+    @Param({"1024"})
+    public int valueBytes;
 
-  private Event event;
-  private WatchEvent watchEvent;
-  private FrameEncoder encoder;
-  private JsonFormat.Printer printer;
+    private Event event;
+    private WatchEvent watchEvent;
+    private FrameEncoder encoder;
+    private JsonFormat.Printer printer;
 
-  @Setup
-  public void setup() {
-    KeyValue prev = BenchEvents.kv(BenchEvents.key("/registry/pods/default/web-7f9c-00042"),
-        BenchEvents.value(valueBytes, 1), 99);
-    KeyValue kv = BenchEvents.kv(prev.getKey(), BenchEvents.value(valueBytes, 2), 100);
-    event = BenchEvents.put(kv, prev, 100);
-    watchEvent = FrameEncoder.toWatchEvent(event, 100);
-    encoder = new FrameEncoder();
-    printer = JsonFormat.printer().omittingInsignificantWhitespace();
-  }
+    @Setup
+    public void setup() {
+        KeyValue prev = BenchEvents.kv(
+                BenchEvents.key("/registry/pods/default/web-7f9c-00042"), BenchEvents.value(valueBytes, 1), 99);
+        KeyValue kv = BenchEvents.kv(prev.getKey(), BenchEvents.value(valueBytes, 2), 100);
+        event = BenchEvents.put(kv, prev, 100);
+        watchEvent = FrameEncoder.toWatchEvent(event, 100);
+        encoder = new FrameEncoder();
+        printer = JsonFormat.printer().omittingInsignificantWhitespace();
+    }
 
-  /** The node's JSON line of a prepared {@code WatchEvent} (bytes only). */
-  @Benchmark
-  public byte[] jsonProtoJson() {
-    return ProtoJson.toJsonLine(watchEvent);
-  }
+    /** The node's JSON line of a prepared {@code WatchEvent} (bytes only). */
+    @Benchmark
+    public byte[] jsonProtoJson() {
+        return ProtoJson.toJsonLine(watchEvent);
+    }
 
-  /** The same JSON by protobuf's {@code JsonFormat} printer, to UTF-8 bytes. */
-  @Benchmark
-  public byte[] jsonJsonFormat() throws InvalidProtocolBufferException {
-    return (printer.print(watchEvent) + "\n").getBytes(StandardCharsets.UTF_8);
-  }
+    /** The same JSON by protobuf's {@code JsonFormat} printer, to UTF-8 bytes. */
+    @Benchmark
+    public byte[] jsonJsonFormat() throws InvalidProtocolBufferException {
+        return (printer.print(watchEvent) + "\n").getBytes(StandardCharsets.UTF_8);
+    }
 
-  /** Protobuf's delimited encoding (varint length, then the message) into an exact-size array. */
-  @Benchmark
-  public byte[] protobufDelimited() throws IOException {
-    int size = watchEvent.getSerializedSize();
-    byte[] out = new byte[CodedOutputStream.computeUInt32SizeNoTag(size) + size];
-    CodedOutputStream cos = CodedOutputStream.newInstance(out);
-    cos.writeUInt32NoTag(size);
-    watchEvent.writeTo(cos);
-    return out;
-  }
+    /** Protobuf's delimited encoding (varint length, then the message) into an exact-size array. */
+    @Benchmark
+    public byte[] protobufDelimited() throws IOException {
+        int size = watchEvent.getSerializedSize();
+        byte[] out = new byte[CodedOutputStream.computeUInt32SizeNoTag(size) + size];
+        CodedOutputStream cos = CodedOutputStream.newInstance(out);
+        cos.writeUInt32NoTag(size);
+        watchEvent.writeTo(cos);
+        return out;
+    }
 
-  /** The node's whole JSON frame of an event: mapping, encoding, read-only direct buffer. */
-  @Benchmark
-  public ByteBuffer nodeFrameJson() {
-    return encoder.encode(FrameEncoder.toWatchEvent(event, 100), Encoding.JSON, FrameKind.EVENT);
-  }
+    /** The node's whole JSON frame of an event: mapping, encoding, read-only direct buffer. */
+    @Benchmark
+    public ByteBuffer nodeFrameJson() {
+        return encoder.encode(FrameEncoder.toWatchEvent(event, 100), Encoding.JSON, FrameKind.EVENT);
+    }
 
-  /** The node's whole protobuf frame of an event. */
-  @Benchmark
-  public ByteBuffer nodeFrameProtobuf() {
-    return encoder.encode(FrameEncoder.toWatchEvent(event, 100), Encoding.PROTOBUF, FrameKind.EVENT);
-  }
+    /** The node's whole protobuf frame of an event. */
+    @Benchmark
+    public ByteBuffer nodeFrameProtobuf() {
+        return encoder.encode(FrameEncoder.toWatchEvent(event, 100), Encoding.PROTOBUF, FrameKind.EVENT);
+    }
 }

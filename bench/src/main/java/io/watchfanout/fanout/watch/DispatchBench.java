@@ -45,82 +45,86 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"-Xms3g", "-Xmx3g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms3g", "-Xmx3g"})
 public class DispatchBench {
-  private static final int POOL = 3_000_000;
+    private static final int POOL = 3_000_000;
 
-  @Param({"100", "10000"})
-  public int watchers;
+    @Param({"100", "10000"})
+    public int watchers;
 
-  @Param({"1", "100"})
-  public int matching;
+    @Param({"1", "100"})
+    public int matching;
 
-  @Param({"JSON"})
-  public Encoding encoding;
+    @Param({"JSON"})
+    public Encoding encoding;
 
-  private WatchCore hub;
-  private CacheFeed feed;
-  private final List<Watch> matched = new ArrayList<>();
-  private final List<ByteBuffer> out = new ArrayList<>(64);
-  private KeyValue kv;
-  private KeyValue prev;
-  private List<List<Event>> pool;
-  private int next;
-  private long revision = 1;
+    private WatchCore hub;
+    private CacheFeed feed;
+    private final List<Watch> matched = new ArrayList<>();
+    private final List<ByteBuffer> out = new ArrayList<>(64);
+    private KeyValue kv;
+    private KeyValue prev;
+    private List<List<Event>> pool;
+    private int next;
+    private long revision = 1;
 
-  @Setup(Level.Trial)
-  public void setup() throws Exception {
-    if (matching > watchers) {
-      throw new IllegalArgumentException("matching " + matching + " > watchers " + watchers);
+    @Setup(Level.Trial)
+    public void setup() throws Exception {
+        if (matching > watchers) {
+            throw new IllegalArgumentException("matching " + matching + " > watchers " + watchers);
+        }
+        hub = new WatchCore(CoreSettings.of(10_000, Duration.ofHours(1), 256, "bench"), new FrameEncoder());
+        feed = hub.feed();
+        feed.startAt(revision);
+        feed.markReady();
+        ByteString key = BenchEvents.key("/registry/pods/default/web-00042");
+        prev = BenchEvents.kv(key, BenchEvents.value(1024, 1), 1);
+        kv = BenchEvents.kv(key, BenchEvents.value(1024, 2), 2);
+        WatchSink idle = () -> {};
+        for (int i = 0; i < matching; i++) {
+            matched.add(hub.watch(
+                    new WatchSpec(KeyRange.prefix(BenchEvents.key("/registry/pods/")), encoding, 0, false, false),
+                    idle));
+        }
+        for (int i = matching; i < watchers; i++) {
+            KeyRange range = i % 2 == 0
+                    ? KeyRange.prefix(BenchEvents.key(String.format("/registry/configmaps/ns-%06d/", i)))
+                    : KeyRange.single(BenchEvents.key(String.format("/registry/secrets/ns-%06d/s", i)));
+            hub.watch(new WatchSpec(range, encoding, 0, false, false), idle);
+        }
+        if (hub.status().liveWatcherCount() != watchers) {
+            throw new IllegalStateException(
+                    "live watchers " + hub.status().liveWatcherCount() + " (expected: " + watchers + ")");
+        }
     }
-    hub = new WatchCore(CoreSettings.of(10_000, Duration.ofHours(1), 256, "bench"), new FrameEncoder());
-    feed = hub.feed();
-    feed.startAt(revision);
-    feed.markReady();
-    ByteString key = BenchEvents.key("/registry/pods/default/web-00042");
-    prev = BenchEvents.kv(key, BenchEvents.value(1024, 1), 1);
-    kv = BenchEvents.kv(key, BenchEvents.value(1024, 2), 2);
-    WatchSink idle = () -> { };
-    for (int i = 0; i < matching; i++) {
-      matched.add(hub.watch(new WatchSpec(KeyRange.prefix(BenchEvents.key("/registry/pods/")), encoding, 0, false,
-          false), idle));
-    }
-    for (int i = matching; i < watchers; i++) {
-      KeyRange range = i % 2 == 0
-          ? KeyRange.prefix(BenchEvents.key(String.format("/registry/configmaps/ns-%06d/", i)))
-          : KeyRange.single(BenchEvents.key(String.format("/registry/secrets/ns-%06d/s", i)));
-      hub.watch(new WatchSpec(range, encoding, 0, false, false), idle);
-    }
-    if (hub.status().liveWatcherCount() != watchers) {
-      throw new IllegalStateException("live watchers " + hub.status().liveWatcherCount() + " (expected: " + watchers + ")");
-    }
-  }
 
-  @Setup(Level.Iteration)
-  public void fillPool() {
-    pool = null;
-    List<List<Event>> p = new ArrayList<>(POOL);
-    for (int i = 0; i < POOL; i++) {
-      p.add(List.of(BenchEvents.put(kv, prev, revision + 1 + i)));
+    @Setup(Level.Iteration)
+    public void fillPool() {
+        pool = null;
+        List<List<Event>> p = new ArrayList<>(POOL);
+        for (int i = 0; i < POOL; i++) {
+            p.add(List.of(BenchEvents.put(kv, prev, revision + 1 + i)));
+        }
+        pool = p;
+        next = 0;
     }
-    pool = p;
-    next = 0;
-  }
 
-  @Benchmark
-  public int dispatchOneEvent() {
-    if (next == POOL) {
-      fillPool(); // only if an iteration outruns the pool; counted, but amortized over POOL events
+    @Benchmark
+    public int dispatchOneEvent() {
+        if (next == POOL) {
+            fillPool(); // only if an iteration outruns the pool; counted, but amortized over POOL events
+        }
+        List<Event> events = pool.get(next++);
+        revision = events.get(0).getRevision();
+        feed.applyRevision(events, 0);
+        int frames = 0;
+        for (int i = 0; i < matched.size(); i++) {
+            out.clear();
+            matched.get(i).poll(out, 64);
+            frames += out.size();
+        }
+        return frames;
     }
-    List<Event> events = pool.get(next++);
-    revision = events.get(0).getRevision();
-    feed.applyRevision(events, 0);
-    int frames = 0;
-    for (int i = 0; i < matched.size(); i++) {
-      out.clear();
-      matched.get(i).poll(out, 64);
-      frames += out.size();
-    }
-    return frames;
-  }
 }

@@ -31,33 +31,33 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class HistorySearchBench {
-  @Param({"1000", "100000"})
-  public int events;
+    @Param({"1000", "100000"})
+    public int events;
 
-  private HistoryWindow window;
-  private long[] probes;
-  private int next;
+    private HistoryWindow window;
+    private long[] probes;
+    private int next;
 
-  @Setup
-  public void setup() {
-    window = new HistoryWindow(events, Long.MAX_VALUE);
-    KeyValue kv = BenchEvents.kv(BenchEvents.key("/k"), BenchEvents.value(16, 1), 1);
-    List<CachedEvent> evicted = new ArrayList<>();
-    long total = events + events / 3; // wrap the ring
-    for (long rev = 1; rev <= total; rev++) {
-      window.appendRevision(List.of(new CachedEvent(BenchEvents.put(kv, null, rev), 0)), evicted);
-      evicted.clear();
+    @Setup
+    public void setup() {
+        window = new HistoryWindow(events, Long.MAX_VALUE);
+        KeyValue kv = BenchEvents.kv(BenchEvents.key("/k"), BenchEvents.value(16, 1), 1);
+        List<CachedEvent> evicted = new ArrayList<>();
+        long total = events + events / 3; // wrap the ring
+        for (long rev = 1; rev <= total; rev++) {
+            window.appendRevision(List.of(new CachedEvent(BenchEvents.put(kv, null, rev), 0)), evicted);
+            evicted.clear();
+        }
+        Random random = new Random(7);
+        probes = new long[4096];
+        long oldest = window.oldestRevision();
+        for (int i = 0; i < probes.length; i++) {
+            probes[i] = oldest + random.nextInt(events);
+        }
     }
-    Random random = new Random(7);
-    probes = new long[4096];
-    long oldest = window.oldestRevision();
-    for (int i = 0; i < probes.length; i++) {
-      probes[i] = oldest + random.nextInt(events);
-    }
-  }
 
-  @Benchmark
-  public int firstAfter() {
-    return window.firstAfter(probes[next++ & (probes.length - 1)]);
-  }
+    @Benchmark
+    public int firstAfter() {
+        return window.firstAfter(probes[next++ & (probes.length - 1)]);
+    }
 }

@@ -35,52 +35,55 @@ import org.openjdk.jmh.infra.Blackhole;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class RangeIndexBench {
-  /** The lookup strategy. */
-  public enum Impl { INDEX, SCAN }
-
-  @Param({"10000"})
-  public int ranges;
-
-  @Param({"INDEX", "SCAN"})
-  public Impl impl;
-
-  private final RangeIndex<Integer> index = new RangeIndex<>();
-  private final List<KeyRange> scanRanges = new ArrayList<>();
-  private final List<Integer> scanValues = new ArrayList<>();
-  private ByteString[] keys;
-  private int next;
-
-  @Setup
-  public void setup() {
-    int namespaces = ranges / 2;
-    for (int i = 0; i < ranges; i++) {
-      KeyRange r = i % 2 == 0
-          ? KeyRange.prefix(BenchEvents.key(String.format("/registry/pods/ns-%06d/", i / 2)))
-          : KeyRange.single(BenchEvents.key(String.format("/registry/pods/ns-%06d/pod-%d", i / 2, i % 7)));
-      index.add(r, i);
-      scanRanges.add(r);
-      scanValues.add(i);
+    /** The lookup strategy. */
+    public enum Impl {
+        INDEX,
+        SCAN
     }
-    Random random = new Random(42);
-    keys = new ByteString[4096];
-    for (int i = 0; i < keys.length; i++) {
-      int ns = random.nextInt(namespaces);
-      keys[i] = BenchEvents.key(String.format("/registry/pods/ns-%06d/pod-%d", ns, random.nextInt(28)));
-    }
-  }
 
-  @Benchmark
-  public void lookup(Blackhole bh) {
-    ByteString key = keys[next++ & (keys.length - 1)];
-    Consumer<Integer> sink = bh::consume;
-    if (impl == Impl.INDEX) {
-      index.forEachMatching(key, sink);
-    } else {
-      for (int i = 0; i < scanRanges.size(); i++) {
-        if (scanRanges.get(i).contains(key)) {
-          sink.accept(scanValues.get(i));
+    @Param({"10000"})
+    public int ranges;
+
+    @Param({"INDEX", "SCAN"})
+    public Impl impl;
+
+    private final RangeIndex<Integer> index = new RangeIndex<>();
+    private final List<KeyRange> scanRanges = new ArrayList<>();
+    private final List<Integer> scanValues = new ArrayList<>();
+    private ByteString[] keys;
+    private int next;
+
+    @Setup
+    public void setup() {
+        int namespaces = ranges / 2;
+        for (int i = 0; i < ranges; i++) {
+            KeyRange r = i % 2 == 0
+                    ? KeyRange.prefix(BenchEvents.key(String.format("/registry/pods/ns-%06d/", i / 2)))
+                    : KeyRange.single(BenchEvents.key(String.format("/registry/pods/ns-%06d/pod-%d", i / 2, i % 7)));
+            index.add(r, i);
+            scanRanges.add(r);
+            scanValues.add(i);
         }
-      }
+        Random random = new Random(42);
+        keys = new ByteString[4096];
+        for (int i = 0; i < keys.length; i++) {
+            int ns = random.nextInt(namespaces);
+            keys[i] = BenchEvents.key(String.format("/registry/pods/ns-%06d/pod-%d", ns, random.nextInt(28)));
+        }
     }
-  }
+
+    @Benchmark
+    public void lookup(Blackhole bh) {
+        ByteString key = keys[next++ & (keys.length - 1)];
+        Consumer<Integer> sink = bh::consume;
+        if (impl == Impl.INDEX) {
+            index.forEachMatching(key, sink);
+        } else {
+            for (int i = 0; i < scanRanges.size(); i++) {
+                if (scanRanges.get(i).contains(key)) {
+                    sink.accept(scanValues.get(i));
+                }
+            }
+        }
+    }
 }

@@ -4,9 +4,9 @@ import io.grpc.HandlerRegistry;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
-import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,104 +25,110 @@ import org.slf4j.LoggerFactory;
  * controlling thread; the services are called on grpc's threads.
  */
 public final class EtcdApi {
-  private static final Logger LOG = LoggerFactory.getLogger(EtcdApi.class);
-  /** The largest request message the API takes: above etcd's largest advised request (10 MiB). */
-  public static final int MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+    private static final Logger LOG = LoggerFactory.getLogger(EtcdApi.class);
+    /** The largest request message the API takes: above etcd's largest advised request (10 MiB). */
+    public static final int MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 
-  private final String bindAddress;
-  private final int requestedPort;
-  private final String nodeId;
-  private final List<ServerServiceDefinition> services;
-  private final Runnable onStop;
-  private final HandlerRegistry fallback;
-  private final String inProcessName;
-  private final ManagedChannel self;
-  private Server server;
-  private Server inProcess;
+    private final String bindAddress;
+    private final int requestedPort;
+    private final String nodeId;
+    private final List<ServerServiceDefinition> services;
+    private final Runnable onStop;
+    private final HandlerRegistry fallback;
+    private final String inProcessName;
+    private final ManagedChannel self;
+    private Server server;
+    private Server inProcess;
 
-  /**
-   * @param bindAddress the listen address
-   * @param port the port, 0 for a free one
-   * @param nodeId the node's id, for log lines
-   * @param services the services served by the node itself
-   * @param fallback where calls to any other method go (forwarded to etcd)
-   * @param onStop run once the server has stopped (the services' threads)
-   */
-  EtcdApi(String bindAddress, int port, String nodeId, List<ServerServiceDefinition> services,
-      HandlerRegistry fallback, Runnable onStop) {
-    this.bindAddress = bindAddress;
-    this.requestedPort = port;
-    this.nodeId = nodeId;
-    this.services = List.copyOf(services);
-    this.fallback = fallback;
-    this.onStop = onStop;
-    this.inProcessName = "watchfanout-etcd-api-" + nodeId + "-" + System.identityHashCode(this);
-    this.self = InProcessChannelBuilder.forName(inProcessName).build();
-  }
-
-  /**
-   * The JSON gateway over this API (etcd's {@code /v3/...} paths, for the node's HTTP port): it calls
-   * the same services in process, so that its watches and ranges come from the cache too.
-   */
-  public JsonGateway gateway() {
-    return new JsonGateway(self);
-  }
-
-  private Server build(ServerBuilder<?> b) {
-    b.fallbackHandlerRegistry(fallback);
-    for (ServerServiceDefinition s : services) {
-      b.addService(s);
+    /**
+     * @param bindAddress the listen address
+     * @param port the port, 0 for a free one
+     * @param nodeId the node's id, for log lines
+     * @param services the services served by the node itself
+     * @param fallback where calls to any other method go (forwarded to etcd)
+     * @param onStop run once the server has stopped (the services' threads)
+     */
+    EtcdApi(
+            String bindAddress,
+            int port,
+            String nodeId,
+            List<ServerServiceDefinition> services,
+            HandlerRegistry fallback,
+            Runnable onStop) {
+        this.bindAddress = bindAddress;
+        this.requestedPort = port;
+        this.nodeId = nodeId;
+        this.services = List.copyOf(services);
+        this.fallback = fallback;
+        this.onStop = onStop;
+        this.inProcessName = "watchfanout-etcd-api-" + nodeId + "-" + System.identityHashCode(this);
+        this.self = InProcessChannelBuilder.forName(inProcessName).build();
     }
-    return b.build();
-  }
 
-  /**
-   * Binds the port and starts serving.
-   *
-   * @throws UncheckedIOException if the address cannot be bound (the message names it)
-   */
-  public void start() {
-    server = build(NettyServerBuilder.forAddress(new InetSocketAddress(bindAddress, requestedPort))
-        // Forwarded requests are etcd's to judge (its --max-request-bytes, up to the 10 MiB etcd
-        // advises, plus grpc's overhead): the node must take what an etcd may be configured to take.
-        .maxInboundMessageSize(MAX_REQUEST_BYTES)
-        // Clients such as clientv3 ping idle connections; etcd allows it every 5 s without streams.
-        .permitKeepAliveTime(5, TimeUnit.SECONDS)
-        .permitKeepAliveWithoutCalls(true));
-    inProcess = build(InProcessServerBuilder.forName(inProcessName));
-    try {
-      inProcess.start();
-      server.start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot listen on " + bindAddress + ":" + requestedPort + " (--etcd-api-port): "
-          + e.getMessage(), e);
+    /**
+     * The JSON gateway over this API (etcd's {@code /v3/...} paths, for the node's HTTP port): it calls
+     * the same services in process, so that its watches and ranges come from the cache too.
+     */
+    public JsonGateway gateway() {
+        return new JsonGateway(self);
     }
-    LOG.info("[node {}] serving etcd's v3 API on {}:{}", nodeId, bindAddress, port());
-  }
 
-  /** The bound port, once started. */
-  public int port() {
-    return server.getPort();
-  }
+    private Server build(ServerBuilder<?> b) {
+        b.fallbackHandlerRegistry(fallback);
+        for (ServerServiceDefinition s : services) {
+            b.addService(s);
+        }
+        return b.build();
+    }
 
-  /** Stops accepting calls and ends the open ones, waiting up to {@code waitMillis}. */
-  public void stop(long waitMillis) {
-    if (server == null) {
-      onStop.run();
-      return;
+    /**
+     * Binds the port and starts serving.
+     *
+     * @throws UncheckedIOException if the address cannot be bound (the message names it)
+     */
+    public void start() {
+        server = build(NettyServerBuilder.forAddress(new InetSocketAddress(bindAddress, requestedPort))
+                // Forwarded requests are etcd's to judge (its --max-request-bytes, up to the 10 MiB etcd
+                // advises, plus grpc's overhead): the node must take what an etcd may be configured to take.
+                .maxInboundMessageSize(MAX_REQUEST_BYTES)
+                // Clients such as clientv3 ping idle connections; etcd allows it every 5 s without streams.
+                .permitKeepAliveTime(5, TimeUnit.SECONDS)
+                .permitKeepAliveWithoutCalls(true));
+        inProcess = build(InProcessServerBuilder.forName(inProcessName));
+        try {
+            inProcess.start();
+            server.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "cannot listen on " + bindAddress + ":" + requestedPort + " (--etcd-api-port): " + e.getMessage(),
+                    e);
+        }
+        LOG.info("[node {}] serving etcd's v3 API on {}:{}", nodeId, bindAddress, port());
     }
-    self.shutdownNow();
-    inProcess.shutdownNow();
-    server.shutdown();
-    try {
-      if (!server.awaitTermination(waitMillis, TimeUnit.MILLISECONDS)) {
-        server.shutdownNow();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      server.shutdownNow();
-    } finally {
-      onStop.run();
+
+    /** The bound port, once started. */
+    public int port() {
+        return server.getPort();
     }
-  }
+
+    /** Stops accepting calls and ends the open ones, waiting up to {@code waitMillis}. */
+    public void stop(long waitMillis) {
+        if (server == null) {
+            onStop.run();
+            return;
+        }
+        self.shutdownNow();
+        inProcess.shutdownNow();
+        server.shutdown();
+        try {
+            if (!server.awaitTermination(waitMillis, TimeUnit.MILLISECONDS)) {
+                server.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            server.shutdownNow();
+        } finally {
+            onStop.run();
+        }
+    }
 }

@@ -12,49 +12,58 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code etcd_prev_kv}). Thread-safe: {@code LongAdder}s bumped on grpc's threads.
  */
 public final class EtcdApiStats extends Collector {
-  final LongAdder watchStreams = new LongAdder();
-  final LongAdder watchResponses = new LongAdder();
-  final LongAdder progressResponses = new LongAdder();
-  final LongAdder forwarded = new LongAdder();
-  final LongAdder rangesFromCache = new LongAdder();
-  final LongAdder consistentReadFallbacks = new LongAdder();
+    final LongAdder watchStreams = new LongAdder();
+    final LongAdder watchResponses = new LongAdder();
+    final LongAdder progressResponses = new LongAdder();
+    final LongAdder forwarded = new LongAdder();
+    final LongAdder rangesFromCache = new LongAdder();
+    final LongAdder consistentReadFallbacks = new LongAdder();
 
-  /** Open Watch streams (each may carry many watches). */
-  public long watchStreams() {
-    return watchStreams.sum();
-  }
+    /** Open Watch streams (each may carry many watches). */
+    public long watchStreams() {
+        return watchStreams.sum();
+    }
 
-  /** Calls forwarded to etcd so far. */
-  public long forwarded() {
-    return forwarded.sum();
-  }
+    /** Calls forwarded to etcd so far. */
+    public long forwarded() {
+        return forwarded.sum();
+    }
 
-  /** Range calls answered from the cache so far. */
-  public long rangesFromCache() {
-    return rangesFromCache.sum();
-  }
+    /** Range calls answered from the cache so far. */
+    public long rangesFromCache() {
+        return rangesFromCache.sum();
+    }
 
-  /** Consistent reads that the cache did not reach in time and that went to etcd. */
-  public long consistentReadFallbacks() {
-    return consistentReadFallbacks.sum();
-  }
+    /** Consistent reads that the cache did not reach in time and that went to etcd. */
+    public long consistentReadFallbacks() {
+        return consistentReadFallbacks.sum();
+    }
 
-  @Override
-  public List<MetricFamilySamples> collect() {
-    return List.of(
-        new GaugeMetricFamily("watchfanout_etcd_api_watch_streams", "Open etcd API Watch streams.",
-            watchStreams.sum()),
-        new CounterMetricFamily("watchfanout_etcd_api_watch_responses_total",
-            "WatchResponses sent on etcd API Watch streams (events, created, canceled, progress).",
-            watchResponses.sum()),
-        new CounterMetricFamily("watchfanout_etcd_api_progress_responses_total",
-            "Progress responses (progress_notify and answers to WatchProgressRequest).", progressResponses.sum()),
-        new CounterMetricFamily("watchfanout_etcd_api_forwarded_total",
-            "etcd API calls forwarded to etcd (everything but Watch and KV.Range from the cache).", forwarded.sum()),
-        new CounterMetricFamily("watchfanout_etcd_api_ranges_from_cache_total",
-            "KV.Range calls answered from the cache.", rangesFromCache.sum()),
-        new CounterMetricFamily("watchfanout_etcd_api_consistent_read_fallbacks_total",
-            "Consistent reads forwarded to etcd because the cache did not reach etcd's revision within "
-                + "--resource-version-wait.", consistentReadFallbacks.sum()));
-  }
+    @Override
+    public List<MetricFamilySamples> collect() {
+        return List.of(
+                new GaugeMetricFamily(
+                        "watchfanout_etcd_api_watch_streams", "Open etcd API Watch streams.", watchStreams.sum()),
+                new CounterMetricFamily(
+                        "watchfanout_etcd_api_watch_responses_total",
+                        "WatchResponses sent on etcd API Watch streams (events, created, canceled, progress).",
+                        watchResponses.sum()),
+                new CounterMetricFamily(
+                        "watchfanout_etcd_api_progress_responses_total",
+                        "Progress responses (progress_notify and answers to WatchProgressRequest).",
+                        progressResponses.sum()),
+                new CounterMetricFamily(
+                        "watchfanout_etcd_api_forwarded_total",
+                        "etcd API calls forwarded to etcd (everything but Watch and KV.Range from the cache).",
+                        forwarded.sum()),
+                new CounterMetricFamily(
+                        "watchfanout_etcd_api_ranges_from_cache_total",
+                        "KV.Range calls answered from the cache.",
+                        rangesFromCache.sum()),
+                new CounterMetricFamily(
+                        "watchfanout_etcd_api_consistent_read_fallbacks_total",
+                        "Consistent reads forwarded to etcd because the cache did not reach etcd's revision within "
+                                + "--resource-version-wait.",
+                        consistentReadFallbacks.sum()));
+    }
 }

@@ -21,60 +21,79 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Stateless.
  */
 public final class EtcdApis {
-  /** Threads that run the etcd API's streams (each stream serially) and its consistent reads. */
-  private static final int THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
-  /** How often the headers' cluster id and raft term are refreshed from etcd (a leader change moves the term). */
-  private static final long HEADER_REFRESH_SECONDS = 10;
+    /** Threads that run the etcd API's streams (each stream serially) and its consistent reads. */
+    private static final int THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
+    /** How often the headers' cluster id and raft term are refreshed from etcd (a leader change moves the term). */
+    private static final long HEADER_REFRESH_SECONDS = 10;
 
-  private EtcdApis() {
-  }
+    private EtcdApis() {}
 
-  /** The node's channel to {@code endpoints} (URLs), for forwarding and consistent reads. */
-  public static ManagedChannel channel(List<String> endpoints) {
-    return EtcdChannel.open(endpoints);
-  }
-
-  /**
-   * The etcd API of a node, not started.
-   *
-   * @param etcd the channel to etcd, or null without {@code --etcd-endpoints}
-   * @param registry where its metrics are registered
-   */
-  public static EtcdApi create(WatchCore core, NodeConfig config, Channel etcd, CollectorRegistry registry) {
-    return create(core, config.bindAddress(), config.etcdApiPort(), config.nodeId(), etcd,
-        config.progressNotifyInterval(), config.resourceVersionWait(), registry);
-  }
-
-  /** As {@link #create(WatchCore, NodeConfig, Channel, CollectorRegistry)}, from the settings it uses. */
-  static EtcdApi create(WatchCore core, String bindAddress, int port, String nodeId, Channel etcd,
-      Duration progressNotifyInterval, Duration resourceVersionWait, CollectorRegistry registry) {
-    EtcdApiStats stats = new EtcdApiStats();
-    stats.register(registry);
-    EtcdHeaders headers = new EtcdHeaders(nodeId);
-    ExecutorService pool = Executors.newFixedThreadPool(THREADS, daemons("etcd-api-" + nodeId));
-    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(daemons("etcd-api-timer-" + nodeId));
-    ServerServiceDefinition watch = EtcdWatchService.definition(core, headers, stats, pool, progressNotifyInterval);
-    ServerServiceDefinition range = new EtcdRangeService(core, headers, stats, etcd, resourceVersionWait, pool, timer)
-        .definition();
-    if (etcd != null) {
-      // etcd's cluster id and raft term for the headers, before any forwarded answer taught them.
-      // A failed probe leaves the headers as they were; the next round tries again.
-      EtcdRevisionProbe probe = new EtcdRevisionProbe(etcd, Duration.ofSeconds(5), headers);
-      timer.scheduleWithFixedDelay(probe::current, 0, HEADER_REFRESH_SECONDS, TimeUnit.SECONDS);
+    /** The node's channel to {@code endpoints} (URLs), for forwarding and consistent reads. */
+    public static ManagedChannel channel(List<String> endpoints) {
+        return EtcdChannel.open(endpoints);
     }
-    return new EtcdApi(bindAddress, port, nodeId, List.of(watch, range),
-        new EtcdForwarder(etcd, stats.forwarded::increment), () -> {
-          timer.shutdownNow();
-          pool.shutdownNow();
-        });
-  }
 
-  private static ThreadFactory daemons(String name) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
-  }
+    /**
+     * The etcd API of a node, not started.
+     *
+     * @param etcd the channel to etcd, or null without {@code --etcd-endpoints}
+     * @param registry where its metrics are registered
+     */
+    public static EtcdApi create(WatchCore core, NodeConfig config, Channel etcd, CollectorRegistry registry) {
+        return create(
+                core,
+                config.bindAddress(),
+                config.etcdApiPort(),
+                config.nodeId(),
+                etcd,
+                config.progressNotifyInterval(),
+                config.resourceVersionWait(),
+                registry);
+    }
+
+    /** As {@link #create(WatchCore, NodeConfig, Channel, CollectorRegistry)}, from the settings it uses. */
+    static EtcdApi create(
+            WatchCore core,
+            String bindAddress,
+            int port,
+            String nodeId,
+            Channel etcd,
+            Duration progressNotifyInterval,
+            Duration resourceVersionWait,
+            CollectorRegistry registry) {
+        EtcdApiStats stats = new EtcdApiStats();
+        stats.register(registry);
+        EtcdHeaders headers = new EtcdHeaders(nodeId);
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS, daemons("etcd-api-" + nodeId));
+        ScheduledExecutorService timer =
+                Executors.newSingleThreadScheduledExecutor(daemons("etcd-api-timer-" + nodeId));
+        ServerServiceDefinition watch = EtcdWatchService.definition(core, headers, stats, pool, progressNotifyInterval);
+        ServerServiceDefinition range =
+                new EtcdRangeService(core, headers, stats, etcd, resourceVersionWait, pool, timer).definition();
+        if (etcd != null) {
+            // etcd's cluster id and raft term for the headers, before any forwarded answer taught them.
+            // A failed probe leaves the headers as they were; the next round tries again.
+            EtcdRevisionProbe probe = new EtcdRevisionProbe(etcd, Duration.ofSeconds(5), headers);
+            timer.scheduleWithFixedDelay(probe::current, 0, HEADER_REFRESH_SECONDS, TimeUnit.SECONDS);
+        }
+        return new EtcdApi(
+                bindAddress,
+                port,
+                nodeId,
+                List.of(watch, range),
+                new EtcdForwarder(etcd, stats.forwarded::increment),
+                () -> {
+                    timer.shutdownNow();
+                    pool.shutdownNow();
+                });
+    }
+
+    private static ThreadFactory daemons(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
 }

@@ -20,115 +20,118 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread-safety: the returned channel is grpc's, thread-safe.
  */
 final class EtcdChannel {
-  private static final String SCHEME = "watchfanout-etcd";
+    private static final String SCHEME = "watchfanout-etcd";
 
-  private EtcdChannel() {
-  }
+    private EtcdChannel() {}
 
-  /**
-   * @param endpoints URLs such as {@code http://127.0.0.1:2379}, at least one
-   * @throws IllegalArgumentException if {@code endpoints} is empty or mixes http and https
-   */
-  @SuppressWarnings("deprecation") // nameResolverFactory: the stable way to hand a channel a fixed list
-  static ManagedChannel open(List<String> endpoints) {
-    if (endpoints.isEmpty()) {
-      throw new IllegalArgumentException("no etcd endpoints");
-    }
-    List<EquivalentAddressGroup> groups = new ArrayList<>();
-    boolean tls = false;
-    boolean plain = false;
-    for (String e : endpoints) {
-      URI uri = URI.create(e);
-      tls |= "https".equals(uri.getScheme());
-      plain |= !"https".equals(uri.getScheme());
-      groups.add(new EquivalentAddressGroup(InetSocketAddress.createUnresolved(uri.getHost(), uri.getPort())));
-    }
-    if (tls && plain) {
-      throw new IllegalArgumentException("--etcd-endpoints mixes http and https: " + endpoints);
-    }
-    NettyChannelBuilder b = NettyChannelBuilder.forTarget(SCHEME + ":///etcd")
-        .nameResolverFactory(new FixedAddresses(groups, URI.create(endpoints.get(0)).getAuthority()))
-        .keepAliveTime(30, TimeUnit.SECONDS)
-        .keepAliveTimeout(10, TimeUnit.SECONDS)
-        .maxInboundMessageSize(Integer.MAX_VALUE);
-    if (tls) {
-      b.useTransportSecurity();
-    } else {
-      b.usePlaintext();
-    }
-    return b.build();
-  }
-
-  /** A name resolver that always answers the same addresses. */
-  private static final class FixedAddresses extends NameResolverProvider {
-    private final List<EquivalentAddressGroup> groups;
-    private final String authority;
-
-    FixedAddresses(List<EquivalentAddressGroup> groups, String authority) {
-      this.groups = groups;
-      this.authority = authority;
-    }
-
-    @Override
-    public NameResolver newNameResolver(URI targetUri, NameResolver.Args args) {
-      return new NameResolver() {
-        @Override
-        public String getServiceAuthority() {
-          return authority;
+    /**
+     * @param endpoints URLs such as {@code http://127.0.0.1:2379}, at least one
+     * @throws IllegalArgumentException if {@code endpoints} is empty or mixes http and https
+     */
+    @SuppressWarnings("deprecation") // nameResolverFactory: the stable way to hand a channel a fixed list
+    static ManagedChannel open(List<String> endpoints) {
+        if (endpoints.isEmpty()) {
+            throw new IllegalArgumentException("no etcd endpoints");
         }
+        List<EquivalentAddressGroup> groups = new ArrayList<>();
+        boolean tls = false;
+        boolean plain = false;
+        for (String e : endpoints) {
+            URI uri = URI.create(e);
+            tls |= "https".equals(uri.getScheme());
+            plain |= !"https".equals(uri.getScheme());
+            groups.add(new EquivalentAddressGroup(InetSocketAddress.createUnresolved(uri.getHost(), uri.getPort())));
+        }
+        if (tls && plain) {
+            throw new IllegalArgumentException("--etcd-endpoints mixes http and https: " + endpoints);
+        }
+        NettyChannelBuilder b = NettyChannelBuilder.forTarget(SCHEME + ":///etcd")
+                .nameResolverFactory(
+                        new FixedAddresses(groups, URI.create(endpoints.get(0)).getAuthority()))
+                .keepAliveTime(30, TimeUnit.SECONDS)
+                .keepAliveTimeout(10, TimeUnit.SECONDS)
+                .maxInboundMessageSize(Integer.MAX_VALUE);
+        if (tls) {
+            b.useTransportSecurity();
+        } else {
+            b.usePlaintext();
+        }
+        return b.build();
+    }
 
-        private Listener2 listener;
+    /** A name resolver that always answers the same addresses. */
+    private static final class FixedAddresses extends NameResolverProvider {
+        private final List<EquivalentAddressGroup> groups;
+        private final String authority;
 
-        @Override
-        public void start(Listener2 listener) {
-          this.listener = listener;
-          resolve();
+        FixedAddresses(List<EquivalentAddressGroup> groups, String authority) {
+            this.groups = groups;
+            this.authority = authority;
         }
 
         @Override
-        public void refresh() {
-          resolve();
-        }
+        public NameResolver newNameResolver(URI targetUri, NameResolver.Args args) {
+            return new NameResolver() {
+                @Override
+                public String getServiceAuthority() {
+                    return authority;
+                }
 
-        /** Looks the endpoints' host names up again (on start, and when grpc asks after a failure). */
-        private void resolve() {
-          List<EquivalentAddressGroup> resolved = new ArrayList<>();
-          for (EquivalentAddressGroup g : groups) {
-            InetSocketAddress a = (InetSocketAddress) g.getAddresses().get(0);
-            InetSocketAddress r = new InetSocketAddress(a.getHostString(), a.getPort());
-            if (!r.isUnresolved()) {
-              resolved.add(new EquivalentAddressGroup(r));
-            }
-          }
-          if (resolved.isEmpty()) {
-            listener.onResult(ResolutionResult.newBuilder().setAddressesOrError(io.grpc.StatusOr.fromStatus(
-                io.grpc.Status.UNAVAILABLE.withDescription("cannot resolve the --etcd-endpoints " + groups)))
-                .build());
-          } else {
-            listener.onResult(ResolutionResult.newBuilder().setAddressesOrError(io.grpc.StatusOr.fromValue(resolved))
-                .build());
-          }
+                private Listener2 listener;
+
+                @Override
+                public void start(Listener2 listener) {
+                    this.listener = listener;
+                    resolve();
+                }
+
+                @Override
+                public void refresh() {
+                    resolve();
+                }
+
+                /** Looks the endpoints' host names up again (on start, and when grpc asks after a failure). */
+                private void resolve() {
+                    List<EquivalentAddressGroup> resolved = new ArrayList<>();
+                    for (EquivalentAddressGroup g : groups) {
+                        InetSocketAddress a =
+                                (InetSocketAddress) g.getAddresses().get(0);
+                        InetSocketAddress r = new InetSocketAddress(a.getHostString(), a.getPort());
+                        if (!r.isUnresolved()) {
+                            resolved.add(new EquivalentAddressGroup(r));
+                        }
+                    }
+                    if (resolved.isEmpty()) {
+                        listener.onResult(ResolutionResult.newBuilder()
+                                .setAddressesOrError(
+                                        io.grpc.StatusOr.fromStatus(io.grpc.Status.UNAVAILABLE.withDescription(
+                                                "cannot resolve the --etcd-endpoints " + groups)))
+                                .build());
+                    } else {
+                        listener.onResult(ResolutionResult.newBuilder()
+                                .setAddressesOrError(io.grpc.StatusOr.fromValue(resolved))
+                                .build());
+                    }
+                }
+
+                @Override
+                public void shutdown() {}
+            };
         }
 
         @Override
-        public void shutdown() {
+        protected boolean isAvailable() {
+            return true;
         }
-      };
-    }
 
-    @Override
-    protected boolean isAvailable() {
-      return true;
-    }
+        @Override
+        protected int priority() {
+            return 5;
+        }
 
-    @Override
-    protected int priority() {
-      return 5;
+        @Override
+        public String getDefaultScheme() {
+            return SCHEME;
+        }
     }
-
-    @Override
-    public String getDefaultScheme() {
-      return SCHEME;
-    }
-  }
 }

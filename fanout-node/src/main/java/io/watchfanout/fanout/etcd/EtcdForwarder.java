@@ -8,7 +8,6 @@ import io.grpc.HandlerRegistry;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
-import io.grpc.ServerCallHandler;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.Status;
 import java.io.ByteArrayInputStream;
@@ -28,129 +27,140 @@ import java.io.UncheckedIOException;
  * {@code --etcd-endpoints}. Thread-safety: calls run on grpc's threads; stateless.
  */
 final class EtcdForwarder extends HandlerRegistry {
-  private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayInputStream(value);
-    }
-
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        return stream.readAllBytes();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
-
-  private final Channel etcd;
-  private final Runnable onForward;
-
-  /**
-   * @param etcd the channel to etcd, or null when the node has no {@code --etcd-endpoints}
-   * @param onForward called once per forwarded call (a metric)
-   */
-  EtcdForwarder(Channel etcd, Runnable onForward) {
-    this.etcd = etcd;
-    this.onForward = onForward;
-  }
-
-  @Override
-  public ServerMethodDefinition<?, ?> lookupMethod(String methodName, String authority) {
-    MethodDescriptor<byte[], byte[]> method = MethodDescriptor.<byte[], byte[]>newBuilder()
-        .setFullMethodName(methodName)
-        .setType(MethodDescriptor.MethodType.UNKNOWN)
-        .setRequestMarshaller(BYTES)
-        .setResponseMarshaller(BYTES)
-        .build();
-    return ServerMethodDefinition.create(method, this::startCall);
-  }
-
-  private ServerCall.Listener<byte[]> startCall(ServerCall<byte[], byte[]> serverCall, Metadata headers) {
-    if (etcd == null) {
-      serverCall.close(Status.UNAVAILABLE.withDescription(serverCall.getMethodDescriptor().getFullMethodName()
-          + " is forwarded to etcd, and this node has no --etcd-endpoints"), new Metadata());
-      return new ServerCall.Listener<>() { };
-    }
-    onForward.run();
-    // The caller's deadline travels with the forwarded call (grpc-timeout is rewritten, not copied).
-    ClientCall<byte[], byte[]> clientCall = etcd.newCall(serverCall.getMethodDescriptor(),
-        CallOptions.DEFAULT.withDeadline(Context.current().getDeadline()));
-    clientCall.start(new ClientCall.Listener<>() {
-      @Override
-      public void onHeaders(Metadata h) {
-        serverCall.sendHeaders(h);
-      }
-
-      @Override
-      public void onMessage(byte[] message) {
-        serverCall.sendMessage(message);
-        if (serverCall.isReady()) {
-          clientCall.request(1);
+    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+            return new ByteArrayInputStream(value);
         }
-      }
 
-      @Override
-      public void onClose(Status status, Metadata trailers) {
-        serverCall.close(status, trailers);
-      }
-
-      @Override
-      public void onReady() {
-        // The client's side to etcd can take more: ask the server side for the next request.
-        serverCall.request(1);
-      }
-    }, stripped(headers));
-    serverCall.request(1);
-    clientCall.request(1);
-    return new ServerCall.Listener<>() {
-      @Override
-      public void onMessage(byte[] message) {
-        clientCall.sendMessage(message);
-        if (clientCall.isReady()) {
-          serverCall.request(1);
+        @Override
+        public byte[] parse(InputStream stream) {
+            try {
+                return stream.readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
-      }
-
-      @Override
-      public void onHalfClose() {
-        clientCall.halfClose();
-      }
-
-      @Override
-      public void onCancel() {
-        clientCall.cancel("the client cancelled the call", null);
-      }
-
-      @Override
-      public void onReady() {
-        // The client of the node can take more: ask etcd for the next response.
-        clientCall.request(1);
-      }
     };
-  }
 
-  /** The caller's metadata minus the transport's own headers, which the channel sets. */
-  static Metadata stripped(Metadata in) {
-    Metadata out = new Metadata();
-    for (String key : in.keys()) {
-      if (key.startsWith(":") || key.equals("content-type") || key.equals("te") || key.equals("user-agent")
-          || key.equals("grpc-accept-encoding") || key.equals("grpc-encoding") || key.equals("grpc-timeout")) {
-        continue;
-      }
-      if (key.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
-        Metadata.Key<byte[]> k = Metadata.Key.of(key, Metadata.BINARY_BYTE_MARSHALLER);
-        for (byte[] v : in.getAll(k)) {
-          out.put(k, v);
-        }
-      } else {
-        Metadata.Key<String> k = Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER);
-        for (String v : in.getAll(k)) {
-          out.put(k, v);
-        }
-      }
+    private final Channel etcd;
+    private final Runnable onForward;
+
+    /**
+     * @param etcd the channel to etcd, or null when the node has no {@code --etcd-endpoints}
+     * @param onForward called once per forwarded call (a metric)
+     */
+    EtcdForwarder(Channel etcd, Runnable onForward) {
+        this.etcd = etcd;
+        this.onForward = onForward;
     }
-    return out;
-  }
+
+    @Override
+    public ServerMethodDefinition<?, ?> lookupMethod(String methodName, String authority) {
+        MethodDescriptor<byte[], byte[]> method = MethodDescriptor.<byte[], byte[]>newBuilder()
+                .setFullMethodName(methodName)
+                .setType(MethodDescriptor.MethodType.UNKNOWN)
+                .setRequestMarshaller(BYTES)
+                .setResponseMarshaller(BYTES)
+                .build();
+        return ServerMethodDefinition.create(method, this::startCall);
+    }
+
+    private ServerCall.Listener<byte[]> startCall(ServerCall<byte[], byte[]> serverCall, Metadata headers) {
+        if (etcd == null) {
+            serverCall.close(
+                    Status.UNAVAILABLE.withDescription(
+                            serverCall.getMethodDescriptor().getFullMethodName()
+                                    + " is forwarded to etcd, and this node has no --etcd-endpoints"),
+                    new Metadata());
+            return new ServerCall.Listener<>() {};
+        }
+        onForward.run();
+        // The caller's deadline travels with the forwarded call (grpc-timeout is rewritten, not copied).
+        ClientCall<byte[], byte[]> clientCall = etcd.newCall(
+                serverCall.getMethodDescriptor(),
+                CallOptions.DEFAULT.withDeadline(Context.current().getDeadline()));
+        clientCall.start(
+                new ClientCall.Listener<>() {
+                    @Override
+                    public void onHeaders(Metadata h) {
+                        serverCall.sendHeaders(h);
+                    }
+
+                    @Override
+                    public void onMessage(byte[] message) {
+                        serverCall.sendMessage(message);
+                        if (serverCall.isReady()) {
+                            clientCall.request(1);
+                        }
+                    }
+
+                    @Override
+                    public void onClose(Status status, Metadata trailers) {
+                        serverCall.close(status, trailers);
+                    }
+
+                    @Override
+                    public void onReady() {
+                        // The client's side to etcd can take more: ask the server side for the next request.
+                        serverCall.request(1);
+                    }
+                },
+                stripped(headers));
+        serverCall.request(1);
+        clientCall.request(1);
+        return new ServerCall.Listener<>() {
+            @Override
+            public void onMessage(byte[] message) {
+                clientCall.sendMessage(message);
+                if (clientCall.isReady()) {
+                    serverCall.request(1);
+                }
+            }
+
+            @Override
+            public void onHalfClose() {
+                clientCall.halfClose();
+            }
+
+            @Override
+            public void onCancel() {
+                clientCall.cancel("the client cancelled the call", null);
+            }
+
+            @Override
+            public void onReady() {
+                // The client of the node can take more: ask etcd for the next response.
+                clientCall.request(1);
+            }
+        };
+    }
+
+    /** The caller's metadata minus the transport's own headers, which the channel sets. */
+    static Metadata stripped(Metadata in) {
+        Metadata out = new Metadata();
+        for (String key : in.keys()) {
+            if (key.startsWith(":")
+                    || key.equals("content-type")
+                    || key.equals("te")
+                    || key.equals("user-agent")
+                    || key.equals("grpc-accept-encoding")
+                    || key.equals("grpc-encoding")
+                    || key.equals("grpc-timeout")) {
+                continue;
+            }
+            if (key.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
+                Metadata.Key<byte[]> k = Metadata.Key.of(key, Metadata.BINARY_BYTE_MARSHALLER);
+                for (byte[] v : in.getAll(k)) {
+                    out.put(k, v);
+                }
+            } else {
+                Metadata.Key<String> k = Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER);
+                for (String v : in.getAll(k)) {
+                    out.put(k, v);
+                }
+            }
+        }
+        return out;
+    }
 }

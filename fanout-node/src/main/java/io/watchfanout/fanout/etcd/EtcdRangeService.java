@@ -53,229 +53,260 @@ import java.util.concurrent.TimeUnit;
  * Thread-safety: called on grpc's threads; stateless but for its metrics.
  */
 final class EtcdRangeService {
-  /** Keys read from the cache under its lock at a time, so that a large range never holds up dispatch long. */
-  private static final int PAGE = 1000;
-  private static final Context.Key<Metadata> CALLER = Context.key("watchfanout-etcd-caller");
+    /** Keys read from the cache under its lock at a time, so that a large range never holds up dispatch long. */
+    private static final int PAGE = 1000;
 
-  private final WatchCore core;
-  private final EtcdHeaders headers;
-  private final EtcdApiStats stats;
-  private final Channel etcd;
-  private final Duration wait;
-  private final Executor pool;
-  private final ScheduledExecutorService timer;
+    private static final Context.Key<Metadata> CALLER = Context.key("watchfanout-etcd-caller");
 
-  EtcdRangeService(WatchCore core, EtcdHeaders headers, EtcdApiStats stats, Channel etcd, Duration wait,
-      Executor pool, ScheduledExecutorService timer) {
-    this.core = core;
-    this.headers = headers;
-    this.stats = stats;
-    this.etcd = etcd;
-    this.wait = wait;
-    this.pool = pool;
-    this.timer = timer;
-  }
+    private final WatchCore core;
+    private final EtcdHeaders headers;
+    private final EtcdApiStats stats;
+    private final Channel etcd;
+    private final Duration wait;
+    private final Executor pool;
+    private final ScheduledExecutorService timer;
 
-  /** The service: only {@code Range}, with the caller's metadata kept for forwarding. */
-  ServerServiceDefinition definition() {
-    ServerServiceDefinition def = ServerServiceDefinition.builder(KVGrpc.SERVICE_NAME)
-        .addMethod(KVGrpc.getRangeMethod(), ServerCalls.asyncUnaryCall(this::range))
-        .build();
-    return ServerInterceptors.intercept(def, new ServerInterceptor() {
-      @Override
-      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata md,
-          ServerCallHandler<Q, R> next) {
-        return Contexts.interceptCall(Context.current().withValue(CALLER, EtcdForwarder.stripped(md)), call, md,
-            next);
-      }
-    });
-  }
+    EtcdRangeService(
+            WatchCore core,
+            EtcdHeaders headers,
+            EtcdApiStats stats,
+            Channel etcd,
+            Duration wait,
+            Executor pool,
+            ScheduledExecutorService timer) {
+        this.core = core;
+        this.headers = headers;
+        this.stats = stats;
+        this.etcd = etcd;
+        this.wait = wait;
+        this.pool = pool;
+        this.timer = timer;
+    }
 
-  void range(RangeRequest req, StreamObserver<RangeResponse> out) {
-    if (req.getKey().isEmpty()) {
-      out.onError(Status.INVALID_ARGUMENT.withDescription("etcdserver: key is not provided").asRuntimeException());
-      return;
+    /** The service: only {@code Range}, with the caller's metadata kept for forwarding. */
+    ServerServiceDefinition definition() {
+        ServerServiceDefinition def = ServerServiceDefinition.builder(KVGrpc.SERVICE_NAME)
+                .addMethod(KVGrpc.getRangeMethod(), ServerCalls.asyncUnaryCall(this::range))
+                .build();
+        return ServerInterceptors.intercept(def, new ServerInterceptor() {
+            @Override
+            public <Q, R> ServerCall.Listener<Q> interceptCall(
+                    ServerCall<Q, R> call, Metadata md, ServerCallHandler<Q, R> next) {
+                return Contexts.interceptCall(
+                        Context.current().withValue(CALLER, EtcdForwarder.stripped(md)), call, md, next);
+            }
+        });
     }
-    Metadata caller = CALLER.get();
-    if (!core.readiness().isRebuilt()) {
-      forward(req, caller, out);
-      return;
-    }
-    long rev = req.getRevision();
-    if (rev > 0) {
-      if (rev < core.status().historyStartRevision() || rev > core.status().revision()) {
-        forward(req, caller, out);
-      } else {
-        answer(req, rev, caller, out);
-      }
-      return;
-    }
-    if (req.getSerializable()) {
-      answer(req, 0, caller, out);
-      return;
-    }
-    if (etcd == null) {
-      out.onError(Status.UNAVAILABLE.withDescription("a linearizable read needs etcd's current revision, and this "
-          + "node has no --etcd-endpoints (ask with serializable=true for the node's revision)").asRuntimeException());
-      return;
-    }
-    consistentRead(req, caller, out);
-  }
 
-  /** Learns etcd's revision, then answers from the cache once it is there, or forwards after the wait. */
-  private void consistentRead(RangeRequest req, Metadata caller, StreamObserver<RangeResponse> out) {
-    RangeRequest probe = RangeRequest.newBuilder().setKey(req.getKey()).setCountOnly(true).build();
-    ClientCalls.asyncUnaryCall(call(caller, wait.plusSeconds(5)), probe, new StreamObserver<>() {
-      @Override
-      public void onNext(RangeResponse r) {
-        headers.learn(r.getHeader());
-        long target = r.getHeader().getRevision();
-        RevisionWaiter[] waiter = new RevisionWaiter[1];
-        waiter[0] = core.awaitRevision(target, () -> pool.execute(() -> {
-          if (core.readiness().isRebuilt() && core.status().revision() >= target) {
+    void range(RangeRequest req, StreamObserver<RangeResponse> out) {
+        if (req.getKey().isEmpty()) {
+            out.onError(Status.INVALID_ARGUMENT
+                    .withDescription("etcdserver: key is not provided")
+                    .asRuntimeException());
+            return;
+        }
+        Metadata caller = CALLER.get();
+        if (!core.readiness().isRebuilt()) {
+            forward(req, caller, out);
+            return;
+        }
+        long rev = req.getRevision();
+        if (rev > 0) {
+            if (rev < core.status().historyStartRevision()
+                    || rev > core.status().revision()) {
+                forward(req, caller, out);
+            } else {
+                answer(req, rev, caller, out);
+            }
+            return;
+        }
+        if (req.getSerializable()) {
             answer(req, 0, caller, out);
-          } else {
-            forward(req, caller, out);
-          }
-        }));
-        timer.schedule(() -> {
-          if (core.cancel(waiter[0])) {
-            stats.consistentReadFallbacks.increment();
-            forward(req, caller, out);
-          }
-        }, wait.toMillis(), TimeUnit.MILLISECONDS);
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        // etcd's own answer (no leader, permission denied, unauthenticated) is the caller's.
-        out.onError(t instanceof StatusRuntimeException ? t : Status.fromThrowable(t).asRuntimeException());
-      }
-
-      @Override
-      public void onCompleted() {
-      }
-    });
-  }
-
-  private io.grpc.ClientCall<RangeRequest, RangeResponse> call(Metadata caller, Duration deadline) {
-    Channel ch = caller == null ? etcd : ClientInterceptors.intercept(etcd,
-        MetadataUtils.newAttachHeadersInterceptor(caller));
-    CallOptions opts = CallOptions.DEFAULT;
-    io.grpc.Deadline d = Context.current().getDeadline();
-    opts = d != null ? opts.withDeadline(d) : opts.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
-    return ch.newCall(KVGrpc.getRangeMethod(), opts);
-  }
-
-  private void forward(RangeRequest req, Metadata caller, StreamObserver<RangeResponse> out) {
-    if (etcd == null) {
-      out.onError(Status.UNAVAILABLE.withDescription("this range is not in the node's cache and the node has no "
-          + "--etcd-endpoints to forward it to").asRuntimeException());
-      return;
+            return;
+        }
+        if (etcd == null) {
+            out.onError(Status.UNAVAILABLE
+                    .withDescription("a linearizable read needs etcd's current revision, and this "
+                            + "node has no --etcd-endpoints (ask with serializable=true for the node's revision)")
+                    .asRuntimeException());
+            return;
+        }
+        consistentRead(req, caller, out);
     }
-    stats.forwarded.increment();
-    ClientCalls.asyncUnaryCall(call(caller, Duration.ofSeconds(30)), req, new StreamObserver<>() {
-      @Override
-      public void onNext(RangeResponse r) {
-        headers.learn(r.getHeader());
+
+    /** Learns etcd's revision, then answers from the cache once it is there, or forwards after the wait. */
+    private void consistentRead(RangeRequest req, Metadata caller, StreamObserver<RangeResponse> out) {
+        RangeRequest probe = RangeRequest.newBuilder()
+                .setKey(req.getKey())
+                .setCountOnly(true)
+                .build();
+        ClientCalls.asyncUnaryCall(call(caller, wait.plusSeconds(5)), probe, new StreamObserver<>() {
+            @Override
+            public void onNext(RangeResponse r) {
+                headers.learn(r.getHeader());
+                long target = r.getHeader().getRevision();
+                RevisionWaiter[] waiter = new RevisionWaiter[1];
+                waiter[0] = core.awaitRevision(
+                        target,
+                        () -> pool.execute(() -> {
+                            if (core.readiness().isRebuilt() && core.status().revision() >= target) {
+                                answer(req, 0, caller, out);
+                            } else {
+                                forward(req, caller, out);
+                            }
+                        }));
+                timer.schedule(
+                        () -> {
+                            if (core.cancel(waiter[0])) {
+                                stats.consistentReadFallbacks.increment();
+                                forward(req, caller, out);
+                            }
+                        },
+                        wait.toMillis(),
+                        TimeUnit.MILLISECONDS);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                // etcd's own answer (no leader, permission denied, unauthenticated) is the caller's.
+                out.onError(
+                        t instanceof StatusRuntimeException
+                                ? t
+                                : Status.fromThrowable(t).asRuntimeException());
+            }
+
+            @Override
+            public void onCompleted() {}
+        });
+    }
+
+    private io.grpc.ClientCall<RangeRequest, RangeResponse> call(Metadata caller, Duration deadline) {
+        Channel ch = caller == null
+                ? etcd
+                : ClientInterceptors.intercept(etcd, MetadataUtils.newAttachHeadersInterceptor(caller));
+        CallOptions opts = CallOptions.DEFAULT;
+        io.grpc.Deadline d = Context.current().getDeadline();
+        opts = d != null ? opts.withDeadline(d) : opts.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
+        return ch.newCall(KVGrpc.getRangeMethod(), opts);
+    }
+
+    private void forward(RangeRequest req, Metadata caller, StreamObserver<RangeResponse> out) {
+        if (etcd == null) {
+            out.onError(Status.UNAVAILABLE
+                    .withDescription("this range is not in the node's cache and the node has no "
+                            + "--etcd-endpoints to forward it to")
+                    .asRuntimeException());
+            return;
+        }
+        stats.forwarded.increment();
+        ClientCalls.asyncUnaryCall(call(caller, Duration.ofSeconds(30)), req, new StreamObserver<>() {
+            @Override
+            public void onNext(RangeResponse r) {
+                headers.learn(r.getHeader());
+                out.onNext(r);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                out.onError(t);
+            }
+
+            @Override
+            public void onCompleted() {
+                out.onCompleted();
+            }
+        });
+    }
+
+    /** Answers from the cache at {@code atRevision} (0 = its revision); forwards if history runs out meanwhile. */
+    private void answer(RangeRequest req, long atRevision, Metadata caller, StreamObserver<RangeResponse> out) {
+        RangeResponse r;
+        try {
+            r = fromCache(req, atRevision);
+        } catch (HistoryExpiredException e) {
+            forward(req, caller, out);
+            return;
+        }
+        stats.rangesFromCache.increment();
         out.onNext(r);
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        out.onError(t);
-      }
-
-      @Override
-      public void onCompleted() {
         out.onCompleted();
-      }
-    });
-  }
+    }
 
-  /** Answers from the cache at {@code atRevision} (0 = its revision); forwards if history runs out meanwhile. */
-  private void answer(RangeRequest req, long atRevision, Metadata caller, StreamObserver<RangeResponse> out) {
-    RangeResponse r;
-    try {
-      r = fromCache(req, atRevision);
-    } catch (HistoryExpiredException e) {
-      forward(req, caller, out);
-      return;
+    private RangeResponse fromCache(RangeRequest req, long atRevision) throws HistoryExpiredException {
+        long headerRevision = core.status().revision();
+        long at = atRevision == 0 ? headerRevision : atRevision;
+        RangeResponse.Builder resp = RangeResponse.newBuilder().setHeader(headers.at(headerRevision));
+        KeyRange range;
+        try {
+            range = KeyRange.of(req.getKey(), req.getRangeEnd());
+        } catch (IllegalArgumentException e) {
+            // A range end before the key: etcd finds no key.
+            return resp.build();
+        }
+        List<KeyValue> kvs = new ArrayList<>();
+        ByteString from = null;
+        do {
+            ListPage page = core.list(range, from, at, PAGE);
+            kvs.addAll(page.kvs());
+            from = page.nextKey();
+        } while (from != null);
+        resp.setCount(kvs.size());
+        if (req.getCountOnly()) {
+            return resp.build();
+        }
+        // etcd fetches only limit + 1 keys (in key order) unless a sort order or a filter is given, and
+        // sorts and truncates what it fetched: a sort target without an order sorts those keys alone.
+        boolean fetchAll = req.getSortOrder() != RangeRequest.SortOrder.NONE
+                || req.getMinModRevision() != 0
+                || req.getMaxModRevision() != 0
+                || req.getMinCreateRevision() != 0
+                || req.getMaxCreateRevision() != 0;
+        if (!fetchAll && req.getLimit() > 0 && kvs.size() > req.getLimit() + 1) {
+            kvs = new ArrayList<>(kvs.subList(0, (int) req.getLimit() + 1));
+        }
+        kvs.removeIf(kv -> (req.getMaxModRevision() != 0 && kv.getModRevision() > req.getMaxModRevision())
+                || (req.getMinModRevision() != 0 && kv.getModRevision() < req.getMinModRevision())
+                || (req.getMaxCreateRevision() != 0 && kv.getCreateRevision() > req.getMaxCreateRevision())
+                || (req.getMinCreateRevision() != 0 && kv.getCreateRevision() < req.getMinCreateRevision()));
+        sort(req, kvs);
+        if (req.getLimit() > 0 && kvs.size() > req.getLimit()) {
+            kvs = kvs.subList(0, (int) req.getLimit());
+            resp.setMore(true);
+        }
+        for (KeyValue kv : kvs) {
+            io.etcd.jetcd.api.KeyValue.Builder b = io.etcd.jetcd.api.KeyValue.newBuilder()
+                    .setKey(kv.getKey())
+                    .setCreateRevision(kv.getCreateRevision())
+                    .setModRevision(kv.getModRevision())
+                    .setVersion(kv.getVersion())
+                    .setLease(kv.getLease());
+            if (!req.getKeysOnly()) {
+                b.setValue(kv.getValue());
+            }
+            resp.addKvs(b);
+        }
+        return resp.build();
     }
-    stats.rangesFromCache.increment();
-    out.onNext(r);
-    out.onCompleted();
-  }
 
-  private RangeResponse fromCache(RangeRequest req, long atRevision) throws HistoryExpiredException {
-    long headerRevision = core.status().revision();
-    long at = atRevision == 0 ? headerRevision : atRevision;
-    RangeResponse.Builder resp = RangeResponse.newBuilder().setHeader(headers.at(headerRevision));
-    KeyRange range;
-    try {
-      range = KeyRange.of(req.getKey(), req.getRangeEnd());
-    } catch (IllegalArgumentException e) {
-      // A range end before the key: etcd finds no key.
-      return resp.build();
+    /** etcd's sort: a target other than the key with no order means ascending; key ascending is the list's own order. */
+    private static void sort(RangeRequest req, List<KeyValue> kvs) {
+        RangeRequest.SortOrder order = req.getSortOrder();
+        RangeRequest.SortTarget target = req.getSortTarget();
+        if (target != RangeRequest.SortTarget.KEY && order == RangeRequest.SortOrder.NONE) {
+            order = RangeRequest.SortOrder.ASCEND;
+        } else if (target == RangeRequest.SortTarget.KEY && order == RangeRequest.SortOrder.ASCEND) {
+            order = RangeRequest.SortOrder.NONE;
+        }
+        if (order == RangeRequest.SortOrder.NONE || order == RangeRequest.SortOrder.UNRECOGNIZED) {
+            return;
+        }
+        Comparator<KeyValue> c = switch (target) {
+            case VERSION -> Comparator.comparingLong(KeyValue::getVersion);
+            case CREATE -> Comparator.comparingLong(KeyValue::getCreateRevision);
+            case MOD -> Comparator.comparingLong(KeyValue::getModRevision);
+            case VALUE -> (a, b) -> KeyRange.KEY_ORDER.compare(a.getValue(), b.getValue());
+            default -> (a, b) -> KeyRange.KEY_ORDER.compare(a.getKey(), b.getKey());
+        };
+        kvs.sort(order == RangeRequest.SortOrder.DESCEND ? c.reversed() : c);
     }
-    List<KeyValue> kvs = new ArrayList<>();
-    ByteString from = null;
-    do {
-      ListPage page = core.list(range, from, at, PAGE);
-      kvs.addAll(page.kvs());
-      from = page.nextKey();
-    } while (from != null);
-    resp.setCount(kvs.size());
-    if (req.getCountOnly()) {
-      return resp.build();
-    }
-    // etcd fetches only limit + 1 keys (in key order) unless a sort order or a filter is given, and
-    // sorts and truncates what it fetched: a sort target without an order sorts those keys alone.
-    boolean fetchAll = req.getSortOrder() != RangeRequest.SortOrder.NONE || req.getMinModRevision() != 0
-        || req.getMaxModRevision() != 0 || req.getMinCreateRevision() != 0 || req.getMaxCreateRevision() != 0;
-    if (!fetchAll && req.getLimit() > 0 && kvs.size() > req.getLimit() + 1) {
-      kvs = new ArrayList<>(kvs.subList(0, (int) req.getLimit() + 1));
-    }
-    kvs.removeIf(kv -> (req.getMaxModRevision() != 0 && kv.getModRevision() > req.getMaxModRevision())
-        || (req.getMinModRevision() != 0 && kv.getModRevision() < req.getMinModRevision())
-        || (req.getMaxCreateRevision() != 0 && kv.getCreateRevision() > req.getMaxCreateRevision())
-        || (req.getMinCreateRevision() != 0 && kv.getCreateRevision() < req.getMinCreateRevision()));
-    sort(req, kvs);
-    if (req.getLimit() > 0 && kvs.size() > req.getLimit()) {
-      kvs = kvs.subList(0, (int) req.getLimit());
-      resp.setMore(true);
-    }
-    for (KeyValue kv : kvs) {
-      io.etcd.jetcd.api.KeyValue.Builder b = io.etcd.jetcd.api.KeyValue.newBuilder().setKey(kv.getKey())
-          .setCreateRevision(kv.getCreateRevision()).setModRevision(kv.getModRevision()).setVersion(kv.getVersion())
-          .setLease(kv.getLease());
-      if (!req.getKeysOnly()) {
-        b.setValue(kv.getValue());
-      }
-      resp.addKvs(b);
-    }
-    return resp.build();
-  }
-
-  /** etcd's sort: a target other than the key with no order means ascending; key ascending is the list's own order. */
-  private static void sort(RangeRequest req, List<KeyValue> kvs) {
-    RangeRequest.SortOrder order = req.getSortOrder();
-    RangeRequest.SortTarget target = req.getSortTarget();
-    if (target != RangeRequest.SortTarget.KEY && order == RangeRequest.SortOrder.NONE) {
-      order = RangeRequest.SortOrder.ASCEND;
-    } else if (target == RangeRequest.SortTarget.KEY && order == RangeRequest.SortOrder.ASCEND) {
-      order = RangeRequest.SortOrder.NONE;
-    }
-    if (order == RangeRequest.SortOrder.NONE || order == RangeRequest.SortOrder.UNRECOGNIZED) {
-      return;
-    }
-    Comparator<KeyValue> c = switch (target) {
-      case VERSION -> Comparator.comparingLong(KeyValue::getVersion);
-      case CREATE -> Comparator.comparingLong(KeyValue::getCreateRevision);
-      case MOD -> Comparator.comparingLong(KeyValue::getModRevision);
-      case VALUE -> (a, b) -> KeyRange.KEY_ORDER.compare(a.getValue(), b.getValue());
-      default -> (a, b) -> KeyRange.KEY_ORDER.compare(a.getKey(), b.getKey());
-    };
-    kvs.sort(order == RangeRequest.SortOrder.DESCEND ? c.reversed() : c);
-  }
 }

@@ -1,9 +1,9 @@
 package io.watchfanout.fanout.etcd;
 
 import io.watchfanout.fanout.watch.RevisionWaiter;
+import io.watchfanout.fanout.watch.Watch;
 import io.watchfanout.fanout.watch.WatchSink;
 import io.watchfanout.fanout.watch.WatchSpec;
-import io.watchfanout.fanout.watch.Watch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -14,31 +14,31 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * called from any thread.
  */
 final class EtcdWatch implements WatchSink {
-  final long id;
-  final WatchSpec spec;
-  final boolean fragment;
-  private final EtcdWatchStream stream;
-  /** The core's watcher; null while waiting for a future start revision, or for a range that matches nothing. */
-  Watch watcher;
-  /** Waiting for the cache to reach the start revision, else null. */
-  RevisionWaiter waiter;
-  /** Canceled by the node (an error frame); the stream drops it after its pump. */
-  boolean canceled;
+    final long id;
+    final WatchSpec spec;
+    final boolean fragment;
+    private final EtcdWatchStream stream;
+    /** The core's watcher; null while waiting for a future start revision, or for a range that matches nothing. */
+    Watch watcher;
+    /** Waiting for the cache to reach the start revision, else null. */
+    RevisionWaiter waiter;
+    /** Canceled by the node (an error frame); the stream drops it after its pump. */
+    boolean canceled;
 
-  EtcdWatch(long id, WatchSpec spec, boolean fragment, EtcdWatchStream stream) {
-    this.id = id;
-    this.spec = spec;
-    this.fragment = fragment;
-    this.stream = stream;
-  }
-
-  /** In the stream's queue of woken watches (set by whoever queues it, cleared by the pump). */
-  final AtomicBoolean queued = new AtomicBoolean();
-
-  @Override
-  public void wakeUp() {
-    if (queued.compareAndSet(false, true)) {
-      stream.woken(this);
+    EtcdWatch(long id, WatchSpec spec, boolean fragment, EtcdWatchStream stream) {
+        this.id = id;
+        this.spec = spec;
+        this.fragment = fragment;
+        this.stream = stream;
     }
-  }
+
+    /** In the stream's queue of woken watches (set by whoever queues it, cleared by the pump). */
+    final AtomicBoolean queued = new AtomicBoolean();
+
+    @Override
+    public void wakeUp() {
+        if (queued.compareAndSet(false, true)) {
+            stream.woken(this);
+        }
+    }
 }

@@ -17,16 +17,23 @@ import java.util.concurrent.Executor;
  * instead of serializing a message per watcher. Each call is an {@link EtcdWatchStream}. Stateless.
  */
 final class EtcdWatchService {
-  private EtcdWatchService() {
-  }
+    private EtcdWatchService() {}
 
-  static ServerServiceDefinition definition(WatchCore core, EtcdHeaders headers, EtcdApiStats stats, Executor pool,
-      Duration progressNotifyInterval) {
-    MethodDescriptor<WatchRequest, WatchResponseBytes> method = WatchGrpc.getWatchMethod().toBuilder(
-        ProtoUtils.marshaller(WatchRequest.getDefaultInstance()), WatchResponseBytes.MARSHALLER).build();
-    return ServerServiceDefinition.builder(WatchGrpc.SERVICE_NAME)
-        .addMethod(method, ServerCalls.asyncBidiStreamingCall(responses -> new EtcdWatchStream(core, headers, stats,
-            (ServerCallStreamObserver<WatchResponseBytes>) responses, pool, progressNotifyInterval)))
-        .build();
-  }
+    static ServerServiceDefinition definition(
+            WatchCore core, EtcdHeaders headers, EtcdApiStats stats, Executor pool, Duration progressNotifyInterval) {
+        MethodDescriptor<WatchRequest, WatchResponseBytes> method = WatchGrpc.getWatchMethod().toBuilder(
+                        ProtoUtils.marshaller(WatchRequest.getDefaultInstance()), WatchResponseBytes.MARSHALLER)
+                .build();
+        return ServerServiceDefinition.builder(WatchGrpc.SERVICE_NAME)
+                .addMethod(
+                        method,
+                        ServerCalls.asyncBidiStreamingCall(responses -> new EtcdWatchStream(
+                                core,
+                                headers,
+                                stats,
+                                (ServerCallStreamObserver<WatchResponseBytes>) responses,
+                                pool,
+                                progressNotifyInterval)))
+                .build();
+    }
 }

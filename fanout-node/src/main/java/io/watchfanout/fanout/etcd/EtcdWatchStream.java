@@ -9,13 +9,13 @@ import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.EtcdFrames;
-import io.watchfanout.fanout.watch.WatchCore;
+import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.TooManyReadsException;
-import io.watchfanout.fanout.watch.WatchSpec;
 import io.watchfanout.fanout.watch.Watch;
+import io.watchfanout.fanout.watch.WatchCore;
+import io.watchfanout.fanout.watch.WatchSpec;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,406 +47,460 @@ import org.slf4j.LoggerFactory;
  * wake-ups and ticks are submitted to it.
  */
 final class EtcdWatchStream implements StreamObserver<WatchRequest> {
-  private static final Logger LOG = LoggerFactory.getLogger(EtcdWatchStream.class);
-  /** etcd's {@code clientv3.InvalidWatchID}: the watch id of an answer to a progress request. */
-  static final long PROGRESS_WATCH_ID = -1;
-  /** etcd's default {@code --max-request-bytes}: the size above which a fragmenting watch's responses split. */
-  static final int MAX_RESPONSE_BYTES = 1536 * 1024;
+    private static final Logger LOG = LoggerFactory.getLogger(EtcdWatchStream.class);
+    /** etcd's {@code clientv3.InvalidWatchID}: the watch id of an answer to a progress request. */
+    static final long PROGRESS_WATCH_ID = -1;
+    /** etcd's default {@code --max-request-bytes}: the size above which a fragmenting watch's responses split. */
+    static final int MAX_RESPONSE_BYTES = 1536 * 1024;
 
-  /**
-   * Fields of etcd 3.5's {@code WatchCreateRequest} that the API classes at hand (jetcd's
-   * {@code rpc.proto}) do not declare; protobuf keeps them as unknown fields.
-   */
-  private static final int WATCH_CREATE_WATCH_ID = 7;
-  private static final int WATCH_CREATE_FRAGMENT = 8;
+    /**
+     * Fields of etcd 3.5's {@code WatchCreateRequest} that the API classes at hand (jetcd's
+     * {@code rpc.proto}) do not declare; protobuf keeps them as unknown fields.
+     */
+    private static final int WATCH_CREATE_WATCH_ID = 7;
 
-  private final WatchCore core;
-  private final EtcdHeaders headers;
-  private final EtcdApiStats stats;
-  private final ServerCallStreamObserver<WatchResponseBytes> out;
-  private final SerialExecutor serial;
-  private final Map<Long, EtcdWatch> watches = new LinkedHashMap<>();
-  private final AtomicBoolean pumpScheduled = new AtomicBoolean();
-  private final List<ByteBuffer> polled = new ArrayList<>();
-  /** Watches woken since they were last polled, each at most once (its {@code queued} flag). */
-  private final ConcurrentLinkedDeque<EtcdWatch> ready = new ConcurrentLinkedDeque<>();
-  private final Duration progressNotifyInterval;
-  private long nextWatchId;
-  private boolean progressRequested;
-  private boolean closed;
+    private static final int WATCH_CREATE_FRAGMENT = 8;
 
-  EtcdWatchStream(WatchCore core, EtcdHeaders headers, EtcdApiStats stats,
-      ServerCallStreamObserver<WatchResponseBytes> out, Executor pool, Duration progressNotifyInterval) {
-    this.core = core;
-    this.headers = headers;
-    this.stats = stats;
-    this.out = out;
-    this.serial = new SerialExecutor(pool);
-    stats.watchStreams.increment();
-    // The client can take more: pump the woken watches (a watch cut short by flow control is first).
-    out.setOnReadyHandler(this::wakeUp);
-    out.setOnCancelHandler(() -> serial.execute(this::closeAll));
-    this.progressNotifyInterval = progressNotifyInterval;
-  }
+    private final WatchCore core;
+    private final EtcdHeaders headers;
+    private final EtcdApiStats stats;
+    private final ServerCallStreamObserver<WatchResponseBytes> out;
+    private final SerialExecutor serial;
+    private final Map<Long, EtcdWatch> watches = new LinkedHashMap<>();
+    private final AtomicBoolean pumpScheduled = new AtomicBoolean();
+    private final List<ByteBuffer> polled = new ArrayList<>();
+    /** Watches woken since they were last polled, each at most once (its {@code queued} flag). */
+    private final ConcurrentLinkedDeque<EtcdWatch> ready = new ConcurrentLinkedDeque<>();
 
-  // ---- grpc's callbacks ---------------------------------------------------------------
+    private final Duration progressNotifyInterval;
+    private long nextWatchId;
+    private boolean progressRequested;
+    private boolean closed;
 
-  @Override
-  public void onNext(WatchRequest request) {
-    serial.execute(() -> handle(request));
-  }
-
-  @Override
-  public void onError(Throwable t) {
-    serial.execute(this::closeAll);
-  }
-
-  @Override
-  public void onCompleted() {
-    // etcd keeps a half-closed stream open (its receive loop returns, its send loop goes on);
-    // the stream ends when the client cancels it.
-  }
-
-  /** Frames are waiting or the client can take more: pump once, on the stream's executor. */
-  void wakeUp() {
-    if (pumpScheduled.compareAndSet(false, true)) {
-      serial.execute(() -> {
-        pumpScheduled.set(false);
-        pump();
-      });
+    EtcdWatchStream(
+            WatchCore core,
+            EtcdHeaders headers,
+            EtcdApiStats stats,
+            ServerCallStreamObserver<WatchResponseBytes> out,
+            Executor pool,
+            Duration progressNotifyInterval) {
+        this.core = core;
+        this.headers = headers;
+        this.stats = stats;
+        this.out = out;
+        this.serial = new SerialExecutor(pool);
+        stats.watchStreams.increment();
+        // The client can take more: pump the woken watches (a watch cut short by flow control is first).
+        out.setOnReadyHandler(this::wakeUp);
+        out.setOnCancelHandler(() -> serial.execute(this::closeAll));
+        this.progressNotifyInterval = progressNotifyInterval;
     }
-  }
 
-  // ---- the stream's executor ---------------------------------------------------------
+    // ---- grpc's callbacks ---------------------------------------------------------------
 
-  private void handle(WatchRequest request) {
-    if (closed) {
-      return;
+    @Override
+    public void onNext(WatchRequest request) {
+        serial.execute(() -> handle(request));
     }
-    switch (request.getRequestUnionCase()) {
-      case CREATE_REQUEST -> create(request.getCreateRequest());
-      case CANCEL_REQUEST -> cancel(request.getCancelRequest());
-      case PROGRESS_REQUEST -> {
-        progressRequested = true;
-        pump();
-      }
-      default -> {
-        // etcd ignores a request it does not know.
-      }
-    }
-  }
 
-  private void create(WatchCreateRequest c) {
-    if (!core.readiness().isRebuilt()) {
-      end(Status.UNAVAILABLE.withDescription("this node is not serving: "
-          + (core.readiness().failure() != null ? core.readiness().failure() : "its cache is rebuilding from Kafka")));
-      return;
+    @Override
+    public void onError(Throwable t) {
+        serial.execute(this::closeAll);
     }
-    long id = unknownVarint(c, WATCH_CREATE_WATCH_ID);
-    if (id == 0) {
-      while (watches.containsKey(nextWatchId)) {
-        nextWatchId++;
-      }
-      id = nextWatchId++;
-    } else if (watches.containsKey(id)) {
-      send(WatchResponse.newBuilder().setHeader(headers.at(core.status().revision())).setWatchId(id).setCreated(true)
-          .setCanceled(true).setCancelReason("mvcc: duplicate watch ID provided on the WatchStream").build());
-      return;
-    }
-    KeyRange range = range(c.getKey(), c.getRangeEnd());
-    long start = c.getStartRevision();
-    boolean noPut = false;
-    boolean noDelete = false;
-    for (WatchCreateRequest.FilterType f : c.getFiltersList()) {
-      noPut |= f == WatchCreateRequest.FilterType.NOPUT;
-      noDelete |= f == WatchCreateRequest.FilterType.NODELETE;
-    }
-    // The watcher's cursor: it gets every event after it. etcd's revision 1 (an empty store) holds no
-    // event, so a watch from 1 is a watch of everything after 1.
-    long from = start <= 0 ? 0 : Math.max(start - 1, 1);
-    WatchSpec spec = range == null ? null : new WatchSpec(range, c.getPrevKv() ? Encoding.ETCD_PREV_KV : Encoding.ETCD,
-        from, c.getProgressNotify(), false, noPut, noDelete, false,
-        c.getProgressNotify() ? progressNotifyInterval : null);
-    EtcdWatch w = new EtcdWatch(id, spec, unknownVarint(c, WATCH_CREATE_FRAGMENT) != 0, this);
-    watches.put(id, w);
-    send(WatchResponse.newBuilder().setHeader(headers.at(core.status().revision())).setWatchId(id).setCreated(true).build());
-    if (spec == null) {
-      // etcd creates a watch on an empty range, which never sees an event.
-      return;
-    }
-    if (start > 0 && from < core.servableFromRevision()) {
-      compacted(w);
-    } else if (start > 0 && from > core.status().revision()) {
-      // A future start revision: etcd's watch waits for it; so does this one, without a deadline.
-      w.waiter = core.awaitRevision(from, () -> serial.execute(() -> open(w)));
-    } else {
-      open(w);
-    }
-  }
 
-  private static long unknownVarint(WatchCreateRequest c, int field) {
-    com.google.protobuf.UnknownFieldSet.Field f = c.getUnknownFields().getField(field);
-    List<Long> values = f.getVarintList();
-    return values.isEmpty() ? 0 : values.get(values.size() - 1);
-  }
+    @Override
+    public void onCompleted() {
+        // etcd keeps a half-closed stream open (its receive loop returns, its send loop goes on);
+        // the stream ends when the client cancels it.
+    }
 
-  /** etcd's range of a watch: an empty end is one key, {@code "\0"} every key from the key on. */
-  private static KeyRange range(ByteString key, ByteString rangeEnd) {
-    try {
-      return KeyRange.of(key, rangeEnd);
-    } catch (IllegalArgumentException e) {
-      return null;
-    }
-  }
-
-  private void open(EtcdWatch w) {
-    w.waiter = null;
-    if (closed || watches.get(w.id) != w) {
-      return;
-    }
-    if (!core.readiness().isRebuilt()) {
-      end(Status.UNAVAILABLE.withDescription("this node stopped serving: " + core.readiness().failure()));
-      return;
-    }
-    try {
-      w.watcher = core.watch(w.spec, w);
-    } catch (HistoryExpiredException e) {
-      compacted(w);
-      return;
-    } catch (TooManyReadsException e) {
-      watches.remove(w.id);
-      send(WatchResponse.newBuilder().setHeader(headers.at(core.status().revision())).setWatchId(w.id).setCanceled(true)
-          .setCancelReason(e.getMessage()).build());
-      return;
-    }
-    // Its first poll starts the catch-up from its start revision.
-    w.wakeUp();
-  }
-
-  private void compacted(EtcdWatch w) {
-    watches.remove(w.id);
-    send(WatchResponse.newBuilder().setHeader(headers.at(core.status().revision())).setWatchId(w.id).setCanceled(true)
-        .setCompactRevision(core.servableFromRevision() + 1)
-        .setCancelReason("mvcc: required revision has been compacted").build());
-  }
-
-  private void cancel(WatchCancelRequest c) {
-    EtcdWatch w = watches.remove(c.getWatchId());
-    if (w == null) {
-      return;
-    }
-    release(w);
-    send(WatchResponse.newBuilder().setHeader(headers.at(core.status().revision())).setWatchId(w.id).setCanceled(true)
-        .build());
-  }
-
-  private void release(EtcdWatch w) {
-    if (w.waiter != null) {
-      core.cancel(w.waiter);
-      w.waiter = null;
-    }
-    if (w.watcher != null) {
-      w.watcher.close();
-      w.watcher = null;
-    }
-  }
-
-  /** Writes what the watchers have while the client takes it, then answers a pending progress request. */
-  private void pump() {
-    if (closed) {
-      return;
-    }
-    boolean shutdown = false;
-    // Only the watches that were woken: a revision costs the watches it matched, not the stream's all.
-    EtcdWatch w;
-    while (!shutdown && out.isReady() && (w = ready.poll()) != null) {
-      // Cleared before polling, so that a wake-up while this runs queues the watch again.
-      w.queued.set(false);
-      Watch watcher = w.watcher;
-      if (watcher == null) {
-        continue;
-      }
-      while (true) {
-        if (!out.isReady()) {
-          // grpc calls the ready handler when the client has taken enough; this watch goes first then.
-          if (w.queued.compareAndSet(false, true)) {
-            ready.addFirst(w);
-          }
-          break;
+    /** Frames are waiting or the client can take more: pump once, on the stream's executor. */
+    void wakeUp() {
+        if (pumpScheduled.compareAndSet(false, true)) {
+            serial.execute(() -> {
+                pumpScheduled.set(false);
+                pump();
+            });
         }
-        polled.clear();
-        Watch.PollResult r = watcher.poll(polled, Integer.MAX_VALUE);
-        if (r == Watch.PollResult.FRAMES) {
-          if (!sendFrames(w, polled)) {
-            break;
-          }
-        } else if (r == Watch.PollResult.END) {
-          // Ended without an error frame (those cancel the watch): the node is shutting down.
-          shutdown = true;
-          break;
+    }
+
+    // ---- the stream's executor ---------------------------------------------------------
+
+    private void handle(WatchRequest request) {
+        if (closed) {
+            return;
+        }
+        switch (request.getRequestUnionCase()) {
+            case CREATE_REQUEST -> create(request.getCreateRequest());
+            case CANCEL_REQUEST -> cancel(request.getCancelRequest());
+            case PROGRESS_REQUEST -> {
+                progressRequested = true;
+                pump();
+            }
+            default -> {
+                // etcd ignores a request it does not know.
+            }
+        }
+    }
+
+    private void create(WatchCreateRequest c) {
+        if (!core.readiness().isRebuilt()) {
+            end(Status.UNAVAILABLE.withDescription("this node is not serving: "
+                    + (core.readiness().failure() != null
+                            ? core.readiness().failure()
+                            : "its cache is rebuilding from Kafka")));
+            return;
+        }
+        long id = unknownVarint(c, WATCH_CREATE_WATCH_ID);
+        if (id == 0) {
+            while (watches.containsKey(nextWatchId)) {
+                nextWatchId++;
+            }
+            id = nextWatchId++;
+        } else if (watches.containsKey(id)) {
+            send(WatchResponse.newBuilder()
+                    .setHeader(headers.at(core.status().revision()))
+                    .setWatchId(id)
+                    .setCreated(true)
+                    .setCanceled(true)
+                    .setCancelReason("mvcc: duplicate watch ID provided on the WatchStream")
+                    .build());
+            return;
+        }
+        KeyRange range = range(c.getKey(), c.getRangeEnd());
+        long start = c.getStartRevision();
+        boolean noPut = false;
+        boolean noDelete = false;
+        for (WatchCreateRequest.FilterType f : c.getFiltersList()) {
+            noPut |= f == WatchCreateRequest.FilterType.NOPUT;
+            noDelete |= f == WatchCreateRequest.FilterType.NODELETE;
+        }
+        // The watcher's cursor: it gets every event after it. etcd's revision 1 (an empty store) holds no
+        // event, so a watch from 1 is a watch of everything after 1.
+        long from = start <= 0 ? 0 : Math.max(start - 1, 1);
+        WatchSpec spec = range == null
+                ? null
+                : new WatchSpec(
+                        range,
+                        c.getPrevKv() ? Encoding.ETCD_PREV_KV : Encoding.ETCD,
+                        from,
+                        c.getProgressNotify(),
+                        false,
+                        noPut,
+                        noDelete,
+                        false,
+                        c.getProgressNotify() ? progressNotifyInterval : null);
+        EtcdWatch w = new EtcdWatch(id, spec, unknownVarint(c, WATCH_CREATE_FRAGMENT) != 0, this);
+        watches.put(id, w);
+        send(WatchResponse.newBuilder()
+                .setHeader(headers.at(core.status().revision()))
+                .setWatchId(id)
+                .setCreated(true)
+                .build());
+        if (spec == null) {
+            // etcd creates a watch on an empty range, which never sees an event.
+            return;
+        }
+        if (start > 0 && from < core.servableFromRevision()) {
+            compacted(w);
+        } else if (start > 0 && from > core.status().revision()) {
+            // A future start revision: etcd's watch waits for it; so does this one, without a deadline.
+            w.waiter = core.awaitRevision(from, () -> serial.execute(() -> open(w)));
         } else {
-          if (r == Watch.PollResult.YIELD) {
-            // Catching up: after the other woken watches.
-            w.wakeUp();
-          }
-          break;
+            open(w);
         }
-      }
-      if (closed) {
-        return;
-      }
     }
-    watches.values().removeIf(x -> x.canceled);
-    if (shutdown) {
-      end(Status.UNAVAILABLE.withDescription("this node is shutting down"));
-      return;
-    }
-    if (out.isReady() && progressRequested && allSynced()) {
-      progressRequested = false;
-      stats.progressResponses.increment();
-      send(WatchResponse.newBuilder().setHeader(headers.at(core.status().dispatchedRevision())).setWatchId(PROGRESS_WATCH_ID)
-          .build());
-    }
-  }
 
-  /** A watch has frames waiting (any thread): queue it, once, for the next pump. */
-  void woken(EtcdWatch w) {
-    ready.add(w);
-    wakeUp();
-  }
+    private static long unknownVarint(WatchCreateRequest c, int field) {
+        com.google.protobuf.UnknownFieldSet.Field f = c.getUnknownFields().getField(field);
+        List<Long> values = f.getVarintList();
+        return values.isEmpty() ? 0 : values.get(values.size() - 1);
+    }
 
-  /**
-   * Turns one drained batch of frames into responses: events into one response (split when the
-   * watch asked for fragments and it is too large), progress frames into empty ones, an error frame
-   * into the watch's cancel.
-   *
-   * @return false when the watch was canceled by an error frame
-   */
-  private boolean sendFrames(EtcdWatch w, List<ByteBuffer> frames) {
-    int from = 0;
-    for (int i = 0; i < frames.size(); i++) {
-      ByteBuffer f = frames.get(i);
-      EtcdFrames.Kind kind = EtcdFrames.kind(f.array(), f.arrayOffset() + f.position());
-      if (kind == EtcdFrames.Kind.EVENT) {
-        continue;
-      }
-      sendEvents(w, frames.subList(from, i));
-      from = i + 1;
-      if (kind == EtcdFrames.Kind.PROGRESS) {
-        long rev = EtcdFrames.revision(f.array(), f.arrayOffset() + f.position(), f.remaining());
-        stats.progressResponses.increment();
-        send(WatchResponse.newBuilder().setHeader(headers.at(rev)).setWatchId(w.id).build());
-      } else {
-        canceledByNode(w, f);
-        return false;
-      }
+    /** etcd's range of a watch: an empty end is one key, {@code "\0"} every key from the key on. */
+    private static KeyRange range(ByteString key, ByteString rangeEnd) {
+        try {
+            return KeyRange.of(key, rangeEnd);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
-    sendEvents(w, frames.subList(from, frames.size()));
-    return true;
-  }
 
-  private void sendEvents(EtcdWatch w, List<ByteBuffer> events) {
-    if (events.isEmpty()) {
-      return;
+    private void open(EtcdWatch w) {
+        w.waiter = null;
+        if (closed || watches.get(w.id) != w) {
+            return;
+        }
+        if (!core.readiness().isRebuilt()) {
+            end(Status.UNAVAILABLE.withDescription(
+                    "this node stopped serving: " + core.readiness().failure()));
+            return;
+        }
+        try {
+            w.watcher = core.watch(w.spec, w);
+        } catch (HistoryExpiredException e) {
+            compacted(w);
+            return;
+        } catch (TooManyReadsException e) {
+            watches.remove(w.id);
+            send(WatchResponse.newBuilder()
+                    .setHeader(headers.at(core.status().revision()))
+                    .setWatchId(w.id)
+                    .setCanceled(true)
+                    .setCancelReason(e.getMessage())
+                    .build());
+            return;
+        }
+        // Its first poll starts the catch-up from its start revision.
+        w.wakeUp();
     }
-    if (!w.fragment) {
-      sendEventResponse(w, events, false);
-      return;
-    }
-    int from = 0;
-    long size = 0;
-    for (int i = 0; i < events.size(); i++) {
-      int n = events.get(i).remaining();
-      if (i > from && size + n > MAX_RESPONSE_BYTES) {
-        sendEventResponse(w, events.subList(from, i), true);
-        from = i;
-        size = 0;
-      }
-      size += n;
-    }
-    sendEventResponse(w, events.subList(from, events.size()), false);
-  }
 
-  private void sendEventResponse(EtcdWatch w, List<ByteBuffer> events, boolean fragment) {
-    ByteBuffer last = events.get(events.size() - 1);
-    long rev = EtcdFrames.revision(last.array(), last.arrayOffset() + last.position(), last.remaining());
-    WatchResponse.Builder own = WatchResponse.newBuilder().setHeader(headers.at(rev)).setWatchId(w.id);
-    if (fragment) {
-      own.setUnknownFields(com.google.protobuf.UnknownFieldSet.newBuilder().addField(EtcdFrames.FRAGMENT,
-          com.google.protobuf.UnknownFieldSet.Field.newBuilder().addVarint(1).build()).build());
+    private void compacted(EtcdWatch w) {
+        watches.remove(w.id);
+        send(WatchResponse.newBuilder()
+                .setHeader(headers.at(core.status().revision()))
+                .setWatchId(w.id)
+                .setCanceled(true)
+                .setCompactRevision(core.servableFromRevision() + 1)
+                .setCancelReason("mvcc: required revision has been compacted")
+                .build());
     }
-    stats.watchResponses.increment();
-    out.onNext(new WatchResponseBytes(own.build().toByteArray(), List.copyOf(events)));
-  }
 
-  /** The core ended the watch with an error frame: etcd's cancel, with a compact revision when history ran out. */
-  private void canceledByNode(EtcdWatch w, ByteBuffer errorFrame) {
-    WatchResponse.Builder r;
-    try {
-      r = WatchResponse.newBuilder().mergeFrom(errorFrame.array(), errorFrame.arrayOffset() + errorFrame.position(),
-          errorFrame.remaining());
-    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-      throw new IllegalStateException("an error frame this node built does not parse", e);
+    private void cancel(WatchCancelRequest c) {
+        EtcdWatch w = watches.remove(c.getWatchId());
+        if (w == null) {
+            return;
+        }
+        release(w);
+        send(WatchResponse.newBuilder()
+                .setHeader(headers.at(core.status().revision()))
+                .setWatchId(w.id)
+                .setCanceled(true)
+                .build());
     }
-    r.setHeader(headers.at(core.status().revision())).setWatchId(w.id);
-    if (w.watcher.cursor() < core.servableFromRevision()) {
-      r.setCompactRevision(core.servableFromRevision() + 1);
-    }
-    // Forget the watcher now; pump takes the watch out of the stream after its loop.
-    w.watcher.close();
-    w.watcher = null;
-    w.canceled = true;
-    if (core.readiness().failure() != null) {
-      // The node stopped serving: the client moves to another endpoint, as from a dead etcd member.
-      end(Status.UNAVAILABLE.withDescription("this node stopped serving: " + core.readiness().failure()));
-      return;
-    }
-    send(r.build());
-  }
 
-  /**
-   * True when every watch has been sent everything up to the revision the node has dispatched:
-   * live with nothing queued, or not started yet (a future start revision, an empty range).
-   */
-  private boolean allSynced() {
-    for (EtcdWatch w : watches.values()) {
-      Watch watcher = w.watcher;
-      if (watcher != null && (!watcher.isLive() || watcher.queued() > 0)) {
-        return false;
-      }
+    private void release(EtcdWatch w) {
+        if (w.waiter != null) {
+            core.cancel(w.waiter);
+            w.waiter = null;
+        }
+        if (w.watcher != null) {
+            w.watcher.close();
+            w.watcher = null;
+        }
     }
-    return true;
-  }
 
-  private void send(WatchResponse response) {
-    if (closed) {
-      return;
+    /** Writes what the watchers have while the client takes it, then answers a pending progress request. */
+    private void pump() {
+        if (closed) {
+            return;
+        }
+        boolean shutdown = false;
+        // Only the watches that were woken: a revision costs the watches it matched, not the stream's all.
+        EtcdWatch w;
+        while (!shutdown && out.isReady() && (w = ready.poll()) != null) {
+            // Cleared before polling, so that a wake-up while this runs queues the watch again.
+            w.queued.set(false);
+            Watch watcher = w.watcher;
+            if (watcher == null) {
+                continue;
+            }
+            while (true) {
+                if (!out.isReady()) {
+                    // grpc calls the ready handler when the client has taken enough; this watch goes first then.
+                    if (w.queued.compareAndSet(false, true)) {
+                        ready.addFirst(w);
+                    }
+                    break;
+                }
+                polled.clear();
+                Watch.PollResult r = watcher.poll(polled, Integer.MAX_VALUE);
+                if (r == Watch.PollResult.FRAMES) {
+                    if (!sendFrames(w, polled)) {
+                        break;
+                    }
+                } else if (r == Watch.PollResult.END) {
+                    // Ended without an error frame (those cancel the watch): the node is shutting down.
+                    shutdown = true;
+                    break;
+                } else {
+                    if (r == Watch.PollResult.YIELD) {
+                        // Catching up: after the other woken watches.
+                        w.wakeUp();
+                    }
+                    break;
+                }
+            }
+            if (closed) {
+                return;
+            }
+        }
+        watches.values().removeIf(x -> x.canceled);
+        if (shutdown) {
+            end(Status.UNAVAILABLE.withDescription("this node is shutting down"));
+            return;
+        }
+        if (out.isReady() && progressRequested && allSynced()) {
+            progressRequested = false;
+            stats.progressResponses.increment();
+            send(WatchResponse.newBuilder()
+                    .setHeader(headers.at(core.status().dispatchedRevision()))
+                    .setWatchId(PROGRESS_WATCH_ID)
+                    .build());
+        }
     }
-    stats.watchResponses.increment();
-    out.onNext(new WatchResponseBytes(response.toByteArray()));
-  }
 
-  private void end(Status status) {
-    if (closed) {
-      return;
+    /** A watch has frames waiting (any thread): queue it, once, for the next pump. */
+    void woken(EtcdWatch w) {
+        ready.add(w);
+        wakeUp();
     }
-    closeAll();
-    try {
-      out.onError(status.asRuntimeException());
-    } catch (IllegalStateException e) {
-      LOG.debug("stream already ended: {}", e.toString());
-    }
-  }
 
-  private void closeAll() {
-    if (closed) {
-      return;
+    /**
+     * Turns one drained batch of frames into responses: events into one response (split when the
+     * watch asked for fragments and it is too large), progress frames into empty ones, an error frame
+     * into the watch's cancel.
+     *
+     * @return false when the watch was canceled by an error frame
+     */
+    private boolean sendFrames(EtcdWatch w, List<ByteBuffer> frames) {
+        int from = 0;
+        for (int i = 0; i < frames.size(); i++) {
+            ByteBuffer f = frames.get(i);
+            EtcdFrames.Kind kind = EtcdFrames.kind(f.array(), f.arrayOffset() + f.position());
+            if (kind == EtcdFrames.Kind.EVENT) {
+                continue;
+            }
+            sendEvents(w, frames.subList(from, i));
+            from = i + 1;
+            if (kind == EtcdFrames.Kind.PROGRESS) {
+                long rev = EtcdFrames.revision(f.array(), f.arrayOffset() + f.position(), f.remaining());
+                stats.progressResponses.increment();
+                send(WatchResponse.newBuilder()
+                        .setHeader(headers.at(rev))
+                        .setWatchId(w.id)
+                        .build());
+            } else {
+                canceledByNode(w, f);
+                return false;
+            }
+        }
+        sendEvents(w, frames.subList(from, frames.size()));
+        return true;
     }
-    closed = true;
-    for (EtcdWatch w : watches.values()) {
-      release(w);
+
+    private void sendEvents(EtcdWatch w, List<ByteBuffer> events) {
+        if (events.isEmpty()) {
+            return;
+        }
+        if (!w.fragment) {
+            sendEventResponse(w, events, false);
+            return;
+        }
+        int from = 0;
+        long size = 0;
+        for (int i = 0; i < events.size(); i++) {
+            int n = events.get(i).remaining();
+            if (i > from && size + n > MAX_RESPONSE_BYTES) {
+                sendEventResponse(w, events.subList(from, i), true);
+                from = i;
+                size = 0;
+            }
+            size += n;
+        }
+        sendEventResponse(w, events.subList(from, events.size()), false);
     }
-    watches.clear();
-    stats.watchStreams.decrement();
-  }
+
+    private void sendEventResponse(EtcdWatch w, List<ByteBuffer> events, boolean fragment) {
+        ByteBuffer last = events.get(events.size() - 1);
+        long rev = EtcdFrames.revision(last.array(), last.arrayOffset() + last.position(), last.remaining());
+        WatchResponse.Builder own =
+                WatchResponse.newBuilder().setHeader(headers.at(rev)).setWatchId(w.id);
+        if (fragment) {
+            own.setUnknownFields(com.google.protobuf.UnknownFieldSet.newBuilder()
+                    .addField(
+                            EtcdFrames.FRAGMENT,
+                            com.google.protobuf.UnknownFieldSet.Field.newBuilder()
+                                    .addVarint(1)
+                                    .build())
+                    .build());
+        }
+        stats.watchResponses.increment();
+        out.onNext(new WatchResponseBytes(own.build().toByteArray(), List.copyOf(events)));
+    }
+
+    /** The core ended the watch with an error frame: etcd's cancel, with a compact revision when history ran out. */
+    private void canceledByNode(EtcdWatch w, ByteBuffer errorFrame) {
+        WatchResponse.Builder r;
+        try {
+            r = WatchResponse.newBuilder()
+                    .mergeFrom(
+                            errorFrame.array(),
+                            errorFrame.arrayOffset() + errorFrame.position(),
+                            errorFrame.remaining());
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            throw new IllegalStateException("an error frame this node built does not parse", e);
+        }
+        r.setHeader(headers.at(core.status().revision())).setWatchId(w.id);
+        if (w.watcher.cursor() < core.servableFromRevision()) {
+            r.setCompactRevision(core.servableFromRevision() + 1);
+        }
+        // Forget the watcher now; pump takes the watch out of the stream after its loop.
+        w.watcher.close();
+        w.watcher = null;
+        w.canceled = true;
+        if (core.readiness().failure() != null) {
+            // The node stopped serving: the client moves to another endpoint, as from a dead etcd member.
+            end(Status.UNAVAILABLE.withDescription(
+                    "this node stopped serving: " + core.readiness().failure()));
+            return;
+        }
+        send(r.build());
+    }
+
+    /**
+     * True when every watch has been sent everything up to the revision the node has dispatched:
+     * live with nothing queued, or not started yet (a future start revision, an empty range).
+     */
+    private boolean allSynced() {
+        for (EtcdWatch w : watches.values()) {
+            Watch watcher = w.watcher;
+            if (watcher != null && (!watcher.isLive() || watcher.queued() > 0)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void send(WatchResponse response) {
+        if (closed) {
+            return;
+        }
+        stats.watchResponses.increment();
+        out.onNext(new WatchResponseBytes(response.toByteArray()));
+    }
+
+    private void end(Status status) {
+        if (closed) {
+            return;
+        }
+        closeAll();
+        try {
+            out.onError(status.asRuntimeException());
+        } catch (IllegalStateException e) {
+            LOG.debug("stream already ended: {}", e.toString());
+        }
+    }
+
+    private void closeAll() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (EtcdWatch w : watches.values()) {
+            release(w);
+        }
+        watches.clear();
+        stats.watchStreams.decrement();
+    }
 }

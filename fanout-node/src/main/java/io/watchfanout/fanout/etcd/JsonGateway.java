@@ -46,249 +46,256 @@ import java.util.Map;
  * stateless after construction; calls run on grpc's threads.
  */
 public final class JsonGateway {
-  /** Where a gateway call's output goes; called from grpc's threads, one call at a time per request. */
-  public interface Sink {
-    /** The HTTP status and first bytes of the answer (called once, before any {@link #line}). */
-    void start(int httpStatus);
+    /** Where a gateway call's output goes; called from grpc's threads, one call at a time per request. */
+    public interface Sink {
+        /** The HTTP status and first bytes of the answer (called once, before any {@link #line}). */
+        void start(int httpStatus);
 
-    /** One JSON object of the answer, without a trailing newline. */
-    void line(byte[] json);
+        /** One JSON object of the answer, without a trailing newline. */
+        void line(byte[] json);
 
-    /** The answer is complete. */
-    void end();
-  }
-
-  /** A call in progress; cancel it when the client goes away. */
-  public interface Call {
-    /** Cancels the gRPC call. */
-    void cancel();
-  }
-
-  private static final JsonFormat.Printer PRINTER = JsonFormat.printer().preservingProtoFieldNames()
-      .omittingInsignificantWhitespace();
-  private static final JsonFormat.Parser PARSER = JsonFormat.parser().ignoringUnknownFields();
-  private static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization",
-      Metadata.ASCII_STRING_MARSHALLER);
-
-  private final Channel self;
-  private final Map<String, MethodDescriptor<?, ?>> routes = new HashMap<>();
-
-  /** @param self a channel to the node's own etcd API */
-  public JsonGateway(Channel self) {
-    this.self = self;
-    route("/v3/kv/range", KVGrpc.getRangeMethod());
-    route("/v3/kv/put", KVGrpc.getPutMethod());
-    route("/v3/kv/deleterange", KVGrpc.getDeleteRangeMethod());
-    route("/v3/kv/txn", KVGrpc.getTxnMethod());
-    route("/v3/kv/compaction", KVGrpc.getCompactMethod());
-    route("/v3/watch", WatchGrpc.getWatchMethod());
-    route("/v3/lease/grant", LeaseGrpc.getLeaseGrantMethod());
-    route("/v3/lease/revoke", LeaseGrpc.getLeaseRevokeMethod());
-    route("/v3/kv/lease/revoke", LeaseGrpc.getLeaseRevokeMethod());
-    route("/v3/lease/keepalive", LeaseGrpc.getLeaseKeepAliveMethod());
-    route("/v3/lease/timetolive", LeaseGrpc.getLeaseTimeToLiveMethod());
-    route("/v3/kv/lease/timetolive", LeaseGrpc.getLeaseTimeToLiveMethod());
-    route("/v3/cluster/member/add", ClusterGrpc.getMemberAddMethod());
-    route("/v3/cluster/member/remove", ClusterGrpc.getMemberRemoveMethod());
-    route("/v3/cluster/member/update", ClusterGrpc.getMemberUpdateMethod());
-    route("/v3/cluster/member/list", ClusterGrpc.getMemberListMethod());
-    route("/v3/maintenance/alarm", MaintenanceGrpc.getAlarmMethod());
-    route("/v3/maintenance/status", MaintenanceGrpc.getStatusMethod());
-    route("/v3/maintenance/defragment", MaintenanceGrpc.getDefragmentMethod());
-    route("/v3/maintenance/hash", MaintenanceGrpc.getHashKVMethod());
-    route("/v3/maintenance/snapshot", MaintenanceGrpc.getSnapshotMethod());
-    route("/v3/maintenance/transfer-leadership", MaintenanceGrpc.getMoveLeaderMethod());
-    route("/v3/auth/enable", AuthGrpc.getAuthEnableMethod());
-    route("/v3/auth/disable", AuthGrpc.getAuthDisableMethod());
-    route("/v3/auth/authenticate", AuthGrpc.getAuthenticateMethod());
-    route("/v3/auth/user/add", AuthGrpc.getUserAddMethod());
-    route("/v3/auth/user/get", AuthGrpc.getUserGetMethod());
-    route("/v3/auth/user/list", AuthGrpc.getUserListMethod());
-    route("/v3/auth/user/delete", AuthGrpc.getUserDeleteMethod());
-    route("/v3/auth/user/changepw", AuthGrpc.getUserChangePasswordMethod());
-    route("/v3/auth/user/grant", AuthGrpc.getUserGrantRoleMethod());
-    route("/v3/auth/user/revoke", AuthGrpc.getUserRevokeRoleMethod());
-    route("/v3/auth/role/add", AuthGrpc.getRoleAddMethod());
-    route("/v3/auth/role/get", AuthGrpc.getRoleGetMethod());
-    route("/v3/auth/role/list", AuthGrpc.getRoleListMethod());
-    route("/v3/auth/role/delete", AuthGrpc.getRoleDeleteMethod());
-    route("/v3/auth/role/grant", AuthGrpc.getRoleGrantPermissionMethod());
-    route("/v3/auth/role/revoke", AuthGrpc.getRoleRevokePermissionMethod());
-    route("/v3/election/campaign", ElectionGrpc.getCampaignMethod());
-    route("/v3/election/proclaim", ElectionGrpc.getProclaimMethod());
-    route("/v3/election/leader", ElectionGrpc.getLeaderMethod());
-    route("/v3/election/observe", ElectionGrpc.getObserveMethod());
-    route("/v3/election/resign", ElectionGrpc.getResignMethod());
-    route("/v3/lock/lock", LockGrpc.getLockMethod());
-    route("/v3/lock/unlock", LockGrpc.getUnlockMethod());
-  }
-
-  private void route(String path, MethodDescriptor<?, ?> method) {
-    routes.put(path, method);
-  }
-
-  /** True when {@code path} is a gateway path (else the caller answers 404, as etcd's gateway). */
-  public boolean handles(String path) {
-    return routes.containsKey(path);
-  }
-
-  /**
-   * Calls the method of {@code path} with the request(s) in {@code body} (one JSON object; for a
-   * client stream, any number of them one after the other) and writes the answer to {@code sink}.
-   *
-   * @param authorization the request's {@code Authorization} header (an etcd token), or null
-   * @throws IllegalArgumentException if {@code path} is not a gateway path
-   */
-  public Call call(String path, byte[] body, String authorization, Sink sink) {
-    MethodDescriptor<?, ?> method = routes.get(path);
-    if (method == null) {
-      throw new IllegalArgumentException("not a gateway path: " + path);
+        /** The answer is complete. */
+        void end();
     }
-    return start(method, body, authorization, sink);
-  }
 
-  @SuppressWarnings("unchecked")
-  private <Q extends Message, R extends Message> Call start(MethodDescriptor<?, ?> m, byte[] body,
-      String authorization, Sink sink) {
-    MethodDescriptor<Q, R> method = (MethodDescriptor<Q, R>) m;
-    Q prototype = ((MethodDescriptor.PrototypeMarshaller<Q>) method.getRequestMarshaller()).getMessagePrototype();
-    List<Q> requests;
-    try {
-      requests = parse(prototype, body);
-    } catch (IOException e) {
-      // As etcd's gateway: an unreadable body is InvalidArgument (HTTP 400) for a unary call,
-      // Unknown (HTTP 500) for a stream.
-      error(sink, (method.getType() == MethodDescriptor.MethodType.UNARY ? Status.INVALID_ARGUMENT : Status.UNKNOWN)
-          .withDescription(e.getMessage()));
-      return () -> { };
+    /** A call in progress; cancel it when the client goes away. */
+    public interface Call {
+        /** Cancels the gRPC call. */
+        void cancel();
     }
-    Channel ch = self;
-    if (authorization != null) {
-      Metadata md = new Metadata();
-      md.put(AUTHORIZATION, authorization);
-      ch = ClientInterceptors.intercept(self, MetadataUtils.newAttachHeadersInterceptor(md));
-    }
-    ClientCall<Q, R> call = ch.newCall(method, CallOptions.DEFAULT);
-    boolean streaming = method.getType() != MethodDescriptor.MethodType.UNARY;
-    StreamObserver<R> answers = new StreamObserver<>() {
-      private boolean started;
 
-      @Override
-      public void onNext(R response) {
-        if (!started) {
-          started = true;
-          sink.start(200);
+    private static final JsonFormat.Printer PRINTER =
+            JsonFormat.printer().preservingProtoFieldNames().omittingInsignificantWhitespace();
+    private static final JsonFormat.Parser PARSER = JsonFormat.parser().ignoringUnknownFields();
+    private static final Metadata.Key<String> AUTHORIZATION =
+            Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+
+    private final Channel self;
+    private final Map<String, MethodDescriptor<?, ?>> routes = new HashMap<>();
+
+    /** @param self a channel to the node's own etcd API */
+    public JsonGateway(Channel self) {
+        this.self = self;
+        route("/v3/kv/range", KVGrpc.getRangeMethod());
+        route("/v3/kv/put", KVGrpc.getPutMethod());
+        route("/v3/kv/deleterange", KVGrpc.getDeleteRangeMethod());
+        route("/v3/kv/txn", KVGrpc.getTxnMethod());
+        route("/v3/kv/compaction", KVGrpc.getCompactMethod());
+        route("/v3/watch", WatchGrpc.getWatchMethod());
+        route("/v3/lease/grant", LeaseGrpc.getLeaseGrantMethod());
+        route("/v3/lease/revoke", LeaseGrpc.getLeaseRevokeMethod());
+        route("/v3/kv/lease/revoke", LeaseGrpc.getLeaseRevokeMethod());
+        route("/v3/lease/keepalive", LeaseGrpc.getLeaseKeepAliveMethod());
+        route("/v3/lease/timetolive", LeaseGrpc.getLeaseTimeToLiveMethod());
+        route("/v3/kv/lease/timetolive", LeaseGrpc.getLeaseTimeToLiveMethod());
+        route("/v3/cluster/member/add", ClusterGrpc.getMemberAddMethod());
+        route("/v3/cluster/member/remove", ClusterGrpc.getMemberRemoveMethod());
+        route("/v3/cluster/member/update", ClusterGrpc.getMemberUpdateMethod());
+        route("/v3/cluster/member/list", ClusterGrpc.getMemberListMethod());
+        route("/v3/maintenance/alarm", MaintenanceGrpc.getAlarmMethod());
+        route("/v3/maintenance/status", MaintenanceGrpc.getStatusMethod());
+        route("/v3/maintenance/defragment", MaintenanceGrpc.getDefragmentMethod());
+        route("/v3/maintenance/hash", MaintenanceGrpc.getHashKVMethod());
+        route("/v3/maintenance/snapshot", MaintenanceGrpc.getSnapshotMethod());
+        route("/v3/maintenance/transfer-leadership", MaintenanceGrpc.getMoveLeaderMethod());
+        route("/v3/auth/enable", AuthGrpc.getAuthEnableMethod());
+        route("/v3/auth/disable", AuthGrpc.getAuthDisableMethod());
+        route("/v3/auth/authenticate", AuthGrpc.getAuthenticateMethod());
+        route("/v3/auth/user/add", AuthGrpc.getUserAddMethod());
+        route("/v3/auth/user/get", AuthGrpc.getUserGetMethod());
+        route("/v3/auth/user/list", AuthGrpc.getUserListMethod());
+        route("/v3/auth/user/delete", AuthGrpc.getUserDeleteMethod());
+        route("/v3/auth/user/changepw", AuthGrpc.getUserChangePasswordMethod());
+        route("/v3/auth/user/grant", AuthGrpc.getUserGrantRoleMethod());
+        route("/v3/auth/user/revoke", AuthGrpc.getUserRevokeRoleMethod());
+        route("/v3/auth/role/add", AuthGrpc.getRoleAddMethod());
+        route("/v3/auth/role/get", AuthGrpc.getRoleGetMethod());
+        route("/v3/auth/role/list", AuthGrpc.getRoleListMethod());
+        route("/v3/auth/role/delete", AuthGrpc.getRoleDeleteMethod());
+        route("/v3/auth/role/grant", AuthGrpc.getRoleGrantPermissionMethod());
+        route("/v3/auth/role/revoke", AuthGrpc.getRoleRevokePermissionMethod());
+        route("/v3/election/campaign", ElectionGrpc.getCampaignMethod());
+        route("/v3/election/proclaim", ElectionGrpc.getProclaimMethod());
+        route("/v3/election/leader", ElectionGrpc.getLeaderMethod());
+        route("/v3/election/observe", ElectionGrpc.getObserveMethod());
+        route("/v3/election/resign", ElectionGrpc.getResignMethod());
+        route("/v3/lock/lock", LockGrpc.getLockMethod());
+        route("/v3/lock/unlock", LockGrpc.getUnlockMethod());
+    }
+
+    private void route(String path, MethodDescriptor<?, ?> method) {
+        routes.put(path, method);
+    }
+
+    /** True when {@code path} is a gateway path (else the caller answers 404, as etcd's gateway). */
+    public boolean handles(String path) {
+        return routes.containsKey(path);
+    }
+
+    /**
+     * Calls the method of {@code path} with the request(s) in {@code body} (one JSON object; for a
+     * client stream, any number of them one after the other) and writes the answer to {@code sink}.
+     *
+     * @param authorization the request's {@code Authorization} header (an etcd token), or null
+     * @throws IllegalArgumentException if {@code path} is not a gateway path
+     */
+    public Call call(String path, byte[] body, String authorization, Sink sink) {
+        MethodDescriptor<?, ?> method = routes.get(path);
+        if (method == null) {
+            throw new IllegalArgumentException("not a gateway path: " + path);
         }
-        sink.line(streaming ? ("{\"result\":" + print(response) + "}").getBytes(StandardCharsets.UTF_8)
-            : print(response).getBytes(StandardCharsets.UTF_8));
-      }
+        return start(method, body, authorization, sink);
+    }
 
-      @Override
-      public void onError(Throwable t) {
-        Status s = Status.fromThrowable(t);
-        if (started) {
-          // Mid-stream, as grpc-gateway: an error object in the stream.
-          sink.line(("{\"error\":" + errorJson(s) + "}").getBytes(StandardCharsets.UTF_8));
-          sink.end();
+    @SuppressWarnings("unchecked")
+    private <Q extends Message, R extends Message> Call start(
+            MethodDescriptor<?, ?> m, byte[] body, String authorization, Sink sink) {
+        MethodDescriptor<Q, R> method = (MethodDescriptor<Q, R>) m;
+        Q prototype = ((MethodDescriptor.PrototypeMarshaller<Q>) method.getRequestMarshaller()).getMessagePrototype();
+        List<Q> requests;
+        try {
+            requests = parse(prototype, body);
+        } catch (IOException e) {
+            // As etcd's gateway: an unreadable body is InvalidArgument (HTTP 400) for a unary call,
+            // Unknown (HTTP 500) for a stream.
+            error(
+                    sink,
+                    (method.getType() == MethodDescriptor.MethodType.UNARY ? Status.INVALID_ARGUMENT : Status.UNKNOWN)
+                            .withDescription(e.getMessage()));
+            return () -> {};
+        }
+        Channel ch = self;
+        if (authorization != null) {
+            Metadata md = new Metadata();
+            md.put(AUTHORIZATION, authorization);
+            ch = ClientInterceptors.intercept(self, MetadataUtils.newAttachHeadersInterceptor(md));
+        }
+        ClientCall<Q, R> call = ch.newCall(method, CallOptions.DEFAULT);
+        boolean streaming = method.getType() != MethodDescriptor.MethodType.UNARY;
+        StreamObserver<R> answers = new StreamObserver<>() {
+            private boolean started;
+
+            @Override
+            public void onNext(R response) {
+                if (!started) {
+                    started = true;
+                    sink.start(200);
+                }
+                sink.line(
+                        streaming
+                                ? ("{\"result\":" + print(response) + "}").getBytes(StandardCharsets.UTF_8)
+                                : print(response).getBytes(StandardCharsets.UTF_8));
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                Status s = Status.fromThrowable(t);
+                if (started) {
+                    // Mid-stream, as grpc-gateway: an error object in the stream.
+                    sink.line(("{\"error\":" + errorJson(s) + "}").getBytes(StandardCharsets.UTF_8));
+                    sink.end();
+                } else {
+                    error(sink, s);
+                }
+            }
+
+            @Override
+            public void onCompleted() {
+                if (!started) {
+                    started = true;
+                    sink.start(200);
+                }
+                sink.end();
+            }
+        };
+        if (method.getType() == MethodDescriptor.MethodType.UNARY
+                || method.getType() == MethodDescriptor.MethodType.SERVER_STREAMING) {
+            if (requests.size() != 1) {
+                error(
+                        sink,
+                        Status.INVALID_ARGUMENT.withDescription("expected one request object, got " + requests.size()));
+                return () -> {};
+            }
+            if (method.getType() == MethodDescriptor.MethodType.UNARY) {
+                ClientCalls.asyncUnaryCall(call, requests.get(0), answers);
+            } else {
+                ClientCalls.asyncServerStreamingCall(call, requests.get(0), answers);
+            }
         } else {
-          error(sink, s);
+            StreamObserver<Q> out = ClientCalls.asyncBidiStreamingCall(call, answers);
+            requests.forEach(out::onNext);
+            // The stream stays open (etcd's watch keeps sending after the client's requests end).
         }
-      }
+        return () -> call.cancel("the HTTP client went away", null);
+    }
 
-      @Override
-      public void onCompleted() {
-        if (!started) {
-          started = true;
-          sink.start(200);
+    private static <Q extends Message> List<Q> parse(Q prototype, byte[] body) throws IOException {
+        List<Q> out = new ArrayList<>();
+        String text = new String(body, StandardCharsets.UTF_8).strip();
+        if (text.isEmpty()) {
+            // An empty body is an empty request, as etcd's gateway reads it.
+            @SuppressWarnings("unchecked")
+            Q empty = (Q) prototype.getDefaultInstanceForType();
+            out.add(empty);
+            return out;
         }
+        try (Reader r = new InputStreamReader(new ByteArrayInputStream(body), StandardCharsets.UTF_8)) {
+            com.google.gson.stream.JsonReader reader = new com.google.gson.stream.JsonReader(r);
+            reader.setStrictness(com.google.gson.Strictness.LENIENT);
+            while (reader.peek() != com.google.gson.stream.JsonToken.END_DOCUMENT) {
+                com.google.gson.JsonElement element = com.google.gson.JsonParser.parseReader(reader);
+                Message.Builder b = prototype.newBuilderForType();
+                PARSER.merge(element.toString(), b);
+                @SuppressWarnings("unchecked")
+                Q q = (Q) b.build();
+                out.add(q);
+            }
+        } catch (RuntimeException e) {
+            throw new IOException("invalid JSON: " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    private static String print(Message m) {
+        try {
+            return PRINTER.print(m);
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException("a response does not print as JSON", e);
+        }
+    }
+
+    private static void error(Sink sink, Status s) {
+        sink.start(httpStatus(s.getCode()));
+        sink.line(errorJson(s).getBytes(StandardCharsets.UTF_8));
         sink.end();
-      }
-    };
-    if (method.getType() == MethodDescriptor.MethodType.UNARY
-        || method.getType() == MethodDescriptor.MethodType.SERVER_STREAMING) {
-      if (requests.size() != 1) {
-        error(sink, Status.INVALID_ARGUMENT.withDescription("expected one request object, got " + requests.size()));
-        return () -> { };
-      }
-      if (method.getType() == MethodDescriptor.MethodType.UNARY) {
-        ClientCalls.asyncUnaryCall(call, requests.get(0), answers);
-      } else {
-        ClientCalls.asyncServerStreamingCall(call, requests.get(0), answers);
-      }
-    } else {
-      StreamObserver<Q> out = ClientCalls.asyncBidiStreamingCall(call, answers);
-      requests.forEach(out::onNext);
-      // The stream stays open (etcd's watch keeps sending after the client's requests end).
     }
-    return () -> call.cancel("the HTTP client went away", null);
-  }
 
-  private static <Q extends Message> List<Q> parse(Q prototype, byte[] body) throws IOException {
-    List<Q> out = new ArrayList<>();
-    String text = new String(body, StandardCharsets.UTF_8).strip();
-    if (text.isEmpty()) {
-      // An empty body is an empty request, as etcd's gateway reads it.
-      @SuppressWarnings("unchecked")
-      Q empty = (Q) prototype.getDefaultInstanceForType();
-      out.add(empty);
-      return out;
+    private static String errorJson(Status s) {
+        return errorJson(
+                s.getCode().value(), s.getDescription() == null ? s.getCode().name() : s.getDescription());
     }
-    try (Reader r = new InputStreamReader(new ByteArrayInputStream(body), StandardCharsets.UTF_8)) {
-      com.google.gson.stream.JsonReader reader = new com.google.gson.stream.JsonReader(r);
-      reader.setStrictness(com.google.gson.Strictness.LENIENT);
-      while (reader.peek() != com.google.gson.stream.JsonToken.END_DOCUMENT) {
-        com.google.gson.JsonElement element = com.google.gson.JsonParser.parseReader(reader);
-        Message.Builder b = prototype.newBuilderForType();
-        PARSER.merge(element.toString(), b);
-        @SuppressWarnings("unchecked")
-        Q q = (Q) b.build();
-        out.add(q);
-      }
-    } catch (RuntimeException e) {
-      throw new IOException("invalid JSON: " + e.getMessage(), e);
+
+    /** The gateway's error object: {@code {"error":message,"message":message,"code":grpcCode}}. */
+    public static String errorJson(int grpcCode, String message) {
+        String quoted = new com.google.gson.JsonPrimitive(message).toString();
+        return "{\"error\":" + quoted + ",\"message\":" + quoted + ",\"code\":" + grpcCode + "}";
     }
-    return out;
-  }
 
-  private static String print(Message m) {
-    try {
-      return PRINTER.print(m);
-    } catch (InvalidProtocolBufferException e) {
-      throw new IllegalStateException("a response does not print as JSON", e);
+    /** grpc-gateway's mapping of a gRPC code to an HTTP status. */
+    static int httpStatus(Status.Code code) {
+        return switch (code) {
+            case OK -> 200;
+            case CANCELLED -> 408;
+            case INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE -> 400;
+            case DEADLINE_EXCEEDED -> 504;
+            case NOT_FOUND -> 404;
+            case ALREADY_EXISTS, ABORTED -> 409;
+            case PERMISSION_DENIED -> 403;
+            case UNAUTHENTICATED -> 401;
+            case RESOURCE_EXHAUSTED -> 429;
+            case UNIMPLEMENTED -> 501;
+            case UNAVAILABLE -> 503;
+            default -> 500;
+        };
     }
-  }
-
-  private static void error(Sink sink, Status s) {
-    sink.start(httpStatus(s.getCode()));
-    sink.line(errorJson(s).getBytes(StandardCharsets.UTF_8));
-    sink.end();
-  }
-
-  private static String errorJson(Status s) {
-    return errorJson(s.getCode().value(), s.getDescription() == null ? s.getCode().name() : s.getDescription());
-  }
-
-  /** The gateway's error object: {@code {"error":message,"message":message,"code":grpcCode}}. */
-  public static String errorJson(int grpcCode, String message) {
-    String quoted = new com.google.gson.JsonPrimitive(message).toString();
-    return "{\"error\":" + quoted + ",\"message\":" + quoted + ",\"code\":" + grpcCode + "}";
-  }
-
-  /** grpc-gateway's mapping of a gRPC code to an HTTP status. */
-  static int httpStatus(Status.Code code) {
-    return switch (code) {
-      case OK -> 200;
-      case CANCELLED -> 408;
-      case INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE -> 400;
-      case DEADLINE_EXCEEDED -> 504;
-      case NOT_FOUND -> 404;
-      case ALREADY_EXISTS, ABORTED -> 409;
-      case PERMISSION_DENIED -> 403;
-      case UNAUTHENTICATED -> 401;
-      case RESOURCE_EXHAUSTED -> 429;
-      case UNIMPLEMENTED -> 501;
-      case UNAVAILABLE -> 503;
-      default -> 500;
-    };
-  }
 }

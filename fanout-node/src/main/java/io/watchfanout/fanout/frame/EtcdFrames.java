@@ -19,154 +19,159 @@ import java.io.UncheckedIOException;
  * {@code ResponseHeader}: cluster_id 1, member_id 2, revision 3, raft_term 4. Stateless.
  */
 public final class EtcdFrames {
-  /** {@code WatchResponse.header}. */
-  public static final int HEADER = 1;
-  /** {@code WatchResponse.watch_id}. */
-  public static final int WATCH_ID = 2;
-  /** {@code WatchResponse.created}. */
-  public static final int CREATED = 3;
-  /** {@code WatchResponse.canceled}. */
-  public static final int CANCELED = 4;
-  /** {@code WatchResponse.compact_revision}. */
-  public static final int COMPACT_REVISION = 5;
-  /** {@code WatchResponse.cancel_reason}. */
-  public static final int CANCEL_REASON = 6;
-  /** {@code WatchResponse.fragment}. */
-  public static final int FRAGMENT = 7;
-  /** {@code WatchResponse.events}. */
-  public static final int EVENTS = 11;
-  /** {@code ResponseHeader.revision}. */
-  public static final int HEADER_REVISION = 3;
+    /** {@code WatchResponse.header}. */
+    public static final int HEADER = 1;
+    /** {@code WatchResponse.watch_id}. */
+    public static final int WATCH_ID = 2;
+    /** {@code WatchResponse.created}. */
+    public static final int CREATED = 3;
+    /** {@code WatchResponse.canceled}. */
+    public static final int CANCELED = 4;
+    /** {@code WatchResponse.compact_revision}. */
+    public static final int COMPACT_REVISION = 5;
+    /** {@code WatchResponse.cancel_reason}. */
+    public static final int CANCEL_REASON = 6;
+    /** {@code WatchResponse.fragment}. */
+    public static final int FRAGMENT = 7;
+    /** {@code WatchResponse.events}. */
+    public static final int EVENTS = 11;
+    /** {@code ResponseHeader.revision}. */
+    public static final int HEADER_REVISION = 3;
 
-  private static final int EVENT_KV = 2;
-  private static final int EVENT_PREV_KV = 3;
-  private static final int KV_MOD_REVISION = 3;
+    private static final int EVENT_KV = 2;
+    private static final int EVENT_PREV_KV = 3;
+    private static final int KV_MOD_REVISION = 3;
 
-  private EtcdFrames() {
-  }
+    private EtcdFrames() {}
 
-  /** The {@code events} field holding {@code event} as an {@code mvccpb.Event}. */
-  static byte[] event(Event event, boolean withPrevKv) {
-    boolean delete = event.getType() == Event.Type.DELETE;
-    boolean prev = withPrevKv && event.hasPrevKv();
-    int size = (delete ? 2 : 0) + messageSize(EVENT_KV, event.getKv())
-        + (prev ? messageSize(EVENT_PREV_KV, event.getPrevKv()) : 0);
-    byte[] out = new byte[CodedOutputStream.computeTagSize(EVENTS) + CodedOutputStream.computeUInt32SizeNoTag(size)
-        + size];
-    CodedOutputStream cos = CodedOutputStream.newInstance(out);
-    try {
-      cos.writeTag(EVENTS, WireFormat.WIRETYPE_LENGTH_DELIMITED);
-      cos.writeUInt32NoTag(size);
-      if (delete) {
-        cos.writeEnum(1, 1);
-      }
-      cos.writeMessage(EVENT_KV, event.getKv());
-      if (prev) {
-        cos.writeMessage(EVENT_PREV_KV, event.getPrevKv());
-      }
-      cos.checkNoSpaceLeft();
-    } catch (IOException e) {
-      throw new UncheckedIOException("encoding into an array cannot fail", e);
-    }
-    return out;
-  }
-
-  /** A non-event frame from its watch frame: a BOOKMARK's header revision, an ERROR's cancel. */
-  static byte[] of(WatchEvent frame, FrameKind kind) {
-    switch (kind) {
-      case BOOKMARK:
-        return header(frame.getResourceVersion());
-      case ERROR:
-        return canceled(frame.getStatus().getMessage());
-      default:
-        throw new IllegalArgumentException("the etcd API has no " + kind + " frames");
-    }
-  }
-
-  /** The {@code header} field with only {@code revision} set. */
-  static byte[] header(long revision) {
-    int size = CodedOutputStream.computeInt64Size(HEADER_REVISION, revision);
-    byte[] out = new byte[CodedOutputStream.computeTagSize(HEADER) + CodedOutputStream.computeUInt32SizeNoTag(size)
-        + size];
-    CodedOutputStream cos = CodedOutputStream.newInstance(out);
-    try {
-      cos.writeTag(HEADER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
-      cos.writeUInt32NoTag(size);
-      cos.writeInt64(HEADER_REVISION, revision);
-      cos.checkNoSpaceLeft();
-    } catch (IOException e) {
-      throw new UncheckedIOException("encoding into an array cannot fail", e);
-    }
-    return out;
-  }
-
-  private static byte[] canceled(String reason) {
-    byte[] out = new byte[CodedOutputStream.computeBoolSize(CANCELED, true)
-        + CodedOutputStream.computeStringSize(CANCEL_REASON, reason)];
-    CodedOutputStream cos = CodedOutputStream.newInstance(out);
-    try {
-      cos.writeBool(CANCELED, true);
-      cos.writeString(CANCEL_REASON, reason);
-      cos.checkNoSpaceLeft();
-    } catch (IOException e) {
-      throw new UncheckedIOException("encoding into an array cannot fail", e);
-    }
-    return out;
-  }
-
-  private static int messageSize(int field, KeyValue kv) {
-    return CodedOutputStream.computeMessageSize(field, kv);
-  }
-
-  /** What a frame of an etcd encoding is, read from its first tag. */
-  public enum Kind { EVENT, PROGRESS, CANCELED }
-
-  /** The kind of an etcd-encoding frame. */
-  public static Kind kind(byte[] frame, int offset) {
-    int field = (frame[offset] & 0xff) >>> 3;
-    return field == EVENTS ? Kind.EVENT : field == HEADER ? Kind.PROGRESS : Kind.CANCELED;
-  }
-
-  /**
-   * The revision an etcd-encoding frame speaks of: an event's {@code kv.mod_revision} (a DELETE's
-   * is its deletion revision), a progress frame's header revision; 0 for a cancel.
-   */
-  public static long revision(byte[] frame, int offset, int length) {
-    try {
-      com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(frame, offset,
-          length);
-      int tag = in.readTag();
-      int field = WireFormat.getTagFieldNumber(tag);
-      if (field != EVENTS && field != HEADER) {
-        return 0;
-      }
-      int limit = in.pushLimit(in.readRawVarint32());
-      if (field == HEADER) {
-        return fieldVarint(in, HEADER_REVISION);
-      }
-      while (!in.isAtEnd()) {
-        int t = in.readTag();
-        if (WireFormat.getTagFieldNumber(t) == EVENT_KV) {
-          in.pushLimit(in.readRawVarint32());
-          return fieldVarint(in, KV_MOD_REVISION);
+    /** The {@code events} field holding {@code event} as an {@code mvccpb.Event}. */
+    static byte[] event(Event event, boolean withPrevKv) {
+        boolean delete = event.getType() == Event.Type.DELETE;
+        boolean prev = withPrevKv && event.hasPrevKv();
+        int size = (delete ? 2 : 0)
+                + messageSize(EVENT_KV, event.getKv())
+                + (prev ? messageSize(EVENT_PREV_KV, event.getPrevKv()) : 0);
+        byte[] out = new byte
+                [CodedOutputStream.computeTagSize(EVENTS) + CodedOutputStream.computeUInt32SizeNoTag(size) + size];
+        CodedOutputStream cos = CodedOutputStream.newInstance(out);
+        try {
+            cos.writeTag(EVENTS, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+            cos.writeUInt32NoTag(size);
+            if (delete) {
+                cos.writeEnum(1, 1);
+            }
+            cos.writeMessage(EVENT_KV, event.getKv());
+            if (prev) {
+                cos.writeMessage(EVENT_PREV_KV, event.getPrevKv());
+            }
+            cos.checkNoSpaceLeft();
+        } catch (IOException e) {
+            throw new UncheckedIOException("encoding into an array cannot fail", e);
         }
-        in.skipField(t);
-      }
-      in.popLimit(limit);
-      return 0;
-    } catch (IOException e) {
-      throw new IllegalStateException("an etcd frame this node built does not parse", e);
+        return out;
     }
-  }
 
-  private static long fieldVarint(com.google.protobuf.CodedInputStream in, int field) throws IOException {
-    while (!in.isAtEnd()) {
-      int t = in.readTag();
-      if (WireFormat.getTagFieldNumber(t) == field) {
-        return in.readInt64();
-      }
-      in.skipField(t);
+    /** A non-event frame from its watch frame: a BOOKMARK's header revision, an ERROR's cancel. */
+    static byte[] of(WatchEvent frame, FrameKind kind) {
+        switch (kind) {
+            case BOOKMARK:
+                return header(frame.getResourceVersion());
+            case ERROR:
+                return canceled(frame.getStatus().getMessage());
+            default:
+                throw new IllegalArgumentException("the etcd API has no " + kind + " frames");
+        }
     }
-    return 0;
-  }
+
+    /** The {@code header} field with only {@code revision} set. */
+    static byte[] header(long revision) {
+        int size = CodedOutputStream.computeInt64Size(HEADER_REVISION, revision);
+        byte[] out = new byte
+                [CodedOutputStream.computeTagSize(HEADER) + CodedOutputStream.computeUInt32SizeNoTag(size) + size];
+        CodedOutputStream cos = CodedOutputStream.newInstance(out);
+        try {
+            cos.writeTag(HEADER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+            cos.writeUInt32NoTag(size);
+            cos.writeInt64(HEADER_REVISION, revision);
+            cos.checkNoSpaceLeft();
+        } catch (IOException e) {
+            throw new UncheckedIOException("encoding into an array cannot fail", e);
+        }
+        return out;
+    }
+
+    private static byte[] canceled(String reason) {
+        byte[] out = new byte
+                [CodedOutputStream.computeBoolSize(CANCELED, true)
+                        + CodedOutputStream.computeStringSize(CANCEL_REASON, reason)];
+        CodedOutputStream cos = CodedOutputStream.newInstance(out);
+        try {
+            cos.writeBool(CANCELED, true);
+            cos.writeString(CANCEL_REASON, reason);
+            cos.checkNoSpaceLeft();
+        } catch (IOException e) {
+            throw new UncheckedIOException("encoding into an array cannot fail", e);
+        }
+        return out;
+    }
+
+    private static int messageSize(int field, KeyValue kv) {
+        return CodedOutputStream.computeMessageSize(field, kv);
+    }
+
+    /** What a frame of an etcd encoding is, read from its first tag. */
+    public enum Kind {
+        EVENT,
+        PROGRESS,
+        CANCELED
+    }
+
+    /** The kind of an etcd-encoding frame. */
+    public static Kind kind(byte[] frame, int offset) {
+        int field = (frame[offset] & 0xff) >>> 3;
+        return field == EVENTS ? Kind.EVENT : field == HEADER ? Kind.PROGRESS : Kind.CANCELED;
+    }
+
+    /**
+     * The revision an etcd-encoding frame speaks of: an event's {@code kv.mod_revision} (a DELETE's
+     * is its deletion revision), a progress frame's header revision; 0 for a cancel.
+     */
+    public static long revision(byte[] frame, int offset, int length) {
+        try {
+            com.google.protobuf.CodedInputStream in =
+                    com.google.protobuf.CodedInputStream.newInstance(frame, offset, length);
+            int tag = in.readTag();
+            int field = WireFormat.getTagFieldNumber(tag);
+            if (field != EVENTS && field != HEADER) {
+                return 0;
+            }
+            int limit = in.pushLimit(in.readRawVarint32());
+            if (field == HEADER) {
+                return fieldVarint(in, HEADER_REVISION);
+            }
+            while (!in.isAtEnd()) {
+                int t = in.readTag();
+                if (WireFormat.getTagFieldNumber(t) == EVENT_KV) {
+                    in.pushLimit(in.readRawVarint32());
+                    return fieldVarint(in, KV_MOD_REVISION);
+                }
+                in.skipField(t);
+            }
+            in.popLimit(limit);
+            return 0;
+        } catch (IOException e) {
+            throw new IllegalStateException("an etcd frame this node built does not parse", e);
+        }
+    }
+
+    private static long fieldVarint(com.google.protobuf.CodedInputStream in, int field) throws IOException {
+        while (!in.isAtEnd()) {
+            int t = in.readTag();
+            if (WireFormat.getTagFieldNumber(t) == field) {
+                return in.readInt64();
+            }
+            in.skipField(t);
+        }
+        return 0;
+    }
 }

@@ -45,56 +45,65 @@ import java.nio.charset.StandardCharsets;
  * <p>Stateless and thread-safe.
  */
 final class SseFrames {
-  private static final byte[] ID = "id: ".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] EVENT = "\nevent: ".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] DATA = "\ndata: ".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] END = "\n\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ID = "id: ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] EVENT = "\nevent: ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DATA = "\ndata: ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] END = "\n\n".getBytes(StandardCharsets.US_ASCII);
 
-  private SseFrames() {}
+    private SseFrames() {}
 
-  /**
-   * The SSE frame of {@code event}.
-   *
-   * @param withId whether the frame carries {@code id: <resource_version>}
-   * @param json the canonical JSON of {@code event}, with or without a trailing newline
-   * @param jsonLength how many bytes of {@code json} to use
-   */
-  static byte[] build(WatchEvent event, boolean withId, byte[] json, int jsonLength) {
-    int length = jsonLength;
-    if (length > 0 && json[length - 1] == '\n') {
-      length--;
+    /**
+     * The SSE frame of {@code event}.
+     *
+     * @param withId whether the frame carries {@code id: <resource_version>}
+     * @param json the canonical JSON of {@code event}, with or without a trailing newline
+     * @param jsonLength how many bytes of {@code json} to use
+     */
+    static byte[] build(WatchEvent event, boolean withId, byte[] json, int jsonLength) {
+        int length = jsonLength;
+        if (length > 0 && json[length - 1] == '\n') {
+            length--;
+        }
+        byte[] id = withId ? Long.toString(event.getResourceVersion()).getBytes(StandardCharsets.US_ASCII) : null;
+        byte[] type = typeName(event).getBytes(StandardCharsets.US_ASCII);
+        int size = (withId ? ID.length + id.length + 1 : 0)
+                + EVENT.length
+                - 1
+                + type.length
+                + DATA.length
+                + length
+                + END.length;
+        ByteBuffer out = ByteBuffer.allocate(size);
+        if (withId) {
+            out.put(ID).put(id).put((byte) '\n');
+        }
+        out.put(EVENT, 1, EVENT.length - 1)
+                .put(type)
+                .put(DATA)
+                .put(json, 0, length)
+                .put(END);
+        return out.array();
     }
-    byte[] id = withId ? Long.toString(event.getResourceVersion()).getBytes(StandardCharsets.US_ASCII) : null;
-    byte[] type = typeName(event).getBytes(StandardCharsets.US_ASCII);
-    int size = (withId ? ID.length + id.length + 1 : 0) + EVENT.length - 1 + type.length + DATA.length + length
-        + END.length;
-    ByteBuffer out = ByteBuffer.allocate(size);
-    if (withId) {
-      out.put(ID).put(id).put((byte) '\n');
-    }
-    out.put(EVENT, 1, EVENT.length - 1).put(type).put(DATA).put(json, 0, length).put(END);
-    return out.array();
-  }
 
-  private static String typeName(WatchEvent event) {
-    WatchEvent.Type type = event.getType();
-    return type == WatchEvent.Type.UNRECOGNIZED ? Integer.toString(event.getTypeValue()) : type.name();
-  }
+    private static String typeName(WatchEvent event) {
+        WatchEvent.Type type = event.getType();
+        return type == WatchEvent.Type.UNRECOGNIZED ? Integer.toString(event.getTypeValue()) : type.name();
+    }
 
-  /**
-   * The same frame without its {@code id:} line: a read-only view of the same bytes, or the
-   * frame itself when it has none.
-   */
-  static ByteBuffer withoutId(ByteBuffer frame) {
-    if (frame.remaining() < ID.length || frame.get(frame.position()) != 'i') {
-      return frame;
+    /**
+     * The same frame without its {@code id:} line: a read-only view of the same bytes, or the
+     * frame itself when it has none.
+     */
+    static ByteBuffer withoutId(ByteBuffer frame) {
+        if (frame.remaining() < ID.length || frame.get(frame.position()) != 'i') {
+            return frame;
+        }
+        int nl = frame.position();
+        while (frame.get(nl) != '\n') {
+            nl++;
+        }
+        ByteBuffer view = frame.duplicate();
+        view.position(nl + 1);
+        return view.slice().asReadOnlyBuffer();
     }
-    int nl = frame.position();
-    while (frame.get(nl) != '\n') {
-      nl++;
-    }
-    ByteBuffer view = frame.duplicate();
-    view.position(nl + 1);
-    return view.slice().asReadOnlyBuffer();
-  }
 }

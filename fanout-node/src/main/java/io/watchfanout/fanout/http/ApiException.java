@@ -9,36 +9,38 @@ import java.time.Duration;
  * {@code retryAfterSeconds > 0} adds a {@code Retry-After} header (503, 504).
  */
 final class ApiException extends Exception {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  private final transient Status status;
-  private final int retryAfterSeconds;
+    private final transient Status status;
+    private final int retryAfterSeconds;
 
-  ApiException(Status status) {
-    this(status, 0);
-  }
+    ApiException(Status status) {
+        this(status, 0);
+    }
 
-  ApiException(Status status, int retryAfterSeconds) {
-    super(status.getMessage(), null, false, false);
-    this.status = status;
-    this.retryAfterSeconds = retryAfterSeconds;
-  }
+    ApiException(Status status, int retryAfterSeconds) {
+        super(status.getMessage(), null, false, false);
+        this.status = status;
+        this.retryAfterSeconds = retryAfterSeconds;
+    }
 
-  /**
-   * 504 Timeout with {@code Retry-After}: the node did not reach a requested resourceVersion
-   * within the bounded wait (README.md, "The watch protocol", errors).
-   */
-  static ApiException notCaughtUp(long resourceVersion, long nodeRevision, Duration waited, int retryAfterSeconds) {
-    return new ApiException(Statuses.timeout("resourceVersion " + resourceVersion + " is ahead of this node (at revision "
-        + nodeRevision + ") and it did not catch up within " + waited.toMillis() + " ms; retry, or ask another node"),
-        retryAfterSeconds);
-  }
+    /**
+     * 504 Timeout with {@code Retry-After}: the node did not reach a requested resourceVersion
+     * within the bounded wait (README.md, "The watch protocol", errors).
+     */
+    static ApiException notCaughtUp(long resourceVersion, long nodeRevision, Duration waited, int retryAfterSeconds) {
+        return new ApiException(
+                Statuses.timeout("resourceVersion " + resourceVersion + " is ahead of this node (at revision "
+                        + nodeRevision + ") and it did not catch up within " + waited.toMillis()
+                        + " ms; retry, or ask another node"),
+                retryAfterSeconds);
+    }
 
-  Status status() {
-    return status;
-  }
+    Status status() {
+        return status;
+    }
 
-  int retryAfterSeconds() {
-    return retryAfterSeconds;
-  }
+    int retryAfterSeconds() {
+        return retryAfterSeconds;
+    }
 }

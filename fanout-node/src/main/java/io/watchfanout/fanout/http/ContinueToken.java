@@ -28,49 +28,50 @@ import java.util.Base64;
  *     {@code nextKey} is one of them), or -1 when unknown
  */
 record ContinueToken(long revision, ByteString nextKey, long remaining) {
-  /** A token without the remaining count. */
-  ContinueToken(long revision, ByteString nextKey) {
-    this(revision, nextKey, -1);
-  }
-
-  /** The URL-safe base64 text, without padding. */
-  String encode() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    CodedOutputStream out = CodedOutputStream.newInstance(bytes);
-    try {
-      out.writeUInt64NoTag(revision);
-      out.writeBytesNoTag(nextKey);
-      if (remaining >= 0) {
-        out.writeUInt64NoTag(remaining);
-      }
-      out.flush();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    /** A token without the remaining count. */
+    ContinueToken(long revision, ByteString nextKey) {
+        this(revision, nextKey, -1);
     }
-    return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.toByteArray());
-  }
 
-  /**
-   * Decodes a token made by {@link #encode()}, with or without the remaining count.
-   *
-   * @throws ApiException 400 when the token was not made by {@link #encode()}
-   */
-  static ContinueToken decode(String token) throws ApiException {
-    try {
-      CodedInputStream in = CodedInputStream.newInstance(Base64.getUrlDecoder().decode(token));
-      long revision = in.readUInt64();
-      ByteString key = in.readBytes();
-      long remaining = -1;
-      if (!in.isAtEnd()) {
-        remaining = in.readUInt64();
-      }
-      if (!in.isAtEnd() || revision <= 0 || remaining == 0 || remaining < -1) {
-        throw new IOException("trailing bytes, no revision or a bad count");
-      }
-      return new ContinueToken(revision, key, remaining);
-    } catch (IOException | IllegalArgumentException e) {
-      throw new ApiException(Statuses.badRequest("parameter continue: \"" + token
-          + "\" is not a valid token (expected: the continue field of a previous page)"));
+    /** The URL-safe base64 text, without padding. */
+    String encode() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        CodedOutputStream out = CodedOutputStream.newInstance(bytes);
+        try {
+            out.writeUInt64NoTag(revision);
+            out.writeBytesNoTag(nextKey);
+            if (remaining >= 0) {
+                out.writeUInt64NoTag(remaining);
+            }
+            out.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.toByteArray());
     }
-  }
+
+    /**
+     * Decodes a token made by {@link #encode()}, with or without the remaining count.
+     *
+     * @throws ApiException 400 when the token was not made by {@link #encode()}
+     */
+    static ContinueToken decode(String token) throws ApiException {
+        try {
+            CodedInputStream in =
+                    CodedInputStream.newInstance(Base64.getUrlDecoder().decode(token));
+            long revision = in.readUInt64();
+            ByteString key = in.readBytes();
+            long remaining = -1;
+            if (!in.isAtEnd()) {
+                remaining = in.readUInt64();
+            }
+            if (!in.isAtEnd() || revision <= 0 || remaining == 0 || remaining < -1) {
+                throw new IOException("trailing bytes, no revision or a bad count");
+            }
+            return new ContinueToken(revision, key, remaining);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ApiException(Statuses.badRequest("parameter continue: \"" + token
+                    + "\" is not a valid token (expected: the continue field of a previous page)"));
+        }
+    }
 }

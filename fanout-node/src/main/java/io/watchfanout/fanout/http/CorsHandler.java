@@ -38,63 +38,70 @@ import io.watchfanout.fanout.watch.Statuses;
  * <p>Stateless apart from its settings; thread-safe. Runs on the IO thread and never blocks.
  */
 final class CorsHandler implements HttpHandler {
-  /** Seconds a browser may cache a preflight's answer. */
-  static final int MAX_AGE_SECONDS = 600;
-  static final String ALLOWED_METHODS = "GET, POST, OPTIONS";
-  static final String ALLOWED_HEADERS = "Accept, Authorization, Cache-Control, Content-Type, Last-Event-ID";
-  static final String EXPOSED_HEADERS = "Retry-After";
-  private static final HttpString ALLOW_ORIGIN = new HttpString("Access-Control-Allow-Origin");
-  private static final HttpString ALLOW_METHODS = new HttpString("Access-Control-Allow-Methods");
-  private static final HttpString ALLOW_HEADERS = new HttpString("Access-Control-Allow-Headers");
-  private static final HttpString EXPOSE_HEADERS = new HttpString("Access-Control-Expose-Headers");
-  private static final HttpString MAX_AGE = new HttpString("Access-Control-Max-Age");
-  private static final HttpString REQUEST_METHOD = new HttpString("Access-Control-Request-Method");
+    /** Seconds a browser may cache a preflight's answer. */
+    static final int MAX_AGE_SECONDS = 600;
 
-  private final HttpHandler next;
-  private final CorsOrigins origins;
+    static final String ALLOWED_METHODS = "GET, POST, OPTIONS";
+    static final String ALLOWED_HEADERS = "Accept, Authorization, Cache-Control, Content-Type, Last-Event-ID";
+    static final String EXPOSED_HEADERS = "Retry-After";
+    private static final HttpString ALLOW_ORIGIN = new HttpString("Access-Control-Allow-Origin");
+    private static final HttpString ALLOW_METHODS = new HttpString("Access-Control-Allow-Methods");
+    private static final HttpString ALLOW_HEADERS = new HttpString("Access-Control-Allow-Headers");
+    private static final HttpString EXPOSE_HEADERS = new HttpString("Access-Control-Expose-Headers");
+    private static final HttpString MAX_AGE = new HttpString("Access-Control-Max-Age");
+    private static final HttpString REQUEST_METHOD = new HttpString("Access-Control-Request-Method");
 
-  CorsHandler(HttpHandler next, CorsOrigins origins) {
-    this.next = next;
-    this.origins = origins;
-  }
+    private final HttpHandler next;
+    private final CorsOrigins origins;
 
-  @Override
-  public void handleRequest(HttpServerExchange exchange) throws Exception {
-    String path = exchange.getRequestPath();
-    if (!path.startsWith("/v1/") && !path.startsWith("/v3/")) {
-      next.handleRequest(exchange);
-      return;
+    CorsHandler(HttpHandler next, CorsOrigins origins) {
+        this.next = next;
+        this.origins = origins;
     }
-    HeaderMap request = exchange.getRequestHeaders();
-    HeaderMap response = exchange.getResponseHeaders();
-    if (!origins.isEmpty()) {
-      response.add(Headers.VARY, "Origin");
+
+    @Override
+    public void handleRequest(HttpServerExchange exchange) throws Exception {
+        String path = exchange.getRequestPath();
+        if (!path.startsWith("/v1/") && !path.startsWith("/v3/")) {
+            next.handleRequest(exchange);
+            return;
+        }
+        HeaderMap request = exchange.getRequestHeaders();
+        HeaderMap response = exchange.getResponseHeaders();
+        if (!origins.isEmpty()) {
+            response.add(Headers.VARY, "Origin");
+        }
+        String origin = request.getFirst(Headers.ORIGIN);
+        if (origin == null) {
+            next.handleRequest(exchange);
+            return;
+        }
+        boolean allowed = origins.allows(origin);
+        boolean preflight = exchange.getRequestMethod().equals(Methods.OPTIONS) && request.contains(REQUEST_METHOD);
+        if (preflight) {
+            if (!allowed) {
+                Responses.status(
+                        exchange,
+                        Statuses.of(
+                                403,
+                                "Forbidden",
+                                "origin " + origin + " may not read this API "
+                                        + "across origins (--cors-allowed-origins: " + origins + ")"),
+                        0);
+                return;
+            }
+            response.put(ALLOW_ORIGIN, origin);
+            response.put(ALLOW_METHODS, ALLOWED_METHODS);
+            response.put(ALLOW_HEADERS, ALLOWED_HEADERS);
+            response.put(MAX_AGE, Integer.toString(MAX_AGE_SECONDS));
+            exchange.setStatusCode(204);
+            exchange.endExchange();
+            return;
+        }
+        if (allowed) {
+            response.put(ALLOW_ORIGIN, origin);
+            response.put(EXPOSE_HEADERS, EXPOSED_HEADERS);
+        }
+        next.handleRequest(exchange);
     }
-    String origin = request.getFirst(Headers.ORIGIN);
-    if (origin == null) {
-      next.handleRequest(exchange);
-      return;
-    }
-    boolean allowed = origins.allows(origin);
-    boolean preflight = exchange.getRequestMethod().equals(Methods.OPTIONS) && request.contains(REQUEST_METHOD);
-    if (preflight) {
-      if (!allowed) {
-        Responses.status(exchange, Statuses.of(403, "Forbidden", "origin " + origin + " may not read this API "
-            + "across origins (--cors-allowed-origins: " + origins + ")"), 0);
-        return;
-      }
-      response.put(ALLOW_ORIGIN, origin);
-      response.put(ALLOW_METHODS, ALLOWED_METHODS);
-      response.put(ALLOW_HEADERS, ALLOWED_HEADERS);
-      response.put(MAX_AGE, Integer.toString(MAX_AGE_SECONDS));
-      exchange.setStatusCode(204);
-      exchange.endExchange();
-      return;
-    }
-    if (allowed) {
-      response.put(ALLOW_ORIGIN, origin);
-      response.put(EXPOSE_HEADERS, EXPOSED_HEADERS);
-    }
-    next.handleRequest(exchange);
-  }
 }

@@ -7,7 +7,6 @@ import io.undertow.util.Methods;
 import io.watchfanout.fanout.etcd.JsonGateway;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import org.slf4j.Logger;
@@ -24,109 +23,118 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: one exchange per call; the gateway's sink hands lines to the writer thread.
  */
 final class GatewayHandler implements HttpHandler {
-  private static final Logger LOG = LoggerFactory.getLogger(GatewayHandler.class);
-  private static final byte[] NEWLINE = {'\n'};
-  /**
-   * The largest request body the gateway reads: the largest gRPC request of the etcd API in JSON
-   * (base64 makes values 4/3 as long); etcd's own limit judges what it forwards.
-   */
-  static final int MAX_BODY_BYTES = io.watchfanout.fanout.etcd.EtcdApi.MAX_REQUEST_BYTES / 3 * 4 + 64 * 1024;
+    private static final Logger LOG = LoggerFactory.getLogger(GatewayHandler.class);
+    private static final byte[] NEWLINE = {'\n'};
+    /**
+     * The largest request body the gateway reads: the largest gRPC request of the etcd API in JSON
+     * (base64 makes values 4/3 as long); etcd's own limit judges what it forwards.
+     */
+    static final int MAX_BODY_BYTES = io.watchfanout.fanout.etcd.EtcdApi.MAX_REQUEST_BYTES / 3 * 4 + 64 * 1024;
 
-  private final JsonGateway gateway;
-  private final ExecutorService writers;
+    private final JsonGateway gateway;
+    private final ExecutorService writers;
 
-  GatewayHandler(JsonGateway gateway, ExecutorService writers) {
-    this.gateway = gateway;
-    this.writers = writers;
-  }
-
-  @Override
-  public void handleRequest(HttpServerExchange exchange) {
-    String path = exchange.getRequestPath();
-    if (!gateway.handles(path)) {
-      exchange.setStatusCode(404);
-      exchange.getResponseSender().send("Not Found\n");
-      return;
+    GatewayHandler(JsonGateway gateway, ExecutorService writers) {
+        this.gateway = gateway;
+        this.writers = writers;
     }
-    if (!exchange.getRequestMethod().equals(Methods.POST)) {
-      exchange.setStatusCode(405);
-      exchange.getResponseSender().send("Method Not Allowed\n");
-      return;
+
+    @Override
+    public void handleRequest(HttpServerExchange exchange) {
+        String path = exchange.getRequestPath();
+        if (!gateway.handles(path)) {
+            exchange.setStatusCode(404);
+            exchange.getResponseSender().send("Not Found\n");
+            return;
+        }
+        if (!exchange.getRequestMethod().equals(Methods.POST)) {
+            exchange.setStatusCode(405);
+            exchange.getResponseSender().send("Method Not Allowed\n");
+            return;
+        }
+        long declared = exchange.getRequestContentLength();
+        if (declared > MAX_BODY_BYTES) {
+            tooLarge(exchange, declared + " bytes");
+            return;
+        }
+        String authorization = exchange.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
+        exchange.setMaxEntitySize(MAX_BODY_BYTES);
+        exchange.getRequestReceiver().setMaxBufferSize(MAX_BODY_BYTES);
+        exchange.getRequestReceiver()
+                .receiveFullBytes(
+                        (ex, body) -> ex.dispatch(writers, () -> {
+                            LinkedBlockingQueue<Object> out = new LinkedBlockingQueue<>();
+                            JsonGateway.Call call = gateway.call(path, body, authorization, new JsonGateway.Sink() {
+                                @Override
+                                public void start(int httpStatus) {
+                                    out.add(httpStatus);
+                                }
+
+                                @Override
+                                public void line(byte[] json) {
+                                    out.add(json);
+                                }
+
+                                @Override
+                                public void end() {
+                                    out.add(NEWLINE);
+                                }
+                            });
+                            write(ex, out, call);
+                        }),
+                        (ex, e) -> {
+                            if (e instanceof io.undertow.server.RequestTooBigException) {
+                                tooLarge(ex, "more than " + MAX_BODY_BYTES + " bytes");
+                            } else {
+                                json(
+                                        ex,
+                                        400,
+                                        JsonGateway.errorJson(3, "cannot read the request body: " + e.getMessage()));
+                            }
+                        });
     }
-    long declared = exchange.getRequestContentLength();
-    if (declared > MAX_BODY_BYTES) {
-      tooLarge(exchange, declared + " bytes");
-      return;
+
+    /** 413, in the gateway's error shape (grpc's ResourceExhausted). */
+    private static void tooLarge(HttpServerExchange exchange, String size) {
+        json(
+                exchange,
+                413,
+                JsonGateway.errorJson(
+                        8, "request body of " + size + " (expected: at most " + MAX_BODY_BYTES + " bytes)"));
     }
-    String authorization = exchange.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
-    exchange.setMaxEntitySize(MAX_BODY_BYTES);
-    exchange.getRequestReceiver().setMaxBufferSize(MAX_BODY_BYTES);
-    exchange.getRequestReceiver().receiveFullBytes((ex, body) -> ex.dispatch(writers, () -> {
-      LinkedBlockingQueue<Object> out = new LinkedBlockingQueue<>();
-      JsonGateway.Call call = gateway.call(path, body, authorization, new JsonGateway.Sink() {
-        @Override
-        public void start(int httpStatus) {
-          out.add(httpStatus);
-        }
 
-        @Override
-        public void line(byte[] json) {
-          out.add(json);
-        }
-
-        @Override
-        public void end() {
-          out.add(NEWLINE);
-        }
-      });
-      write(ex, out, call);
-    }), (ex, e) -> {
-      if (e instanceof io.undertow.server.RequestTooBigException) {
-        tooLarge(ex, "more than " + MAX_BODY_BYTES + " bytes");
-      } else {
-        json(ex, 400, JsonGateway.errorJson(3, "cannot read the request body: " + e.getMessage()));
-      }
-    });
-  }
-
-  /** 413, in the gateway's error shape (grpc's ResourceExhausted). */
-  private static void tooLarge(HttpServerExchange exchange, String size) {
-    json(exchange, 413, JsonGateway.errorJson(8, "request body of " + size + " (expected: at most " + MAX_BODY_BYTES
-        + " bytes)"));
-  }
-
-  private static void json(HttpServerExchange exchange, int status, String body) {
-    exchange.setStatusCode(status);
-    exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
-    exchange.getResponseSender().send(body + "\n");
-  }
-
-  /** The writer thread: status, then lines until the end marker or a failed write. */
-  private static void write(HttpServerExchange ex, LinkedBlockingQueue<Object> out, JsonGateway.Call call) {
-    ex.startBlocking();
-    try {
-      Object first = out.take();
-      ex.setStatusCode((Integer) first);
-      ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
-      OutputStream os = ex.getOutputStream();
-      while (true) {
-        Object next = out.take();
-        if (next == NEWLINE) {
-          break;
-        }
-        os.write((byte[]) next);
-        os.write(NEWLINE);
-        os.flush();
-      }
-      os.close();
-    } catch (IOException e) {
-      LOG.debug("gateway client went away: {}", e.toString());
-      call.cancel();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      call.cancel();
-    } finally {
-      ex.endExchange();
+    private static void json(HttpServerExchange exchange, int status, String body) {
+        exchange.setStatusCode(status);
+        exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
+        exchange.getResponseSender().send(body + "\n");
     }
-  }
+
+    /** The writer thread: status, then lines until the end marker or a failed write. */
+    private static void write(HttpServerExchange ex, LinkedBlockingQueue<Object> out, JsonGateway.Call call) {
+        ex.startBlocking();
+        try {
+            Object first = out.take();
+            ex.setStatusCode((Integer) first);
+            ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
+            OutputStream os = ex.getOutputStream();
+            while (true) {
+                Object next = out.take();
+                if (next == NEWLINE) {
+                    break;
+                }
+                os.write((byte[]) next);
+                os.write(NEWLINE);
+                os.flush();
+            }
+            os.close();
+        } catch (IOException e) {
+            LOG.debug("gateway client went away: {}", e.toString());
+            call.cancel();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            call.cancel();
+        } finally {
+            ex.endExchange();
+        }
+    }
 }

@@ -54,299 +54,343 @@ import org.xnio.conduits.ConduitStreamSourceChannel;
  * {@link #stopAccepting()} from any thread.
  */
 public final class HttpApi {
-  private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
+    private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
 
-  private final WatchCore core;
-  private final HttpSettings settings;
-  private final CollectorRegistry registry;
-  private final String bindAddress;
-  private final int requestedPort;
-  private final int ioThreads;
-  private XnioWorker worker;
-  private HttpOpenListener openListener;
-  private AcceptingChannel<StreamConnection> server;
-  private UnacknowledgedSweeper sweeper;
-  private int port;
-  private JsonGateway gateway;
-  private CurrentRevision currentRevision;
-  private ExecutorService gatewayWriters;
-  private CorsOrigins corsOrigins = CorsOrigins.NONE;
+    private final WatchCore core;
+    private final HttpSettings settings;
+    private final CollectorRegistry registry;
+    private final String bindAddress;
+    private final int requestedPort;
+    private final int ioThreads;
+    private XnioWorker worker;
+    private HttpOpenListener openListener;
+    private AcceptingChannel<StreamConnection> server;
+    private UnacknowledgedSweeper sweeper;
+    private int port;
+    private JsonGateway gateway;
+    private CurrentRevision currentRevision;
+    private ExecutorService gatewayWriters;
+    private CorsOrigins corsOrigins = CorsOrigins.NONE;
 
-  /**
-   * @param core the watch core to serve
-   * @param settings API settings
-   * @param registry the metrics served at {@code /metrics}
-   * @param bindAddress the address to listen on, e.g. {@code 127.0.0.1}
-   * @param port the port, 0 for a free one
-   */
-  public HttpApi(WatchCore core, HttpSettings settings, CollectorRegistry registry, String bindAddress, int port) {
-    this(core, settings, registry, bindAddress, port, Math.max(2, Runtime.getRuntime().availableProcessors()));
-  }
-
-  /** As the public constructor, with {@code ioThreads} IO threads (Undertow's default: cores, at least 2). */
-  HttpApi(WatchCore core, HttpSettings settings, CollectorRegistry registry, String bindAddress, int port,
-      int ioThreads) {
-    this.core = core;
-    this.settings = settings;
-    this.registry = registry;
-    this.bindAddress = bindAddress;
-    this.requestedPort = port;
-    this.ioThreads = ioThreads;
-  }
-
-  /**
-   * Serves etcd's JSON gateway under {@code /v3/} (README.md, "etcd's v3 API"); call before
-   * {@link #start()}. Without it those paths answer 404.
-   */
-  public void serveGateway(JsonGateway gateway) {
-    this.gateway = gateway;
-  }
-
-  /**
-   * Makes {@code GET /v1/kv} without {@code resourceVersion} a consistent read: at a revision at
-   * least etcd's current one, learned from {@code source} (Kubernetes: absent means most recent);
-   * call before {@link #start()}. Without it such a list is answered at the node's revision.
-   */
-  public void consistentReads(CurrentRevision source) {
-    this.currentRevision = source;
-  }
-
-  /**
-   * Lets pages of {@code origins} read {@code /v1/*} and {@code /v3/*} across origins
-   * ({@link CorsHandler}; README.md, "Browsers"); call before {@link #start()}. Without it no
-   * origin may, and preflights are refused with 403.
-   */
-  public void allowOrigins(CorsOrigins origins) {
-    this.corsOrigins = java.util.Objects.requireNonNull(origins, "origins");
-  }
-
-  /**
-   * Starts listening; {@link #port()} tells where.
-   *
-   * @throws CannotListenException if the address cannot be bound
-   */
-  public void start() {
-    sweeper = new UnacknowledgedSweeper(settings.writeTimeout(), settings.nodeId());
-    WatchHandler watch = new WatchHandler(core, settings, sweeper);
-    KvHandler kv = new KvHandler(core, settings, currentRevision);
-    GatewayHandler v3 = null;
-    if (gateway != null) {
-      gatewayWriters = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "watchfanout-gateway-" + settings.nodeId());
-        t.setDaemon(true);
-        return t;
-      });
-      v3 = new GatewayHandler(gateway, gatewayWriters);
+    /**
+     * @param core the watch core to serve
+     * @param settings API settings
+     * @param registry the metrics served at {@code /metrics}
+     * @param bindAddress the address to listen on, e.g. {@code 127.0.0.1}
+     * @param port the port, 0 for a free one
+     */
+    public HttpApi(WatchCore core, HttpSettings settings, CollectorRegistry registry, String bindAddress, int port) {
+        this(
+                core,
+                settings,
+                registry,
+                bindAddress,
+                port,
+                Math.max(2, Runtime.getRuntime().availableProcessors()));
     }
-    GatewayHandler gatewayHandler = v3;
-    HttpHandler root = new CorsHandler(exchange -> route(exchange, watch, kv, gatewayHandler), corsOrigins);
-    // Undertow.start()'s worker, socket and buffer settings, for a heap of 128 MiB or more.
-    worker = createWorker(OptionMap.builder()
-        .set(Options.WORKER_NAME, "watchfanout-http-" + settings.nodeId())
-        .set(Options.WORKER_IO_THREADS, ioThreads)
-        .set(Options.WORKER_TASK_CORE_THREADS, ioThreads * 8)
-        .set(Options.WORKER_TASK_MAX_THREADS, ioThreads * 8)
-        .set(Options.CONNECTION_HIGH_WATER, 1_000_000)
-        .set(Options.CONNECTION_LOW_WATER, 1_000_000)
-        .set(Options.TCP_NODELAY, true)
-        .set(Options.CORK, true)
-        .getMap(), "watchfanout-http-" + settings.nodeId());
-    OptionMap undertowOptions = OptionMap.builder()
-        .set(UndertowOptions.NO_REQUEST_TIMEOUT, -1)
-        // We decode the query ourselves, to raw bytes (etcd keys are not text).
-        .set(UndertowOptions.DECODE_URL, false)
-        .getMap();
-    openListener = new HttpOpenListener(new DefaultByteBufferPool(true, 16 * 1024 - 20, -1, 4), undertowOptions);
-    openListener.setRootHandler(root);
-    TcpKeepalive keepalive = settings.tcpKeepalive();
-    ChannelListener<StreamConnection> guarded = connection -> {
-      keepalive.applyTo(connection);
-      ConduitStreamSourceChannel source = connection.getSourceChannel();
-      source.setConduit(new RequestTargetGuard(source.getConduit()));
-      openListener.handleEvent(connection);
-    };
-    OptionMap socketOptions = OptionMap.builder()
-        .set(Options.WORKER_IO_THREADS, ioThreads)
-        .set(Options.TCP_NODELAY, true)
-        // SO_KEEPALIVE on every accepted socket; the timings are set per connection above.
-        .set(Options.KEEP_ALIVE, true)
-        .set(Options.REUSE_ADDRESSES, true)
-        .set(Options.BALANCING_TOKENS, 1)
-        .set(Options.BALANCING_CONNECTIONS, 2)
-        .set(Options.BACKLOG, 1000)
-        .getMap();
-    try {
-      server = worker.createStreamConnectionServer(new InetSocketAddress(InetAddress.getByName(bindAddress),
-          requestedPort), ChannelListeners.openListenerAdapter(guarded), socketOptions);
-    } catch (IOException e) {
-      worker.shutdownNow();
-      throw new CannotListenException("cannot listen on " + bindAddress + ":" + requestedPort + ": "
-          + java.util.Objects.requireNonNullElse(e.getMessage(), e.toString()), e);
+
+    /** As the public constructor, with {@code ioThreads} IO threads (Undertow's default: cores, at least 2). */
+    HttpApi(
+            WatchCore core,
+            HttpSettings settings,
+            CollectorRegistry registry,
+            String bindAddress,
+            int port,
+            int ioThreads) {
+        this.core = core;
+        this.settings = settings;
+        this.registry = registry;
+        this.bindAddress = bindAddress;
+        this.requestedPort = port;
+        this.ioThreads = ioThreads;
     }
-    server.resumeAccepts();
-    port = ((InetSocketAddress) server.getLocalAddress()).getPort();
-    boolean sweeping = sweeper.start(port);
-    LOG.info("[node {}] serving HTTP on {}:{} (CORS origins: {}; TCP keepalive {}s idle, {} probes {}s apart; "
-        + "write timeout {} ms{})", settings.nodeId(), bindAddress, port, corsOrigins, keepalive.idle().getSeconds(),
-        keepalive.count(), keepalive.interval().getSeconds(), settings.writeTimeout().toMillis(), sweeping
-            ? ", also for bytes unacknowledged, checked every " + sweeper.interval().toMillis() + " ms" : "");
-  }
 
-  /** The HTTP address cannot be bound: the port is taken, or the address is not one of this host. */
-  public static final class CannotListenException extends UncheckedIOException {
-    private static final long serialVersionUID = 1L;
-
-    CannotListenException(String message, IOException cause) {
-      super(message, cause);
+    /**
+     * Serves etcd's JSON gateway under {@code /v3/} (README.md, "etcd's v3 API"); call before
+     * {@link #start()}. Without it those paths answer 404.
+     */
+    public void serveGateway(JsonGateway gateway) {
+        this.gateway = gateway;
     }
-  }
 
-  private static XnioWorker createWorker(OptionMap options, String name) {
-    try {
-      return Xnio.getInstance(HttpApi.class.getClassLoader()).createWorker(options);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot start the HTTP worker " + name, e);
+    /**
+     * Makes {@code GET /v1/kv} without {@code resourceVersion} a consistent read: at a revision at
+     * least etcd's current one, learned from {@code source} (Kubernetes: absent means most recent);
+     * call before {@link #start()}. Without it such a list is answered at the node's revision.
+     */
+    public void consistentReads(CurrentRevision source) {
+        this.currentRevision = source;
     }
-  }
 
-  /** The port listened on (after {@link #start()}). */
-  public int port() {
-    return port;
-  }
-
-  /** New watches and lists get 503 from now on (shutdown drain); readiness fails. */
-  public void stopAccepting() {
-    core.readiness().drain();
-  }
-
-  /** Stops the server and closes every connection. */
-  public void stop() {
-    if (server == null) {
-      return;
+    /**
+     * Lets pages of {@code origins} read {@code /v1/*} and {@code /v3/*} across origins
+     * ({@link CorsHandler}; README.md, "Browsers"); call before {@link #start()}. Without it no
+     * origin may, and preflights are refused with 403.
+     */
+    public void allowOrigins(CorsOrigins origins) {
+        this.corsOrigins = java.util.Objects.requireNonNull(origins, "origins");
     }
-    IoUtils.safeClose(server);
-    sweeper.stop();
-    openListener.closeConnections();
-    if (gatewayWriters != null) {
-      gatewayWriters.shutdownNow();
-    }
-    worker.shutdownNow();
-    try {
-      if (!worker.awaitTermination(10, TimeUnit.SECONDS)) {
-        LOG.warn("[node {}] HTTP worker threads did not stop within 10 s", settings.nodeId());
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    server = null;
-  }
 
-  /** The sweeper of unacknowledged connections (tests). */
-  UnacknowledgedSweeper sweeper() {
-    return sweeper;
-  }
-
-  /** The IO threads' worker (tests hold an IO thread to make frames wait). */
-  XnioWorker worker() {
-    return worker;
-  }
-
-  private void route(HttpServerExchange exchange, WatchHandler watch, KvHandler kv, GatewayHandler v3)
-      throws Exception {
-    String path = exchange.getRequestPath();
-    boolean get = exchange.getRequestMethod().equals(Methods.GET) || exchange.getRequestMethod().equals(Methods.HEAD);
-    if (!exchange.getPathParameters().isEmpty()) {
-      // Undertow strips ";name=value" from the path; served silently, "/v1/kv;x=1" would look like
-      // an accepted parameter. No path of this API takes any.
-      Responses.status(exchange, Statuses.badRequest("path parameters in " + exchange.getRequestURI()
-          + " (expected: none; parameters go in the query string)"), 0);
-      return;
-    }
-    if (path.startsWith("/v3/")) {
-      if (v3 == null) {
-        Responses.status(exchange, Statuses.notFound("etcd's JSON gateway is served with --etcd-api-port"), 0);
-      } else if (core.readiness().isDraining()) {
-        Responses.status(exchange, Statuses.notReady("this node is shutting down; ask another node"),
-            settings.retryAfterSeconds());
-      } else {
-        v3.handleRequest(exchange);
-      }
-      return;
-    }
-    switch (path) {
-      case RequestTargetRewriter.INVALID_TARGET_PATH:
-        InvalidTargetHandler.handle(exchange);
-        return;
-      case "/v1/watch":
-      case "/v1/kv":
-        if (!exchange.getRequestMethod().equals(Methods.GET)) {
-          Responses.status(exchange, Statuses.methodNotAllowed(exchange.getRequestMethod() + " " + path
-              + " (expected: GET)"), 0);
-        } else if (core.readiness().isDraining() && path.equals("/v1/watch")) {
-          // An event stream gets its 503 as an ERROR frame a page can read (WatchHandler).
-          watch.refuse(exchange, new ApiException(Statuses.notReady("this node is shutting down; ask another node"),
-              settings.retryAfterSeconds()));
-        } else if (core.readiness().isDraining()) {
-          Responses.status(exchange, Statuses.notReady("this node is shutting down; ask another node"),
-              settings.retryAfterSeconds());
-        } else if (path.equals("/v1/watch")) {
-          watch.handleRequest(exchange);
-        } else {
-          kv.handleRequest(exchange);
+    /**
+     * Starts listening; {@link #port()} tells where.
+     *
+     * @throws CannotListenException if the address cannot be bound
+     */
+    public void start() {
+        sweeper = new UnacknowledgedSweeper(settings.writeTimeout(), settings.nodeId());
+        WatchHandler watch = new WatchHandler(core, settings, sweeper);
+        KvHandler kv = new KvHandler(core, settings, currentRevision);
+        GatewayHandler v3 = null;
+        if (gateway != null) {
+            gatewayWriters = Executors.newCachedThreadPool(r -> {
+                Thread t = new Thread(r, "watchfanout-gateway-" + settings.nodeId());
+                t.setDaemon(true);
+                return t;
+            });
+            v3 = new GatewayHandler(gateway, gatewayWriters);
         }
-        return;
-      case "/readyz":
-        if (!get) {
-          break;
+        GatewayHandler gatewayHandler = v3;
+        HttpHandler root = new CorsHandler(exchange -> route(exchange, watch, kv, gatewayHandler), corsOrigins);
+        // Undertow.start()'s worker, socket and buffer settings, for a heap of 128 MiB or more.
+        worker = createWorker(
+                OptionMap.builder()
+                        .set(Options.WORKER_NAME, "watchfanout-http-" + settings.nodeId())
+                        .set(Options.WORKER_IO_THREADS, ioThreads)
+                        .set(Options.WORKER_TASK_CORE_THREADS, ioThreads * 8)
+                        .set(Options.WORKER_TASK_MAX_THREADS, ioThreads * 8)
+                        .set(Options.CONNECTION_HIGH_WATER, 1_000_000)
+                        .set(Options.CONNECTION_LOW_WATER, 1_000_000)
+                        .set(Options.TCP_NODELAY, true)
+                        .set(Options.CORK, true)
+                        .getMap(),
+                "watchfanout-http-" + settings.nodeId());
+        OptionMap undertowOptions = OptionMap.builder()
+                .set(UndertowOptions.NO_REQUEST_TIMEOUT, -1)
+                // We decode the query ourselves, to raw bytes (etcd keys are not text).
+                .set(UndertowOptions.DECODE_URL, false)
+                .getMap();
+        openListener = new HttpOpenListener(new DefaultByteBufferPool(true, 16 * 1024 - 20, -1, 4), undertowOptions);
+        openListener.setRootHandler(root);
+        TcpKeepalive keepalive = settings.tcpKeepalive();
+        ChannelListener<StreamConnection> guarded = connection -> {
+            keepalive.applyTo(connection);
+            ConduitStreamSourceChannel source = connection.getSourceChannel();
+            source.setConduit(new RequestTargetGuard(source.getConduit()));
+            openListener.handleEvent(connection);
+        };
+        OptionMap socketOptions = OptionMap.builder()
+                .set(Options.WORKER_IO_THREADS, ioThreads)
+                .set(Options.TCP_NODELAY, true)
+                // SO_KEEPALIVE on every accepted socket; the timings are set per connection above.
+                .set(Options.KEEP_ALIVE, true)
+                .set(Options.REUSE_ADDRESSES, true)
+                .set(Options.BALANCING_TOKENS, 1)
+                .set(Options.BALANCING_CONNECTIONS, 2)
+                .set(Options.BACKLOG, 1000)
+                .getMap();
+        try {
+            server = worker.createStreamConnectionServer(
+                    new InetSocketAddress(InetAddress.getByName(bindAddress), requestedPort),
+                    ChannelListeners.openListenerAdapter(guarded),
+                    socketOptions);
+        } catch (IOException e) {
+            worker.shutdownNow();
+            throw new CannotListenException(
+                    "cannot listen on " + bindAddress + ":" + requestedPort + ": "
+                            + java.util.Objects.requireNonNullElse(e.getMessage(), e.toString()),
+                    e);
         }
-        String notReady = core.readiness().notReady();
-        if (notReady == null) {
-          Responses.ok(exchange, "text/plain", "ok\n".getBytes(StandardCharsets.UTF_8));
-        } else {
-          exchange.setStatusCode(503);
-          exchange.getResponseSender().send("not ready: " + notReady + "\n");
-        }
-        return;
-      case "/livez":
-        if (!get) {
-          break;
-        }
-        Responses.ok(exchange, "text/plain", "ok\n".getBytes(StandardCharsets.UTF_8));
-        return;
-      case "/metrics":
-        if (!get) {
-          break;
-        }
-        if (exchange.isInIoThread()) {
-          exchange.dispatch(ex -> Responses.ok(ex, TextFormat.CONTENT_TYPE_004, metricsText()));
-        } else {
-          Responses.ok(exchange, TextFormat.CONTENT_TYPE_004, metricsText());
-        }
-        return;
-      default:
-        Responses.status(exchange, Statuses.notFound("no such path: " + path
-            + " (expected: /v1/watch, /v1/kv, /readyz, /livez or /metrics)"), 0);
-        return;
+        server.resumeAccepts();
+        port = ((InetSocketAddress) server.getLocalAddress()).getPort();
+        boolean sweeping = sweeper.start(port);
+        LOG.info(
+                "[node {}] serving HTTP on {}:{} (CORS origins: {}; TCP keepalive {}s idle, {} probes {}s apart; "
+                        + "write timeout {} ms{})",
+                settings.nodeId(),
+                bindAddress,
+                port,
+                corsOrigins,
+                keepalive.idle().getSeconds(),
+                keepalive.count(),
+                keepalive.interval().getSeconds(),
+                settings.writeTimeout().toMillis(),
+                sweeping
+                        ? ", also for bytes unacknowledged, checked every "
+                                + sweeper.interval().toMillis() + " ms"
+                        : "");
     }
-    Responses.status(exchange, Statuses.methodNotAllowed(exchange.getRequestMethod() + " " + path
-        + " (expected: GET)"), 0);
-  }
 
-  private byte[] metricsText() {
-    StringWriter w = new StringWriter();
-    try {
-      TextFormat.write004(w, registry.metricFamilySamples());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return w.toString().getBytes(StandardCharsets.UTF_8);
-  }
+    /** The HTTP address cannot be bound: the port is taken, or the address is not one of this host. */
+    public static final class CannotListenException extends UncheckedIOException {
+        private static final long serialVersionUID = 1L;
 
-  /** @throws ApiException 503 NotReady while rebuilding, after the cache failed, or while shutting down */
-  static void checkServing(WatchCore core) throws ApiException {
-    String notServing = core.readiness().notServing();
-    if (notServing != null) {
-      throw new ApiException(Statuses.notReady(notServing), 1);
+        CannotListenException(String message, IOException cause) {
+            super(message, cause);
+        }
     }
-  }
+
+    private static XnioWorker createWorker(OptionMap options, String name) {
+        try {
+            return Xnio.getInstance(HttpApi.class.getClassLoader()).createWorker(options);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the HTTP worker " + name, e);
+        }
+    }
+
+    /** The port listened on (after {@link #start()}). */
+    public int port() {
+        return port;
+    }
+
+    /** New watches and lists get 503 from now on (shutdown drain); readiness fails. */
+    public void stopAccepting() {
+        core.readiness().drain();
+    }
+
+    /** Stops the server and closes every connection. */
+    public void stop() {
+        if (server == null) {
+            return;
+        }
+        IoUtils.safeClose(server);
+        sweeper.stop();
+        openListener.closeConnections();
+        if (gatewayWriters != null) {
+            gatewayWriters.shutdownNow();
+        }
+        worker.shutdownNow();
+        try {
+            if (!worker.awaitTermination(10, TimeUnit.SECONDS)) {
+                LOG.warn("[node {}] HTTP worker threads did not stop within 10 s", settings.nodeId());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        server = null;
+    }
+
+    /** The sweeper of unacknowledged connections (tests). */
+    UnacknowledgedSweeper sweeper() {
+        return sweeper;
+    }
+
+    /** The IO threads' worker (tests hold an IO thread to make frames wait). */
+    XnioWorker worker() {
+        return worker;
+    }
+
+    private void route(HttpServerExchange exchange, WatchHandler watch, KvHandler kv, GatewayHandler v3)
+            throws Exception {
+        String path = exchange.getRequestPath();
+        boolean get = exchange.getRequestMethod().equals(Methods.GET)
+                || exchange.getRequestMethod().equals(Methods.HEAD);
+        if (!exchange.getPathParameters().isEmpty()) {
+            // Undertow strips ";name=value" from the path; served silently, "/v1/kv;x=1" would look like
+            // an accepted parameter. No path of this API takes any.
+            Responses.status(
+                    exchange,
+                    Statuses.badRequest("path parameters in " + exchange.getRequestURI()
+                            + " (expected: none; parameters go in the query string)"),
+                    0);
+            return;
+        }
+        if (path.startsWith("/v3/")) {
+            if (v3 == null) {
+                Responses.status(exchange, Statuses.notFound("etcd's JSON gateway is served with --etcd-api-port"), 0);
+            } else if (core.readiness().isDraining()) {
+                Responses.status(
+                        exchange,
+                        Statuses.notReady("this node is shutting down; ask another node"),
+                        settings.retryAfterSeconds());
+            } else {
+                v3.handleRequest(exchange);
+            }
+            return;
+        }
+        switch (path) {
+            case RequestTargetRewriter.INVALID_TARGET_PATH:
+                InvalidTargetHandler.handle(exchange);
+                return;
+            case "/v1/watch":
+            case "/v1/kv":
+                if (!exchange.getRequestMethod().equals(Methods.GET)) {
+                    Responses.status(
+                            exchange,
+                            Statuses.methodNotAllowed(exchange.getRequestMethod() + " " + path + " (expected: GET)"),
+                            0);
+                } else if (core.readiness().isDraining() && path.equals("/v1/watch")) {
+                    // An event stream gets its 503 as an ERROR frame a page can read (WatchHandler).
+                    watch.refuse(
+                            exchange,
+                            new ApiException(
+                                    Statuses.notReady("this node is shutting down; ask another node"),
+                                    settings.retryAfterSeconds()));
+                } else if (core.readiness().isDraining()) {
+                    Responses.status(
+                            exchange,
+                            Statuses.notReady("this node is shutting down; ask another node"),
+                            settings.retryAfterSeconds());
+                } else if (path.equals("/v1/watch")) {
+                    watch.handleRequest(exchange);
+                } else {
+                    kv.handleRequest(exchange);
+                }
+                return;
+            case "/readyz":
+                if (!get) {
+                    break;
+                }
+                String notReady = core.readiness().notReady();
+                if (notReady == null) {
+                    Responses.ok(exchange, "text/plain", "ok\n".getBytes(StandardCharsets.UTF_8));
+                } else {
+                    exchange.setStatusCode(503);
+                    exchange.getResponseSender().send("not ready: " + notReady + "\n");
+                }
+                return;
+            case "/livez":
+                if (!get) {
+                    break;
+                }
+                Responses.ok(exchange, "text/plain", "ok\n".getBytes(StandardCharsets.UTF_8));
+                return;
+            case "/metrics":
+                if (!get) {
+                    break;
+                }
+                if (exchange.isInIoThread()) {
+                    exchange.dispatch(ex -> Responses.ok(ex, TextFormat.CONTENT_TYPE_004, metricsText()));
+                } else {
+                    Responses.ok(exchange, TextFormat.CONTENT_TYPE_004, metricsText());
+                }
+                return;
+            default:
+                Responses.status(
+                        exchange,
+                        Statuses.notFound("no such path: " + path
+                                + " (expected: /v1/watch, /v1/kv, /readyz, /livez or /metrics)"),
+                        0);
+                return;
+        }
+        Responses.status(
+                exchange, Statuses.methodNotAllowed(exchange.getRequestMethod() + " " + path + " (expected: GET)"), 0);
+    }
+
+    private byte[] metricsText() {
+        StringWriter w = new StringWriter();
+        try {
+            TextFormat.write004(w, registry.metricFamilySamples());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return w.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** @throws ApiException 503 NotReady while rebuilding, after the cache failed, or while shutting down */
+    static void checkServing(WatchCore core) throws ApiException {
+        String notServing = core.readiness().notServing();
+        if (notServing != null) {
+            throw new ApiException(Statuses.notReady(notServing), 1);
+        }
+    }
 }

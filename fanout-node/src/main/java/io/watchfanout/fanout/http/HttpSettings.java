@@ -18,20 +18,24 @@ import java.util.Objects;
  *     {@code >= 1ms}
  * @param tcpKeepalive keepalive timings of accepted connections
  */
-public record HttpSettings(Duration resourceVersionWait,
-    int retryAfterSeconds, String nodeId, Duration stalledCloseAfter, Duration writeTimeout,
-    TcpKeepalive tcpKeepalive) {
-  /**
-   * Checks what no flag checks; the flag-backed durations are checked where they are parsed
-   * (the fan-out node's flag table, io.watchfanout.fanout.NodeFlags).
-   *
-   * @throws IllegalArgumentException naming the field, its value and what was expected
-   */
-  public HttpSettings {
-    Objects.requireNonNull(nodeId, "nodeId");
-    Objects.requireNonNull(tcpKeepalive, "tcpKeepalive");
-    if (retryAfterSeconds < 1) {
-      throw new IllegalArgumentException("retryAfterSeconds: " + retryAfterSeconds + " (expected: >= 1)");
+public record HttpSettings(
+        Duration resourceVersionWait,
+        int retryAfterSeconds,
+        String nodeId,
+        Duration stalledCloseAfter,
+        Duration writeTimeout,
+        TcpKeepalive tcpKeepalive) {
+    /**
+     * Checks what no flag checks; the flag-backed durations are checked where they are parsed
+     * (the fan-out node's flag table, io.watchfanout.fanout.NodeFlags).
+     *
+     * @throws IllegalArgumentException naming the field, its value and what was expected
+     */
+    public HttpSettings {
+        Objects.requireNonNull(nodeId, "nodeId");
+        Objects.requireNonNull(tcpKeepalive, "tcpKeepalive");
+        if (retryAfterSeconds < 1) {
+            throw new IllegalArgumentException("retryAfterSeconds: " + retryAfterSeconds + " (expected: >= 1)");
+        }
     }
-  }
 }

@@ -13,33 +13,33 @@ import java.util.Base64;
  * value, the position of the bad character and how to write it instead.
  */
 final class InvalidTargetHandler {
-  private InvalidTargetHandler() {}
+    private InvalidTargetHandler() {}
 
-  static void handle(HttpServerExchange exchange) {
-    Responses.error(exchange, explain(exchange.getQueryString()));
-  }
+    static void handle(HttpServerExchange exchange) {
+        Responses.error(exchange, explain(exchange.getQueryString()));
+    }
 
-  /** The 400 for the original target carried by a rewritten query string. */
-  static ApiException explain(String rewrittenQuery) {
-    String target;
-    try {
-      ByteString raw = QueryParams.parse(rewrittenQuery).bytes("raw");
-      // Bytes as chars one to one, so that positions in messages are byte positions.
-      target = new String(Base64.getUrlDecoder().decode(raw.toStringUtf8()), StandardCharsets.ISO_8859_1);
-    } catch (ApiException | RuntimeException e) {
-      return new ApiException(Statuses.badRequest("the request target is not a valid URL "
-          + "(expected: RFC 3986 characters, other bytes percent-encoded as %XX)"));
+    /** The 400 for the original target carried by a rewritten query string. */
+    static ApiException explain(String rewrittenQuery) {
+        String target;
+        try {
+            ByteString raw = QueryParams.parse(rewrittenQuery).bytes("raw");
+            // Bytes as chars one to one, so that positions in messages are byte positions.
+            target = new String(Base64.getUrlDecoder().decode(raw.toStringUtf8()), StandardCharsets.ISO_8859_1);
+        } catch (ApiException | RuntimeException e) {
+            return new ApiException(Statuses.badRequest("the request target is not a valid URL "
+                    + "(expected: RFC 3986 characters, other bytes percent-encoded as %XX)"));
+        }
+        int question = target.indexOf('?');
+        try {
+            QueryParams.check("request path", question < 0 ? target : target.substring(0, question));
+            if (question >= 0) {
+                QueryParams.parse(target.substring(question + 1));
+            }
+        } catch (ApiException e) {
+            return e;
+        }
+        return new ApiException(Statuses.badRequest("request target \"" + QueryParams.printable(target)
+                + "\" is not a valid URL (expected: RFC 3986 characters, other bytes percent-encoded as %XX)"));
     }
-    int question = target.indexOf('?');
-    try {
-      QueryParams.check("request path", question < 0 ? target : target.substring(0, question));
-      if (question >= 0) {
-        QueryParams.parse(target.substring(question + 1));
-      }
-    } catch (ApiException e) {
-      return e;
-    }
-    return new ApiException(Statuses.badRequest("request target \"" + QueryParams.printable(target)
-        + "\" is not a valid URL (expected: RFC 3986 characters, other bytes percent-encoded as %XX)"));
-  }
 }

@@ -5,11 +5,11 @@ import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.watch.HistoryExpiredException;
-import io.watchfanout.fanout.watch.ListPage;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.ProtoJson;
 import io.watchfanout.fanout.watch.CurrentRevision;
+import io.watchfanout.fanout.watch.HistoryExpiredException;
+import io.watchfanout.fanout.watch.ListPage;
 import io.watchfanout.fanout.watch.RevisionWaiter;
 import io.watchfanout.fanout.watch.Statuses;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -32,121 +32,131 @@ import java.util.concurrent.TimeUnit;
  * cost only their own key-values.
  */
 final class KvHandler implements HttpHandler {
-  /** The parameters of {@code GET /v1/kv}; any other is refused. */
-  static final java.util.List<String> PARAMETERS = java.util.List.of("key", "prefix", "rangeEnd", "resourceVersion",
-      "resourceVersionMatch", "limit", "continue");
+    /** The parameters of {@code GET /v1/kv}; any other is refused. */
+    static final java.util.List<String> PARAMETERS = java.util.List.of(
+            "key", "prefix", "rangeEnd", "resourceVersion", "resourceVersionMatch", "limit", "continue");
 
-  private final WatchCore core;
-  private final HttpSettings settings;
-  /** etcd's current revision for a list without resourceVersion, or null (then the node's revision). */
-  private final CurrentRevision currentRevision;
+    private final WatchCore core;
+    private final HttpSettings settings;
+    /** etcd's current revision for a list without resourceVersion, or null (then the node's revision). */
+    private final CurrentRevision currentRevision;
 
-  KvHandler(WatchCore core, HttpSettings settings, CurrentRevision currentRevision) {
-    this.core = core;
-    this.settings = settings;
-    this.currentRevision = currentRevision;
-  }
-
-  @Override
-  public void handleRequest(HttpServerExchange exchange) throws InterruptedException {
-    if (exchange.isInIoThread()) {
-      exchange.dispatch(this);
-      return;
+    KvHandler(WatchCore core, HttpSettings settings, CurrentRevision currentRevision) {
+        this.core = core;
+        this.settings = settings;
+        this.currentRevision = currentRevision;
     }
-    try {
-      QueryParams q = QueryParams.parse(exchange.getQueryString());
-      q.only("/v1/kv", PARAMETERS);
-      KeyRange range = KeyRangeParams.parse(q);
-      ListRead read = ListRead.parse(q);
-      Encoding encoding = AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT), false);
-      HttpApi.checkServing(core);
-      long at = 0;
-      ByteString from = null;
-      switch (read.mode()) {
-        case CONTINUE -> {
-          ContinueToken t = read.token();
-          if (!range.contains(t.nextKey()) && !t.nextKey().equals(range.start())) {
-            throw new ApiException(Statuses.badRequest("parameter continue: the token's next key \""
-                + KeyRange.printable(t.nextKey()) + "\" is outside " + range
-                + " (expected: the same key, prefix and rangeEnd as the first page)"));
-          }
-          at = t.revision();
-          from = t.nextKey();
+
+    @Override
+    public void handleRequest(HttpServerExchange exchange) throws InterruptedException {
+        if (exchange.isInIoThread()) {
+            exchange.dispatch(this);
+            return;
         }
-        case MOST_RECENT -> {
-          if (currentRevision != null) {
-            // Most recent, as Kubernetes reads it: a consistent read.
-            awaitRevision(etcdRevision());
-          }
+        try {
+            QueryParams q = QueryParams.parse(exchange.getQueryString());
+            q.only("/v1/kv", PARAMETERS);
+            KeyRange range = KeyRangeParams.parse(q);
+            ListRead read = ListRead.parse(q);
+            Encoding encoding =
+                    AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT), false);
+            HttpApi.checkServing(core);
+            long at = 0;
+            ByteString from = null;
+            switch (read.mode()) {
+                case CONTINUE -> {
+                    ContinueToken t = read.token();
+                    if (!range.contains(t.nextKey()) && !t.nextKey().equals(range.start())) {
+                        throw new ApiException(Statuses.badRequest("parameter continue: the token's next key \""
+                                + KeyRange.printable(t.nextKey()) + "\" is outside " + range
+                                + " (expected: the same key, prefix and rangeEnd as the first page)"));
+                    }
+                    at = t.revision();
+                    from = t.nextKey();
+                }
+                case MOST_RECENT -> {
+                    if (currentRevision != null) {
+                        // Most recent, as Kubernetes reads it: a consistent read.
+                        awaitRevision(etcdRevision());
+                    }
+                }
+                case ANY -> {}
+                case NOT_OLDER_THAN -> awaitRevision(read.resourceVersion());
+                case EXACT -> {
+                    awaitRevision(read.resourceVersion());
+                    at = read.resourceVersion();
+                }
+                default -> throw new IllegalStateException(read.mode().toString());
+            }
+            long limit = read.limit();
+            boolean firstOfPaged = limit > 0 && read.mode() != ListRead.Mode.CONTINUE;
+            ListPage page;
+            try {
+                page = core.list(
+                        range,
+                        from,
+                        at,
+                        limit == 0 || limit > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) limit,
+                        firstOfPaged);
+            } catch (HistoryExpiredException e) {
+                throw new ApiException(Statuses.expired(e.getMessage()));
+            }
+            KeyValueList.Builder list =
+                    KeyValueList.newBuilder().addAllKvs(page.kvs()).setResourceVersion(page.revision());
+            if (page.nextKey() != null) {
+                long remaining = firstOfPaged ? page.remaining() : remainingAfter(read.token(), page);
+                list.setContinue(new ContinueToken(page.revision(), page.nextKey(), remaining).encode());
+                if (remaining >= 0) {
+                    list.setRemainingItemCount(remaining);
+                }
+            }
+            KeyValueList answer = list.build();
+            Responses.ok(
+                    exchange,
+                    encoding.mediaType(),
+                    encoding == Encoding.JSON ? ProtoJson.toJson(answer) : answer.toByteArray());
+        } catch (ApiException e) {
+            Responses.error(exchange, e);
         }
-        case ANY -> { }
-        case NOT_OLDER_THAN -> awaitRevision(read.resourceVersion());
-        case EXACT -> {
-          awaitRevision(read.resourceVersion());
-          at = read.resourceVersion();
+    }
+
+    /**
+     * The key-values after a later page: the token's count less the page's, or -1 when the token
+     * has no count (an older node's) or a count the page contradicts (a forged token): better no
+     * {@code remainingItemCount} than a wrong one.
+     */
+    static long remainingAfter(ContinueToken token, ListPage page) {
+        if (token.remaining() < 0) {
+            return -1;
         }
-        default -> throw new IllegalStateException(read.mode().toString());
-      }
-      long limit = read.limit();
-      boolean firstOfPaged = limit > 0 && read.mode() != ListRead.Mode.CONTINUE;
-      ListPage page;
-      try {
-        page = core.list(range, from, at, limit == 0 || limit > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) limit,
-            firstOfPaged);
-      } catch (HistoryExpiredException e) {
-        throw new ApiException(Statuses.expired(e.getMessage()));
-      }
-      KeyValueList.Builder list = KeyValueList.newBuilder().addAllKvs(page.kvs())
-          .setResourceVersion(page.revision());
-      if (page.nextKey() != null) {
-        long remaining = firstOfPaged ? page.remaining() : remainingAfter(read.token(), page);
-        list.setContinue(new ContinueToken(page.revision(), page.nextKey(), remaining).encode());
-        if (remaining >= 0) {
-          list.setRemainingItemCount(remaining);
+        long left = token.remaining() - page.kvs().size();
+        return left >= 1 ? left : -1;
+    }
+
+    /** etcd's current revision, or 503 when etcd cannot be asked (a consistent read cannot be served then). */
+    private long etcdRevision() throws ApiException, InterruptedException {
+        try {
+            return currentRevision.current().get(settings.resourceVersionWait().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new ApiException(
+                    Statuses.notReady("a list without resourceVersion is a consistent read, and etcd's "
+                            + "current revision could not be learned: " + (e.getCause() != null ? e.getCause() : e)
+                            + "; ask with resourceVersion=0 for the node's revision"),
+                    settings.retryAfterSeconds());
         }
-      }
-      KeyValueList answer = list.build();
-      Responses.ok(exchange, encoding.mediaType(),
-          encoding == Encoding.JSON ? ProtoJson.toJson(answer) : answer.toByteArray());
-    } catch (ApiException e) {
-      Responses.error(exchange, e);
     }
-  }
 
-  /**
-   * The key-values after a later page: the token's count less the page's, or -1 when the token
-   * has no count (an older node's) or a count the page contradicts (a forged token): better no
-   * {@code remainingItemCount} than a wrong one.
-   */
-  static long remainingAfter(ContinueToken token, ListPage page) {
-    if (token.remaining() < 0) {
-      return -1;
+    /** Blocks this worker thread until the cache reaches {@code rv}, or answers 504. */
+    private void awaitRevision(long rv) throws ApiException, InterruptedException {
+        if (rv <= core.status().revision()) {
+            return;
+        }
+        CountDownLatch reached = new CountDownLatch(1);
+        RevisionWaiter waiter = core.awaitRevision(rv, reached::countDown);
+        if (!reached.await(settings.resourceVersionWait().toMillis(), TimeUnit.MILLISECONDS) && core.cancel(waiter)) {
+            throw ApiException.notCaughtUp(
+                    rv, core.status().revision(), settings.resourceVersionWait(), settings.retryAfterSeconds());
+        }
+        HttpApi.checkServing(core);
     }
-    long left = token.remaining() - page.kvs().size();
-    return left >= 1 ? left : -1;
-  }
-
-  /** etcd's current revision, or 503 when etcd cannot be asked (a consistent read cannot be served then). */
-  private long etcdRevision() throws ApiException, InterruptedException {
-    try {
-      return currentRevision.current().get(settings.resourceVersionWait().toMillis(), TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw new ApiException(Statuses.notReady("a list without resourceVersion is a consistent read, and etcd's "
-          + "current revision could not be learned: " + (e.getCause() != null ? e.getCause() : e)
-          + "; ask with resourceVersion=0 for the node's revision"), settings.retryAfterSeconds());
-    }
-  }
-
-  /** Blocks this worker thread until the cache reaches {@code rv}, or answers 504. */
-  private void awaitRevision(long rv) throws ApiException, InterruptedException {
-    if (rv <= core.status().revision()) {
-      return;
-    }
-    CountDownLatch reached = new CountDownLatch(1);
-    RevisionWaiter waiter = core.awaitRevision(rv, reached::countDown);
-    if (!reached.await(settings.resourceVersionWait().toMillis(), TimeUnit.MILLISECONDS) && core.cancel(waiter)) {
-      throw ApiException.notCaughtUp(rv, core.status().revision(), settings.resourceVersionWait(), settings.retryAfterSeconds());
-    }
-    HttpApi.checkServing(core);
-  }
 }

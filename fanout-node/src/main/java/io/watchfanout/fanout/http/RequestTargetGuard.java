@@ -24,95 +24,95 @@ import org.xnio.conduits.StreamSourceConduit;
  * <p>Not thread-safe: used by the connection's IO thread, as every conduit.
  */
 final class RequestTargetGuard extends AbstractStreamSourceConduit<StreamSourceConduit> {
-  private final RequestTargetRewriter rewriter = new RequestTargetRewriter();
-  private final RequestTargetRewriter.Output out = new RequestTargetRewriter.Output();
-  private boolean eof;
+    private final RequestTargetRewriter rewriter = new RequestTargetRewriter();
+    private final RequestTargetRewriter.Output out = new RequestTargetRewriter.Output();
+    private boolean eof;
 
-  RequestTargetGuard(StreamSourceConduit next) {
-    super(next);
-  }
-
-  @Override
-  public int read(ByteBuffer dst) throws IOException {
-    if (!dst.hasRemaining()) {
-      return 0;
+    RequestTargetGuard(StreamSourceConduit next) {
+        super(next);
     }
-    while (true) {
-      if (out.remaining() > 0) {
-        return out.drainTo(dst);
-      }
-      if (eof) {
-        return -1;
-      }
-      if (rewriter.passthrough()) {
-        return next.read(dst);
-      }
-      int start = dst.position();
-      int n = next.read(dst);
-      if (n == 0) {
-        return 0;
-      }
-      if (n < 0) {
-        eof = true;
-        rewriter.finish(out);
-        continue;
-      }
-      ByteBuffer fresh = dst.duplicate();
-      fresh.flip();
-      fresh.position(start);
-      dst.position(start);
-      rewriter.process(fresh, out);
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        if (!dst.hasRemaining()) {
+            return 0;
+        }
+        while (true) {
+            if (out.remaining() > 0) {
+                return out.drainTo(dst);
+            }
+            if (eof) {
+                return -1;
+            }
+            if (rewriter.passthrough()) {
+                return next.read(dst);
+            }
+            int start = dst.position();
+            int n = next.read(dst);
+            if (n == 0) {
+                return 0;
+            }
+            if (n < 0) {
+                eof = true;
+                rewriter.finish(out);
+                continue;
+            }
+            ByteBuffer fresh = dst.duplicate();
+            fresh.flip();
+            fresh.position(start);
+            dst.position(start);
+            rewriter.process(fresh, out);
+        }
     }
-  }
 
-  @Override
-  public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
-    long total = 0;
-    for (int i = offset; i < offset + length; i++) {
-      if (!dsts[i].hasRemaining()) {
-        continue;
-      }
-      int n = read(dsts[i]);
-      if (n < 0) {
-        return total == 0 ? -1 : total;
-      }
-      total += n;
-      if (dsts[i].hasRemaining()) {
-        break;
-      }
+    @Override
+    public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
+        long total = 0;
+        for (int i = offset; i < offset + length; i++) {
+            if (!dsts[i].hasRemaining()) {
+                continue;
+            }
+            int n = read(dsts[i]);
+            if (n < 0) {
+                return total == 0 ? -1 : total;
+            }
+            total += n;
+            if (dsts[i].hasRemaining()) {
+                break;
+            }
+        }
+        return total;
     }
-    return total;
-  }
 
-  @Override
-  public long transferTo(long position, long count, FileChannel target) throws IOException {
-    return target.transferFrom(new ConduitReadableByteChannel(this), position, count);
-  }
-
-  @Override
-  public long transferTo(long count, ByteBuffer throughBuffer, StreamSinkChannel target) throws IOException {
-    return Conduits.transfer(this, count, throughBuffer, target);
-  }
-
-  @Override
-  public void resumeReads() {
-    next.resumeReads();
-    if (out.remaining() > 0) {
-      next.wakeupReads();
+    @Override
+    public long transferTo(long position, long count, FileChannel target) throws IOException {
+        return target.transferFrom(new ConduitReadableByteChannel(this), position, count);
     }
-  }
 
-  @Override
-  public void awaitReadable() throws IOException {
-    if (out.remaining() == 0) {
-      next.awaitReadable();
+    @Override
+    public long transferTo(long count, ByteBuffer throughBuffer, StreamSinkChannel target) throws IOException {
+        return Conduits.transfer(this, count, throughBuffer, target);
     }
-  }
 
-  @Override
-  public void awaitReadable(long time, TimeUnit timeUnit) throws IOException {
-    if (out.remaining() == 0) {
-      next.awaitReadable(time, timeUnit);
+    @Override
+    public void resumeReads() {
+        next.resumeReads();
+        if (out.remaining() > 0) {
+            next.wakeupReads();
+        }
     }
-  }
+
+    @Override
+    public void awaitReadable() throws IOException {
+        if (out.remaining() == 0) {
+            next.awaitReadable();
+        }
+    }
+
+    @Override
+    public void awaitReadable(long time, TimeUnit timeUnit) throws IOException {
+        if (out.remaining() == 0) {
+            next.awaitReadable(time, timeUnit);
+        }
+    }
 }

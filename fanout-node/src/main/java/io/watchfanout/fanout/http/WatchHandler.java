@@ -2,19 +2,19 @@ package io.watchfanout.fanout.http;
 
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
-import io.undertow.util.Headers;
 import io.undertow.util.HeaderValues;
+import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
 import io.undertow.util.SameThreadExecutor;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.RevisionWaiter;
 import io.watchfanout.fanout.watch.Statuses;
 import io.watchfanout.fanout.watch.TooManyReadsException;
+import io.watchfanout.fanout.watch.Watch;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.fanout.watch.WatchSpec;
-import io.watchfanout.fanout.watch.Watch;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
@@ -52,182 +52,231 @@ import org.slf4j.LoggerFactory;
  * {@link ListRead#checkWatch}: only {@code NotOlderThan}, and only with {@code sendInitialEvents}.
  */
 final class WatchHandler implements HttpHandler {
-  /** The parameters of {@code GET /v1/watch}; any other is refused. */
-  static final java.util.List<String> PARAMETERS = java.util.List.of("key", "prefix", "rangeEnd", "resourceVersion",
-      "resourceVersionMatch", "allowWatchBookmarks", "sendInitialEvents", "timeoutSeconds", "sinceTime");
-  private static final Logger LOG = LoggerFactory.getLogger(WatchHandler.class);
-  private static final HttpString LAST_EVENT_ID = new HttpString("Last-Event-ID");
+    /** The parameters of {@code GET /v1/watch}; any other is refused. */
+    static final java.util.List<String> PARAMETERS = java.util.List.of(
+            "key",
+            "prefix",
+            "rangeEnd",
+            "resourceVersion",
+            "resourceVersionMatch",
+            "allowWatchBookmarks",
+            "sendInitialEvents",
+            "timeoutSeconds",
+            "sinceTime");
 
-  private final WatchCore core;
-  private final HttpSettings settings;
-  private final IoThreadWakeUps.Registry wakeUps = new IoThreadWakeUps.Registry();
+    private static final Logger LOG = LoggerFactory.getLogger(WatchHandler.class);
+    private static final HttpString LAST_EVENT_ID = new HttpString("Last-Event-ID");
 
-  private final UnacknowledgedSweeper sweeper;
+    private final WatchCore core;
+    private final HttpSettings settings;
+    private final IoThreadWakeUps.Registry wakeUps = new IoThreadWakeUps.Registry();
 
-  /** @param sweeper closes streams whose bytes go unacknowledged, or null */
-  WatchHandler(WatchCore core, HttpSettings settings, UnacknowledgedSweeper sweeper) {
-    this.core = core;
-    this.settings = settings;
-    this.sweeper = sweeper;
-  }
+    private final UnacknowledgedSweeper sweeper;
 
-  @Override
-  public void handleRequest(HttpServerExchange exchange) {
-    WatchSpec spec;
-    long timeoutSeconds;
-    Instant sinceTime;
-    try {
-      QueryParams q = QueryParams.parse(exchange.getQueryString());
-      q.only("/v1/watch", PARAMETERS);
-      KeyRange range = KeyRangeParams.parse(q);
-      long rv = q.nonNegative("resourceVersion", 0, "a revision");
-      boolean bookmarks = q.bool("allowWatchBookmarks");
-      boolean initial = q.bool("sendInitialEvents");
-      ListRead.checkWatch(q);
-      timeoutSeconds = q.nonNegative("timeoutSeconds", 0, "seconds");
-      sinceTime = sinceTime(q, rv, initial);
-      Encoding encoding = AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT), true);
-      if (encoding == Encoding.SSE) {
-        HeaderValues ids = exchange.getRequestHeaders().get(LAST_EVENT_ID);
-        if (ids != null && ids.size() > 1) {
-          // As a repeated query parameter: two resume points are ambiguous, not a choice to make.
-          throw new ApiException(Statuses.badRequest("header Last-Event-ID given " + ids.size()
-              + " times (expected: at most once)"));
+    /** @param sweeper closes streams whose bytes go unacknowledged, or null */
+    WatchHandler(WatchCore core, HttpSettings settings, UnacknowledgedSweeper sweeper) {
+        this.core = core;
+        this.settings = settings;
+        this.sweeper = sweeper;
+    }
+
+    @Override
+    public void handleRequest(HttpServerExchange exchange) {
+        WatchSpec spec;
+        long timeoutSeconds;
+        Instant sinceTime;
+        try {
+            QueryParams q = QueryParams.parse(exchange.getQueryString());
+            q.only("/v1/watch", PARAMETERS);
+            KeyRange range = KeyRangeParams.parse(q);
+            long rv = q.nonNegative("resourceVersion", 0, "a revision");
+            boolean bookmarks = q.bool("allowWatchBookmarks");
+            boolean initial = q.bool("sendInitialEvents");
+            ListRead.checkWatch(q);
+            timeoutSeconds = q.nonNegative("timeoutSeconds", 0, "seconds");
+            sinceTime = sinceTime(q, rv, initial);
+            Encoding encoding =
+                    AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT), true);
+            if (encoding == Encoding.SSE) {
+                HeaderValues ids = exchange.getRequestHeaders().get(LAST_EVENT_ID);
+                if (ids != null && ids.size() > 1) {
+                    // As a repeated query parameter: two resume points are ambiguous, not a choice to make.
+                    throw new ApiException(Statuses.badRequest(
+                            "header Last-Event-ID given " + ids.size() + " times (expected: at most once)"));
+                }
+                long lastEventId = lastEventId(ids == null ? null : ids.getFirst());
+                if (lastEventId >= 0) {
+                    rv = lastEventId;
+                    initial = false;
+                    // A reconnect resumes where the stream was, not at the first connection's time.
+                    sinceTime = null;
+                }
+            }
+            HttpApi.checkServing(core);
+            spec = new WatchSpec(range, encoding, rv, bookmarks, initial, false, false, sinceTime != null);
+        } catch (ApiException e) {
+            refuse(exchange, e);
+            return;
         }
-        long lastEventId = lastEventId(ids == null ? null : ids.getFirst());
-        if (lastEventId >= 0) {
-          rv = lastEventId;
-          initial = false;
-          // A reconnect resumes where the stream was, not at the first connection's time.
-          sinceTime = null;
+        Instant since = sinceTime;
+        // Dispatched (on this same IO thread) so that Undertow keeps the exchange open after
+        // handleRequest returns: the stream lives on in write listeners and timers.
+        exchange.dispatch(
+                SameThreadExecutor.INSTANCE,
+                since != null
+                        ? () -> startSince(exchange, spec, since, timeoutSeconds)
+                        : () -> startAt(exchange, spec, timeoutSeconds));
+    }
+
+    /**
+     * {@code sinceTime}: the events from the first revision recorded at or after an RFC 3339 time, which
+     * Kafka's time index of the events topic finds; not with resourceVersion or sendInitialEvents.
+     */
+    private Instant sinceTime(QueryParams q, long rv, boolean initial) throws ApiException {
+        String raw = q.text("sinceTime");
+        if (raw == null) {
+            return null;
         }
-      }
-      HttpApi.checkServing(core);
-      spec = new WatchSpec(range, encoding, rv, bookmarks, initial, false, false, sinceTime != null);
-    } catch (ApiException e) {
-      refuse(exchange, e);
-      return;
-    }
-    Instant since = sinceTime;
-    // Dispatched (on this same IO thread) so that Undertow keeps the exchange open after
-    // handleRequest returns: the stream lives on in write listeners and timers.
-    exchange.dispatch(SameThreadExecutor.INSTANCE, since != null ? () -> startSince(exchange, spec, since, timeoutSeconds)
-        : () -> startAt(exchange, spec, timeoutSeconds));
-  }
-
-  /**
-   * {@code sinceTime}: the events from the first revision recorded at or after an RFC 3339 time, which
-   * Kafka's time index of the events topic finds; not with resourceVersion or sendInitialEvents.
-   */
-  private Instant sinceTime(QueryParams q, long rv, boolean initial) throws ApiException {
-    String raw = q.text("sinceTime");
-    if (raw == null) {
-      return null;
-    }
-    if (rv != 0 || initial) {
-      throw new ApiException(Statuses.badRequest("sinceTime=" + raw + " with " + (initial ? "sendInitialEvents"
-          : "resourceVersion") + " (expected: one starting point)"));
-    }
-    if (core.olderHistory() == null) {
-      throw new ApiException(Statuses.badRequest("sinceTime needs the events topic as history, which this node "
-          + "does not read (--deep-read-max-readers 0)"));
-    }
-    try {
-      return java.time.OffsetDateTime.parse(raw).toInstant();
-    } catch (java.time.format.DateTimeParseException e) {
-      throw new ApiException(Statuses.badRequest("sinceTime=" + raw + " (expected: an RFC 3339 time such as "
-          + "2026-12-01T10:00:00Z)"));
-    }
-  }
-
-  /** Resolves {@code sinceTime} to a revision off the IO thread, then starts like a resourceVersion. */
-  private void startSince(HttpServerExchange exchange, WatchSpec spec, Instant time, long timeoutSeconds) {
-    core.olderHistory().revisionAt(time).whenComplete((cursor, error) -> exchange.getIoThread().execute(() -> {
-      if (error != null) {
-        Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
-        if (cause instanceof HistoryExpiredException expired) {
-          refuse(exchange, new ApiException(Statuses.expired(expired.getMessage())));
-        } else {
-          refuse(exchange, new ApiException(Statuses.unavailable("could not find sinceTime in the events topic: "
-              + cause), settings.retryAfterSeconds()));
+        if (rv != 0 || initial) {
+            throw new ApiException(Statuses.badRequest("sinceTime=" + raw + " with "
+                    + (initial ? "sendInitialEvents" : "resourceVersion") + " (expected: one starting point)"));
         }
-        return;
-      }
-      long from = cursor < 0 ? core.status().revision() : cursor;
-      startAt(exchange, new WatchSpec(spec.range(), spec.encoding(), Math.max(from, 1), spec.allowBookmarks(), false,
-          false, false, true), timeoutSeconds);
-    }));
-  }
-
-  /** Starts the stream once the node has reached the spec's revision (IO thread, exchange dispatched). */
-  private void startAt(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds) {
-    if (spec.resourceVersion() <= core.status().revision()) {
-      start(exchange, spec, timeoutSeconds);
-      return;
+        if (core.olderHistory() == null) {
+            throw new ApiException(Statuses.badRequest("sinceTime needs the events topic as history, which this node "
+                    + "does not read (--deep-read-max-readers 0)"));
+        }
+        try {
+            return java.time.OffsetDateTime.parse(raw).toInstant();
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new ApiException(Statuses.badRequest(
+                    "sinceTime=" + raw + " (expected: an RFC 3339 time such as " + "2026-12-01T10:00:00Z)"));
+        }
     }
-    // The node is behind the requested revision: wait a bounded time for it (README.md, errors: 504).
-    RevisionWaiter waiter = core.awaitRevision(spec.resourceVersion(),
-        () -> exchange.getIoThread().execute(() -> start(exchange, spec, timeoutSeconds)));
-    Duration wait = settings.resourceVersionWait();
-    exchange.getIoThread().executeAfter(() -> {
-      if (core.cancel(waiter)) {
-        refuse(exchange, ApiException.notCaughtUp(spec.resourceVersion(), core.status().revision(), wait,
-            settings.retryAfterSeconds()));
-      }
-    }, wait.toMillis(), TimeUnit.MILLISECONDS);
-  }
 
-  /**
-   * The revision named by a {@code Last-Event-ID} header, or -1 when there is none (absent or
-   * empty: an EventSource sends none before its first id).
-   *
-   * @throws ApiException 400 when it is not a revision
-   */
-  static long lastEventId(String header) throws ApiException {
-    if (header == null || header.isBlank()) {
-      return -1;
+    /** Resolves {@code sinceTime} to a revision off the IO thread, then starts like a resourceVersion. */
+    private void startSince(HttpServerExchange exchange, WatchSpec spec, Instant time, long timeoutSeconds) {
+        core.olderHistory()
+                .revisionAt(time)
+                .whenComplete((cursor, error) -> exchange.getIoThread().execute(() -> {
+                    if (error != null) {
+                        Throwable cause =
+                                error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
+                        if (cause instanceof HistoryExpiredException expired) {
+                            refuse(exchange, new ApiException(Statuses.expired(expired.getMessage())));
+                        } else {
+                            refuse(
+                                    exchange,
+                                    new ApiException(
+                                            Statuses.unavailable(
+                                                    "could not find sinceTime in the events topic: " + cause),
+                                            settings.retryAfterSeconds()));
+                        }
+                        return;
+                    }
+                    long from = cursor < 0 ? core.status().revision() : cursor;
+                    startAt(
+                            exchange,
+                            new WatchSpec(
+                                    spec.range(),
+                                    spec.encoding(),
+                                    Math.max(from, 1),
+                                    spec.allowBookmarks(),
+                                    false,
+                                    false,
+                                    false,
+                                    true),
+                            timeoutSeconds);
+                }));
     }
-    String v = header.trim();
-    try {
-      long n = Long.parseLong(v);
-      if (n >= 0) {
-        return n;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new ApiException(Statuses.badRequest("header Last-Event-ID: \"" + v + "\" (expected: the id of a frame "
-        + "of this stream, a non-negative revision)"));
-  }
 
-  /** Opens the watcher and starts streaming (IO thread). */
-  private void start(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds) {
-    Watch watcher;
-    WatchStream stream = new WatchStream(exchange, wakeUps, core.stats(),
-        settings.stalledCloseAfter(), settings.writeTimeout(), settings.nodeId(), sweeper);
-    try {
-      HttpApi.checkServing(core);
-      watcher = core.watch(spec, stream);
-    } catch (ApiException e) {
-      refuse(exchange, e);
-      return;
-    } catch (HistoryExpiredException e) {
-      refuse(exchange, new ApiException(Statuses.expired(e.getMessage())));
-      return;
-    } catch (TooManyReadsException e) {
-      refuse(exchange, new ApiException(Statuses.tooManyRequests(e.getMessage()), settings.retryAfterSeconds()));
-      return;
+    /** Starts the stream once the node has reached the spec's revision (IO thread, exchange dispatched). */
+    private void startAt(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds) {
+        if (spec.resourceVersion() <= core.status().revision()) {
+            start(exchange, spec, timeoutSeconds);
+            return;
+        }
+        // The node is behind the requested revision: wait a bounded time for it (README.md, errors: 504).
+        RevisionWaiter waiter = core.awaitRevision(
+                spec.resourceVersion(),
+                () -> exchange.getIoThread().execute(() -> start(exchange, spec, timeoutSeconds)));
+        Duration wait = settings.resourceVersionWait();
+        exchange.getIoThread()
+                .executeAfter(
+                        () -> {
+                            if (core.cancel(waiter)) {
+                                refuse(
+                                        exchange,
+                                        ApiException.notCaughtUp(
+                                                spec.resourceVersion(),
+                                                core.status().revision(),
+                                                wait,
+                                                settings.retryAfterSeconds()));
+                            }
+                        },
+                        wait.toMillis(),
+                        TimeUnit.MILLISECONDS);
     }
-    LOG.debug("[node {}] {} from resourceVersion {}", settings.nodeId(), watcher, spec.resourceVersion());
-    stream.start(watcher, timeoutSeconds, spec.encoding().mediaType(),
-        spec.encoding() == Encoding.SSE ? Responses.sseRetry(settings.retryAfterSeconds()) : null);
-  }
 
-  /**
-   * Answers a watch refused before streaming: the plain HTTP error, or for an event stream whose
-   * parameters parsed a 200 stream with one ERROR frame ({@link Responses#watchError}).
-   */
-  void refuse(HttpServerExchange exchange, ApiException e) {
-    Responses.watchError(exchange, e, core.frameEncoder(), settings.retryAfterSeconds());
-  }
+    /**
+     * The revision named by a {@code Last-Event-ID} header, or -1 when there is none (absent or
+     * empty: an EventSource sends none before its first id).
+     *
+     * @throws ApiException 400 when it is not a revision
+     */
+    static long lastEventId(String header) throws ApiException {
+        if (header == null || header.isBlank()) {
+            return -1;
+        }
+        String v = header.trim();
+        try {
+            long n = Long.parseLong(v);
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ApiException(Statuses.badRequest("header Last-Event-ID: \"" + v + "\" (expected: the id of a frame "
+                + "of this stream, a non-negative revision)"));
+    }
+
+    /** Opens the watcher and starts streaming (IO thread). */
+    private void start(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds) {
+        Watch watcher;
+        WatchStream stream = new WatchStream(
+                exchange,
+                wakeUps,
+                core.stats(),
+                settings.stalledCloseAfter(),
+                settings.writeTimeout(),
+                settings.nodeId(),
+                sweeper);
+        try {
+            HttpApi.checkServing(core);
+            watcher = core.watch(spec, stream);
+        } catch (ApiException e) {
+            refuse(exchange, e);
+            return;
+        } catch (HistoryExpiredException e) {
+            refuse(exchange, new ApiException(Statuses.expired(e.getMessage())));
+            return;
+        } catch (TooManyReadsException e) {
+            refuse(exchange, new ApiException(Statuses.tooManyRequests(e.getMessage()), settings.retryAfterSeconds()));
+            return;
+        }
+        LOG.debug("[node {}] {} from resourceVersion {}", settings.nodeId(), watcher, spec.resourceVersion());
+        stream.start(
+                watcher,
+                timeoutSeconds,
+                spec.encoding().mediaType(),
+                spec.encoding() == Encoding.SSE ? Responses.sseRetry(settings.retryAfterSeconds()) : null);
+    }
+
+    /**
+     * Answers a watch refused before streaming: the plain HTTP error, or for an event stream whose
+     * parameters parsed a 200 stream with one ERROR frame ({@link Responses#watchError}).
+     */
+    void refuse(HttpServerExchange exchange, ApiException e) {
+        Responses.watchError(exchange, e, core.frameEncoder(), settings.retryAfterSeconds());
+    }
 }

@@ -3,9 +3,9 @@ package io.watchfanout.fanout.http;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.watchfanout.fanout.watch.CloseReason;
+import io.watchfanout.fanout.watch.Watch;
 import io.watchfanout.fanout.watch.WatchSink;
 import io.watchfanout.fanout.watch.WatchStats;
-import io.watchfanout.fanout.watch.Watch;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -14,12 +14,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.xnio.IoUtils;
 import org.xnio.XnioIoThread;
 import org.xnio.channels.StreamSinkChannel;
 import org.xnio.channels.StreamSourceChannel;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP transport of one {@link Watch}: non-blocking writes on the exchange's IO
@@ -63,380 +63,411 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: everything except {@link #wakeUp()} runs on the exchange's IO thread.
  */
 final class WatchStream implements WatchSink {
-  private static final Logger LOG = LoggerFactory.getLogger(WatchStream.class);
-  /** Frames gathered into one write at most (IOV_MAX is 1024; a chunk header and CRLF ride along). */
-  static final int MAX_FRAMES_PER_WRITE = 64;
-  private static final ByteBuffer CRLF = ByteBuffer.wrap("\r\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
-  private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
-  private static final ByteBuffer LAST_CHUNK = ByteBuffer.wrap("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
+    private static final Logger LOG = LoggerFactory.getLogger(WatchStream.class);
+    /** Frames gathered into one write at most (IOV_MAX is 1024; a chunk header and CRLF ride along). */
+    static final int MAX_FRAMES_PER_WRITE = 64;
 
-  private final HttpServerExchange exchange;
-  private final XnioIoThread io;
-  private final WatchStats stats;
-  private final Duration stalledCloseAfter;
-  private final long writeTimeoutNanos;
-  private final String nodeId;
-  private final IoThreadWakeUps wakeUps;
-  private final UnacknowledgedSweeper sweeper;
-  private final AtomicBoolean wakePending = new AtomicBoolean();
-  /** The connection as the sweeper knows it; null until started or if it has no IP addresses. */
-  private UnacknowledgedSweeper.ConnectionId connectionId;
+    private static final ByteBuffer CRLF =
+            ByteBuffer.wrap("\r\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+    private static final ByteBuffer LAST_CHUNK =
+            ByteBuffer.wrap("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
 
-  private Watch watcher;
-  private StreamSinkChannel channel;
-  private final List<ByteBuffer> polled = new ArrayList<>(MAX_FRAMES_PER_WRITE);
-  private final ByteBuffer[] pending = new ByteBuffer[MAX_FRAMES_PER_WRITE + 2];
-  private final ByteBuffer chunkHeader = ByteBuffer.allocate(16);
-  private int pendingFrom;
-  private int pendingCount;
-  private long pendingBytes;
-  private boolean lastChunkQueued;
-  private boolean closeTimerArmed;
-  private boolean closed;
-  /** Bytes are waiting and the socket would not take them all (the pump resumed writes). */
-  private boolean blocked;
-  /** While blocked: when the socket last took a byte, or when it blocked (System.nanoTime()). */
-  private long stalledSinceNanos;
-  private boolean writeTimerArmed;
+    private final HttpServerExchange exchange;
+    private final XnioIoThread io;
+    private final WatchStats stats;
+    private final Duration stalledCloseAfter;
+    private final long writeTimeoutNanos;
+    private final String nodeId;
+    private final IoThreadWakeUps wakeUps;
+    private final UnacknowledgedSweeper sweeper;
+    private final AtomicBoolean wakePending = new AtomicBoolean();
+    /** The connection as the sweeper knows it; null until started or if it has no IP addresses. */
+    private UnacknowledgedSweeper.ConnectionId connectionId;
 
-  WatchStream(HttpServerExchange exchange, IoThreadWakeUps.Registry wakeUps, WatchStats stats,
-      Duration stalledCloseAfter, Duration writeTimeout, String nodeId,
-      UnacknowledgedSweeper sweeper) {
-    this.exchange = exchange;
-    this.io = exchange.getIoThread();
-    this.wakeUps = wakeUps.forThread(io);
-    this.sweeper = sweeper;
-    this.stats = stats;
-    this.stalledCloseAfter = stalledCloseAfter;
-    this.writeTimeoutNanos = writeTimeout.toNanos();
-    this.nodeId = nodeId;
-  }
+    private Watch watcher;
+    private StreamSinkChannel channel;
+    private final List<ByteBuffer> polled = new ArrayList<>(MAX_FRAMES_PER_WRITE);
+    private final ByteBuffer[] pending = new ByteBuffer[MAX_FRAMES_PER_WRITE + 2];
+    private final ByteBuffer chunkHeader = ByteBuffer.allocate(16);
+    private int pendingFrom;
+    private int pendingCount;
+    private long pendingBytes;
+    private boolean lastChunkQueued;
+    private boolean closeTimerArmed;
+    private boolean closed;
+    /** Bytes are waiting and the socket would not take them all (the pump resumed writes). */
+    private boolean blocked;
+    /** While blocked: when the socket last took a byte, or when it blocked (System.nanoTime()). */
+    private long stalledSinceNanos;
 
-  /**
-   * Starts streaming (IO thread): sends the 200 headers, starts the stream timeout, and pulls the first frames.
-   *
-   * @param preamble bytes sent before the first frame (an event stream's {@code retry:} line),
-   *     or null
-   */
-  void start(Watch w, long timeoutSeconds, String contentType, ByteBuffer preamble) {
-    this.watcher = w;
-    exchange.setStatusCode(200);
-    exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, contentType);
-    exchange.getResponseHeaders().put(Headers.CACHE_CONTROL, "no-cache");
-    exchange.setPersistent(false);
-    channel = exchange.getResponseChannel();
-    exchange.getResponseHeaders().put(Headers.TRANSFER_ENCODING, Headers.CHUNKED.toString());
-    channel.getWriteSetter().set(ch -> pump());
-    exchange.addExchangeCompleteListener((ex, next) -> {
-      abort(null, null);
-      next.proceed();
-    });
-    watchForHangUp();
-    if (sweeper != null && !closed) {
-      connectionId = sweeper.register(this, exchange.getConnection().getLocalAddress(),
-          exchange.getConnection().getPeerAddress());
+    private boolean writeTimerArmed;
+
+    WatchStream(
+            HttpServerExchange exchange,
+            IoThreadWakeUps.Registry wakeUps,
+            WatchStats stats,
+            Duration stalledCloseAfter,
+            Duration writeTimeout,
+            String nodeId,
+            UnacknowledgedSweeper sweeper) {
+        this.exchange = exchange;
+        this.io = exchange.getIoThread();
+        this.wakeUps = wakeUps.forThread(io);
+        this.sweeper = sweeper;
+        this.stats = stats;
+        this.stalledCloseAfter = stalledCloseAfter;
+        this.writeTimeoutNanos = writeTimeout.toNanos();
+        this.nodeId = nodeId;
     }
-    if (timeoutSeconds > 0) {
-      io.executeAfter(() -> {
-        if (!closed) {
-          watcher.finish();
+
+    /**
+     * Starts streaming (IO thread): sends the 200 headers, starts the stream timeout, and pulls the first frames.
+     *
+     * @param preamble bytes sent before the first frame (an event stream's {@code retry:} line),
+     *     or null
+     */
+    void start(Watch w, long timeoutSeconds, String contentType, ByteBuffer preamble) {
+        this.watcher = w;
+        exchange.setStatusCode(200);
+        exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, contentType);
+        exchange.getResponseHeaders().put(Headers.CACHE_CONTROL, "no-cache");
+        exchange.setPersistent(false);
+        channel = exchange.getResponseChannel();
+        exchange.getResponseHeaders().put(Headers.TRANSFER_ENCODING, Headers.CHUNKED.toString());
+        channel.getWriteSetter().set(ch -> pump());
+        exchange.addExchangeCompleteListener((ex, next) -> {
+            abort(null, null);
+            next.proceed();
+        });
+        watchForHangUp();
+        if (sweeper != null && !closed) {
+            connectionId = sweeper.register(
+                    this,
+                    exchange.getConnection().getLocalAddress(),
+                    exchange.getConnection().getPeerAddress());
         }
-      }, timeoutSeconds, TimeUnit.SECONDS);
-    }
-    if (preamble != null) {
-      // Staged like frames: it goes out in the first chunk, with the headers.
-      stage(List.of(preamble));
-    }
-    pump();
-  }
-
-  /**
-   * Notices a client that closed its connection even when no frame is due for a long time (a
-   * quiet key without bookmarks): a watch request has no body, so the connection's read side is
-   * idle until the client hangs up and it reads end-of-stream. Bytes a client sends after its
-   * request (pipelining) are dropped: the connection closes after the stream anyway.
-   */
-  private void watchForHangUp() {
-    StreamSourceChannel source = sourceChannel(exchange);
-    if (source == null) {
-      return;
-    }
-    ByteBuffer scratch = ByteBuffer.allocate(512);
-    source.getReadSetter().set(ch -> {
-      try {
-        int n;
-        do {
-          scratch.clear();
-          n = ch.read(scratch);
-        } while (n > 0);
-        if (n < 0) {
-          abort(CloseReason.CLIENT_CLOSED, null);
+        if (timeoutSeconds > 0) {
+            io.executeAfter(
+                    () -> {
+                        if (!closed) {
+                            watcher.finish();
+                        }
+                    },
+                    timeoutSeconds,
+                    TimeUnit.SECONDS);
         }
-      } catch (IOException e) {
-        // A reset, or TCP keepalive probes went unanswered (the client vanished without a FIN).
-        abort(CloseReason.CONNECTION_ERROR, e);
-      }
-    });
-    source.resumeReads();
-  }
-
-  /**
-   * The connection's read side. Undertow keeps {@code ServerConnection.getSourceChannel()}
-   * protected; it is the only handle on a GET's connection once its (empty) request body is
-   * done, so it is opened once by reflection. Null, and no hang-up detection, if that fails.
-   */
-  private static StreamSourceChannel sourceChannel(HttpServerExchange exchange) {
-    if (SOURCE_CHANNEL == null) {
-      return null;
+        if (preamble != null) {
+            // Staged like frames: it goes out in the first chunk, with the headers.
+            stage(List.of(preamble));
+        }
+        pump();
     }
-    try {
-      return (StreamSourceChannel) SOURCE_CHANNEL.invoke(exchange.getConnection());
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      LOG.debug("no read side for {}: {}", exchange.getConnection(), e.toString());
-      return null;
-    }
-  }
 
-  private static final java.lang.reflect.Method SOURCE_CHANNEL = openSourceChannel();
-
-  private static java.lang.reflect.Method openSourceChannel() {
-    try {
-      java.lang.reflect.Method m = io.undertow.server.ServerConnection.class.getDeclaredMethod("getSourceChannel");
-      m.setAccessible(true);
-      return m;
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      LoggerFactory.getLogger(WatchStream.class).warn(
-          "cannot open Undertow's connection read side ({}); watches of quiet keys without bookmarks "
-              + "notice a client that hung up only at their next frame", e.toString());
-      return null;
+    /**
+     * Notices a client that closed its connection even when no frame is due for a long time (a
+     * quiet key without bookmarks): a watch request has no body, so the connection's read side is
+     * idle until the client hangs up and it reads end-of-stream. Bytes a client sends after its
+     * request (pipelining) are dropped: the connection closes after the stream anyway.
+     */
+    private void watchForHangUp() {
+        StreamSourceChannel source = sourceChannel(exchange);
+        if (source == null) {
+            return;
+        }
+        ByteBuffer scratch = ByteBuffer.allocate(512);
+        source.getReadSetter().set(ch -> {
+            try {
+                int n;
+                do {
+                    scratch.clear();
+                    n = ch.read(scratch);
+                } while (n > 0);
+                if (n < 0) {
+                    abort(CloseReason.CLIENT_CLOSED, null);
+                }
+            } catch (IOException e) {
+                // A reset, or TCP keepalive probes went unanswered (the client vanished without a FIN).
+                abort(CloseReason.CONNECTION_ERROR, e);
+            }
+        });
+        source.resumeReads();
     }
-  }
 
-  @Override
-  public void wakeUp() {
-    if (wakePending.compareAndSet(false, true)) {
-      wakeUps.wake(this);
+    /**
+     * The connection's read side. Undertow keeps {@code ServerConnection.getSourceChannel()}
+     * protected; it is the only handle on a GET's connection once its (empty) request body is
+     * done, so it is opened once by reflection. Null, and no hang-up detection, if that fails.
+     */
+    private static StreamSourceChannel sourceChannel(HttpServerExchange exchange) {
+        if (SOURCE_CHANNEL == null) {
+            return null;
+        }
+        try {
+            return (StreamSourceChannel) SOURCE_CHANNEL.invoke(exchange.getConnection());
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LOG.debug("no read side for {}: {}", exchange.getConnection(), e.toString());
+            return null;
+        }
     }
-  }
 
-  /** The pump of a wake-up, run by {@link IoThreadWakeUps} on the IO thread. */
-  void pumpWoken() {
-    wakePending.set(false);
-    pump();
-  }
+    private static final java.lang.reflect.Method SOURCE_CHANNEL = openSourceChannel();
 
-  /** Writes until the socket would block or nothing is waiting (IO thread). */
-  private void pump() {
-    if (closed || channel == null) {
-      return;
+    private static java.lang.reflect.Method openSourceChannel() {
+        try {
+            java.lang.reflect.Method m =
+                    io.undertow.server.ServerConnection.class.getDeclaredMethod("getSourceChannel");
+            m.setAccessible(true);
+            return m;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LoggerFactory.getLogger(WatchStream.class)
+                    .warn(
+                            "cannot open Undertow's connection read side ({}); watches of quiet keys without bookmarks "
+                                    + "notice a client that hung up only at their next frame",
+                            e.toString());
+            return null;
+        }
     }
-    if (!closeTimerArmed && watcher.isEnding()) {
-      armCloseTimer();
+
+    @Override
+    public void wakeUp() {
+        if (wakePending.compareAndSet(false, true)) {
+            wakeUps.wake(this);
+        }
     }
-    try {
-      while (true) {
-        if (pendingBytes > 0) {
-          long n = channel.write(pending, pendingFrom, pendingCount - pendingFrom);
-          if (n > 0) {
+
+    /** The pump of a wake-up, run by {@link IoThreadWakeUps} on the IO thread. */
+    void pumpWoken() {
+        wakePending.set(false);
+        pump();
+    }
+
+    /** Writes until the socket would block or nothing is waiting (IO thread). */
+    private void pump() {
+        if (closed || channel == null) {
+            return;
+        }
+        if (!closeTimerArmed && watcher.isEnding()) {
+            armCloseTimer();
+        }
+        try {
+            while (true) {
+                if (pendingBytes > 0) {
+                    long n = channel.write(pending, pendingFrom, pendingCount - pendingFrom);
+                    if (n > 0) {
+                        stalledSinceNanos = System.nanoTime();
+                    }
+                    pendingBytes -= n;
+                    stats.addBytesSent(watcher.spec().encoding(), n);
+                    while (pendingFrom < pendingCount && !pending[pendingFrom].hasRemaining()) {
+                        pending[pendingFrom++] = null;
+                    }
+                    if (pendingBytes > 0) {
+                        channel.resumeWrites();
+                        markBlocked();
+                        return;
+                    }
+                }
+                if (!channel.flush()) {
+                    channel.resumeWrites();
+                    markBlocked();
+                    return;
+                }
+                blocked = false;
+                if (lastChunkQueued) {
+                    finishExchange();
+                    return;
+                }
+                polled.clear();
+                switch (watcher.poll(polled, MAX_FRAMES_PER_WRITE)) {
+                    case FRAMES:
+                        stage(polled);
+                        break;
+                    case END:
+                        stageLastChunk();
+                        break;
+                    case YIELD:
+                        channel.suspendWrites();
+                        wakeUp();
+                        return;
+                    case IDLE:
+                    default:
+                        channel.suspendWrites();
+                        return;
+                }
+            }
+        } catch (IOException e) {
+            abort(CloseReason.CONNECTION_ERROR, e);
+        } catch (RuntimeException e) {
+            abort(null, e);
+        }
+    }
+
+    /**
+     * The socket would not take all waiting bytes (IO thread): starts the write-timeout clock
+     * unless it runs already, and arms its timer.
+     */
+    private void markBlocked() {
+        if (!blocked) {
+            blocked = true;
             stalledSinceNanos = System.nanoTime();
-          }
-          pendingBytes -= n;
-          stats.addBytesSent(watcher.spec().encoding(), n);
-          while (pendingFrom < pendingCount && !pending[pendingFrom].hasRemaining()) {
-            pending[pendingFrom++] = null;
-          }
-          if (pendingBytes > 0) {
-            channel.resumeWrites();
-            markBlocked();
-            return;
-          }
         }
-        if (!channel.flush()) {
-          channel.resumeWrites();
-          markBlocked();
-          return;
+        if (!writeTimerArmed) {
+            armWriteTimer(writeTimeoutNanos);
         }
-        blocked = false;
-        if (lastChunkQueued) {
-          finishExchange();
-          return;
+    }
+
+    /**
+     * One timer per blocked stream rather than one per write: when it fires, a stream that took
+     * bytes meanwhile re-arms it for the rest of its timeout, one that took none is closed.
+     */
+    private void armWriteTimer(long delayNanos) {
+        writeTimerArmed = true;
+        io.executeAfter(
+                this::checkWriteTimeout, TimeUnit.NANOSECONDS.toMillis(delayNanos + 999_999), TimeUnit.MILLISECONDS);
+    }
+
+    private void checkWriteTimeout() {
+        if (!closed && blocked && System.nanoTime() - stalledSinceNanos >= writeTimeoutNanos) {
+            // Before judging, try a write: the socket signals writability only once a good part of
+            // its send buffer is free again (Linux: half of what is queued), so a client that reads
+            // slowly may have made room for some bytes without a write event. A vanished client
+            // acknowledges nothing and its full socket takes none. (The timer is still marked armed,
+            // so this write arms no second one.)
+            pump();
         }
-        polled.clear();
-        switch (watcher.poll(polled, MAX_FRAMES_PER_WRITE)) {
-          case FRAMES:
-            stage(polled);
-            break;
-          case END:
-            stageLastChunk();
-            break;
-          case YIELD:
-            channel.suspendWrites();
-            wakeUp();
-            return;
-          case IDLE:
-          default:
-            channel.suspendWrites();
+        writeTimerArmed = false;
+        if (closed || !blocked) {
             return;
         }
-      }
-    } catch (IOException e) {
-      abort(CloseReason.CONNECTION_ERROR, e);
-    } catch (RuntimeException e) {
-      abort(null, e);
+        long stalledFor = System.nanoTime() - stalledSinceNanos;
+        if (stalledFor < writeTimeoutNanos) {
+            armWriteTimer(writeTimeoutNanos - stalledFor);
+            return;
+        }
+        LOG.info(
+                "[node {}] {}: its client took no bytes for {} ms with {} bytes waiting (gone without a FIN, or "
+                        + "not reading); closing the connection",
+                nodeId,
+                watcher,
+                TimeUnit.NANOSECONDS.toMillis(stalledFor),
+                pendingBytes);
+        abort(CloseReason.WRITE_TIMEOUT, null);
     }
-  }
 
-  /**
-   * The socket would not take all waiting bytes (IO thread): starts the write-timeout clock
-   * unless it runs already, and arms its timer.
-   */
-  private void markBlocked() {
-    if (!blocked) {
-      blocked = true;
-      stalledSinceNanos = System.nanoTime();
+    /**
+     * The kernel has retried this stream's bytes without an acknowledgement for
+     * {@code unacknowledgedNanos} (at least the write timeout): closes the stream on its IO
+     * thread, unless its socket is full and the write timeout is due within {@code slackNanos}
+     * (it judges such a stream by the same measure, and names it). Any thread.
+     *
+     * @param txQueue bytes in the socket's send queue not acknowledged, for the log line
+     */
+    void closeUnacknowledged(long unacknowledgedNanos, long txQueue, long slackNanos) {
+        io.execute(() -> {
+            if (closed) {
+                return;
+            }
+            if (blocked && System.nanoTime() - stalledSinceNanos >= writeTimeoutNanos - slackNanos) {
+                return;
+            }
+            LOG.info(
+                    "[node {}] {}: its client acknowledged none of {} bytes in flight for {} ms while the kernel "
+                            + "retried them (gone without a FIN); closing the connection",
+                    nodeId,
+                    watcher,
+                    txQueue,
+                    TimeUnit.NANOSECONDS.toMillis(unacknowledgedNanos));
+            abort(CloseReason.UNACKNOWLEDGED, null);
+        });
     }
-    if (!writeTimerArmed) {
-      armWriteTimer(writeTimeoutNanos);
-    }
-  }
 
-  /**
-   * One timer per blocked stream rather than one per write: when it fires, a stream that took
-   * bytes meanwhile re-arms it for the rest of its timeout, one that took none is closed.
-   */
-  private void armWriteTimer(long delayNanos) {
-    writeTimerArmed = true;
-    io.executeAfter(this::checkWriteTimeout, TimeUnit.NANOSECONDS.toMillis(delayNanos + 999_999),
-        TimeUnit.MILLISECONDS);
-  }
+    /** The stream has ended: its client gets a bounded time to take the last frames. */
+    private void armCloseTimer() {
+        closeTimerArmed = true;
+        io.executeAfter(
+                () -> {
+                    if (!closed) {
+                        stats.addClosedStalled();
+                        LOG.info(
+                                "[node {}] {} ended but its client took no last frames within {} ms; closing the connection",
+                                nodeId,
+                                watcher,
+                                stalledCloseAfter.toMillis());
+                        abort(null, null);
+                    }
+                },
+                stalledCloseAfter.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
 
-  private void checkWriteTimeout() {
-    if (!closed && blocked && System.nanoTime() - stalledSinceNanos >= writeTimeoutNanos) {
-      // Before judging, try a write: the socket signals writability only once a good part of
-      // its send buffer is free again (Linux: half of what is queued), so a client that reads
-      // slowly may have made room for some bytes without a write event. A vanished client
-      // acknowledges nothing and its full socket takes none. (The timer is still marked armed,
-      // so this write arms no second one.)
-      pump();
+    private void stage(List<ByteBuffer> frames) {
+        long size = 0;
+        pendingFrom = 0;
+        pendingCount = 0;
+        pending[pendingCount++] = chunkHeader;
+        for (ByteBuffer f : frames) {
+            ByteBuffer d = f.duplicate();
+            size += d.remaining();
+            pending[pendingCount++] = d;
+        }
+        chunkHeader.clear();
+        for (int shift = (63 - Long.numberOfLeadingZeros(size | 1)) & ~3; shift >= 0; shift -= 4) {
+            chunkHeader.put(HEX[(int) (size >>> shift) & 15]);
+        }
+        chunkHeader.put((byte) '\r').put((byte) '\n').flip();
+        pending[pendingCount++] = CRLF.duplicate();
+        pendingBytes = size + chunkHeader.remaining() + 2;
     }
-    writeTimerArmed = false;
-    if (closed || !blocked) {
-      return;
-    }
-    long stalledFor = System.nanoTime() - stalledSinceNanos;
-    if (stalledFor < writeTimeoutNanos) {
-      armWriteTimer(writeTimeoutNanos - stalledFor);
-      return;
-    }
-    LOG.info("[node {}] {}: its client took no bytes for {} ms with {} bytes waiting (gone without a FIN, or "
-        + "not reading); closing the connection", nodeId, watcher, TimeUnit.NANOSECONDS.toMillis(stalledFor),
-        pendingBytes);
-    abort(CloseReason.WRITE_TIMEOUT, null);
-  }
 
-  /**
-   * The kernel has retried this stream's bytes without an acknowledgement for
-   * {@code unacknowledgedNanos} (at least the write timeout): closes the stream on its IO
-   * thread, unless its socket is full and the write timeout is due within {@code slackNanos}
-   * (it judges such a stream by the same measure, and names it). Any thread.
-   *
-   * @param txQueue bytes in the socket's send queue not acknowledged, for the log line
-   */
-  void closeUnacknowledged(long unacknowledgedNanos, long txQueue, long slackNanos) {
-    io.execute(() -> {
-      if (closed) {
-        return;
-      }
-      if (blocked && System.nanoTime() - stalledSinceNanos >= writeTimeoutNanos - slackNanos) {
-        return;
-      }
-      LOG.info("[node {}] {}: its client acknowledged none of {} bytes in flight for {} ms while the kernel "
-          + "retried them (gone without a FIN); closing the connection", nodeId, watcher, txQueue,
-          TimeUnit.NANOSECONDS.toMillis(unacknowledgedNanos));
-      abort(CloseReason.UNACKNOWLEDGED, null);
-    });
-  }
+    private void stageLastChunk() {
+        pendingFrom = 0;
+        pendingCount = 1;
+        pending[0] = LAST_CHUNK.duplicate();
+        pendingBytes = pending[0].remaining();
+        lastChunkQueued = true;
+    }
 
-  /** The stream has ended: its client gets a bounded time to take the last frames. */
-  private void armCloseTimer() {
-    closeTimerArmed = true;
-    io.executeAfter(() -> {
-      if (!closed) {
-        stats.addClosedStalled();
-        LOG.info("[node {}] {} ended but its client took no last frames within {} ms; closing the connection",
-            nodeId, watcher, stalledCloseAfter.toMillis());
-        abort(null, null);
-      }
-    }, stalledCloseAfter.toMillis(), TimeUnit.MILLISECONDS);
-  }
+    private void finishExchange() {
+        closed = true;
+        unregister();
+        watcher.close();
+        try {
+            channel.shutdownWrites();
+            channel.flush();
+        } catch (IOException e) {
+            LOG.debug("[node {}] closing {}: {}", nodeId, watcher, e.toString());
+        }
+        exchange.endExchange();
+    }
 
-  private void stage(List<ByteBuffer> frames) {
-    long size = 0;
-    pendingFrom = 0;
-    pendingCount = 0;
-    pending[pendingCount++] = chunkHeader;
-    for (ByteBuffer f : frames) {
-      ByteBuffer d = f.duplicate();
-      size += d.remaining();
-      pending[pendingCount++] = d;
+    private void unregister() {
+        if (sweeper != null) {
+            sweeper.unregister(connectionId, this);
+        }
     }
-    chunkHeader.clear();
-    for (int shift = (63 - Long.numberOfLeadingZeros(size | 1)) & ~3; shift >= 0; shift -= 4) {
-      chunkHeader.put(HEX[(int) (size >>> shift) & 15]);
-    }
-    chunkHeader.put((byte) '\r').put((byte) '\n').flip();
-    pending[pendingCount++] = CRLF.duplicate();
-    pendingBytes = size + chunkHeader.remaining() + 2;
-  }
 
-  private void stageLastChunk() {
-    pendingFrom = 0;
-    pendingCount = 1;
-    pending[0] = LAST_CHUNK.duplicate();
-    pendingBytes = pending[0].remaining();
-    lastChunkQueued = true;
-  }
-
-  private void finishExchange() {
-    closed = true;
-    unregister();
-    watcher.close();
-    try {
-      channel.shutdownWrites();
-      channel.flush();
-    } catch (IOException e) {
-      LOG.debug("[node {}] closing {}: {}", nodeId, watcher, e.toString());
+    /**
+     * The client went away or a write failed: drop the connection and the watcher.
+     *
+     * @param reason what {@link WatchStats#closed} counts it as, or null for a close counted
+     *     elsewhere or not at all (stalled-close bound, node shutdown, a bug)
+     */
+    private void abort(CloseReason reason, Throwable cause) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        unregister();
+        if (reason != null) {
+            stats.addClosed(reason);
+        }
+        if (cause != null) {
+            LOG.debug("[node {}] {} ended: {}", nodeId, watcher, cause.toString());
+        }
+        if (watcher != null) {
+            watcher.close();
+        }
+        IoUtils.safeClose(exchange.getConnection());
     }
-    exchange.endExchange();
-  }
-
-  private void unregister() {
-    if (sweeper != null) {
-      sweeper.unregister(connectionId, this);
-    }
-  }
-
-  /**
-   * The client went away or a write failed: drop the connection and the watcher.
-   *
-   * @param reason what {@link WatchStats#closed} counts it as, or null for a close counted
-   *     elsewhere or not at all (stalled-close bound, node shutdown, a bug)
-   */
-  private void abort(CloseReason reason, Throwable cause) {
-    if (closed) {
-      return;
-    }
-    closed = true;
-    unregister();
-    if (reason != null) {
-      stats.addClosed(reason);
-    }
-    if (cause != null) {
-      LOG.debug("[node {}] {} ended: {}", nodeId, watcher, cause.toString());
-    }
-    if (watcher != null) {
-      watcher.close();
-    }
-    IoUtils.safeClose(exchange.getConnection());
-  }
 }

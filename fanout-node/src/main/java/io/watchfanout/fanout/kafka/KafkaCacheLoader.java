@@ -5,7 +5,6 @@ import com.google.protobuf.UnsafeByteOperations;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.watch.CacheFeed;
 import io.watchfanout.fanout.watch.PreloadedRevision;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.schema.EventsRecordDeserializer;
 import io.watchfanout.schema.RevisionChainException;
 import io.watchfanout.schema.StateRecordDeserializer;
@@ -27,6 +26,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
@@ -35,8 +36,6 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,471 +57,539 @@ import org.slf4j.LoggerFactory;
  * Kafka calls on the feed thread.
  */
 public final class KafkaCacheLoader implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(KafkaCacheLoader.class);
-  private static final Duration POLL = Duration.ofMillis(100);
-  private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(5);
-  private static final long PROGRESS_LOG_NANOS = 5_000_000_000L;
-  private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaCacheLoader.class);
+    private static final Duration POLL = Duration.ofMillis(100);
+    private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(5);
+    private static final long PROGRESS_LOG_NANOS = 5_000_000_000L;
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
 
-  private final String bootstrap;
-  private final String stateTopic;
-  private final String eventsTopic;
-  private final CacheFeed feed;
-  private final RebuildProgress progress;
-  private final String nodeId;
-  private final Duration maxFeedStaleness;
-  /** Events-topic records before the checkpoint read for the history window, 0 for none. */
-  private final int preloadRecords;
-  private final Thread thread;
-  private volatile boolean running = true;
-  private volatile KafkaConsumer<byte[], ?> current;
-  /** Where revisions start in the events topic is noted into it, or null. */
-  private volatile KafkaHistory olderHistory;
-  /** Feed thread only: whether the feed was last reported stale. */
-  private boolean feedStale;
-  /** Feed thread only: whether the events consumer was last connected to a broker. */
-  private boolean kafkaConnected = true;
+    private final String bootstrap;
+    private final String stateTopic;
+    private final String eventsTopic;
+    private final CacheFeed feed;
+    private final RebuildProgress progress;
+    private final String nodeId;
+    private final Duration maxFeedStaleness;
+    /** Events-topic records before the checkpoint read for the history window, 0 for none. */
+    private final int preloadRecords;
 
-  /**
-   * @param bootstrap Kafka's bootstrap servers, {@code host:port[,host:port]}
-   * @param topicPrefix the topics are {@code <prefix>.state} and {@code <prefix>.events}
-   * @param feed the cache to feed
-   * @param progress where to report progress
-   * @param nodeId the node's id, for log lines and client ids
-   * @param maxFeedStaleness once serving, how old the newest record (by its Kafka timestamp)
-   *     may get before the feed is reported stale ({@link CacheFeed#feedStale}); 0 = never
-   */
-  public KafkaCacheLoader(String bootstrap, String topicPrefix, CacheFeed feed, RebuildProgress progress,
-      String nodeId, Duration maxFeedStaleness) {
-    this(bootstrap, topicPrefix, feed, progress, nodeId, maxFeedStaleness, 0);
-  }
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile KafkaConsumer<byte[], ?> current;
+    /** Where revisions start in the events topic is noted into it, or null. */
+    private volatile KafkaHistory olderHistory;
+    /** Feed thread only: whether the feed was last reported stale. */
+    private boolean feedStale;
+    /** Feed thread only: whether the events consumer was last connected to a broker. */
+    private boolean kafkaConnected = true;
 
-  /**
-   * As above; the history window also gets the revisions of up to {@code preloadRecords} events-topic
-   * records before the state checkpoint (a node's {@code --history-max-events}), so that a node that
-   * just rebuilt resumes watches from before its start instead of answering 410.
-   */
-  public KafkaCacheLoader(String bootstrap, String topicPrefix, CacheFeed feed, RebuildProgress progress,
-      String nodeId, Duration maxFeedStaleness, int preloadRecords) {
-    this.preloadRecords = preloadRecords;
-    this.maxFeedStaleness = maxFeedStaleness;
-    this.bootstrap = bootstrap;
-    this.stateTopic = WatchFanoutSerdes.stateTopic(topicPrefix);
-    this.eventsTopic = WatchFanoutSerdes.eventsTopic(topicPrefix);
-    this.feed = feed;
-    this.progress = progress;
-    this.nodeId = nodeId;
-    this.thread = new Thread(this::run, "watchfanout-feed-" + nodeId);
-    this.thread.setDaemon(true);
-  }
-
-  /** Notes where revisions start in the events topic into {@code h} while reading it; call before {@link #start}. */
-  public void indexInto(KafkaHistory h) {
-    this.olderHistory = h;
-  }
-
-  /** Starts the feed thread. */
-  public void start() {
-    thread.start();
-  }
-
-  /** Stops the feed thread and waits for it (at most 10 s; returns early if interrupted). */
-  @Override
-  public void close() {
-    running = false;
-    KafkaConsumer<byte[], ?> c = current;
-    if (c != null) {
-      c.wakeup();
+    /**
+     * @param bootstrap Kafka's bootstrap servers, {@code host:port[,host:port]}
+     * @param topicPrefix the topics are {@code <prefix>.state} and {@code <prefix>.events}
+     * @param feed the cache to feed
+     * @param progress where to report progress
+     * @param nodeId the node's id, for log lines and client ids
+     * @param maxFeedStaleness once serving, how old the newest record (by its Kafka timestamp)
+     *     may get before the feed is reported stale ({@link CacheFeed#feedStale}); 0 = never
+     */
+    public KafkaCacheLoader(
+            String bootstrap,
+            String topicPrefix,
+            CacheFeed feed,
+            RebuildProgress progress,
+            String nodeId,
+            Duration maxFeedStaleness) {
+        this(bootstrap, topicPrefix, feed, progress, nodeId, maxFeedStaleness, 0);
     }
-    try {
-      thread.join(10_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+
+    /**
+     * As above; the history window also gets the revisions of up to {@code preloadRecords} events-topic
+     * records before the state checkpoint (a node's {@code --history-max-events}), so that a node that
+     * just rebuilt resumes watches from before its start instead of answering 410.
+     */
+    public KafkaCacheLoader(
+            String bootstrap,
+            String topicPrefix,
+            CacheFeed feed,
+            RebuildProgress progress,
+            String nodeId,
+            Duration maxFeedStaleness,
+            int preloadRecords) {
+        this.preloadRecords = preloadRecords;
+        this.maxFeedStaleness = maxFeedStaleness;
+        this.bootstrap = bootstrap;
+        this.stateTopic = WatchFanoutSerdes.stateTopic(topicPrefix);
+        this.eventsTopic = WatchFanoutSerdes.eventsTopic(topicPrefix);
+        this.feed = feed;
+        this.progress = progress;
+        this.nodeId = nodeId;
+        this.thread = new Thread(this::run, "watchfanout-feed-" + nodeId);
+        this.thread.setDaemon(true);
     }
-  }
 
-  private Properties props(Class<? extends Deserializer<?>> valueDeserializer, String role) {
-    return consumerProps(bootstrap, nodeId, role, valueDeserializer);
-  }
-
-  /**
-   * The settings of every consumer of a node: {@code assign()}ed partitions (no group, no commits),
-   * {@code read_committed}, no offset reset (a position that retention removed is an error to
-   * report, never a silent jump), no topic creation.
-   */
-  static Properties consumerProps(String bootstrap, String nodeId, String role,
-      Class<? extends Deserializer<?>> valueDeserializer) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
-    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "watchfanout-" + nodeId + "-" + role);
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, valueDeserializer.getName());
-    return p;
-  }
-
-  private void run() {
-    long start = System.nanoTime();
-    try {
-      Snapshot snapshot = readState();
-      if (snapshot == null) {
-        return;
-      }
-      tailEvents(snapshot, start);
-    } catch (WakeupException | InterruptException e) {
-      if (running) {
-        fail("the feed thread was interrupted: " + e);
-      }
-    } catch (RecordDeserializationException e) {
-      fail("undecodable record in " + e.topicPartition() + " at offset " + e.offset() + ": "
-          + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
-    } catch (FeedException e) {
-      fail(e.getMessage());
-    } catch (KafkaException | IllegalStateException | IllegalArgumentException e) {
-      fail("unexpected error while reading Kafka: " + e);
-    } finally {
-      current = null;
+    /** Notes where revisions start in the events topic into {@code h} while reading it; call before {@link #start}. */
+    public void indexInto(KafkaHistory h) {
+        this.olderHistory = h;
     }
-  }
 
-  private void fail(String reason) {
-    progress.phase = "failed";
-    LOG.error("[node {}] CACHE FAILED, this node stops serving (not ready, /v1/* answer 503): {}", nodeId, reason);
-    feed.fail(reason);
-  }
+    /** Starts the feed thread. */
+    public void start() {
+        thread.start();
+    }
 
-  /** A checkpointed snapshot read from the state topic; checkpoint null = topic empty. */
-  private record Snapshot(StateCheckpoint checkpoint, int keys) {}
-
-  private Snapshot readState() throws FeedException {
-    progress.phase = "state";
-    try (KafkaConsumer<byte[], StateRecord> consumer = new KafkaConsumer<>(props(StateRecordDeserializer.class, "state"))) {
-      current = consumer;
-      List<TopicPartition> tps = waitForPartitions(consumer, stateTopic);
-      if (tps == null) {
-        return null;
-      }
-      consumer.assign(tps);
-      consumer.seekToBeginning(tps);
-      Map<TopicPartition, Long> begin = retry(() -> consumer.beginningOffsets(tps, METADATA_TIMEOUT), "beginning offsets of " + stateTopic);
-      Map<TopicPartition, Long> end = retry(() -> consumer.endOffsets(tps, METADATA_TIMEOUT), "end offsets of " + stateTopic);
-      if (begin == null || end == null) {
-        return null;
-      }
-      long total = 0;
-      for (TopicPartition tp : tps) {
-        total += Math.max(0, end.get(tp) - begin.get(tp));
-      }
-      LOG.info("[node {}] reading {} ({} partitions, {} records up to the end offsets)", nodeId, stateTopic, tps.size(), total);
-      Map<ByteString, KeyValue> keys = new HashMap<>();
-      StateCheckpoint checkpoint = null;
-      long records = 0;
-      long lastLog = System.nanoTime();
-      while (running && !caughtUp(consumer, tps, end)) {
-        ConsumerRecords<byte[], StateRecord> batch = consumer.poll(POLL);
-        for (ConsumerRecord<byte[], StateRecord> r : batch) {
-          records++;
-          if (r.key() == null) {
-            throw new FeedException("state record without a key in " + r.topic() + "-" + r.partition() + " at offset " + r.offset());
-          }
-          // Kafka hands each record a fresh key array: wrap it, no copy.
-          ByteString key = UnsafeByteOperations.unsafeWrap(r.key());
-          StateRecord v = r.value();
-          if (key.isEmpty()) {
-            if (v != null && !v.hasCheckpoint()) {
-              throw new FeedException("the empty key of " + stateTopic + " at offset " + r.offset()
-                  + " holds a " + v.getBodyCase() + " (expected: a StateCheckpoint)");
-            }
-            checkpoint = v == null ? null : v.getCheckpoint();
-          } else if (v == null) {
-            keys.remove(key);
-          } else if (v.hasKv()) {
-            keys.put(key, v.getKv());
-          } else {
-            throw new FeedException("key " + KeyRange.printable(key) + " of " + stateTopic + " at offset "
-                + r.offset() + " holds a " + v.getBodyCase() + " (expected: a KeyValue)");
-          }
-        }
-        progress.stateRecords = records;
-        progress.keysLoaded = keys.size();
-        progress.stateRatio = total == 0 ? 1 : Math.min(1, (double) records / total);
-        if (System.nanoTime() - lastLog > PROGRESS_LOG_NANOS) {
-          lastLog = System.nanoTime();
-          LOG.info("[node {}] rebuild: {} keys loaded, {} % of {}", nodeId, keys.size(),
-              Math.round(progress.stateRatio * 100), stateTopic);
-        }
-      }
-      if (!running) {
-        return null;
-      }
-      if (checkpoint == null && !keys.isEmpty()) {
-        throw new FeedException(stateTopic + " holds " + keys.size()
-            + " keys but no checkpoint under the empty key: cannot tell their revision");
-      }
-      KeyValue[] byKey = keys.values().toArray(new KeyValue[0]);
-      keys.clear();
-      // Everything is fetched by now, so the sort may have the cores: a million keys with
-      // long common prefixes cost about a second of compares on one.
-      Arrays.parallelSort(byKey, (a, b) -> KeyRange.KEY_ORDER.compare(a.getKey(), b.getKey()));
-      List<KeyValue> sorted = Arrays.asList(byKey);
-      feed.loadState(sorted);
-      progress.stateRatio = 1;
-      progress.keysLoaded = sorted.size();
-      LOG.info("[node {}] rebuild: loaded {} keys from {} at revision {} (events from offset {})", nodeId, sorted.size(),
-          stateTopic, checkpoint == null ? 0 : checkpoint.getRevision(), checkpoint == null ? 0 : checkpoint.getEventsOffset());
-      return new Snapshot(checkpoint, sorted.size());
-    }
-  }
-
-  private void tailEvents(Snapshot snapshot, long startNanos) throws FeedException {
-    progress.phase = "events";
-    try (KafkaConsumer<byte[], EventsRecord> consumer = new KafkaConsumer<>(props(EventsRecordDeserializer.class, "events"))) {
-      current = consumer;
-      List<TopicPartition> tps = waitForPartitions(consumer, eventsTopic);
-      if (tps == null) {
-        return;
-      }
-      if (tps.size() != 1) {
-        throw new FeedException(eventsTopic + " has " + tps.size() + " partitions (expected: 1, for total order)");
-      }
-      TopicPartition tp = tps.get(0);
-      consumer.assign(tps);
-      long startOffset = snapshot.checkpoint() == null ? 0 : snapshot.checkpoint().getEventsOffset();
-      Map<TopicPartition, Long> begin = retry(() -> consumer.beginningOffsets(tps, METADATA_TIMEOUT), "beginning offsets of " + eventsTopic);
-      Map<TopicPartition, Long> endMap = retry(() -> consumer.endOffsets(tps, METADATA_TIMEOUT), "end offsets of " + eventsTopic);
-      if (begin == null || endMap == null) {
-        return;
-      }
-      if (begin.get(tp) > startOffset) {
-        throw new FeedException(eventsTopic + " starts at offset " + begin.get(tp) + ", after offset " + startOffset
-            + " that the state checkpoint needs (retention removed it): wait for the state topic to move on");
-      }
-      long end = endMap.get(tp);
-      long revision = snapshot.checkpoint() == null ? -1 : snapshot.checkpoint().getRevision();
-      List<PreloadedRevision> history = preload(consumer, tp, Math.max(begin.get(tp), startOffset - preloadRecords),
-          startOffset);
-      if (history == null) {
-        return;
-      }
-      feed.startAt(Math.max(0, revision), history);
-      consumer.seek(tp, startOffset);
-      RecordApplier applier = new RecordApplier(feed, revision);
-      KafkaHistory index = olderHistory;
-      LOG.info("[node {}] tailing {} from offset {} (revision {}); ready at offset {}", nodeId, eventsTopic, startOffset,
-          Math.max(0, revision), end);
-      boolean ready = false;
-      // Looked up once: the metric object stays with the consumer and reads its current value.
-      Metric connections = connectionCount(consumer);
-      long lastLog = System.nanoTime();
-      while (running) {
-        ConsumerRecords<byte[], EventsRecord> batch = consumer.poll(POLL);
-        for (ConsumerRecord<byte[], EventsRecord> r : batch) {
-          if (index != null && r.value() != null) {
-            index.noteRecord(r.value(), r.offset());
-          }
-          try {
-            applier.accept(r.value(), r.timestamp());
-          } catch (RevisionChainException e) {
-            throw new FeedException("revision chain broken in " + eventsTopic + " at offset " + r.offset() + ": " + e.getMessage());
-          }
-          progress.newestRecordMillis = Math.max(progress.newestRecordMillis, r.timestamp());
-        }
-        long position = consumer.position(tp);
-        progress.eventsRecords = applier.records();
-        // Without a connection to a broker the lag is unknown, not the last value fetched.
-        boolean connected = connections == null || connections.metricValue() instanceof Number c
-            && c.doubleValue() > 0;
-        if (connected != kafkaConnected) {
-          kafkaConnected = connected;
-          if (connected) {
-            LOG.info("[node {}] Kafka at {} is back", nodeId, bootstrap);
-          } else {
-            LOG.warn("[node {}] lost Kafka at {}: no connection to any broker", nodeId, bootstrap);
-          }
-        }
-        progress.consumerLag = connected ? consumer.currentLag(tp).orElse(-1) : -1;
-        feed.tick();
-        if (ready) {
-          checkFreshness(applier.lastRevision());
-        }
-        if (!ready) {
-          progress.eventsRatio = end <= startOffset ? 1 : Math.min(1, (double) (position - startOffset) / (end - startOffset));
-          if (position >= end) {
-            ready = true;
-            progress.eventsRatio = 1;
-            progress.rebuildSeconds = (System.nanoTime() - startNanos) / 1e9;
-            progress.phase = "serving";
-            feed.markReady();
-            LOG.info("[node {}] rebuild done in {} s: caught up with {} at offset {} (revision {}); ready", nodeId,
-                String.format("%.2f", progress.rebuildSeconds), eventsTopic, position, applier.lastRevision());
-          } else if (System.nanoTime() - lastLog > PROGRESS_LOG_NANOS) {
-            lastLog = System.nanoTime();
-            LOG.info("[node {}] rebuild: {} % of {} applied (offset {} of {})", nodeId,
-                Math.round(progress.eventsRatio * 100), eventsTopic, position, end);
-          }
-        }
-      }
-    }
-  }
-
-  /**
-   * The complete revisions among the events-topic records in {@code [from, to)}: the history just
-   * before the checkpoint. A revision cut by {@code from} is left out; a resync in the span drops
-   * what came before it (that history is gone); progress records carry no events.
-   *
-   * @return the revisions in order, or null when the loader was stopped meanwhile
-   */
-  private List<PreloadedRevision> preload(KafkaConsumer<byte[], EventsRecord> consumer, TopicPartition tp, long from,
-      long to) {
-    List<PreloadedRevision> out = new ArrayList<>();
-    if (from >= to) {
-      return out;
-    }
-    consumer.seek(tp, from);
-    List<Event> current = null;
-    long currentTimestamp = 0;
-    while (running) {
-      ConsumerRecords<byte[], EventsRecord> batch = consumer.poll(POLL);
-      for (ConsumerRecord<byte[], EventsRecord> r : batch) {
-        if (r.offset() >= to) {
-          break;
-        }
-        EventsRecord v = r.value();
-        if (olderHistory != null) {
-          olderHistory.noteRecord(v, r.offset());
-        }
-        if (v.hasResync() || v.hasEvent() && v.getEvent().getResync()) {
-          out.clear();
-          current = null;
-        } else if (v.hasEvent()) {
-          Event e = v.getEvent();
-          if (current != null && current.get(0).getRevision() != e.getRevision()) {
-            // A revision that did not end where it should: keep only what follows.
-            out.clear();
-            current = null;
-          }
-          if (current == null && e.getIndex() == 0) {
-            current = new ArrayList<>(e.getCount());
-            currentTimestamp = r.timestamp();
-          }
-          if (current != null) {
-            current.add(e);
-            if (e.getIndex() == e.getCount() - 1) {
-              out.add(new PreloadedRevision(current, currentTimestamp));
-              current = null;
-            }
-          }
-        }
-      }
-      if (consumer.position(tp) >= to) {
-        LOG.info("[node {}] history: {} revisions from offsets {} to {} of {} before the checkpoint", nodeId,
-            out.size(), from, to, eventsTopic);
-        return out;
-      }
-    }
-    return null;
-  }
-
-  /** The consumer's {@code connection-count} metric (connections to brokers), or null when it has none. */
-  private static Metric connectionCount(KafkaConsumer<byte[], ?> consumer) {
-    for (Map.Entry<MetricName, ? extends Metric> m : consumer.metrics().entrySet()) {
-      if (m.getKey().name().equals("connection-count") && m.getKey().group().equals("consumer-metrics")) {
-        return m.getValue();
-      }
-    }
-    return null;
-  }
-
-  /** Reports a stale feed once when it goes stale and once when records come again. */
-  private void checkFreshness(long revision) {
-    if (maxFeedStaleness.isZero()) {
-      return;
-    }
-    double staleness = progress.feedStalenessSeconds();
-    boolean stale = !Double.isNaN(staleness) && staleness * 1000 > maxFeedStaleness.toMillis();
-    if (stale && !feedStale) {
-      feedStale = true;
-      String problem = "no record from the ingester for " + Math.round(staleness) + " s (--max-feed-staleness "
-          + maxFeedStaleness.toMillis() / 1000.0 + " s): the ingester, Kafka at " + bootstrap
-          + " or etcd stopped feeding this node; it serves revision " + revision + " meanwhile";
-      LOG.warn("[node {}] feed is stale: {}", nodeId, problem);
-      feed.feedStale(problem);
-    } else if (!stale && feedStale) {
-      feedStale = false;
-      LOG.info("[node {}] feed is fresh again: records from the ingester come in", nodeId);
-      feed.feedStale(null);
-    }
-  }
-
-  private static boolean caughtUp(KafkaConsumer<byte[], ?> consumer, List<TopicPartition> tps, Map<TopicPartition, Long> end) {
-    for (TopicPartition tp : tps) {
-      if (consumer.position(tp) < end.get(tp)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** The topic's partitions, waiting (with backoff) for Kafka and for the topic; null when closed. */
-  private List<TopicPartition> waitForPartitions(KafkaConsumer<byte[], ?> consumer, String topic) {
-    List<PartitionInfo> infos = retry(() -> {
-      List<PartitionInfo> p = consumer.partitionsFor(topic, METADATA_TIMEOUT);
-      if (p == null || p.isEmpty()) {
-        throw new TimeoutException("topic " + topic + " does not exist yet");
-      }
-      return p;
-    }, "topic " + topic);
-    if (infos == null) {
-      return null;
-    }
-    List<TopicPartition> tps = new ArrayList<>();
-    for (PartitionInfo i : infos) {
-      tps.add(new TopicPartition(topic, i.partition()));
-    }
-    tps.sort((a, b) -> Integer.compare(a.partition(), b.partition()));
-    return tps;
-  }
-
-  /** Retries a metadata call on timeouts with exponential backoff; null when closed. */
-  private <T> T retry(java.util.function.Supplier<T> call, String what) {
-    long backoffMillis = 200;
-    int attempt = 0;
-    String phase = progress.phase;
-    while (running) {
-      try {
-        T result = call.get();
-        progress.phase = phase;
-        if (attempt > 0) {
-          LOG.info("[node {}] Kafka at {} answered ({}) after {} attempts", nodeId, bootstrap, what, attempt + 1);
-        }
-        return result;
-      } catch (TimeoutException e) {
-        attempt++;
-        progress.phase = "waiting for Kafka";
-        if (attempt == 1 || attempt % 10 == 0) {
-          LOG.warn("[node {}] waiting for Kafka at {} ({}; attempt {}): {}", nodeId, bootstrap, what, attempt, e.getMessage());
+    /** Stops the feed thread and waits for it (at most 10 s; returns early if interrupted). */
+    @Override
+    public void close() {
+        running = false;
+        KafkaConsumer<byte[], ?> c = current;
+        if (c != null) {
+            c.wakeup();
         }
         try {
-          Thread.sleep(backoffMillis);
-        } catch (InterruptedException ie) {
-          Thread.currentThread().interrupt();
-          return null;
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
-        backoffMillis = Math.min(backoffMillis * 2, MAX_BACKOFF.toMillis());
-      }
     }
-    return null;
-  }
 
-  /** Bad data: the feed stops for good. */
-  private static final class FeedException extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    FeedException(String message) {
-      super(message);
+    private Properties props(Class<? extends Deserializer<?>> valueDeserializer, String role) {
+        return consumerProps(bootstrap, nodeId, role, valueDeserializer);
     }
-  }
+
+    /**
+     * The settings of every consumer of a node: {@code assign()}ed partitions (no group, no commits),
+     * {@code read_committed}, no offset reset (a position that retention removed is an error to
+     * report, never a silent jump), no topic creation.
+     */
+    static Properties consumerProps(
+            String bootstrap, String nodeId, String role, Class<? extends Deserializer<?>> valueDeserializer) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, "watchfanout-" + nodeId + "-" + role);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, valueDeserializer.getName());
+        return p;
+    }
+
+    private void run() {
+        long start = System.nanoTime();
+        try {
+            Snapshot snapshot = readState();
+            if (snapshot == null) {
+                return;
+            }
+            tailEvents(snapshot, start);
+        } catch (WakeupException | InterruptException e) {
+            if (running) {
+                fail("the feed thread was interrupted: " + e);
+            }
+        } catch (RecordDeserializationException e) {
+            fail("undecodable record in " + e.topicPartition() + " at offset " + e.offset() + ": "
+                    + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
+        } catch (FeedException e) {
+            fail(e.getMessage());
+        } catch (KafkaException | IllegalStateException | IllegalArgumentException e) {
+            fail("unexpected error while reading Kafka: " + e);
+        } finally {
+            current = null;
+        }
+    }
+
+    private void fail(String reason) {
+        progress.phase = "failed";
+        LOG.error("[node {}] CACHE FAILED, this node stops serving (not ready, /v1/* answer 503): {}", nodeId, reason);
+        feed.fail(reason);
+    }
+
+    /** A checkpointed snapshot read from the state topic; checkpoint null = topic empty. */
+    private record Snapshot(StateCheckpoint checkpoint, int keys) {}
+
+    private Snapshot readState() throws FeedException {
+        progress.phase = "state";
+        try (KafkaConsumer<byte[], StateRecord> consumer =
+                new KafkaConsumer<>(props(StateRecordDeserializer.class, "state"))) {
+            current = consumer;
+            List<TopicPartition> tps = waitForPartitions(consumer, stateTopic);
+            if (tps == null) {
+                return null;
+            }
+            consumer.assign(tps);
+            consumer.seekToBeginning(tps);
+            Map<TopicPartition, Long> begin =
+                    retry(() -> consumer.beginningOffsets(tps, METADATA_TIMEOUT), "beginning offsets of " + stateTopic);
+            Map<TopicPartition, Long> end =
+                    retry(() -> consumer.endOffsets(tps, METADATA_TIMEOUT), "end offsets of " + stateTopic);
+            if (begin == null || end == null) {
+                return null;
+            }
+            long total = 0;
+            for (TopicPartition tp : tps) {
+                total += Math.max(0, end.get(tp) - begin.get(tp));
+            }
+            LOG.info(
+                    "[node {}] reading {} ({} partitions, {} records up to the end offsets)",
+                    nodeId,
+                    stateTopic,
+                    tps.size(),
+                    total);
+            Map<ByteString, KeyValue> keys = new HashMap<>();
+            StateCheckpoint checkpoint = null;
+            long records = 0;
+            long lastLog = System.nanoTime();
+            while (running && !caughtUp(consumer, tps, end)) {
+                ConsumerRecords<byte[], StateRecord> batch = consumer.poll(POLL);
+                for (ConsumerRecord<byte[], StateRecord> r : batch) {
+                    records++;
+                    if (r.key() == null) {
+                        throw new FeedException("state record without a key in " + r.topic() + "-" + r.partition()
+                                + " at offset " + r.offset());
+                    }
+                    // Kafka hands each record a fresh key array: wrap it, no copy.
+                    ByteString key = UnsafeByteOperations.unsafeWrap(r.key());
+                    StateRecord v = r.value();
+                    if (key.isEmpty()) {
+                        if (v != null && !v.hasCheckpoint()) {
+                            throw new FeedException("the empty key of " + stateTopic + " at offset " + r.offset()
+                                    + " holds a " + v.getBodyCase() + " (expected: a StateCheckpoint)");
+                        }
+                        checkpoint = v == null ? null : v.getCheckpoint();
+                    } else if (v == null) {
+                        keys.remove(key);
+                    } else if (v.hasKv()) {
+                        keys.put(key, v.getKv());
+                    } else {
+                        throw new FeedException("key " + KeyRange.printable(key) + " of " + stateTopic + " at offset "
+                                + r.offset() + " holds a " + v.getBodyCase() + " (expected: a KeyValue)");
+                    }
+                }
+                progress.stateRecords = records;
+                progress.keysLoaded = keys.size();
+                progress.stateRatio = total == 0 ? 1 : Math.min(1, (double) records / total);
+                if (System.nanoTime() - lastLog > PROGRESS_LOG_NANOS) {
+                    lastLog = System.nanoTime();
+                    LOG.info(
+                            "[node {}] rebuild: {} keys loaded, {} % of {}",
+                            nodeId, keys.size(), Math.round(progress.stateRatio * 100), stateTopic);
+                }
+            }
+            if (!running) {
+                return null;
+            }
+            if (checkpoint == null && !keys.isEmpty()) {
+                throw new FeedException(stateTopic + " holds " + keys.size()
+                        + " keys but no checkpoint under the empty key: cannot tell their revision");
+            }
+            KeyValue[] byKey = keys.values().toArray(new KeyValue[0]);
+            keys.clear();
+            // Everything is fetched by now, so the sort may have the cores: a million keys with
+            // long common prefixes cost about a second of compares on one.
+            Arrays.parallelSort(byKey, (a, b) -> KeyRange.KEY_ORDER.compare(a.getKey(), b.getKey()));
+            List<KeyValue> sorted = Arrays.asList(byKey);
+            feed.loadState(sorted);
+            progress.stateRatio = 1;
+            progress.keysLoaded = sorted.size();
+            LOG.info(
+                    "[node {}] rebuild: loaded {} keys from {} at revision {} (events from offset {})",
+                    nodeId,
+                    sorted.size(),
+                    stateTopic,
+                    checkpoint == null ? 0 : checkpoint.getRevision(),
+                    checkpoint == null ? 0 : checkpoint.getEventsOffset());
+            return new Snapshot(checkpoint, sorted.size());
+        }
+    }
+
+    private void tailEvents(Snapshot snapshot, long startNanos) throws FeedException {
+        progress.phase = "events";
+        try (KafkaConsumer<byte[], EventsRecord> consumer =
+                new KafkaConsumer<>(props(EventsRecordDeserializer.class, "events"))) {
+            current = consumer;
+            List<TopicPartition> tps = waitForPartitions(consumer, eventsTopic);
+            if (tps == null) {
+                return;
+            }
+            if (tps.size() != 1) {
+                throw new FeedException(
+                        eventsTopic + " has " + tps.size() + " partitions (expected: 1, for total order)");
+            }
+            TopicPartition tp = tps.get(0);
+            consumer.assign(tps);
+            long startOffset =
+                    snapshot.checkpoint() == null ? 0 : snapshot.checkpoint().getEventsOffset();
+            Map<TopicPartition, Long> begin = retry(
+                    () -> consumer.beginningOffsets(tps, METADATA_TIMEOUT), "beginning offsets of " + eventsTopic);
+            Map<TopicPartition, Long> endMap =
+                    retry(() -> consumer.endOffsets(tps, METADATA_TIMEOUT), "end offsets of " + eventsTopic);
+            if (begin == null || endMap == null) {
+                return;
+            }
+            if (begin.get(tp) > startOffset) {
+                throw new FeedException(
+                        eventsTopic + " starts at offset " + begin.get(tp) + ", after offset " + startOffset
+                                + " that the state checkpoint needs (retention removed it): wait for the state topic to move on");
+            }
+            long end = endMap.get(tp);
+            long revision =
+                    snapshot.checkpoint() == null ? -1 : snapshot.checkpoint().getRevision();
+            List<PreloadedRevision> history =
+                    preload(consumer, tp, Math.max(begin.get(tp), startOffset - preloadRecords), startOffset);
+            if (history == null) {
+                return;
+            }
+            feed.startAt(Math.max(0, revision), history);
+            consumer.seek(tp, startOffset);
+            RecordApplier applier = new RecordApplier(feed, revision);
+            KafkaHistory index = olderHistory;
+            LOG.info(
+                    "[node {}] tailing {} from offset {} (revision {}); ready at offset {}",
+                    nodeId,
+                    eventsTopic,
+                    startOffset,
+                    Math.max(0, revision),
+                    end);
+            boolean ready = false;
+            // Looked up once: the metric object stays with the consumer and reads its current value.
+            Metric connections = connectionCount(consumer);
+            long lastLog = System.nanoTime();
+            while (running) {
+                ConsumerRecords<byte[], EventsRecord> batch = consumer.poll(POLL);
+                for (ConsumerRecord<byte[], EventsRecord> r : batch) {
+                    if (index != null && r.value() != null) {
+                        index.noteRecord(r.value(), r.offset());
+                    }
+                    try {
+                        applier.accept(r.value(), r.timestamp());
+                    } catch (RevisionChainException e) {
+                        throw new FeedException("revision chain broken in " + eventsTopic + " at offset " + r.offset()
+                                + ": " + e.getMessage());
+                    }
+                    progress.newestRecordMillis = Math.max(progress.newestRecordMillis, r.timestamp());
+                }
+                long position = consumer.position(tp);
+                progress.eventsRecords = applier.records();
+                // Without a connection to a broker the lag is unknown, not the last value fetched.
+                boolean connected =
+                        connections == null || connections.metricValue() instanceof Number c && c.doubleValue() > 0;
+                if (connected != kafkaConnected) {
+                    kafkaConnected = connected;
+                    if (connected) {
+                        LOG.info("[node {}] Kafka at {} is back", nodeId, bootstrap);
+                    } else {
+                        LOG.warn("[node {}] lost Kafka at {}: no connection to any broker", nodeId, bootstrap);
+                    }
+                }
+                progress.consumerLag = connected ? consumer.currentLag(tp).orElse(-1) : -1;
+                feed.tick();
+                if (ready) {
+                    checkFreshness(applier.lastRevision());
+                }
+                if (!ready) {
+                    progress.eventsRatio = end <= startOffset
+                            ? 1
+                            : Math.min(1, (double) (position - startOffset) / (end - startOffset));
+                    if (position >= end) {
+                        ready = true;
+                        progress.eventsRatio = 1;
+                        progress.rebuildSeconds = (System.nanoTime() - startNanos) / 1e9;
+                        progress.phase = "serving";
+                        feed.markReady();
+                        LOG.info(
+                                "[node {}] rebuild done in {} s: caught up with {} at offset {} (revision {}); ready",
+                                nodeId,
+                                String.format("%.2f", progress.rebuildSeconds),
+                                eventsTopic,
+                                position,
+                                applier.lastRevision());
+                    } else if (System.nanoTime() - lastLog > PROGRESS_LOG_NANOS) {
+                        lastLog = System.nanoTime();
+                        LOG.info(
+                                "[node {}] rebuild: {} % of {} applied (offset {} of {})",
+                                nodeId, Math.round(progress.eventsRatio * 100), eventsTopic, position, end);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * The complete revisions among the events-topic records in {@code [from, to)}: the history just
+     * before the checkpoint. A revision cut by {@code from} is left out; a resync in the span drops
+     * what came before it (that history is gone); progress records carry no events.
+     *
+     * @return the revisions in order, or null when the loader was stopped meanwhile
+     */
+    private List<PreloadedRevision> preload(
+            KafkaConsumer<byte[], EventsRecord> consumer, TopicPartition tp, long from, long to) {
+        List<PreloadedRevision> out = new ArrayList<>();
+        if (from >= to) {
+            return out;
+        }
+        consumer.seek(tp, from);
+        List<Event> current = null;
+        long currentTimestamp = 0;
+        while (running) {
+            ConsumerRecords<byte[], EventsRecord> batch = consumer.poll(POLL);
+            for (ConsumerRecord<byte[], EventsRecord> r : batch) {
+                if (r.offset() >= to) {
+                    break;
+                }
+                EventsRecord v = r.value();
+                if (olderHistory != null) {
+                    olderHistory.noteRecord(v, r.offset());
+                }
+                if (v.hasResync() || v.hasEvent() && v.getEvent().getResync()) {
+                    out.clear();
+                    current = null;
+                } else if (v.hasEvent()) {
+                    Event e = v.getEvent();
+                    if (current != null && current.get(0).getRevision() != e.getRevision()) {
+                        // A revision that did not end where it should: keep only what follows.
+                        out.clear();
+                        current = null;
+                    }
+                    if (current == null && e.getIndex() == 0) {
+                        current = new ArrayList<>(e.getCount());
+                        currentTimestamp = r.timestamp();
+                    }
+                    if (current != null) {
+                        current.add(e);
+                        if (e.getIndex() == e.getCount() - 1) {
+                            out.add(new PreloadedRevision(current, currentTimestamp));
+                            current = null;
+                        }
+                    }
+                }
+            }
+            if (consumer.position(tp) >= to) {
+                LOG.info(
+                        "[node {}] history: {} revisions from offsets {} to {} of {} before the checkpoint",
+                        nodeId,
+                        out.size(),
+                        from,
+                        to,
+                        eventsTopic);
+                return out;
+            }
+        }
+        return null;
+    }
+
+    /** The consumer's {@code connection-count} metric (connections to brokers), or null when it has none. */
+    private static Metric connectionCount(KafkaConsumer<byte[], ?> consumer) {
+        for (Map.Entry<MetricName, ? extends Metric> m : consumer.metrics().entrySet()) {
+            if (m.getKey().name().equals("connection-count")
+                    && m.getKey().group().equals("consumer-metrics")) {
+                return m.getValue();
+            }
+        }
+        return null;
+    }
+
+    /** Reports a stale feed once when it goes stale and once when records come again. */
+    private void checkFreshness(long revision) {
+        if (maxFeedStaleness.isZero()) {
+            return;
+        }
+        double staleness = progress.feedStalenessSeconds();
+        boolean stale = !Double.isNaN(staleness) && staleness * 1000 > maxFeedStaleness.toMillis();
+        if (stale && !feedStale) {
+            feedStale = true;
+            String problem = "no record from the ingester for " + Math.round(staleness) + " s (--max-feed-staleness "
+                    + maxFeedStaleness.toMillis() / 1000.0 + " s): the ingester, Kafka at " + bootstrap
+                    + " or etcd stopped feeding this node; it serves revision " + revision + " meanwhile";
+            LOG.warn("[node {}] feed is stale: {}", nodeId, problem);
+            feed.feedStale(problem);
+        } else if (!stale && feedStale) {
+            feedStale = false;
+            LOG.info("[node {}] feed is fresh again: records from the ingester come in", nodeId);
+            feed.feedStale(null);
+        }
+    }
+
+    private static boolean caughtUp(
+            KafkaConsumer<byte[], ?> consumer, List<TopicPartition> tps, Map<TopicPartition, Long> end) {
+        for (TopicPartition tp : tps) {
+            if (consumer.position(tp) < end.get(tp)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The topic's partitions, waiting (with backoff) for Kafka and for the topic; null when closed. */
+    private List<TopicPartition> waitForPartitions(KafkaConsumer<byte[], ?> consumer, String topic) {
+        List<PartitionInfo> infos = retry(
+                () -> {
+                    List<PartitionInfo> p = consumer.partitionsFor(topic, METADATA_TIMEOUT);
+                    if (p == null || p.isEmpty()) {
+                        throw new TimeoutException("topic " + topic + " does not exist yet");
+                    }
+                    return p;
+                },
+                "topic " + topic);
+        if (infos == null) {
+            return null;
+        }
+        List<TopicPartition> tps = new ArrayList<>();
+        for (PartitionInfo i : infos) {
+            tps.add(new TopicPartition(topic, i.partition()));
+        }
+        tps.sort((a, b) -> Integer.compare(a.partition(), b.partition()));
+        return tps;
+    }
+
+    /** Retries a metadata call on timeouts with exponential backoff; null when closed. */
+    private <T> T retry(java.util.function.Supplier<T> call, String what) {
+        long backoffMillis = 200;
+        int attempt = 0;
+        String phase = progress.phase;
+        while (running) {
+            try {
+                T result = call.get();
+                progress.phase = phase;
+                if (attempt > 0) {
+                    LOG.info(
+                            "[node {}] Kafka at {} answered ({}) after {} attempts",
+                            nodeId,
+                            bootstrap,
+                            what,
+                            attempt + 1);
+                }
+                return result;
+            } catch (TimeoutException e) {
+                attempt++;
+                progress.phase = "waiting for Kafka";
+                if (attempt == 1 || attempt % 10 == 0) {
+                    LOG.warn(
+                            "[node {}] waiting for Kafka at {} ({}; attempt {}): {}",
+                            nodeId,
+                            bootstrap,
+                            what,
+                            attempt,
+                            e.getMessage());
+                }
+                try {
+                    Thread.sleep(backoffMillis);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
+                backoffMillis = Math.min(backoffMillis * 2, MAX_BACKOFF.toMillis());
+            }
+        }
+        return null;
+    }
+
+    /** Bad data: the feed stops for good. */
+    private static final class FeedException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        FeedException(String message) {
+            super(message);
+        }
+    }
 }

@@ -1,69 +1,68 @@
 package io.watchfanout.fanout.kafka;
 
-
 /**
  * How far the rebuild from Kafka has come, for logs and metrics. Written by the feed
  * thread, read by any thread (volatile fields).
  */
 public final class RebuildProgress {
-  volatile String phase = "starting";
-  volatile long stateRecords;
-  volatile long keysLoaded;
-  volatile double stateRatio;
-  volatile long eventsRecords;
-  volatile double eventsRatio;
-  volatile long consumerLag = -1;
-  volatile double rebuildSeconds = -1;
-  volatile long newestRecordMillis;
+    volatile String phase = "starting";
+    volatile long stateRecords;
+    volatile long keysLoaded;
+    volatile double stateRatio;
+    volatile long eventsRecords;
+    volatile double eventsRatio;
+    volatile long consumerLag = -1;
+    volatile double rebuildSeconds = -1;
+    volatile long newestRecordMillis;
 
-  /** "starting", "waiting for Kafka", "state", "events", "serving" or "failed". */
-  public String phase() {
-    return phase;
-  }
+    /** "starting", "waiting for Kafka", "state", "events", "serving" or "failed". */
+    public String phase() {
+        return phase;
+    }
 
-  /** State-topic records read. */
-  public long stateRecords() {
-    return stateRecords;
-  }
+    /** State-topic records read. */
+    public long stateRecords() {
+        return stateRecords;
+    }
 
-  /** Keys in the snapshot read from the state topic. */
-  public long keysLoaded() {
-    return keysLoaded;
-  }
+    /** Keys in the snapshot read from the state topic. */
+    public long keysLoaded() {
+        return keysLoaded;
+    }
 
-  /** Fraction 0..1 of the state topic's end offsets read. */
-  public double stateRatio() {
-    return stateRatio;
-  }
+    /** Fraction 0..1 of the state topic's end offsets read. */
+    public double stateRatio() {
+        return stateRatio;
+    }
 
-  /** Events-topic records applied. */
-  public long eventsRecords() {
-    return eventsRecords;
-  }
+    /** Events-topic records applied. */
+    public long eventsRecords() {
+        return eventsRecords;
+    }
 
-  /** Fraction 0..1 of the events topic's end offset (at rebuild start) reached. */
-  public double eventsRatio() {
-    return eventsRatio;
-  }
+    /** Fraction 0..1 of the events topic's end offset (at rebuild start) reached. */
+    public double eventsRatio() {
+        return eventsRatio;
+    }
 
-  /**
-   * Seconds since the newest record read from the events topic was written by the ingester
-   * (its Kafka timestamp; the ingester writes at least a heartbeat a second while it is
-   * healthy), or NaN before the first record. Clocks of the ingester's and the node's hosts
-   * are assumed to agree within a second or so (NTP); a negative difference counts as 0.
-   */
-  public double feedStalenessSeconds() {
-    long newest = newestRecordMillis;
-    return newest == 0 ? Double.NaN : Math.max(0, System.currentTimeMillis() - newest) / 1000.0;
-  }
+    /**
+     * Seconds since the newest record read from the events topic was written by the ingester
+     * (its Kafka timestamp; the ingester writes at least a heartbeat a second while it is
+     * healthy), or NaN before the first record. Clocks of the ingester's and the node's hosts
+     * are assumed to agree within a second or so (NTP); a negative difference counts as 0.
+     */
+    public double feedStalenessSeconds() {
+        long newest = newestRecordMillis;
+        return newest == 0 ? Double.NaN : Math.max(0, System.currentTimeMillis() - newest) / 1000.0;
+    }
 
-  /** Records between the consumer's position and the events topic's end, -1 when unknown. */
-  public long consumerLag() {
-    return consumerLag;
-  }
+    /** Records between the consumer's position and the events topic's end, -1 when unknown. */
+    public long consumerLag() {
+        return consumerLag;
+    }
 
-  /** Seconds from start until the node first caught up, -1 before. */
-  public double rebuildSeconds() {
-    return rebuildSeconds;
-  }
+    /** Seconds from start until the node first caught up, -1 before. */
+    public double rebuildSeconds() {
+        return rebuildSeconds;
+    }
 }

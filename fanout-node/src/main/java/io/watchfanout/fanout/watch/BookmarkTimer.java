@@ -25,140 +25,147 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: the timer thread runs the rounds; registration from any thread.
  */
 final class BookmarkTimer implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(BookmarkTimer.class);
+    private static final Logger LOG = LoggerFactory.getLogger(BookmarkTimer.class);
 
-  private final Dispatcher dispatcher;
-  private final Duration interval;
-  /** Watches with a progress interval of their own, by that interval in milliseconds. */
-  private final Map<Long, Set<Watcher>> byProgressInterval = new ConcurrentHashMap<>();
-  private volatile ScheduledExecutorService timer;
+    private final Dispatcher dispatcher;
+    private final Duration interval;
+    /** Watches with a progress interval of their own, by that interval in milliseconds. */
+    private final Map<Long, Set<Watcher>> byProgressInterval = new ConcurrentHashMap<>();
 
-  BookmarkTimer(Dispatcher dispatcher, Duration interval) {
-    this.dispatcher = dispatcher;
-    this.interval = interval;
-  }
+    private volatile ScheduledExecutorService timer;
 
-  /** Starts the rounds. Until then (tests) rounds run only through {@link #runAll()}. */
-  synchronized void start() {
-    if (timer != null) {
-      return;
+    BookmarkTimer(Dispatcher dispatcher, Duration interval) {
+        this.dispatcher = dispatcher;
+        this.interval = interval;
     }
-    timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "watchfanout-bookmarks-" + dispatcher.settings.nodeId());
-      t.setDaemon(true);
-      return t;
-    });
-    long every = interval.toMillis();
-    timer.scheduleAtFixedRate(this::guardedRound, every, every, TimeUnit.MILLISECONDS);
-    for (Long ms : byProgressInterval.keySet()) {
-      scheduleProgress(ms);
-    }
-  }
 
-  void register(Watcher w) {
-    Duration progress = w.spec.progressInterval();
-    if (progress == null) {
-      return;
-    }
-    long ms = progress.toMillis();
-    boolean[] created = new boolean[1];
-    byProgressInterval.computeIfAbsent(ms, k -> {
-      created[0] = true;
-      return ConcurrentHashMap.newKeySet();
-    }).add(w);
-    if (created[0]) {
-      synchronized (this) {
+    /** Starts the rounds. Until then (tests) rounds run only through {@link #runAll()}. */
+    synchronized void start() {
         if (timer != null) {
-          scheduleProgress(ms);
+            return;
         }
-      }
+        timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "watchfanout-bookmarks-" + dispatcher.settings.nodeId());
+            t.setDaemon(true);
+            return t;
+        });
+        long every = interval.toMillis();
+        timer.scheduleAtFixedRate(this::guardedRound, every, every, TimeUnit.MILLISECONDS);
+        for (Long ms : byProgressInterval.keySet()) {
+            scheduleProgress(ms);
+        }
     }
-  }
 
-  void unregister(Watcher w) {
-    Duration progress = w.spec.progressInterval();
-    if (progress != null) {
-      Set<Watcher> group = byProgressInterval.get(progress.toMillis());
-      if (group != null) {
-        group.remove(w);
-      }
+    void register(Watcher w) {
+        Duration progress = w.spec.progressInterval();
+        if (progress == null) {
+            return;
+        }
+        long ms = progress.toMillis();
+        boolean[] created = new boolean[1];
+        byProgressInterval
+                .computeIfAbsent(ms, k -> {
+                    created[0] = true;
+                    return ConcurrentHashMap.newKeySet();
+                })
+                .add(w);
+        if (created[0]) {
+            synchronized (this) {
+                if (timer != null) {
+                    scheduleProgress(ms);
+                }
+            }
+        }
     }
-  }
 
-  private void scheduleProgress(long ms) {
-    timer.scheduleAtFixedRate(() -> {
-      try {
-        progressRound(ms);
-      } catch (RuntimeException e) {
-        LOG.error("progress round failed", e);
-      }
-    }, ms, ms, TimeUnit.MILLISECONDS);
-  }
+    void unregister(Watcher w) {
+        Duration progress = w.spec.progressInterval();
+        if (progress != null) {
+            Set<Watcher> group = byProgressInterval.get(progress.toMillis());
+            if (group != null) {
+                group.remove(w);
+            }
+        }
+    }
 
-  private void guardedRound() {
-    try {
-      round();
-    } catch (RuntimeException e) {
-      // A bug must not end the rounds: bookmarks and expiry would stop for every watcher.
-      LOG.error("bookmark round failed", e);
+    private void scheduleProgress(long ms) {
+        timer.scheduleAtFixedRate(
+                () -> {
+                    try {
+                        progressRound(ms);
+                    } catch (RuntimeException e) {
+                        LOG.error("progress round failed", e);
+                    }
+                },
+                ms,
+                ms,
+                TimeUnit.MILLISECONDS);
     }
-  }
 
-  /** One bookmark round and one round of every progress interval, now, on this thread. */
-  void runAll() {
-    round();
-    for (Long ms : byProgressInterval.keySet()) {
-      progressRound(ms);
+    private void guardedRound() {
+        try {
+            round();
+        } catch (RuntimeException e) {
+            // A bug must not end the rounds: bookmarks and expiry would stop for every watcher.
+            LOG.error("bookmark round failed", e);
+        }
     }
-  }
 
-  /** Every watcher: 410 for a parked one that fell behind; a bookmark for a Kubernetes watch. */
-  private void round() {
-    for (Watcher w : dispatcher.watchers.all()) {
-      long parkedAt = w.catchUpCursor();
-      if (parkedAt >= 0 && dispatcher.expiry.isBehind(parkedAt)) {
-        dispatcher.expire(w);
-      } else if (w.spec.progressInterval() == null) {
-        bookmark(w, false);
-      }
+    /** One bookmark round and one round of every progress interval, now, on this thread. */
+    void runAll() {
+        round();
+        for (Long ms : byProgressInterval.keySet()) {
+            progressRound(ms);
+        }
     }
-  }
 
-  private void progressRound(long ms) {
-    Set<Watcher> group = byProgressInterval.get(ms);
-    if (group == null) {
-      return;
+    /** Every watcher: 410 for a parked one that fell behind; a bookmark for a Kubernetes watch. */
+    private void round() {
+        for (Watcher w : dispatcher.watchers.all()) {
+            long parkedAt = w.catchUpCursor();
+            if (parkedAt >= 0 && dispatcher.expiry.isBehind(parkedAt)) {
+                dispatcher.expire(w);
+            } else if (w.spec.progressInterval() == null) {
+                bookmark(w, false);
+            }
+        }
     }
-    for (Watcher w : group) {
-      bookmark(w, true);
-    }
-  }
 
-  private void bookmark(Watcher w, boolean quietOnly) {
-    long dispatched = dispatcher.status.dispatchedRevision();
-    long rev = w.tickRevision(dispatched, quietOnly);
-    if (rev <= 0) {
-      return;
+    private void progressRound(long ms) {
+        Set<Watcher> group = byProgressInterval.get(ms);
+        if (group == null) {
+            return;
+        }
+        for (Watcher w : group) {
+            bookmark(w, true);
+        }
     }
-    // The encoder memoizes the newest bookmark's frames: most watchers share its revision.
-    ByteBuffer frame = dispatcher.encoder.bookmark(rev, w.encoding());
-    switch (w.addBookmark(frame, rev, dispatcher.status.dispatchedRevision())) {
-      case QUEUED_WAKE -> {
-        dispatcher.stats.bookmarksSent.increment();
-        w.sink.wakeUp();
-      }
-      case QUEUED -> dispatcher.stats.bookmarksSent.increment();
-      default -> {
-        // Something moved meanwhile or the queue filled: the next round tries again.
-      }
-    }
-  }
 
-  @Override
-  public synchronized void close() {
-    if (timer != null) {
-      timer.shutdownNow();
-      timer = null;
+    private void bookmark(Watcher w, boolean quietOnly) {
+        long dispatched = dispatcher.status.dispatchedRevision();
+        long rev = w.tickRevision(dispatched, quietOnly);
+        if (rev <= 0) {
+            return;
+        }
+        // The encoder memoizes the newest bookmark's frames: most watchers share its revision.
+        ByteBuffer frame = dispatcher.encoder.bookmark(rev, w.encoding());
+        switch (w.addBookmark(frame, rev, dispatcher.status.dispatchedRevision())) {
+            case QUEUED_WAKE -> {
+                dispatcher.stats.bookmarksSent.increment();
+                w.sink.wakeUp();
+            }
+            case QUEUED -> dispatcher.stats.bookmarksSent.increment();
+            default -> {
+                // Something moved meanwhile or the queue filled: the next round tries again.
+            }
+        }
     }
-  }
+
+    @Override
+    public synchronized void close() {
+        if (timer != null) {
+            timer.shutdownNow();
+            timer = null;
+        }
+    }
 }

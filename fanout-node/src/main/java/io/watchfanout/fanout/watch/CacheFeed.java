@@ -10,59 +10,59 @@ import java.util.List;
  * source) feeds it. Every method is called from one feed thread, in topic order.
  */
 public interface CacheFeed {
-  /**
-   * The state topic's snapshot (rebuild, before {@link #startAt}): every live key once,
-   * sorted by {@link KeyRange#KEY_ORDER}, so that the ordered map is built in linear time.
-   *
-   * @throws IllegalArgumentException if the keys are not strictly ascending
-   */
-  void loadState(List<KeyValue> sortedByKey);
+    /**
+     * The state topic's snapshot (rebuild, before {@link #startAt}): every live key once,
+     * sorted by {@link KeyRange#KEY_ORDER}, so that the ordered map is built in linear time.
+     *
+     * @throws IllegalArgumentException if the keys are not strictly ascending
+     */
+    void loadState(List<KeyValue> sortedByKey);
 
-  /** The loaded snapshot is the state at {@code revision}; events follow after it. */
-  void startAt(long revision);
+    /** The loaded snapshot is the state at {@code revision}; events follow after it. */
+    void startAt(long revision);
 
-  /**
-   * As {@link #startAt(long)}, with the revisions just before the snapshot's (already part of the
-   * state) for the history window, so that watches from before the rebuild can be resumed.
-   *
-   * @param history complete revisions, ascending, each {@code <= revision}, with no gap after the
-   *     first (the events topic's records before the checkpoint)
-   */
-  default void startAt(long revision, List<PreloadedRevision> history) {
-    startAt(revision);
-  }
+    /**
+     * As {@link #startAt(long)}, with the revisions just before the snapshot's (already part of the
+     * state) for the history window, so that watches from before the rebuild can be resumed.
+     *
+     * @param history complete revisions, ascending, each {@code <= revision}, with no gap after the
+     *     first (the events topic's records before the checkpoint)
+     */
+    default void startAt(long revision, List<PreloadedRevision> history) {
+        startAt(revision);
+    }
 
-  /**
-   * The events of one complete revision, index {@code 0..count-1}.
-   *
-   * @param recordTimestampMillis when the ingester received the revision from etcd (its
-   *     records' Kafka timestamp, epoch milliseconds), 0 when unknown: the start of
-   *     {@code watchfanout_event_latency_seconds}
-   */
-  void applyRevision(List<Event> events, long recordTimestampMillis);
+    /**
+     * The events of one complete revision, index {@code 0..count-1}.
+     *
+     * @param recordTimestampMillis when the ingester received the revision from etcd (its
+     *     records' Kafka timestamp, epoch milliseconds), 0 when unknown: the start of
+     *     {@code watchfanout_event_latency_seconds}
+     */
+    void applyRevision(List<Event> events, long recordTimestampMillis);
 
-  /** A progress record: the range is complete up to {@code revision}. */
-  void applyProgress(long revision);
+    /** A progress record: the range is complete up to {@code revision}. */
+    void applyProgress(long revision);
 
-  /**
-   * A resync at {@code revision} with all its entries; history before it is gone, so the node
-   * ends every open watch stream with 410 Expired (clients list again), logs and counts it.
-   */
-  void applyResync(long revision, List<Event> entries);
+    /**
+     * A resync at {@code revision} with all its entries; history before it is gone, so the node
+     * ends every open watch stream with 410 Expired (clients list again), logs and counts it.
+     */
+    void applyResync(long revision, List<Event> entries);
 
-  /** Periodic housekeeping on the feed thread (history expiry by age). */
-  void tick();
+    /** Periodic housekeeping on the feed thread (history expiry by age). */
+    void tick();
 
-  /** The feed has caught up with the end of the events topic: the node may serve. */
-  void markReady();
+    /** The feed has caught up with the end of the events topic: the node may serve. */
+    void markReady();
 
-  /**
-   * The feed's freshness changed: {@code problem} says why the newest record from the
-   * ingester is too old (readiness fails, the node goes on serving what it has), or is null
-   * once records come again.
-   */
-  void feedStale(String problem);
+    /**
+     * The feed's freshness changed: {@code problem} says why the newest record from the
+     * ingester is too old (readiness fails, the node goes on serving what it has), or is null
+     * once records come again.
+     */
+    void feedStale(String problem);
 
-  /** The feed found bad data and stopped for good: the node must stop serving (docs/ARCHITECTURE.md, invariant 8). */
-  void fail(String reason);
+    /** The feed found bad data and stopped for good: the node must stop serving (docs/ARCHITECTURE.md, invariant 8). */
+    void fail(String reason);
 }

@@ -18,169 +18,171 @@ import java.util.List;
  * one watcher; different watchers poll in parallel.
  */
 final class CatchUp {
-  /** Steps of one poll before it yields to the transport's other work. */
-  private static final int MAX_STEPS_PER_POLL = 8;
-  /** History events one catch-up step looks at while holding the lock. */
-  private static final int MAX_SCAN_PER_STEP = 4096;
+    /** Steps of one poll before it yields to the transport's other work. */
+    private static final int MAX_STEPS_PER_POLL = 8;
+    /** History events one catch-up step looks at while holding the lock. */
+    private static final int MAX_SCAN_PER_STEP = 4096;
 
-  private final Dispatcher dispatcher;
-  private final FrameEncoder encoder;
-  private final WatchStats stats;
-  private final Expiry expiry;
+    private final Dispatcher dispatcher;
+    private final FrameEncoder encoder;
+    private final WatchStats stats;
+    private final Expiry expiry;
 
-  CatchUp(Dispatcher dispatcher) {
-    this.dispatcher = dispatcher;
-    this.encoder = dispatcher.encoder;
-    this.stats = dispatcher.stats;
-    this.expiry = dispatcher.expiry;
-  }
+    CatchUp(Dispatcher dispatcher) {
+        this.dispatcher = dispatcher;
+        this.encoder = dispatcher.encoder;
+        this.stats = dispatcher.stats;
+        this.expiry = dispatcher.expiry;
+    }
 
-  /** See {@link Watch#poll}. */
-  Watch.PollResult poll(Watcher w, List<ByteBuffer> out, int maxFrames) {
-    for (int step = 0; step < MAX_STEPS_PER_POLL; step++) {
-      int n = w.drain(out, maxFrames);
-      if (n > 0) {
-        // Counted and timed outside the monitor that dispatch takes.
-        stats.framesDelivered[w.encoding().ordinal()].add(n);
-        long stamp = w.takeDrainedStamp();
-        if (stamp > 0) {
-          // The newest live revision goes to the socket now: once per write, not per frame.
-          stats.written.observe(Math.max(0, System.currentTimeMillis() - stamp) / 1000.0);
+    /** See {@link Watch#poll}. */
+    Watch.PollResult poll(Watcher w, List<ByteBuffer> out, int maxFrames) {
+        for (int step = 0; step < MAX_STEPS_PER_POLL; step++) {
+            int n = w.drain(out, maxFrames);
+            if (n > 0) {
+                // Counted and timed outside the monitor that dispatch takes.
+                stats.framesDelivered[w.encoding().ordinal()].add(n);
+                long stamp = w.takeDrainedStamp();
+                if (stamp > 0) {
+                    // The newest live revision goes to the socket now: once per write, not per frame.
+                    stats.written.observe(Math.max(0, System.currentTimeMillis() - stamp) / 1000.0);
+                }
+                return Watch.PollResult.FRAMES;
+            }
+            Watcher.Phase phase = w.phaseIfEmpty();
+            if (phase == null) {
+                continue;
+            }
+            switch (phase) {
+                case DONE:
+                    return Watch.PollResult.END;
+                case LIVE:
+                    return Watch.PollResult.IDLE;
+                case INITIAL:
+                    fillInitial(w);
+                    break;
+                default:
+                    if (step(w)) {
+                        // Waiting for older history to be read: the read wakes the sink.
+                        return Watch.PollResult.IDLE;
+                    }
+            }
         }
-        return Watch.PollResult.FRAMES;
-      }
-      Watcher.Phase phase = w.phaseIfEmpty();
-      if (phase == null) {
-        continue;
-      }
-      switch (phase) {
-        case DONE:
-          return Watch.PollResult.END;
-        case LIVE:
-          return Watch.PollResult.IDLE;
-        case INITIAL:
-          fillInitial(w);
-          break;
-        default:
-          if (step(w)) {
-            // Waiting for older history to be read: the read wakes the sink.
-            return Watch.PollResult.IDLE;
-          }
-      }
+        return Watch.PollResult.YIELD;
     }
-    return Watch.PollResult.YIELD;
-  }
 
-  private void fillInitial(Watcher w) {
-    List<ByteBuffer> frames = new ArrayList<>(Math.min(w.capacity(), 64));
-    while (frames.size() < w.capacity() && w.initial.hasNext()) {
-      StateEntry e = w.initial.next();
-      frames.add(e.lastEvent() != null ? e.lastEvent().initialFrame(w.encoding(), encoder)
-          : encoder.initialEvent(e.kv(), w.encoding()));
+    private void fillInitial(Watcher w) {
+        List<ByteBuffer> frames = new ArrayList<>(Math.min(w.capacity(), 64));
+        while (frames.size() < w.capacity() && w.initial.hasNext()) {
+            StateEntry e = w.initial.next();
+            frames.add(
+                    e.lastEvent() != null
+                            ? e.lastEvent().initialFrame(w.encoding(), encoder)
+                            : encoder.initialEvent(e.kv(), w.encoding()));
+        }
+        ByteBuffer end = w.initial.hasNext() ? null : encoder.initialEventsEnd(w.initialRevision, w.encoding());
+        if (w.addInitial(frames, end) && end != null) {
+            stats.bookmarksSent.increment();
+        }
     }
-    ByteBuffer end = w.initial.hasNext() ? null : encoder.initialEventsEnd(w.initialRevision, w.encoding());
-    if (w.addInitial(frames, end) && end != null) {
-      stats.bookmarksSent.increment();
-    }
-  }
 
-  /**
-   * One catch-up step: rejoin live dispatch when the cursor is the cache's revision, else read the
-   * next events from history, or end the watcher with 410 Expired.
-   *
-   * @return true when the watcher waits for a read of older history (its sink is woken)
-   */
-  private boolean step(Watcher w) {
-    HistoryRead read = null;
-    boolean fromOlder = false;
-    OlderHistory older = expiry.older();
-    dispatcher.lock.lock();
-    try {
-      long cursor = w.catchUpCursor();
-      if (cursor < 0 || dispatcher.goLiveLocked(w)) {
+    /**
+     * One catch-up step: rejoin live dispatch when the cursor is the cache's revision, else read the
+     * next events from history, or end the watcher with 410 Expired.
+     *
+     * @return true when the watcher waits for a read of older history (its sink is woken)
+     */
+    private boolean step(Watcher w) {
+        HistoryRead read = null;
+        boolean fromOlder = false;
+        OlderHistory older = expiry.older();
+        dispatcher.lock.lock();
+        try {
+            long cursor = w.catchUpCursor();
+            if (cursor < 0 || dispatcher.goLiveLocked(w)) {
+                return false;
+            }
+            if (cursor < dispatcher.cache.historyStartRevision() && older != null) {
+                fromOlder = true;
+            } else {
+                read = dispatcher.cache.readHistory(cursor, w.spec.range(), w.capacity(), MAX_SCAN_PER_STEP);
+            }
+        } catch (HistoryExpiredException e) {
+            fromOlder = older != null;
+        } finally {
+            dispatcher.lock.unlock();
+        }
+        if (fromOlder) {
+            return stepFromOlder(w, older);
+        }
+        if (read == null) {
+            dispatcher.expire(w);
+        } else {
+            w.closeOlderCursor();
+            stats.catchUpFromWindow.add(read.events().size());
+            queue(w, read.events(), read.cursor());
+        }
         return false;
-      }
-      if (cursor < dispatcher.cache.historyStartRevision() && older != null) {
-        fromOlder = true;
-      } else {
-        read = dispatcher.cache.readHistory(cursor, w.spec.range(), w.capacity(), MAX_SCAN_PER_STEP);
-      }
-    } catch (HistoryExpiredException e) {
-      fromOlder = older != null;
-    } finally {
-      dispatcher.lock.unlock();
     }
-    if (fromOlder) {
-      return stepFromOlder(w, older);
-    }
-    if (read == null) {
-      dispatcher.expire(w);
-    } else {
-      w.closeOlderCursor();
-      stats.catchUpFromWindow.add(read.events().size());
-      queue(w, read.events(), read.cursor());
-    }
-    return false;
-  }
 
-  /**
-   * One catch-up step from older history (the events topic), outside the lock.
-   *
-   * @return true when the watcher waits for the read (its sink is woken when there is more)
-   */
-  private boolean stepFromOlder(Watcher w, OlderHistory older) {
-    OlderHistory.Cursor c = w.olderCursor;
-    if (c == null) {
-      if (expiry.isBehind(w.cursor())) {
-        dispatcher.expire(w);
-        return false;
-      }
-      try {
-        c = older.open(w.cursor());
-      } catch (TooManyReadsException e) {
-        dispatcher.endWithError(w, Statuses.tooManyRequests(e.getMessage()));
-        return false;
-      }
-      w.olderCursor = c;
+    /**
+     * One catch-up step from older history (the events topic), outside the lock.
+     *
+     * @return true when the watcher waits for the read (its sink is woken when there is more)
+     */
+    private boolean stepFromOlder(Watcher w, OlderHistory older) {
+        OlderHistory.Cursor c = w.olderCursor;
+        if (c == null) {
+            if (expiry.isBehind(w.cursor())) {
+                dispatcher.expire(w);
+                return false;
+            }
+            try {
+                c = older.open(w.cursor());
+            } catch (TooManyReadsException e) {
+                dispatcher.endWithError(w, Statuses.tooManyRequests(e.getMessage()));
+                return false;
+            }
+            w.olderCursor = c;
+        }
+        OlderHistory.Step step = c.next(w.spec.range(), w.capacity(), MAX_SCAN_PER_STEP, w.sink::wakeUp);
+        switch (step.kind()) {
+            case EVENTS:
+                stats.catchUpFromOlder.add(step.events().size());
+                queue(w, step.events(), step.cursor());
+                return false;
+            case WAIT:
+                return true;
+            case END:
+                w.closeOlderCursor();
+                queue(w, List.of(), step.cursor());
+                return false;
+            case EXPIRED:
+                w.closeOlderCursor();
+                dispatcher.endWithError(w, expiry.expired(w, step.message()));
+                return false;
+            case FAILED:
+            default:
+                w.closeOlderCursor();
+                dispatcher.endWithError(w, Statuses.unavailable(step.message()));
+                return false;
+        }
     }
-    OlderHistory.Step step = c.next(w.spec.range(), w.capacity(), MAX_SCAN_PER_STEP, w.sink::wakeUp);
-    switch (step.kind()) {
-      case EVENTS:
-        stats.catchUpFromOlder.add(step.events().size());
-        queue(w, step.events(), step.cursor());
-        return false;
-      case WAIT:
-        return true;
-      case END:
-        w.closeOlderCursor();
-        queue(w, List.of(), step.cursor());
-        return false;
-      case EXPIRED:
-        w.closeOlderCursor();
-        dispatcher.endWithError(w, expiry.expired(w, step.message()));
-        return false;
-      case FAILED:
-      default:
-        w.closeOlderCursor();
-        dispatcher.endWithError(w, Statuses.unavailable(step.message()));
-        return false;
-    }
-  }
 
-  /**
-   * Queues events read from history (whole revisions, only those the watcher's filters let
-   * through). The last frame of each revision is the one that may name a resume point (SSE id).
-   */
-  private void queue(Watcher w, List<CachedEvent> events, long newCursor) {
-    if (w.spec.filters()) {
-      events = events.stream().filter(w.spec::accepts).toList();
+    /**
+     * Queues events read from history (whole revisions, only those the watcher's filters let
+     * through). The last frame of each revision is the one that may name a resume point (SSE id).
+     */
+    private void queue(Watcher w, List<CachedEvent> events, long newCursor) {
+        if (w.spec.filters()) {
+            events = events.stream().filter(w.spec::accepts).toList();
+        }
+        List<ByteBuffer> frames = new ArrayList<>(events.size());
+        for (int i = 0; i < events.size(); i++) {
+            CachedEvent e = events.get(i);
+            boolean last = i == events.size() - 1 || events.get(i + 1).revision() != e.revision();
+            frames.add(e.frame(w.encoding(), encoder, last));
+        }
+        w.addCatchUp(frames, newCursor);
     }
-    List<ByteBuffer> frames = new ArrayList<>(events.size());
-    for (int i = 0; i < events.size(); i++) {
-      CachedEvent e = events.get(i);
-      boolean last = i == events.size() - 1 || events.get(i + 1).revision() != e.revision();
-      frames.add(e.frame(w.encoding(), encoder, last));
-    }
-    w.addCatchUp(frames, newCursor);
-  }
 }

@@ -19,46 +19,58 @@ import java.util.function.LongSupplier;
  *     live dispatch encodes each watcher's frame anew instead of sharing the event's memoized one,
  *     so that the benchmark can measure what encode-once saves; never in production
  */
-public record CoreSettings(int historyMaxEvents, Duration historyMaxAge, LongSupplier clockMillis, int queueFrames,
-    Duration bookmarkInterval, String nodeId, boolean encodePerWatcher) {
-  /**
-   * The bookmark interval of {@link #of} (the flag's default): kube-apiserver's watch cache sends one
-   * about every minute; every 5 s lets a client resume closer to where it was.
-   */
-  public static final Duration DEFAULT_BOOKMARK_INTERVAL = Duration.ofSeconds(5);
+public record CoreSettings(
+        int historyMaxEvents,
+        Duration historyMaxAge,
+        LongSupplier clockMillis,
+        int queueFrames,
+        Duration bookmarkInterval,
+        String nodeId,
+        boolean encodePerWatcher) {
+    /**
+     * The bookmark interval of {@link #of} (the flag's default): kube-apiserver's watch cache sends one
+     * about every minute; every 5 s lets a client resume closer to where it was.
+     */
+    public static final Duration DEFAULT_BOOKMARK_INTERVAL = Duration.ofSeconds(5);
 
-  /**
-   * Checks that no field is null. The ranges are the node's flag table's to check
-   * ({@code NodeFlags}), once, with messages that name the flag.
-   */
-  public CoreSettings {
-    Objects.requireNonNull(historyMaxAge, "historyMaxAge");
-    Objects.requireNonNull(clockMillis, "clockMillis");
-    Objects.requireNonNull(bookmarkInterval, "bookmarkInterval");
-    Objects.requireNonNull(nodeId, "nodeId");
-  }
+    /**
+     * Checks that no field is null. The ranges are the node's flag table's to check
+     * ({@code NodeFlags}), once, with messages that name the flag.
+     */
+    public CoreSettings {
+        Objects.requireNonNull(historyMaxAge, "historyMaxAge");
+        Objects.requireNonNull(clockMillis, "clockMillis");
+        Objects.requireNonNull(bookmarkInterval, "bookmarkInterval");
+        Objects.requireNonNull(nodeId, "nodeId");
+    }
 
-  /** Settings with the system clock, {@link #DEFAULT_BOOKMARK_INTERVAL} and shared frames. */
-  public static CoreSettings of(int historyMaxEvents, Duration historyMaxAge, int queueFrames, String nodeId) {
-    return new CoreSettings(historyMaxEvents, historyMaxAge, System::currentTimeMillis, queueFrames,
-        DEFAULT_BOOKMARK_INTERVAL, nodeId, false);
-  }
+    /** Settings with the system clock, {@link #DEFAULT_BOOKMARK_INTERVAL} and shared frames. */
+    public static CoreSettings of(int historyMaxEvents, Duration historyMaxAge, int queueFrames, String nodeId) {
+        return new CoreSettings(
+                historyMaxEvents,
+                historyMaxAge,
+                System::currentTimeMillis,
+                queueFrames,
+                DEFAULT_BOOKMARK_INTERVAL,
+                nodeId,
+                false);
+    }
 
-  /** These settings with another clock. */
-  public CoreSettings withClock(LongSupplier clock) {
-    return new CoreSettings(historyMaxEvents, historyMaxAge, clock, queueFrames, bookmarkInterval, nodeId,
-        encodePerWatcher);
-  }
+    /** These settings with another clock. */
+    public CoreSettings withClock(LongSupplier clock) {
+        return new CoreSettings(
+                historyMaxEvents, historyMaxAge, clock, queueFrames, bookmarkInterval, nodeId, encodePerWatcher);
+    }
 
-  /** These settings with another bookmark interval. */
-  public CoreSettings withBookmarkInterval(Duration interval) {
-    return new CoreSettings(historyMaxEvents, historyMaxAge, clockMillis, queueFrames, interval, nodeId,
-        encodePerWatcher);
-  }
+    /** These settings with another bookmark interval. */
+    public CoreSettings withBookmarkInterval(Duration interval) {
+        return new CoreSettings(
+                historyMaxEvents, historyMaxAge, clockMillis, queueFrames, interval, nodeId, encodePerWatcher);
+    }
 
-  /** These settings with {@code encodePerWatcher} set (benchmark only). */
-  public CoreSettings withEncodePerWatcher(boolean perWatcher) {
-    return new CoreSettings(historyMaxEvents, historyMaxAge, clockMillis, queueFrames, bookmarkInterval, nodeId,
-        perWatcher);
-  }
+    /** These settings with {@code encodePerWatcher} set (benchmark only). */
+    public CoreSettings withEncodePerWatcher(boolean perWatcher) {
+        return new CoreSettings(
+                historyMaxEvents, historyMaxAge, clockMillis, queueFrames, bookmarkInterval, nodeId, perWatcher);
+    }
 }

@@ -8,6 +8,6 @@ import java.util.concurrent.CompletableFuture;
  * waits until the cache has reached it.
  */
 public interface CurrentRevision {
-  /** etcd's current revision, or a failed future when etcd cannot be asked. Any thread. */
-  CompletableFuture<Long> current();
+    /** etcd's current revision, or a failed future when etcd cannot be asked. Any thread. */
+    CompletableFuture<Long> current();
 }

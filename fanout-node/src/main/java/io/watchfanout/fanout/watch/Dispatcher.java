@@ -33,357 +33,368 @@ import org.slf4j.LoggerFactory;
  * (lock order: this lock, then a watcher's monitor).
  */
 final class Dispatcher implements CacheFeed {
-  private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
 
-  final ReentrantLock lock = new ReentrantLock();
-  /** Guarded by {@link #lock}. */
-  final WatchCache cache;
-  /** Guarded by {@link #lock}. */
-  final RangeIndex<Watcher> index = new RangeIndex<>();
-  /** Guarded by {@link #lock}. */
-  final RevisionWaiters waiters = new RevisionWaiters();
-  final Watchers watchers = new Watchers();
-  final NodeStatus status = new NodeStatus(this, watchers);
-  final Readiness readiness = new Readiness();
-  final WatchStats stats = new WatchStats();
-  final Expiry expiry;
-  final FrameEncoder encoder;
-  final CoreSettings settings;
+    final ReentrantLock lock = new ReentrantLock();
+    /** Guarded by {@link #lock}. */
+    final WatchCache cache;
+    /** Guarded by {@link #lock}. */
+    final RangeIndex<Watcher> index = new RangeIndex<>();
+    /** Guarded by {@link #lock}. */
+    final RevisionWaiters waiters = new RevisionWaiters();
 
-  /** Feed thread only: the watchers one dispatch touches and those it parked. */
-  private final List<Watcher> touched = new ArrayList<>();
-  private final List<Watcher> overflowed = new ArrayList<>();
+    final Watchers watchers = new Watchers();
+    final NodeStatus status = new NodeStatus(this, watchers);
+    final Readiness readiness = new Readiness();
+    final WatchStats stats = new WatchStats();
+    final Expiry expiry;
+    final FrameEncoder encoder;
+    final CoreSettings settings;
 
-  Dispatcher(CoreSettings settings, FrameEncoder encoder) {
-    this.settings = settings;
-    this.encoder = encoder;
-    this.cache = new WatchCache(settings.historyMaxEvents(), settings.historyMaxAge(), settings.clockMillis());
-    this.expiry = new Expiry(status, stats, settings.nodeId());
-  }
+    /** Feed thread only: the watchers one dispatch touches and those it parked. */
+    private final List<Watcher> touched = new ArrayList<>();
 
-  // ---- CacheFeed (the feed thread) ----------------------------------------------------
+    private final List<Watcher> overflowed = new ArrayList<>();
 
-  @Override
-  public void loadState(List<KeyValue> sortedByKey) {
-    lock.lock();
-    try {
-      cache.loadState(sortedByKey);
-      status.publishLocked(cache);
-    } finally {
-      lock.unlock();
+    Dispatcher(CoreSettings settings, FrameEncoder encoder) {
+        this.settings = settings;
+        this.encoder = encoder;
+        this.cache = new WatchCache(settings.historyMaxEvents(), settings.historyMaxAge(), settings.clockMillis());
+        this.expiry = new Expiry(status, stats, settings.nodeId());
     }
-  }
 
-  @Override
-  public void startAt(long startRevision) {
-    startAt(startRevision, List.of());
-  }
+    // ---- CacheFeed (the feed thread) ----------------------------------------------------
 
-  @Override
-  public void startAt(long startRevision, List<PreloadedRevision> history) {
-    lock.lock();
-    try {
-      cache.startAt(startRevision, history);
-      status.publishLocked(cache);
-    } finally {
-      lock.unlock();
+    @Override
+    public void loadState(List<KeyValue> sortedByKey) {
+        lock.lock();
+        try {
+            cache.loadState(sortedByKey);
+            status.publishLocked(cache);
+        } finally {
+            lock.unlock();
+        }
     }
-    status.dispatched(startRevision);
-  }
 
-  @Override
-  public void applyRevision(List<Event> events, long recordTimestampMillis) {
-    List<CachedEvent> applied;
-    Map<Watcher, List<CachedEvent>> multi = null;
-    List<RevisionWaiter> due;
-    long previous;
-    lock.lock();
-    try {
-      previous = cache.revision();
-      applied = cache.applyRevision(events);
-      if (applied.size() == 1) {
-        CachedEvent only = applied.get(0);
-        index.forEachMatching(only.key(), w -> {
-          if (!w.spec.filters() || w.spec.accepts(only)) {
-            touched.add(w);
-          }
-        });
-      } else {
-        Map<Watcher, List<CachedEvent>> byWatcher = new IdentityHashMap<>();
-        for (CachedEvent e : applied) {
-          index.forEachMatching(e.key(), w -> {
-            if (!w.spec.filters() || w.spec.accepts(e)) {
-              byWatcher.computeIfAbsent(w, k -> new ArrayList<>(2)).add(e);
+    @Override
+    public void startAt(long startRevision) {
+        startAt(startRevision, List.of());
+    }
+
+    @Override
+    public void startAt(long startRevision, List<PreloadedRevision> history) {
+        lock.lock();
+        try {
+            cache.startAt(startRevision, history);
+            status.publishLocked(cache);
+        } finally {
+            lock.unlock();
+        }
+        status.dispatched(startRevision);
+    }
+
+    @Override
+    public void applyRevision(List<Event> events, long recordTimestampMillis) {
+        List<CachedEvent> applied;
+        Map<Watcher, List<CachedEvent>> multi = null;
+        List<RevisionWaiter> due;
+        long previous;
+        lock.lock();
+        try {
+            previous = cache.revision();
+            applied = cache.applyRevision(events);
+            if (applied.size() == 1) {
+                CachedEvent only = applied.get(0);
+                index.forEachMatching(only.key(), w -> {
+                    if (!w.spec.filters() || w.spec.accepts(only)) {
+                        touched.add(w);
+                    }
+                });
+            } else {
+                Map<Watcher, List<CachedEvent>> byWatcher = new IdentityHashMap<>();
+                for (CachedEvent e : applied) {
+                    index.forEachMatching(e.key(), w -> {
+                        if (!w.spec.filters() || w.spec.accepts(e)) {
+                            byWatcher
+                                    .computeIfAbsent(w, k -> new ArrayList<>(2))
+                                    .add(e);
+                        }
+                    });
+                }
+                multi = byWatcher;
             }
-          });
+            status.publishLocked(cache);
+            due = waiters.dueLocked(cache.revision());
+        } finally {
+            lock.unlock();
         }
-        multi = byWatcher;
-      }
-      status.publishLocked(cache);
-      due = waiters.dueLocked(cache.revision());
-    } finally {
-      lock.unlock();
-    }
-    long rev = applied.get(0).revision();
-    if (multi == null) {
-      CachedEvent event = applied.get(0);
-      ByteBuffer[] byEncoding = new ByteBuffer[Encoding.values().length];
-      for (Watcher w : touched) {
-        int enc = w.encoding().ordinal();
-        ByteBuffer frame;
-        if (settings.encodePerWatcher()) {
-          frame = encodeUnshared(event, w.encoding());
+        long rev = applied.get(0).revision();
+        if (multi == null) {
+            CachedEvent event = applied.get(0);
+            ByteBuffer[] byEncoding = new ByteBuffer[Encoding.values().length];
+            for (Watcher w : touched) {
+                int enc = w.encoding().ordinal();
+                ByteBuffer frame;
+                if (settings.encodePerWatcher()) {
+                    frame = encodeUnshared(event, w.encoding());
+                } else {
+                    if (byEncoding[enc] == null) {
+                        byEncoding[enc] = event.frame(w.encoding(), encoder);
+                    }
+                    frame = byEncoding[enc];
+                }
+                offer(w, w.offerLive(frame, null, rev, previous, recordTimestampMillis));
+            }
+            touched.clear();
         } else {
-          if (byEncoding[enc] == null) {
-            byEncoding[enc] = event.frame(w.encoding(), encoder);
-          }
-          frame = byEncoding[enc];
+            // A multi-event revision goes to each watcher whole: all its matching events at once.
+            // Its last frame for this watcher is the one that may name a resume point (SSE id).
+            for (Map.Entry<Watcher, List<CachedEvent>> m : multi.entrySet()) {
+                Watcher w = m.getKey();
+                List<CachedEvent> matched = m.getValue();
+                List<ByteBuffer> frames = new ArrayList<>(matched.size());
+                for (int i = 0; i < matched.size(); i++) {
+                    frames.add(
+                            settings.encodePerWatcher()
+                                    ? encodeUnshared(matched.get(i), w.encoding())
+                                    : matched.get(i).frame(w.encoding(), encoder, i == matched.size() - 1));
+                }
+                offer(w, w.offerLive(null, frames, rev, previous, recordTimestampMillis));
+            }
         }
-        offer(w, w.offerLive(frame, null, rev, previous, recordTimestampMillis));
-      }
-      touched.clear();
-    } else {
-      // A multi-event revision goes to each watcher whole: all its matching events at once.
-      // Its last frame for this watcher is the one that may name a resume point (SSE id).
-      for (Map.Entry<Watcher, List<CachedEvent>> m : multi.entrySet()) {
-        Watcher w = m.getKey();
-        List<CachedEvent> matched = m.getValue();
-        List<ByteBuffer> frames = new ArrayList<>(matched.size());
-        for (int i = 0; i < matched.size(); i++) {
-          frames.add(settings.encodePerWatcher() ? encodeUnshared(matched.get(i), w.encoding())
-              : matched.get(i).frame(w.encoding(), encoder, i == matched.size() - 1));
+        if (!overflowed.isEmpty()) {
+            lock.lock();
+            try {
+                for (Watcher w : overflowed) {
+                    if (w.handle != null && w.isParkedLocked()) {
+                        index.remove(w.handle);
+                        w.handle = null;
+                    }
+                }
+            } finally {
+                lock.unlock();
+            }
+            overflowed.clear();
         }
-        offer(w, w.offerLive(null, frames, rev, previous, recordTimestampMillis));
-      }
-    }
-    if (!overflowed.isEmpty()) {
-      lock.lock();
-      try {
-        for (Watcher w : overflowed) {
-          if (w.handle != null && w.isParkedLocked()) {
-            index.remove(w.handle);
-            w.handle = null;
-          }
+        status.dispatched(rev);
+        stats.eventsDispatched.add(applied.size());
+        if (readiness.isRebuilt() && recordTimestampMillis > 0) {
+            // Once per revision, never per watcher; not while catching up after a rebuild.
+            stats.applied.observe(Math.max(0, System.currentTimeMillis() - recordTimestampMillis) / 1000.0);
         }
-      } finally {
-        lock.unlock();
-      }
-      overflowed.clear();
+        RevisionWaiters.run(due);
     }
-    status.dispatched(rev);
-    stats.eventsDispatched.add(applied.size());
-    if (readiness.isRebuilt() && recordTimestampMillis > 0) {
-      // Once per revision, never per watcher; not while catching up after a rebuild.
-      stats.applied.observe(Math.max(0, System.currentTimeMillis() - recordTimestampMillis) / 1000.0);
-    }
-    RevisionWaiters.run(due);
-  }
 
-  private void offer(Watcher w, Watcher.Offer result) {
-    switch (result) {
-      case PARKED -> {
-        stats.parked.increment();
-        overflowed.add(w);
+    private void offer(Watcher w, Watcher.Offer result) {
+        switch (result) {
+            case PARKED -> {
+                stats.parked.increment();
+                overflowed.add(w);
+                w.sink.wakeUp();
+            }
+            case QUEUED_WAKE -> w.sink.wakeUp();
+            default -> {
+                // Queued behind frames its transport knows of, or no longer live.
+            }
+        }
+    }
+
+    /** Benchmark only ({@link CoreSettings#encodePerWatcher}): a fresh, unshared frame of {@code event}. */
+    private ByteBuffer encodeUnshared(CachedEvent event, Encoding encoding) {
+        return encoder.encodeEvent(event.event(), encoding);
+    }
+
+    @Override
+    public void applyProgress(long progressRevision) {
+        List<RevisionWaiter> due;
+        lock.lock();
+        try {
+            cache.applyProgress(progressRevision);
+            status.publishLocked(cache);
+            due = waiters.dueLocked(cache.revision());
+        } finally {
+            lock.unlock();
+        }
+        status.dispatched(Math.max(status.dispatchedRevision(), progressRevision));
+        RevisionWaiters.run(due);
+    }
+
+    /**
+     * A resync (the ingester lost its place to an etcd compaction and republished the state at
+     * {@code resyncRevision}): the cache takes the new state and its history is emptied, and
+     * every watch stream open at that moment is ended with an ERROR frame, 410 {@code Expired}.
+     * That is Kubernetes' relist signal: the events between a watcher's position and the resync
+     * are gone from etcd, so no node can deliver them, and the client must list again and watch
+     * from the list's revision. Each resync is logged (WARN, with the number of streams ended)
+     * and counted ({@link WatchStats#resyncs()}, {@link WatchStats#endedByResync()}).
+     */
+    @Override
+    public void applyResync(long resyncRevision, List<Event> entries) {
+        List<RevisionWaiter> due;
+        List<Watcher> predating;
+        lock.lock();
+        try {
+            cache.applyResync(resyncRevision, entries);
+            status.resynced(resyncRevision);
+            status.publishLocked(cache);
+            due = waiters.dueLocked(cache.revision());
+            // Watchers register under this lock: the ones seen here opened before the resync.
+            predating = watchers.snapshot();
+        } finally {
+            lock.unlock();
+        }
+        status.dispatched(Math.max(status.dispatchedRevision(), resyncRevision));
+        stats.resyncs.increment();
+        int ended = 0;
+        for (Watcher w : predating) {
+            if (endWithError(w, Expiry.resynced(resyncRevision))) {
+                ended++;
+            }
+        }
+        stats.endedByResync.add(ended);
+        LOG.warn(
+                "[node {}] resync at revision {} with {} entries: history emptied, ended {} watch streams with "
+                        + "410 Expired (clients list again)",
+                settings.nodeId(),
+                resyncRevision,
+                entries.size(),
+                ended);
+        RevisionWaiters.run(due);
+    }
+
+    @Override
+    public void tick() {
+        lock.lock();
+        try {
+            cache.expireHistory();
+            status.publishLocked(cache);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void markReady() {
+        readiness.markRebuilt();
+    }
+
+    @Override
+    public void feedStale(String problem) {
+        readiness.feedStale(problem);
+    }
+
+    @Override
+    public void fail(String reason) {
+        readiness.fail(reason);
+        List<RevisionWaiter> all;
+        lock.lock();
+        try {
+            all = waiters.allLocked();
+        } finally {
+            lock.unlock();
+        }
+        for (Watcher w : watchers.all()) {
+            endWithError(w, Statuses.notReady("this node stopped serving: " + reason));
+        }
+        RevisionWaiters.run(all);
+    }
+
+    // ---- the index and endings (any thread) --------------------------------------------
+
+    /**
+     * Under the lock: a watcher catching up whose cursor reached the cache's revision joins live
+     * dispatch.
+     *
+     * @return true if it is live now
+     */
+    boolean goLiveLocked(Watcher w) {
+        Watcher.GoLive result = w.goLiveLocked(cache.revision());
+        if (result == Watcher.GoLive.NO) {
+            return false;
+        }
+        if (result == Watcher.GoLive.LIVE_AFTER_PARKING) {
+            stats.unparked.increment();
+        }
+        if (w.handle == null) {
+            w.handle = index.add(w.spec.range(), w);
+        }
+        return true;
+    }
+
+    /** Takes a watcher out of live dispatch (it stays registered until closed). */
+    void leaveIndex(Watcher w) {
+        lock.lock();
+        try {
+            if (w.handle != null) {
+                index.remove(w.handle);
+                w.handle = null;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Ends a watcher with an ERROR frame carrying {@code status}; queued frames are dropped.
+     *
+     * @return false if it was already ending or over
+     */
+    boolean endWithError(Watcher w, io.watchfanout.schema.v1.Status status) {
+        leaveIndex(w);
+        if (!w.endWith(encoder.error(status, w.encoding()))) {
+            return false;
+        }
         w.sink.wakeUp();
-      }
-      case QUEUED_WAKE -> w.sink.wakeUp();
-      default -> {
-        // Queued behind frames its transport knows of, or no longer live.
-      }
+        return true;
     }
-  }
 
-  /** Benchmark only ({@link CoreSettings#encodePerWatcher}): a fresh, unshared frame of {@code event}. */
-  private ByteBuffer encodeUnshared(CachedEvent event, Encoding encoding) {
-    return encoder.encodeEvent(event.event(), encoding);
-  }
-
-  @Override
-  public void applyProgress(long progressRevision) {
-    List<RevisionWaiter> due;
-    lock.lock();
-    try {
-      cache.applyProgress(progressRevision);
-      status.publishLocked(cache);
-      due = waiters.dueLocked(cache.revision());
-    } finally {
-      lock.unlock();
+    /** Ends a watcher that fell behind the history this node can serve with 410 Expired. */
+    void expire(Watcher w) {
+        endWithError(w, expiry.fellBehind(w));
     }
-    status.dispatched(Math.max(status.dispatchedRevision(), progressRevision));
-    RevisionWaiters.run(due);
-  }
 
-  /**
-   * A resync (the ingester lost its place to an etcd compaction and republished the state at
-   * {@code resyncRevision}): the cache takes the new state and its history is emptied, and
-   * every watch stream open at that moment is ended with an ERROR frame, 410 {@code Expired}.
-   * That is Kubernetes' relist signal: the events between a watcher's position and the resync
-   * are gone from etcd, so no node can deliver them, and the client must list again and watch
-   * from the list's revision. Each resync is logged (WARN, with the number of streams ended)
-   * and counted ({@link WatchStats#resyncs()}, {@link WatchStats#endedByResync()}).
-   */
-  @Override
-  public void applyResync(long resyncRevision, List<Event> entries) {
-    List<RevisionWaiter> due;
-    List<Watcher> predating;
-    lock.lock();
-    try {
-      cache.applyResync(resyncRevision, entries);
-      status.resynced(resyncRevision);
-      status.publishLocked(cache);
-      due = waiters.dueLocked(cache.revision());
-      // Watchers register under this lock: the ones seen here opened before the resync.
-      predating = watchers.snapshot();
-    } finally {
-      lock.unlock();
+    /**
+     * Ends a watcher normally (timeoutSeconds, node shutdown): it leaves dispatch, gets a final
+     * BOOKMARK when bookmarks are allowed, then its transport ends the stream.
+     */
+    void finish(Watcher w) {
+        leaveIndex(w);
+        Watcher.Finish result = w.finish(encoder, status.dispatchedRevision());
+        if (result != Watcher.Finish.ALREADY_ENDING) {
+            if (result == Watcher.Finish.ENDED_WITH_BOOKMARK) {
+                stats.bookmarksSent.increment();
+            }
+            w.sink.wakeUp();
+        }
     }
-    status.dispatched(Math.max(status.dispatchedRevision(), resyncRevision));
-    stats.resyncs.increment();
-    int ended = 0;
-    for (Watcher w : predating) {
-      if (endWithError(w, Expiry.resynced(resyncRevision))) {
-        ended++;
-      }
+
+    /** Forgets a watcher whose transport is gone. */
+    void close(Watcher w) {
+        w.markDone();
+        w.closeOlderCursor();
+        leaveIndex(w);
+        watchers.remove(w);
     }
-    stats.endedByResync.add(ended);
-    LOG.warn("[node {}] resync at revision {} with {} entries: history emptied, ended {} watch streams with "
-        + "410 Expired (clients list again)", settings.nodeId(), resyncRevision, entries.size(), ended);
-    RevisionWaiters.run(due);
-  }
 
-  @Override
-  public void tick() {
-    lock.lock();
-    try {
-      cache.expireHistory();
-      status.publishLocked(cache);
-    } finally {
-      lock.unlock();
+    int liveWatcherCount() {
+        return (int) indexCount(RangeIndex::size);
     }
-  }
 
-  @Override
-  public void markReady() {
-    readiness.markRebuilt();
-  }
-
-  @Override
-  public void feedStale(String problem) {
-    readiness.feedStale(problem);
-  }
-
-  @Override
-  public void fail(String reason) {
-    readiness.fail(reason);
-    List<RevisionWaiter> all;
-    lock.lock();
-    try {
-      all = waiters.allLocked();
-    } finally {
-      lock.unlock();
+    long watcherVisits() {
+        return indexCount(RangeIndex::visits);
     }
-    for (Watcher w : watchers.all()) {
-      endWithError(w, Statuses.notReady("this node stopped serving: " + reason));
+
+    long indexNodesExamined() {
+        return indexCount(RangeIndex::nodesExamined);
     }
-    RevisionWaiters.run(all);
-  }
 
-  // ---- the index and endings (any thread) --------------------------------------------
-
-  /**
-   * Under the lock: a watcher catching up whose cursor reached the cache's revision joins live
-   * dispatch.
-   *
-   * @return true if it is live now
-   */
-  boolean goLiveLocked(Watcher w) {
-    Watcher.GoLive result = w.goLiveLocked(cache.revision());
-    if (result == Watcher.GoLive.NO) {
-      return false;
+    /** A counter of the index, read under the lock (the index has none of its own). */
+    private long indexCount(java.util.function.ToLongFunction<RangeIndex<Watcher>> counter) {
+        lock.lock();
+        try {
+            return counter.applyAsLong(index);
+        } finally {
+            lock.unlock();
+        }
     }
-    if (result == Watcher.GoLive.LIVE_AFTER_PARKING) {
-      stats.unparked.increment();
-    }
-    if (w.handle == null) {
-      w.handle = index.add(w.spec.range(), w);
-    }
-    return true;
-  }
-
-  /** Takes a watcher out of live dispatch (it stays registered until closed). */
-  void leaveIndex(Watcher w) {
-    lock.lock();
-    try {
-      if (w.handle != null) {
-        index.remove(w.handle);
-        w.handle = null;
-      }
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /**
-   * Ends a watcher with an ERROR frame carrying {@code status}; queued frames are dropped.
-   *
-   * @return false if it was already ending or over
-   */
-  boolean endWithError(Watcher w, io.watchfanout.schema.v1.Status status) {
-    leaveIndex(w);
-    if (!w.endWith(encoder.error(status, w.encoding()))) {
-      return false;
-    }
-    w.sink.wakeUp();
-    return true;
-  }
-
-  /** Ends a watcher that fell behind the history this node can serve with 410 Expired. */
-  void expire(Watcher w) {
-    endWithError(w, expiry.fellBehind(w));
-  }
-
-  /**
-   * Ends a watcher normally (timeoutSeconds, node shutdown): it leaves dispatch, gets a final
-   * BOOKMARK when bookmarks are allowed, then its transport ends the stream.
-   */
-  void finish(Watcher w) {
-    leaveIndex(w);
-    Watcher.Finish result = w.finish(encoder, status.dispatchedRevision());
-    if (result != Watcher.Finish.ALREADY_ENDING) {
-      if (result == Watcher.Finish.ENDED_WITH_BOOKMARK) {
-        stats.bookmarksSent.increment();
-      }
-      w.sink.wakeUp();
-    }
-  }
-
-  /** Forgets a watcher whose transport is gone. */
-  void close(Watcher w) {
-    w.markDone();
-    w.closeOlderCursor();
-    leaveIndex(w);
-    watchers.remove(w);
-  }
-
-  int liveWatcherCount() {
-    return (int) indexCount(RangeIndex::size);
-  }
-
-  long watcherVisits() {
-    return indexCount(RangeIndex::visits);
-  }
-
-  long indexNodesExamined() {
-    return indexCount(RangeIndex::nodesExamined);
-  }
-
-  /** A counter of the index, read under the lock (the index has none of its own). */
-  private long indexCount(java.util.function.ToLongFunction<RangeIndex<Watcher>> counter) {
-    lock.lock();
-    try {
-      return counter.applyAsLong(index);
-    } finally {
-      lock.unlock();
-    }
-  }
 }

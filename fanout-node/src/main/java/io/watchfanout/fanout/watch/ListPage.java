@@ -14,8 +14,8 @@ import java.util.List;
  *     (0 on the last page), or -1 when they were not counted
  */
 public record ListPage(List<KeyValue> kvs, long revision, ByteString nextKey, long remaining) {
-  /** A page whose remaining key-values were not counted. */
-  public ListPage(List<KeyValue> kvs, long revision, ByteString nextKey) {
-    this(kvs, revision, nextKey, -1);
-  }
+    /** A page whose remaining key-values were not counted. */
+    public ListPage(List<KeyValue> kvs, long revision, ByteString nextKey) {
+        this(kvs, revision, nextKey, -1);
+    }
 }

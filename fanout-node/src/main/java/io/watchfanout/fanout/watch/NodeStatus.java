@@ -10,123 +10,123 @@ import io.watchfanout.fanout.frame.Encoding;
  * <p>Thread-safety: volatile fields written by the feed thread; any thread reads.
  */
 public final class NodeStatus {
-  private final Dispatcher dispatcher;
-  private final Watchers watchers;
+    private final Dispatcher dispatcher;
+    private final Watchers watchers;
 
-  private volatile long revision;
-  private volatile long revisionAdvancedNanos = System.nanoTime();
-  private volatile long dispatchedRevision;
-  private volatile long historyStartRevision;
-  private volatile long oldestHistoryRevision;
-  private volatile int historySize;
-  private volatile int keyCount;
-  /** The revision of the last resync applied, 0 for none: no history reaches across it. */
-  private volatile long resyncRevision;
+    private volatile long revision;
+    private volatile long revisionAdvancedNanos = System.nanoTime();
+    private volatile long dispatchedRevision;
+    private volatile long historyStartRevision;
+    private volatile long oldestHistoryRevision;
+    private volatile int historySize;
+    private volatile int keyCount;
+    /** The revision of the last resync applied, 0 for none: no history reaches across it. */
+    private volatile long resyncRevision;
 
-  NodeStatus(Dispatcher dispatcher, Watchers watchers) {
-    this.dispatcher = dispatcher;
-    this.watchers = watchers;
-  }
-
-  /** Under the dispatcher's lock, after the cache changed. */
-  void publishLocked(WatchCache cache) {
-    long r = cache.revision();
-    if (r != revision) {
-      revisionAdvancedNanos = System.nanoTime();
+    NodeStatus(Dispatcher dispatcher, Watchers watchers) {
+        this.dispatcher = dispatcher;
+        this.watchers = watchers;
     }
-    revision = r;
-    historyStartRevision = cache.historyStartRevision();
-    oldestHistoryRevision = cache.oldestHistoryRevision();
-    historySize = cache.historySize();
-    keyCount = cache.keyCount();
-  }
 
-  void dispatched(long rev) {
-    dispatchedRevision = rev;
-  }
+    /** Under the dispatcher's lock, after the cache changed. */
+    void publishLocked(WatchCache cache) {
+        long r = cache.revision();
+        if (r != revision) {
+            revisionAdvancedNanos = System.nanoTime();
+        }
+        revision = r;
+        historyStartRevision = cache.historyStartRevision();
+        oldestHistoryRevision = cache.oldestHistoryRevision();
+        historySize = cache.historySize();
+        keyCount = cache.keyCount();
+    }
 
-  void resynced(long rev) {
-    resyncRevision = Math.max(resyncRevision, rev);
-  }
+    void dispatched(long rev) {
+        dispatchedRevision = rev;
+    }
 
-  /** The cache's revision: the newest revision the node is consistent to. */
-  public long revision() {
-    return revision;
-  }
+    void resynced(long rev) {
+        resyncRevision = Math.max(resyncRevision, rev);
+    }
 
-  /**
-   * Seconds since the cache's revision last advanced (by an event or a progress record). etcd's
-   * revision moves with every write anywhere in etcd, and the ingester turns writes outside the
-   * watched range into progress records, so on a cluster with steady writes (a Kubernetes control
-   * plane renews leases every few seconds) this stays near the interval between writes; growing
-   * well past it, the ingester or etcd has stopped feeding this node, which keeps serving the
-   * revision it has (consistent, no longer current, as a Kubernetes watch cache cut off from
-   * etcd). On an idle etcd it grows as well: nothing tells a quiet etcd from a stopped feed.
-   */
-  public double revisionAgeSeconds() {
-    return (System.nanoTime() - revisionAdvancedNanos) / 1e9;
-  }
+    /** The cache's revision: the newest revision the node is consistent to. */
+    public long revision() {
+        return revision;
+    }
 
-  /** The last revision whose dispatch to live watchers is complete. */
-  public long dispatchedRevision() {
-    return dispatchedRevision;
-  }
+    /**
+     * Seconds since the cache's revision last advanced (by an event or a progress record). etcd's
+     * revision moves with every write anywhere in etcd, and the ingester turns writes outside the
+     * watched range into progress records, so on a cluster with steady writes (a Kubernetes control
+     * plane renews leases every few seconds) this stays near the interval between writes; growing
+     * well past it, the ingester or etcd has stopped feeding this node, which keeps serving the
+     * revision it has (consistent, no longer current, as a Kubernetes watch cache cut off from
+     * etcd). On an idle etcd it grows as well: nothing tells a quiet etcd from a stopped feed.
+     */
+    public double revisionAgeSeconds() {
+        return (System.nanoTime() - revisionAdvancedNanos) / 1e9;
+    }
 
-  /** The first revision after which the history window holds every event. */
-  public long historyStartRevision() {
-    return historyStartRevision;
-  }
+    /** The last revision whose dispatch to live watchers is complete. */
+    public long dispatchedRevision() {
+        return dispatchedRevision;
+    }
 
-  /** The revision of the newest resync applied, 0 for none. */
-  public long resyncRevision() {
-    return resyncRevision;
-  }
+    /** The first revision after which the history window holds every event. */
+    public long historyStartRevision() {
+        return historyStartRevision;
+    }
 
-  /** The oldest revision in the history window (0 when empty). */
-  public long oldestHistoryRevision() {
-    return oldestHistoryRevision;
-  }
+    /** The revision of the newest resync applied, 0 for none. */
+    public long resyncRevision() {
+        return resyncRevision;
+    }
 
-  /** Events in the history window. */
-  public int historySize() {
-    return historySize;
-  }
+    /** The oldest revision in the history window (0 when empty). */
+    public long oldestHistoryRevision() {
+        return oldestHistoryRevision;
+    }
 
-  /** Keys in the cache. */
-  public int keyCount() {
-    return keyCount;
-  }
+    /** Events in the history window. */
+    public int historySize() {
+        return historySize;
+    }
 
-  /** Open watchers. */
-  public int watcherCount() {
-    return watchers.count();
-  }
+    /** Keys in the cache. */
+    public int keyCount() {
+        return keyCount;
+    }
 
-  /** Open watchers by encoding. */
-  public long watcherCount(Encoding encoding) {
-    return watchers.count(encoding);
-  }
+    /** Open watchers. */
+    public int watcherCount() {
+        return watchers.count();
+    }
 
-  /**
-   * Frames waiting in watchers' queues, summed over the open watchers (each queue is bounded by
-   * the watcher queue size plus one revision, whatever a watcher's backlog).
-   */
-  public long queuedFrames() {
-    return watchers.queuedFrames();
-  }
+    /** Open watchers by encoding. */
+    public long watcherCount(Encoding encoding) {
+        return watchers.count(encoding);
+    }
 
-  /** Live watchers in the index (takes the dispatcher's lock briefly). */
-  public int liveWatcherCount() {
-    return dispatcher.liveWatcherCount();
-  }
+    /**
+     * Frames waiting in watchers' queues, summed over the open watchers (each queue is bounded by
+     * the watcher queue size plus one revision, whatever a watcher's backlog).
+     */
+    public long queuedFrames() {
+        return watchers.queuedFrames();
+    }
 
-  /** Watchers visited by dispatch so far (matches handed out by the index). */
-  public long watcherVisits() {
-    return dispatcher.watcherVisits();
-  }
+    /** Live watchers in the index (takes the dispatcher's lock briefly). */
+    public int liveWatcherCount() {
+        return dispatcher.liveWatcherCount();
+    }
 
-  /** Interval-tree nodes examined by dispatch so far. */
-  public long indexNodesExamined() {
-    return dispatcher.indexNodesExamined();
-  }
+    /** Watchers visited by dispatch so far (matches handed out by the index). */
+    public long watcherVisits() {
+        return dispatcher.watcherVisits();
+    }
+
+    /** Interval-tree nodes examined by dispatch so far. */
+    public long indexNodesExamined() {
+        return dispatcher.indexNodesExamined();
+    }
 }

@@ -12,16 +12,16 @@ import java.util.List;
  *     which ages it out of the window like any event
  */
 public record PreloadedRevision(List<Event> events, long timestampMillis) {
-  /** Validates and copies. */
-  public PreloadedRevision {
-    events = List.copyOf(events);
-    if (events.isEmpty()) {
-      throw new IllegalArgumentException("a revision has at least one event");
+    /** Validates and copies. */
+    public PreloadedRevision {
+        events = List.copyOf(events);
+        if (events.isEmpty()) {
+            throw new IllegalArgumentException("a revision has at least one event");
+        }
     }
-  }
 
-  /** The revision. */
-  public long revision() {
-    return events.get(0).getRevision();
-  }
+    /** The revision. */
+    public long revision() {
+        return events.get(0).getRevision();
+    }
 }

@@ -11,79 +11,79 @@ package io.watchfanout.fanout.watch;
  * <p>Thread-safety: volatile fields; any thread.
  */
 public final class Readiness {
-  private volatile boolean rebuilt;
-  private volatile String failure;
-  private volatile String feedProblem;
-  private volatile boolean draining;
+    private volatile boolean rebuilt;
+    private volatile String failure;
+    private volatile String feedProblem;
+    private volatile boolean draining;
 
-  void markRebuilt() {
-    rebuilt = true;
-  }
-
-  void fail(String reason) {
-    failure = reason;
-  }
-
-  void feedStale(String problem) {
-    feedProblem = problem;
-  }
-
-  /** The node is shutting down: readiness fails and new requests are refused (with 503). Any thread. */
-  public void drain() {
-    draining = true;
-  }
-
-  /** True while shutting down. */
-  public boolean isDraining() {
-    return draining;
-  }
-
-  /** True once the cache caught up with Kafka, until it fails (draining aside). */
-  public boolean isRebuilt() {
-    return rebuilt && failure == null;
-  }
-
-  /** Why the node stopped serving for good, or null. */
-  public String failure() {
-    return failure;
-  }
-
-  /** Why the feed is stale, or null while it is fresh. */
-  public String feedProblem() {
-    return feedProblem;
-  }
-
-  /**
-   * Why a new request cannot be served now, or null when it can: stopped for good, still
-   * rebuilding, or shutting down. The text is the message of a 503 {@code NotReady} answer.
-   */
-  public String notServing() {
-    String f = failure;
-    if (f != null) {
-      return "this node stopped serving: " + f;
+    void markRebuilt() {
+        rebuilt = true;
     }
-    if (!rebuilt) {
-      return "the cache is rebuilding from Kafka; retry, or ask another node";
-    }
-    if (draining) {
-      return "this node is shutting down; ask another node";
-    }
-    return null;
-  }
 
-  /** Why {@code /readyz} fails, or null when the node is ready: {@link #notServing} or a stale feed. */
-  public String notReady() {
-    if (draining) {
-      return "shutting down";
+    void fail(String reason) {
+        failure = reason;
     }
-    String f = failure;
-    if (f != null) {
-      return "cache failed: " + f;
+
+    void feedStale(String problem) {
+        feedProblem = problem;
     }
-    if (!rebuilt) {
-      return "cache is rebuilding from Kafka";
+
+    /** The node is shutting down: readiness fails and new requests are refused (with 503). Any thread. */
+    public void drain() {
+        draining = true;
     }
-    String stale = feedProblem;
-    return stale == null ? null : "feed is stale: " + stale;
-  }
+
+    /** True while shutting down. */
+    public boolean isDraining() {
+        return draining;
+    }
+
+    /** True once the cache caught up with Kafka, until it fails (draining aside). */
+    public boolean isRebuilt() {
+        return rebuilt && failure == null;
+    }
+
+    /** Why the node stopped serving for good, or null. */
+    public String failure() {
+        return failure;
+    }
+
+    /** Why the feed is stale, or null while it is fresh. */
+    public String feedProblem() {
+        return feedProblem;
+    }
+
+    /**
+     * Why a new request cannot be served now, or null when it can: stopped for good, still
+     * rebuilding, or shutting down. The text is the message of a 503 {@code NotReady} answer.
+     */
+    public String notServing() {
+        String f = failure;
+        if (f != null) {
+            return "this node stopped serving: " + f;
+        }
+        if (!rebuilt) {
+            return "the cache is rebuilding from Kafka; retry, or ask another node";
+        }
+        if (draining) {
+            return "this node is shutting down; ask another node";
+        }
+        return null;
+    }
+
+    /** Why {@code /readyz} fails, or null when the node is ready: {@link #notServing} or a stale feed. */
+    public String notReady() {
+        if (draining) {
+            return "shutting down";
+        }
+        String f = failure;
+        if (f != null) {
+            return "cache failed: " + f;
+        }
+        if (!rebuilt) {
+            return "cache is rebuilding from Kafka";
+        }
+        String stale = feedProblem;
+        return stale == null ? null : "feed is stale: " + stale;
+    }
 }

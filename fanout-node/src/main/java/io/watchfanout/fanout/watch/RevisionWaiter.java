@@ -9,24 +9,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Thread-safe.
  */
 public final class RevisionWaiter {
-  final long revision;
-  private final Runnable onReached;
-  private final AtomicBoolean done = new AtomicBoolean();
+    final long revision;
+    private final Runnable onReached;
+    private final AtomicBoolean done = new AtomicBoolean();
 
-  RevisionWaiter(long revision, Runnable onReached) {
-    this.revision = revision;
-    this.onReached = onReached;
-  }
-
-  /** Runs the callback unless already completed or cancelled. */
-  void complete() {
-    if (done.compareAndSet(false, true)) {
-      onReached.run();
+    RevisionWaiter(long revision, Runnable onReached) {
+        this.revision = revision;
+        this.onReached = onReached;
     }
-  }
 
-  /** @return true if this call cancelled it (the callback never runs) */
-  boolean tryCancel() {
-    return done.compareAndSet(false, true);
-  }
+    /** Runs the callback unless already completed or cancelled. */
+    void complete() {
+        if (done.compareAndSet(false, true)) {
+            onReached.run();
+        }
+    }
+
+    /** @return true if this call cancelled it (the callback never runs) */
+    boolean tryCancel() {
+        return done.compareAndSet(false, true);
+    }
 }

@@ -6,10 +6,10 @@ package io.watchfanout.fanout.watch;
  * so that the client retries later or on another node.
  */
 public final class TooManyReadsException extends Exception {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  /** @param message what is exhausted, for the client */
-  public TooManyReadsException(String message) {
-    super(message);
-  }
+    /** @param message what is exhausted, for the client */
+    public TooManyReadsException(String message) {
+        super(message);
+    }
 }

@@ -24,238 +24,243 @@ import java.util.List;
  * "Concurrency model", for which thread owns what and the lock order.
  */
 public final class WatchCore implements AutoCloseable {
-  private final Dispatcher dispatcher;
-  private final CatchUp catchUp;
-  private final BookmarkTimer timer;
+    private final Dispatcher dispatcher;
+    private final CatchUp catchUp;
+    private final BookmarkTimer timer;
 
-  /**
-   * A core with an empty cache, not ready until its feed says so. Its bookmark timer starts with
-   * {@link #start()}.
-   */
-  public WatchCore(CoreSettings settings, FrameEncoder encoder) {
-    this.dispatcher = new Dispatcher(settings, encoder);
-    this.catchUp = new CatchUp(dispatcher);
-    this.timer = new BookmarkTimer(dispatcher, settings.bookmarkInterval());
-  }
-
-  /** Starts the bookmark timer (a daemon thread). Without it, rounds run only by {@link #tickNow()}. */
-  public void start() {
-    timer.start();
-  }
-
-  /** Stops the bookmark timer. Open watches stay as they are ({@link #finishAll} ends them). */
-  @Override
-  public void close() {
-    timer.close();
-  }
-
-  /** What the Kafka side feeds the core with (one feed thread). */
-  public CacheFeed feed() {
-    return dispatcher;
-  }
-
-  /** The node's frame encoder (its encode counters). */
-  public FrameEncoder frameEncoder() {
-    return dispatcher.encoder;
-  }
-
-  /** Dispatch and watcher counters. */
-  public WatchStats stats() {
-    return dispatcher.stats;
-  }
-
-  /** Revisions, sizes and watcher counts, read without the core's lock. */
-  public NodeStatus status() {
-    return dispatcher.status;
-  }
-
-  /** Whether the node serves, and why not. */
-  public Readiness readiness() {
-    return dispatcher.readiness;
-  }
-
-  /**
-   * Serves watches and parked watchers from before the window out of {@code olderHistory} (the
-   * events topic) instead of ending them with 410. Call before the node serves.
-   */
-  public void useOlderHistory(OlderHistory olderHistory) {
-    dispatcher.expiry.useOlderHistory(olderHistory);
-  }
-
-  /** The older history in use, or null. */
-  public OlderHistory olderHistory() {
-    return dispatcher.expiry.older();
-  }
-
-  /**
-   * The oldest cursor a watch may start from now: the window's start, or with an older history
-   * the older of it and that history's floor (never across the latest resync). etcd's API
-   * reports it plus one as {@code compact_revision}.
-   */
-  public long servableFromRevision() {
-    return dispatcher.expiry.servableFromRevision();
-  }
-
-  /**
-   * Opens a watch. The caller has checked readiness and waited until the cache's revision is
-   * {@code >= spec.resourceVersion()}. The watch starts catching up from its start revision (or
-   * sending its initial events) when its transport first polls it.
-   *
-   * @throws HistoryExpiredException if {@code spec.resourceVersion()} is older than the history
-   *     ({@link #servableFromRevision()})
-   * @throws TooManyReadsException if it is older than the window and the node cannot start
-   *     another read of older history now
-   * @throws IllegalStateException if {@code spec.resourceVersion()} is ahead of the cache
-   */
-  public Watch watch(WatchSpec spec, WatchSink sink) throws HistoryExpiredException, TooManyReadsException {
-    long rv = spec.resourceVersion();
-    OlderHistory older = dispatcher.expiry.older();
-    if (!spec.sendInitialEvents() && rv > 0 && rv < dispatcher.status.historyStartRevision() && older != null) {
-      // Asked before taking the lock that dispatch waits for: the reads have a monitor of their own.
-      dispatcher.expiry.checkWatchFrom(rv);
-      if (!older.canOpen(rv)) {
-        throw new TooManyReadsException("this node reads as much older history as it may (--deep-read-max-readers); "
-            + "retry later or on another node");
-      }
+    /**
+     * A core with an empty cache, not ready until its feed says so. Its bookmark timer starts with
+     * {@link #start()}.
+     */
+    public WatchCore(CoreSettings settings, FrameEncoder encoder) {
+        this.dispatcher = new Dispatcher(settings, encoder);
+        this.catchUp = new CatchUp(dispatcher);
+        this.timer = new BookmarkTimer(dispatcher, settings.bookmarkInterval());
     }
-    CoreSettings settings = dispatcher.settings;
-    FrameEncoder encoder = dispatcher.encoder;
-    Watcher w;
-    dispatcher.lock.lock();
-    try {
-      long current = dispatcher.cache.revision();
-      if (spec.sendInitialEvents()) {
-        w = new Watcher(spec, sink, settings.queueFrames(), current, dispatcher.cache.snapshot(spec.range()),
-            startBookmark(spec, current));
-      } else {
-        long from = rv == 0 ? current : rv;
-        if (from < dispatcher.cache.historyStartRevision()) {
-          dispatcher.expiry.checkWatchFrom(from);
-          // (Whether a read can be opened was asked above; if the window moved on since, the first
-          // catch-up step opens one or ends the stream with 429.)
-          dispatcher.stats.resumedFromOlder.increment();
+
+    /** Starts the bookmark timer (a daemon thread). Without it, rounds run only by {@link #tickNow()}. */
+    public void start() {
+        timer.start();
+    }
+
+    /** Stops the bookmark timer. Open watches stay as they are ({@link #finishAll} ends them). */
+    @Override
+    public void close() {
+        timer.close();
+    }
+
+    /** What the Kafka side feeds the core with (one feed thread). */
+    public CacheFeed feed() {
+        return dispatcher;
+    }
+
+    /** The node's frame encoder (its encode counters). */
+    public FrameEncoder frameEncoder() {
+        return dispatcher.encoder;
+    }
+
+    /** Dispatch and watcher counters. */
+    public WatchStats stats() {
+        return dispatcher.stats;
+    }
+
+    /** Revisions, sizes and watcher counts, read without the core's lock. */
+    public NodeStatus status() {
+        return dispatcher.status;
+    }
+
+    /** Whether the node serves, and why not. */
+    public Readiness readiness() {
+        return dispatcher.readiness;
+    }
+
+    /**
+     * Serves watches and parked watchers from before the window out of {@code olderHistory} (the
+     * events topic) instead of ending them with 410. Call before the node serves.
+     */
+    public void useOlderHistory(OlderHistory olderHistory) {
+        dispatcher.expiry.useOlderHistory(olderHistory);
+    }
+
+    /** The older history in use, or null. */
+    public OlderHistory olderHistory() {
+        return dispatcher.expiry.older();
+    }
+
+    /**
+     * The oldest cursor a watch may start from now: the window's start, or with an older history
+     * the older of it and that history's floor (never across the latest resync). etcd's API
+     * reports it plus one as {@code compact_revision}.
+     */
+    public long servableFromRevision() {
+        return dispatcher.expiry.servableFromRevision();
+    }
+
+    /**
+     * Opens a watch. The caller has checked readiness and waited until the cache's revision is
+     * {@code >= spec.resourceVersion()}. The watch starts catching up from its start revision (or
+     * sending its initial events) when its transport first polls it.
+     *
+     * @throws HistoryExpiredException if {@code spec.resourceVersion()} is older than the history
+     *     ({@link #servableFromRevision()})
+     * @throws TooManyReadsException if it is older than the window and the node cannot start
+     *     another read of older history now
+     * @throws IllegalStateException if {@code spec.resourceVersion()} is ahead of the cache
+     */
+    public Watch watch(WatchSpec spec, WatchSink sink) throws HistoryExpiredException, TooManyReadsException {
+        long rv = spec.resourceVersion();
+        OlderHistory older = dispatcher.expiry.older();
+        if (!spec.sendInitialEvents() && rv > 0 && rv < dispatcher.status.historyStartRevision() && older != null) {
+            // Asked before taking the lock that dispatch waits for: the reads have a monitor of their own.
+            dispatcher.expiry.checkWatchFrom(rv);
+            if (!older.canOpen(rv)) {
+                throw new TooManyReadsException(
+                        "this node reads as much older history as it may (--deep-read-max-readers); "
+                                + "retry later or on another node");
+            }
         }
-        if (from > current) {
-          throw new IllegalStateException("resourceVersion " + from + " is ahead of the cache at "
-              + current + "; await it first");
+        CoreSettings settings = dispatcher.settings;
+        FrameEncoder encoder = dispatcher.encoder;
+        Watcher w;
+        dispatcher.lock.lock();
+        try {
+            long current = dispatcher.cache.revision();
+            if (spec.sendInitialEvents()) {
+                w = new Watcher(
+                        spec,
+                        sink,
+                        settings.queueFrames(),
+                        current,
+                        dispatcher.cache.snapshot(spec.range()),
+                        startBookmark(spec, current));
+            } else {
+                long from = rv == 0 ? current : rv;
+                if (from < dispatcher.cache.historyStartRevision()) {
+                    dispatcher.expiry.checkWatchFrom(from);
+                    // (Whether a read can be opened was asked above; if the window moved on since, the first
+                    // catch-up step opens one or ends the stream with 429.)
+                    dispatcher.stats.resumedFromOlder.increment();
+                }
+                if (from > current) {
+                    throw new IllegalStateException(
+                            "resourceVersion " + from + " is ahead of the cache at " + current + "; await it first");
+                }
+                w = new Watcher(spec, sink, settings.queueFrames(), from, null, startBookmark(spec, from));
+                dispatcher.goLiveLocked(w);
+            }
+            dispatcher.watchers.add(w);
+        } finally {
+            dispatcher.lock.unlock();
         }
-        w = new Watcher(spec, sink, settings.queueFrames(), from, null, startBookmark(spec, from));
-        dispatcher.goLiveLocked(w);
-      }
-      dispatcher.watchers.add(w);
-    } finally {
-      dispatcher.lock.unlock();
+        timer.register(w);
+        return new Watch(w, dispatcher, catchUp, timer);
     }
-    timer.register(w);
-    return new Watch(w, dispatcher, catchUp, timer);
-  }
 
-  private ByteBuffer startBookmark(WatchSpec spec, long revision) {
-    if (!spec.startBookmark()) {
-      return null;
+    private ByteBuffer startBookmark(WatchSpec spec, long revision) {
+        if (!spec.startBookmark()) {
+            return null;
+        }
+        dispatcher.stats.bookmarksSent.increment();
+        return dispatcher.encoder.bookmark(revision, spec.encoding());
     }
-    dispatcher.stats.bookmarksSent.increment();
-    return dispatcher.encoder.bookmark(revision, spec.encoding());
-  }
 
-  /**
-   * Calls {@code onReached} (on the feed thread, or on this one when already there) once the
-   * cache's revision is {@code >= rev} or the node failed; the caller re-checks which.
-   * {@link #cancel} the returned waiter on timeout.
-   */
-  public RevisionWaiter awaitRevision(long rev, Runnable onReached) {
-    RevisionWaiter w = new RevisionWaiter(rev, onReached);
-    boolean now;
-    dispatcher.lock.lock();
-    try {
-      now = dispatcher.cache.revision() >= rev || dispatcher.readiness.failure() != null;
-      if (!now) {
-        dispatcher.waiters.addLocked(w);
-      }
-    } finally {
-      dispatcher.lock.unlock();
+    /**
+     * Calls {@code onReached} (on the feed thread, or on this one when already there) once the
+     * cache's revision is {@code >= rev} or the node failed; the caller re-checks which.
+     * {@link #cancel} the returned waiter on timeout.
+     */
+    public RevisionWaiter awaitRevision(long rev, Runnable onReached) {
+        RevisionWaiter w = new RevisionWaiter(rev, onReached);
+        boolean now;
+        dispatcher.lock.lock();
+        try {
+            now = dispatcher.cache.revision() >= rev || dispatcher.readiness.failure() != null;
+            if (!now) {
+                dispatcher.waiters.addLocked(w);
+            }
+        } finally {
+            dispatcher.lock.unlock();
+        }
+        if (now) {
+            w.complete();
+        }
+        return w;
     }
-    if (now) {
-      w.complete();
-    }
-    return w;
-  }
 
-  /** @return true if the waiter was cancelled before it completed (its callback never runs) */
-  public boolean cancel(RevisionWaiter w) {
-    if (!w.tryCancel()) {
-      return false;
+    /** @return true if the waiter was cancelled before it completed (its callback never runs) */
+    public boolean cancel(RevisionWaiter w) {
+        if (!w.tryCancel()) {
+            return false;
+        }
+        dispatcher.lock.lock();
+        try {
+            dispatcher.waiters.removeLocked(w);
+        } finally {
+            dispatcher.lock.unlock();
+        }
+        return true;
     }
-    dispatcher.lock.lock();
-    try {
-      dispatcher.waiters.removeLocked(w);
-    } finally {
-      dispatcher.lock.unlock();
+
+    /**
+     * One page of a range read at {@code atRevision} (0 = the cache's revision).
+     *
+     * @throws HistoryExpiredException if {@code atRevision} is older than the history window
+     */
+    public ListPage list(KeyRange range, ByteString from, long atRevision, int limit) throws HistoryExpiredException {
+        return list(range, from, atRevision, limit, false);
     }
-    return true;
-  }
 
-  /**
-   * One page of a range read at {@code atRevision} (0 = the cache's revision).
-   *
-   * @throws HistoryExpiredException if {@code atRevision} is older than the history window
-   */
-  public ListPage list(KeyRange range, ByteString from, long atRevision, int limit)
-      throws HistoryExpiredException {
-    return list(range, from, atRevision, limit, false);
-  }
-
-  /**
-   * As {@link #list(KeyRange, ByteString, long, int)}; with {@code countRemaining} the page also
-   * counts the key-values after it ({@link ListPage#remaining()}), a walk over the rest of the
-   * range under the core's lock: for the first page of a paged list only.
-   *
-   * @param atRevision 0 = the cache's revision; otherwise at most the cache's revision
-   * @throws HistoryExpiredException if {@code atRevision} is older than the history window
-   * @throws IllegalArgumentException if {@code atRevision} is ahead of the cache
-   */
-  public ListPage list(KeyRange range, ByteString from, long atRevision, int limit, boolean countRemaining)
-      throws HistoryExpiredException {
-    dispatcher.lock.lock();
-    try {
-      long at = atRevision == 0 ? dispatcher.cache.revision() : atRevision;
-      return dispatcher.cache.list(range, from == null ? range.start() : from, at, limit, countRemaining);
-    } finally {
-      dispatcher.lock.unlock();
+    /**
+     * As {@link #list(KeyRange, ByteString, long, int)}; with {@code countRemaining} the page also
+     * counts the key-values after it ({@link ListPage#remaining()}), a walk over the rest of the
+     * range under the core's lock: for the first page of a paged list only.
+     *
+     * @param atRevision 0 = the cache's revision; otherwise at most the cache's revision
+     * @throws HistoryExpiredException if {@code atRevision} is older than the history window
+     * @throws IllegalArgumentException if {@code atRevision} is ahead of the cache
+     */
+    public ListPage list(KeyRange range, ByteString from, long atRevision, int limit, boolean countRemaining)
+            throws HistoryExpiredException {
+        dispatcher.lock.lock();
+        try {
+            long at = atRevision == 0 ? dispatcher.cache.revision() : atRevision;
+            return dispatcher.cache.list(range, from == null ? range.start() : from, at, limit, countRemaining);
+        } finally {
+            dispatcher.lock.unlock();
+        }
     }
-  }
 
-  /** The current state of a range (for tests and tools). */
-  public List<StateEntry> snapshot(KeyRange range) {
-    dispatcher.lock.lock();
-    try {
-      return dispatcher.cache.snapshot(range);
-    } finally {
-      dispatcher.lock.unlock();
+    /** The current state of a range (for tests and tools). */
+    public List<StateEntry> snapshot(KeyRange range) {
+        dispatcher.lock.lock();
+        try {
+            return dispatcher.cache.snapshot(range);
+        } finally {
+            dispatcher.lock.unlock();
+        }
     }
-  }
 
-  /**
-   * Ends every open stream (node shutdown): each gets a final BOOKMARK when it allowed
-   * bookmarks, then its end.
-   *
-   * @return the number of streams ended
-   */
-  public int finishAll() {
-    int n = 0;
-    for (Watcher w : dispatcher.watchers.all()) {
-      dispatcher.finish(w);
-      n++;
+    /**
+     * Ends every open stream (node shutdown): each gets a final BOOKMARK when it allowed
+     * bookmarks, then its end.
+     *
+     * @return the number of streams ended
+     */
+    public int finishAll() {
+        int n = 0;
+        for (Watcher w : dispatcher.watchers.all()) {
+            dispatcher.finish(w);
+            n++;
+        }
+        return n;
     }
-    return n;
-  }
 
-  /**
-   * Runs one round of the bookmark timer now, on this thread: bookmarks, progress notifications
-   * and the expiry of parked watchers behind the history (tests and tools; the timer runs them
-   * on its own after {@link #start()}).
-   */
-  public void tickNow() {
-    timer.runAll();
-  }
+    /**
+     * Runs one round of the bookmark timer now, on this thread: bookmarks, progress notifications
+     * and the expiry of parked watchers behind the history (tests and tools; the timer runs them
+     * on its own after {@link #start()}).
+     */
+    public void tickNow() {
+        timer.runAll();
+    }
 }

@@ -28,43 +28,67 @@ import java.util.Objects;
  *     {@code progressInterval}, only to a watch that was sent no event since the last one
  *     ({@code --progress-notify-interval}, {@code >= 1ms})
  */
-public record WatchSpec(KeyRange range, Encoding encoding, long resourceVersion,
-    boolean allowBookmarks, boolean sendInitialEvents, boolean noPut, boolean noDelete, boolean startBookmark,
-    Duration progressInterval) {
-  /** Validates the fields. */
-  public WatchSpec {
-    Objects.requireNonNull(range, "range");
-    Objects.requireNonNull(encoding, "encoding");
-    if (resourceVersion < 0) {
-      throw new IllegalArgumentException("resourceVersion: " + resourceVersion + " (expected: >= 0)");
+public record WatchSpec(
+        KeyRange range,
+        Encoding encoding,
+        long resourceVersion,
+        boolean allowBookmarks,
+        boolean sendInitialEvents,
+        boolean noPut,
+        boolean noDelete,
+        boolean startBookmark,
+        Duration progressInterval) {
+    /** Validates the fields. */
+    public WatchSpec {
+        Objects.requireNonNull(range, "range");
+        Objects.requireNonNull(encoding, "encoding");
+        if (resourceVersion < 0) {
+            throw new IllegalArgumentException("resourceVersion: " + resourceVersion + " (expected: >= 0)");
+        }
     }
-  }
 
-  /** A watch with Kubernetes' bookmarks (no progress interval of its own). */
-  public WatchSpec(KeyRange range, Encoding encoding, long resourceVersion, boolean allowBookmarks,
-      boolean sendInitialEvents, boolean noPut, boolean noDelete, boolean startBookmark) {
-    this(range, encoding, resourceVersion, allowBookmarks, sendInitialEvents, noPut, noDelete, startBookmark, null);
-  }
+    /** A watch with Kubernetes' bookmarks (no progress interval of its own). */
+    public WatchSpec(
+            KeyRange range,
+            Encoding encoding,
+            long resourceVersion,
+            boolean allowBookmarks,
+            boolean sendInitialEvents,
+            boolean noPut,
+            boolean noDelete,
+            boolean startBookmark) {
+        this(range, encoding, resourceVersion, allowBookmarks, sendInitialEvents, noPut, noDelete, startBookmark, null);
+    }
 
-  /** A watch without a first bookmark. */
-  public WatchSpec(KeyRange range, Encoding encoding, long resourceVersion, boolean allowBookmarks,
-      boolean sendInitialEvents, boolean noPut, boolean noDelete) {
-    this(range, encoding, resourceVersion, allowBookmarks, sendInitialEvents, noPut, noDelete, false);
-  }
+    /** A watch without a first bookmark. */
+    public WatchSpec(
+            KeyRange range,
+            Encoding encoding,
+            long resourceVersion,
+            boolean allowBookmarks,
+            boolean sendInitialEvents,
+            boolean noPut,
+            boolean noDelete) {
+        this(range, encoding, resourceVersion, allowBookmarks, sendInitialEvents, noPut, noDelete, false);
+    }
 
-  /** A watch of every event type (the HTTP API has no filters). */
-  public WatchSpec(KeyRange range, Encoding encoding, long resourceVersion, boolean allowBookmarks,
-      boolean sendInitialEvents) {
-    this(range, encoding, resourceVersion, allowBookmarks, sendInitialEvents, false, false);
-  }
+    /** A watch of every event type (the HTTP API has no filters). */
+    public WatchSpec(
+            KeyRange range,
+            Encoding encoding,
+            long resourceVersion,
+            boolean allowBookmarks,
+            boolean sendInitialEvents) {
+        this(range, encoding, resourceVersion, allowBookmarks, sendInitialEvents, false, false);
+    }
 
-  /** True when the watch has a filter, so that each event must be looked at. */
-  boolean filters() {
-    return noPut || noDelete;
-  }
+    /** True when the watch has a filter, so that each event must be looked at. */
+    boolean filters() {
+        return noPut || noDelete;
+    }
 
-  /** True when the filters let {@code event} through. */
-  boolean accepts(CachedEvent event) {
-    return event.event().getType() == Event.Type.DELETE ? !noDelete : !noPut;
-  }
+    /** True when the filters let {@code event} through. */
+    boolean accepts(CachedEvent event) {
+        return event.event().getType() == Event.Type.DELETE ? !noDelete : !noPut;
+    }
 }

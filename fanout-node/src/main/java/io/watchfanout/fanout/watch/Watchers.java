@@ -12,46 +12,46 @@ import java.util.concurrent.ConcurrentHashMap;
  * resync's snapshot holds exactly the watchers opened before it.
  */
 final class Watchers {
-  private final Set<Watcher> open = ConcurrentHashMap.newKeySet();
+    private final Set<Watcher> open = ConcurrentHashMap.newKeySet();
 
-  void add(Watcher w) {
-    open.add(w);
-  }
-
-  void remove(Watcher w) {
-    open.remove(w);
-  }
-
-  /** A snapshot of the open watchers. */
-  List<Watcher> snapshot() {
-    return List.copyOf(open);
-  }
-
-  /** The open watchers, weakly consistent (for iteration without a copy). */
-  Iterable<Watcher> all() {
-    return open;
-  }
-
-  int count() {
-    return open.size();
-  }
-
-  long count(Encoding encoding) {
-    long n = 0;
-    for (Watcher w : open) {
-      if (w.encoding() == encoding) {
-        n++;
-      }
+    void add(Watcher w) {
+        open.add(w);
     }
-    return n;
-  }
 
-  /** Frames waiting in the watchers' queues (each bounded by its queue size plus one revision). */
-  long queuedFrames() {
-    long n = 0;
-    for (Watcher w : open) {
-      n += w.queued();
+    void remove(Watcher w) {
+        open.remove(w);
     }
-    return n;
-  }
+
+    /** A snapshot of the open watchers. */
+    List<Watcher> snapshot() {
+        return List.copyOf(open);
+    }
+
+    /** The open watchers, weakly consistent (for iteration without a copy). */
+    Iterable<Watcher> all() {
+        return open;
+    }
+
+    int count() {
+        return open.size();
+    }
+
+    long count(Encoding encoding) {
+        long n = 0;
+        for (Watcher w : open) {
+            if (w.encoding() == encoding) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Frames waiting in the watchers' queues (each bounded by its queue size plus one revision). */
+    long queuedFrames() {
+        long n = 0;
+        for (Watcher w : open) {
+            n += w.queued();
+        }
+        return n;
+    }
 }

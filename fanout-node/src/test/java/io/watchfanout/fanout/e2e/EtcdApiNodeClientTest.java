@@ -35,105 +35,131 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith({EtcdExtension.class, KafkaExtension.class})
 class EtcdApiNodeClientTest {
-  private static final Duration WAIT = Duration.ofSeconds(60);
-  private final EtcdServer etcd;
-  private final KafkaBroker kafka;
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private final EtcdServer etcd;
+    private final KafkaBroker kafka;
 
-  EtcdApiNodeClientTest(EtcdServer etcd, KafkaBroker kafka) {
-    this.etcd = etcd;
-    this.kafka = kafka;
-  }
-
-  @Test
-  void theNpmEtcd3ClientWatchesAndReadsThroughANode(TestInfo info) throws Exception {
-    Path app = installClient();
-    try (EtcdApiStack stack = EtcdApiStack.start(info, etcd, kafka)) {
-      String p = stack.keys;
-      String prefix = stack.topicPrefix;
-      Client client = stack.etcdClient;
-      Stack.Node node = stack.node("etcd3-npm-1");
-      int apiPort = stack.apiPort(node);
-      KV kv = stack.kv();
-      long start = kv.put(bs(p + "a"), bs("1")).get().getHeader().getRevision();
-      Path out = app.resolve("out-" + prefix + ".txt");
-      Process watch = new ProcessBuilder("node", "watch.js", "127.0.0.1:" + apiPort, p, Long.toString(start))
-          .directory(app.toFile()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-      try (OutputStream stdin = watch.getOutputStream()) {
-        await().atMost(WAIT).until(() -> Files.readString(out).contains("\"READY\""));
-        kv.put(bs(p + "b"), bs("2")).get();
-        kv.put(bs(p + "a"), bs("3")).get();
-        kv.txn().Then(Op.put(bs(p + "c"), bs("t"), PutOption.DEFAULT), Op.delete(bs(p + "b"), DeleteOption.DEFAULT))
-            .commit().get();
-        long last = kv.delete(bs(p + "a")).get().getHeader().getRevision();
-        List<String> expected = expected(client, p, start, last);
-        await().atMost(WAIT).untilAsserted(() -> assertThat(events(out)).isEqualTo(expected));
-        stdin.write("get\n".getBytes(StandardCharsets.UTF_8));
-        stdin.flush();
-        await().atMost(WAIT).until(() -> Files.readString(out).contains("\"GET\""));
-        String got = Files.readString(out).lines().filter(l -> l.contains("\"GET\"")).findFirst().orElseThrow();
-        assertThat(got).isEqualTo("{\"type\":\"GET\",\"kvs\":{\"" + p + "c\":\"t\"}}");
-      } finally {
-        watch.destroy();
-        watch.waitFor(10, TimeUnit.SECONDS);
-      }
-      assertThat(Stack.metrics(node).get("watchfanout_etcd_api_ranges_from_cache_total")).isGreaterThanOrEqualTo(1.0);
-      assertThat(stack.ingester.isAlive()).isTrue();
+    EtcdApiNodeClientTest(EtcdServer etcd, KafkaBroker kafka) {
+        this.etcd = etcd;
+        this.kafka = kafka;
     }
-  }
 
-  /** etcd's own events of the prefix from {@code start} to {@code last}, from a jetcd watch, as the script prints them. */
-  private static List<String> expected(Client client, String p, long start, long last) throws Exception {
-    List<String> out = java.util.Collections.synchronizedList(new ArrayList<>());
-    java.util.concurrent.atomic.AtomicLong seen = new java.util.concurrent.atomic.AtomicLong();
-    io.etcd.jetcd.Watch.Watcher w = client.getWatchClient().watch(bs(p), io.etcd.jetcd.options.WatchOption
-        .builder().isPrefix(true).withRevision(start).withPrevKV(true).build(), r -> {
-          for (io.etcd.jetcd.watch.WatchEvent e : r.getEvents()) {
-            io.etcd.jetcd.KeyValue x = e.getKeyValue();
-            io.etcd.jetcd.KeyValue prev = e.getPrevKV();
-            String prevValue = prev == null || prev.getModRevision() == 0 ? "null"
-                : "\"" + prev.getValue().toString(StandardCharsets.UTF_8) + "\"";
-            String key = x.getKey().toString(StandardCharsets.UTF_8);
-            out.add(e.getEventType() == io.etcd.jetcd.watch.WatchEvent.EventType.PUT
-                ? "{\"type\":\"PUT\",\"key\":\"" + key + "\",\"value\":\"" + x.getValue().toString(StandardCharsets.UTF_8)
-                    + "\",\"mod\":\"" + x.getModRevision() + "\",\"prev\":" + prevValue + "}"
-                : "{\"type\":\"DELETE\",\"key\":\"" + key + "\",\"mod\":\"" + x.getModRevision() + "\",\"prev\":"
-                    + prevValue + "}");
-            seen.set(x.getModRevision());
-          }
-        });
-    try {
-      await().atMost(WAIT).until(() -> seen.get() >= last);
-    } finally {
-      w.close();
+    @Test
+    void theNpmEtcd3ClientWatchesAndReadsThroughANode(TestInfo info) throws Exception {
+        Path app = installClient();
+        try (EtcdApiStack stack = EtcdApiStack.start(info, etcd, kafka)) {
+            String p = stack.keys;
+            String prefix = stack.topicPrefix;
+            Client client = stack.etcdClient;
+            Stack.Node node = stack.node("etcd3-npm-1");
+            int apiPort = stack.apiPort(node);
+            KV kv = stack.kv();
+            long start = kv.put(bs(p + "a"), bs("1")).get().getHeader().getRevision();
+            Path out = app.resolve("out-" + prefix + ".txt");
+            Process watch = new ProcessBuilder("node", "watch.js", "127.0.0.1:" + apiPort, p, Long.toString(start))
+                    .directory(app.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(out.toFile())
+                    .start();
+            try (OutputStream stdin = watch.getOutputStream()) {
+                await().atMost(WAIT).until(() -> Files.readString(out).contains("\"READY\""));
+                kv.put(bs(p + "b"), bs("2")).get();
+                kv.put(bs(p + "a"), bs("3")).get();
+                kv.txn()
+                        .Then(
+                                Op.put(bs(p + "c"), bs("t"), PutOption.DEFAULT),
+                                Op.delete(bs(p + "b"), DeleteOption.DEFAULT))
+                        .commit()
+                        .get();
+                long last = kv.delete(bs(p + "a")).get().getHeader().getRevision();
+                List<String> expected = expected(client, p, start, last);
+                await().atMost(WAIT).untilAsserted(() -> assertThat(events(out)).isEqualTo(expected));
+                stdin.write("get\n".getBytes(StandardCharsets.UTF_8));
+                stdin.flush();
+                await().atMost(WAIT).until(() -> Files.readString(out).contains("\"GET\""));
+                String got = Files.readString(out)
+                        .lines()
+                        .filter(l -> l.contains("\"GET\""))
+                        .findFirst()
+                        .orElseThrow();
+                assertThat(got).isEqualTo("{\"type\":\"GET\",\"kvs\":{\"" + p + "c\":\"t\"}}");
+            } finally {
+                watch.destroy();
+                watch.waitFor(10, TimeUnit.SECONDS);
+            }
+            assertThat(Stack.metrics(node).get("watchfanout_etcd_api_ranges_from_cache_total"))
+                    .isGreaterThanOrEqualTo(1.0);
+            assertThat(stack.ingester.isAlive()).isTrue();
+        }
     }
-    return List.copyOf(out);
-  }
 
-  private static List<String> events(Path out) throws IOException {
-    try (Stream<String> lines = Files.lines(out)) {
-      return lines.filter(l -> l.startsWith("{\"type\":\"PUT\"") || l.startsWith("{\"type\":\"DELETE\"")).toList();
+    /** etcd's own events of the prefix from {@code start} to {@code last}, from a jetcd watch, as the script prints them. */
+    private static List<String> expected(Client client, String p, long start, long last) throws Exception {
+        List<String> out = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.atomic.AtomicLong seen = new java.util.concurrent.atomic.AtomicLong();
+        io.etcd.jetcd.Watch.Watcher w = client.getWatchClient()
+                .watch(
+                        bs(p),
+                        io.etcd.jetcd.options.WatchOption.builder()
+                                .isPrefix(true)
+                                .withRevision(start)
+                                .withPrevKV(true)
+                                .build(),
+                        r -> {
+                            for (io.etcd.jetcd.watch.WatchEvent e : r.getEvents()) {
+                                io.etcd.jetcd.KeyValue x = e.getKeyValue();
+                                io.etcd.jetcd.KeyValue prev = e.getPrevKV();
+                                String prevValue = prev == null || prev.getModRevision() == 0
+                                        ? "null"
+                                        : "\"" + prev.getValue().toString(StandardCharsets.UTF_8) + "\"";
+                                String key = x.getKey().toString(StandardCharsets.UTF_8);
+                                out.add(
+                                        e.getEventType() == io.etcd.jetcd.watch.WatchEvent.EventType.PUT
+                                                ? "{\"type\":\"PUT\",\"key\":\"" + key + "\",\"value\":\""
+                                                        + x.getValue().toString(StandardCharsets.UTF_8)
+                                                        + "\",\"mod\":\"" + x.getModRevision() + "\",\"prev\":"
+                                                        + prevValue + "}"
+                                                : "{\"type\":\"DELETE\",\"key\":\"" + key + "\",\"mod\":\""
+                                                        + x.getModRevision() + "\",\"prev\":" + prevValue + "}");
+                                seen.set(x.getModRevision());
+                            }
+                        });
+        try {
+            await().atMost(WAIT).until(() -> seen.get() >= last);
+        } finally {
+            w.close();
+        }
+        return List.copyOf(out);
     }
-  }
 
-  /** {@code npm ci} of the pinned etcd3 package into target/, once per build. */
-  private static Path installClient() throws Exception {
-    Path source = Path.of("src", "test", "node", "etcd3-client").toAbsolutePath();
-    Path app = Path.of("target", "etcd3-client").toAbsolutePath();
-    Files.createDirectories(app);
-    for (String f : List.of("package.json", "package-lock.json", "watch.js")) {
-      Files.copy(source.resolve(f), app.resolve(f), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    private static List<String> events(Path out) throws IOException {
+        try (Stream<String> lines = Files.lines(out)) {
+            return lines.filter(l -> l.startsWith("{\"type\":\"PUT\"") || l.startsWith("{\"type\":\"DELETE\""))
+                    .toList();
+        }
     }
-    if (!Files.isDirectory(app.resolve("node_modules").resolve("etcd3"))) {
-      Process npm = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts")
-          .directory(app.toFile()).redirectErrorStream(true).start();
-      String log = new String(npm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(npm.waitFor(5, TimeUnit.MINUTES)).isTrue();
-      assertThat(npm.exitValue()).as("npm ci: %s", log).isZero();
-    }
-    return app;
-  }
 
-  private static ByteSequence bs(String s) {
-    return ByteSequence.from(s, StandardCharsets.UTF_8);
-  }
+    /** {@code npm ci} of the pinned etcd3 package into target/, once per build. */
+    private static Path installClient() throws Exception {
+        Path source = Path.of("src", "test", "node", "etcd3-client").toAbsolutePath();
+        Path app = Path.of("target", "etcd3-client").toAbsolutePath();
+        Files.createDirectories(app);
+        for (String f : List.of("package.json", "package-lock.json", "watch.js")) {
+            Files.copy(source.resolve(f), app.resolve(f), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        if (!Files.isDirectory(app.resolve("node_modules").resolve("etcd3"))) {
+            Process npm = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts")
+                    .directory(app.toFile())
+                    .redirectErrorStream(true)
+                    .start();
+            String log = new String(npm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(npm.waitFor(5, TimeUnit.MINUTES)).isTrue();
+            assertThat(npm.exitValue()).as("npm ci: %s", log).isZero();
+        }
+        return app;
+    }
+
+    private static ByteSequence bs(String s) {
+        return ByteSequence.from(s, StandardCharsets.UTF_8);
+    }
 }

@@ -24,93 +24,97 @@ import org.junit.jupiter.api.TestInfo;
  * before a node rebuilds), plus gRPC channels to etcd and to the nodes. Closes all of it.
  */
 final class EtcdApiStack implements AutoCloseable {
-  /** The test's topic prefix. */
-  final String topicPrefix;
-  /** The test's etcd keys: {@code "/<topic prefix>/"}. */
-  final String keys;
-  final JavaProcess ingester;
-  /** A jetcd client of etcd itself. */
-  final Client etcdClient;
-  private final EtcdServer etcd;
-  private final KafkaBroker kafka;
-  private final List<AutoCloseable> opened = new ArrayList<>();
-  private final Map<Stack.Node, Integer> apiPorts = new HashMap<>();
+    /** The test's topic prefix. */
+    final String topicPrefix;
+    /** The test's etcd keys: {@code "/<topic prefix>/"}. */
+    final String keys;
 
-  private EtcdApiStack(TestInfo info, EtcdServer etcd, KafkaBroker kafka) {
-    this.etcd = etcd;
-    this.kafka = kafka;
-    this.topicPrefix = TopicPrefixes.unique(info);
-    this.keys = "/" + topicPrefix + "/";
-    this.ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), topicPrefix);
-    opened.add(ingester);
-    this.etcdClient = Client.builder().endpoints(etcd.clientUrl()).build();
-    opened.add(etcdClient);
-  }
+    final JavaProcess ingester;
+    /** A jetcd client of etcd itself. */
+    final Client etcdClient;
 
-  /** Starts the ingester and the client; nodes come with {@link #node}. */
-  static EtcdApiStack start(TestInfo info, EtcdServer etcd, KafkaBroker kafka) {
-    return new EtcdApiStack(info, etcd, kafka);
-  }
+    private final EtcdServer etcd;
+    private final KafkaBroker kafka;
+    private final List<AutoCloseable> opened = new ArrayList<>();
+    private final Map<Stack.Node, Integer> apiPorts = new HashMap<>();
 
-  /** A ready node with etcd's API on a free port, forwarding to etcd. */
-  Stack.Node node(String name, String... extra) throws Exception {
-    int port = FreePorts.pick();
-    Stack.Node node = Stack.etcdApiNode(name, kafka.bootstrapServers(), topicPrefix, port, etcd.clientUrl(), extra);
-    opened.add(node);
-    apiPorts.put(node, port);
-    return node;
-  }
+    private EtcdApiStack(TestInfo info, EtcdServer etcd, KafkaBroker kafka) {
+        this.etcd = etcd;
+        this.kafka = kafka;
+        this.topicPrefix = TopicPrefixes.unique(info);
+        this.keys = "/" + topicPrefix + "/";
+        this.ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), topicPrefix);
+        opened.add(ingester);
+        this.etcdClient = Client.builder().endpoints(etcd.clientUrl()).build();
+        opened.add(etcdClient);
+    }
 
-  /** The etcd API port of a node of this stack. */
-  int apiPort(Stack.Node node) {
-    return apiPorts.get(node);
-  }
+    /** Starts the ingester and the client; nodes come with {@link #node}. */
+    static EtcdApiStack start(TestInfo info, EtcdServer etcd, KafkaBroker kafka) {
+        return new EtcdApiStack(info, etcd, kafka);
+    }
 
-  /** {@code host:port} of a node's etcd API, as etcdctl takes it. */
-  String endpoint(Stack.Node node) {
-    return "127.0.0.1:" + apiPort(node);
-  }
+    /** A ready node with etcd's API on a free port, forwarding to etcd. */
+    Stack.Node node(String name, String... extra) throws Exception {
+        int port = FreePorts.pick();
+        Stack.Node node = Stack.etcdApiNode(name, kafka.bootstrapServers(), topicPrefix, port, etcd.clientUrl(), extra);
+        opened.add(node);
+        apiPorts.put(node, port);
+        return node;
+    }
 
-  /** A plaintext gRPC channel to a node's etcd API, closed with the stack. */
-  ManagedChannel channel(Stack.Node node) {
-    return channel(apiPort(node));
-  }
+    /** The etcd API port of a node of this stack. */
+    int apiPort(Stack.Node node) {
+        return apiPorts.get(node);
+    }
 
-  /** A plaintext gRPC channel to etcd itself, closed with the stack. */
-  ManagedChannel etcdChannel() {
-    return channel(etcd.clientPort());
-  }
+    /** {@code host:port} of a node's etcd API, as etcdctl takes it. */
+    String endpoint(Stack.Node node) {
+        return "127.0.0.1:" + apiPort(node);
+    }
 
-  private ManagedChannel channel(int port) {
-    ManagedChannel ch = ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
-    opened.add(() -> ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS));
-    return ch;
-  }
+    /** A plaintext gRPC channel to a node's etcd API, closed with the stack. */
+    ManagedChannel channel(Stack.Node node) {
+        return channel(apiPort(node));
+    }
 
-  KV kv() {
-    return etcdClient.getKVClient();
-  }
+    /** A plaintext gRPC channel to etcd itself, closed with the stack. */
+    ManagedChannel etcdChannel() {
+        return channel(etcd.clientPort());
+    }
 
-  static ByteSequence bs(String s) {
-    return ByteSequence.from(s, StandardCharsets.UTF_8);
-  }
+    private ManagedChannel channel(int port) {
+        ManagedChannel ch = ManagedChannelBuilder.forAddress("127.0.0.1", port)
+                .usePlaintext()
+                .build();
+        opened.add(() -> ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS));
+        return ch;
+    }
 
-  @Override
-  public void close() {
-    RuntimeException first = null;
-    for (int i = opened.size() - 1; i >= 0; i--) {
-      try {
-        opened.get(i).close();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (Exception e) {
-        if (first == null) {
-          first = new IllegalStateException("closing the test stack", e);
+    KV kv() {
+        return etcdClient.getKVClient();
+    }
+
+    static ByteSequence bs(String s) {
+        return ByteSequence.from(s, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() {
+        RuntimeException first = null;
+        for (int i = opened.size() - 1; i >= 0; i--) {
+            try {
+                opened.get(i).close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                if (first == null) {
+                    first = new IllegalStateException("closing the test stack", e);
+                }
+            }
         }
-      }
+        if (first != null) {
+            throw first;
+        }
     }
-    if (first != null) {
-      throw first;
-    }
-  }
 }

@@ -15,7 +15,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,66 +29,85 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith({EtcdExtension.class, KafkaExtension.class})
 class HistoryPreloadTest {
-  private static final Duration WAIT = Duration.ofSeconds(60);
-  private final EtcdServer etcd;
-  private final KafkaBroker kafka;
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private final EtcdServer etcd;
+    private final KafkaBroker kafka;
 
-  HistoryPreloadTest(EtcdServer etcd, KafkaBroker kafka) {
-    this.etcd = etcd;
-    this.kafka = kafka;
-  }
-
-  @Test
-  void aFreshNodeResumesWatchesFromBeforeItsStart(TestInfo info) throws Exception {
-    try (EtcdApiStack stack = EtcdApiStack.start(info, etcd, kafka)) {
-      String p = stack.keys;
-      KV kv = stack.kv();
-      long first = kv.put(bs(p + "k0"), bs("v0")).get().getHeader().getRevision();
-      for (int i = 1; i < 200; i++) {
-        kv.put(bs(p + "k" + (i % 20)), bs("v" + i)).get();
-      }
-      kv.txn().Then(io.etcd.jetcd.op.Op.put(bs(p + "t1"), bs("t"), io.etcd.jetcd.options.PutOption.DEFAULT),
-          io.etcd.jetcd.op.Op.delete(bs(p + "k1"), io.etcd.jetcd.options.DeleteOption.DEFAULT)).commit().get();
-      long last = kv.delete(bs(p + "k2")).get().getHeader().getRevision();
-      Stack.Node node = stack.node("preload-1");
-      // HTTP: every event after the first write, none of them 410.
-      HttpResponse<String> watch = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(node.url()
-          + "/v1/watch?key=" + p + "&prefix=true&resourceVersion=" + first + "&timeoutSeconds=8")).build(),
-          HttpResponse.BodyHandlers.ofString());
-      assertThat(watch.statusCode()).isEqualTo(200);
-      assertThat(watch.body()).doesNotContain("Expired");
-      assertThat(watch.body().lines().filter(l -> l.contains("\"ADDED\"") || l.contains("\"MODIFIED\"")
-          || l.contains("\"DELETED\"")).count()).isEqualTo(last - first + 1);
-
-      // The etcd API: the same events as etcd's own watch from the same revision.
-      try (RawWatchStream onEtcd = new RawWatchStream(stack.etcdChannel());
-          RawWatchStream onNode = new RawWatchStream(stack.channel(node))) {
-        WatchRequest req = WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder()
-            .setKey(ByteString.copyFromUtf8(p)).setRangeEnd(ByteString.copyFromUtf8(prefix(p)))
-            .setStartRevision(first + 1).setPrevKv(true)).build();
-        onEtcd.send(req);
-        onNode.send(req);
-        onEtcd.await(r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last), WAIT);
-        onNode.await(r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last)
-            || r.getCanceled(), WAIT);
-        assertThat(events(onNode)).isEqualTo(events(onEtcd)).hasSize((int) (last - first + 1));
-      }
-      assertThat(node.process().logTail(200)).contains("revisions from offsets");
-      assertThat(stack.ingester.isAlive()).isTrue();
+    HistoryPreloadTest(EtcdServer etcd, KafkaBroker kafka) {
+        this.etcd = etcd;
+        this.kafka = kafka;
     }
-  }
 
-  private static List<String> events(RawWatchStream s) {
-    List<String> out = new ArrayList<>();
-    s.received.forEach(r -> r.getEventsList().forEach(e -> out.add(e.toString().replace('\n', ' '))));
-    return out;
-  }
+    @Test
+    void aFreshNodeResumesWatchesFromBeforeItsStart(TestInfo info) throws Exception {
+        try (EtcdApiStack stack = EtcdApiStack.start(info, etcd, kafka)) {
+            String p = stack.keys;
+            KV kv = stack.kv();
+            long first = kv.put(bs(p + "k0"), bs("v0")).get().getHeader().getRevision();
+            for (int i = 1; i < 200; i++) {
+                kv.put(bs(p + "k" + (i % 20)), bs("v" + i)).get();
+            }
+            kv.txn()
+                    .Then(
+                            io.etcd.jetcd.op.Op.put(bs(p + "t1"), bs("t"), io.etcd.jetcd.options.PutOption.DEFAULT),
+                            io.etcd.jetcd.op.Op.delete(bs(p + "k1"), io.etcd.jetcd.options.DeleteOption.DEFAULT))
+                    .commit()
+                    .get();
+            long last = kv.delete(bs(p + "k2")).get().getHeader().getRevision();
+            Stack.Node node = stack.node("preload-1");
+            // HTTP: every event after the first write, none of them 410.
+            HttpResponse<String> watch = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create(node.url() + "/v1/watch?key=" + p
+                                            + "&prefix=true&resourceVersion=" + first + "&timeoutSeconds=8"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            assertThat(watch.statusCode()).isEqualTo(200);
+            assertThat(watch.body()).doesNotContain("Expired");
+            assertThat(watch.body()
+                            .lines()
+                            .filter(l ->
+                                    l.contains("\"ADDED\"") || l.contains("\"MODIFIED\"") || l.contains("\"DELETED\""))
+                            .count())
+                    .isEqualTo(last - first + 1);
 
-  private static String prefix(String p) {
-    return p.substring(0, p.length() - 1) + "0";
-  }
+            // The etcd API: the same events as etcd's own watch from the same revision.
+            try (RawWatchStream onEtcd = new RawWatchStream(stack.etcdChannel());
+                    RawWatchStream onNode = new RawWatchStream(stack.channel(node))) {
+                WatchRequest req = WatchRequest.newBuilder()
+                        .setCreateRequest(WatchCreateRequest.newBuilder()
+                                .setKey(ByteString.copyFromUtf8(p))
+                                .setRangeEnd(ByteString.copyFromUtf8(prefix(p)))
+                                .setStartRevision(first + 1)
+                                .setPrevKv(true))
+                        .build();
+                onEtcd.send(req);
+                onNode.send(req);
+                onEtcd.await(
+                        r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last), WAIT);
+                onNode.await(
+                        r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last)
+                                || r.getCanceled(),
+                        WAIT);
+                assertThat(events(onNode)).isEqualTo(events(onEtcd)).hasSize((int) (last - first + 1));
+            }
+            assertThat(node.process().logTail(200)).contains("revisions from offsets");
+            assertThat(stack.ingester.isAlive()).isTrue();
+        }
+    }
 
-  private static ByteSequence bs(String s) {
-    return EtcdApiStack.bs(s);
-  }
+    private static List<String> events(RawWatchStream s) {
+        List<String> out = new ArrayList<>();
+        s.received.forEach(r ->
+                r.getEventsList().forEach(e -> out.add(e.toString().replace('\n', ' '))));
+        return out;
+    }
+
+    private static String prefix(String p) {
+        return p.substring(0, p.length() - 1) + "0";
+    }
+
+    private static ByteSequence bs(String s) {
+        return EtcdApiStack.bs(s);
+    }
 }

@@ -14,73 +14,72 @@ import java.util.function.Predicate;
 
 /** One raw {@code etcdserverpb.Watch} stream, as a client library would open it: requests out, every response kept. */
 final class RawWatchStream implements AutoCloseable {
-  private final LinkedBlockingQueue<WatchResponse> inbox = new LinkedBlockingQueue<>();
-  final List<WatchResponse> received = new ArrayList<>();
-  private final StreamObserver<WatchRequest> requests;
-  private volatile Throwable error;
+    private final LinkedBlockingQueue<WatchResponse> inbox = new LinkedBlockingQueue<>();
+    final List<WatchResponse> received = new ArrayList<>();
+    private final StreamObserver<WatchRequest> requests;
+    private volatile Throwable error;
 
-  RawWatchStream(ManagedChannel channel) {
-    requests = WatchGrpc.newStub(channel).watch(new StreamObserver<>() {
-      @Override
-      public void onNext(WatchResponse r) {
-        inbox.add(r);
-      }
+    RawWatchStream(ManagedChannel channel) {
+        requests = WatchGrpc.newStub(channel).watch(new StreamObserver<>() {
+            @Override
+            public void onNext(WatchResponse r) {
+                inbox.add(r);
+            }
 
-      @Override
-      public void onError(Throwable t) {
-        error = t;
-      }
+            @Override
+            public void onError(Throwable t) {
+                error = t;
+            }
 
-      @Override
-      public void onCompleted() {
-      }
-    });
-  }
-
-  void send(WatchRequest r) {
-    requests.onNext(r);
-  }
-
-  /** Waits for the next response that matches, keeping every response received meanwhile. */
-  WatchResponse await(Predicate<WatchResponse> p, Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    for (WatchResponse r : received) {
-      if (p.test(r)) {
-        return r;
-      }
+            @Override
+            public void onCompleted() {}
+        });
     }
-    while (true) {
-      long left = deadline - System.nanoTime();
-      WatchResponse r = left <= 0 ? null : inbox.poll(left, TimeUnit.NANOSECONDS);
-      if (r == null) {
-        throw new AssertionError("no matching response within " + timeout + " (error " + error + "); got "
-            + received);
-      }
-      received.add(r);
-      if (p.test(r)) {
-        return r;
-      }
-    }
-  }
 
-  /** Takes every response that arrives within {@code quiet} of the previous one. */
-  void drain(Duration quiet) throws InterruptedException {
-    WatchResponse r;
-    while ((r = inbox.poll(quiet.toMillis(), TimeUnit.MILLISECONDS)) != null) {
-      received.add(r);
+    void send(WatchRequest r) {
+        requests.onNext(r);
     }
-  }
 
-  Throwable error() {
-    return error;
-  }
-
-  @Override
-  public void close() {
-    try {
-      requests.onError(new RuntimeException("test done"));
-    } catch (RuntimeException ignored) {
-      // already closed
+    /** Waits for the next response that matches, keeping every response received meanwhile. */
+    WatchResponse await(Predicate<WatchResponse> p, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (WatchResponse r : received) {
+            if (p.test(r)) {
+                return r;
+            }
+        }
+        while (true) {
+            long left = deadline - System.nanoTime();
+            WatchResponse r = left <= 0 ? null : inbox.poll(left, TimeUnit.NANOSECONDS);
+            if (r == null) {
+                throw new AssertionError(
+                        "no matching response within " + timeout + " (error " + error + "); got " + received);
+            }
+            received.add(r);
+            if (p.test(r)) {
+                return r;
+            }
+        }
     }
-  }
+
+    /** Takes every response that arrives within {@code quiet} of the previous one. */
+    void drain(Duration quiet) throws InterruptedException {
+        WatchResponse r;
+        while ((r = inbox.poll(quiet.toMillis(), TimeUnit.MILLISECONDS)) != null) {
+            received.add(r);
+        }
+    }
+
+    Throwable error() {
+        return error;
+    }
+
+    @Override
+    public void close() {
+        try {
+            requests.onError(new RuntimeException("test done"));
+        } catch (RuntimeException ignored) {
+            // already closed
+        }
+    }
 }

@@ -19,89 +19,129 @@ import java.util.Map;
  * plus the HTTP helpers the end-to-end tests read nodes with.
  */
 public final class Stack {
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  private Stack() {}
+    private Stack() {}
 
-  /** Starts the ingester of a topic prefix and waits until it watches etcd. */
-  public static JavaProcess ingester(String etcdUrl, String bootstrap, String topicPrefix) {
-    // The ingester jar of the ingester module (package runs before this module's tests).
-    Path jar = StackLauncher.jar(Path.of(".."), "ingester");
-    JavaProcess p = StackLauncher.on(etcdUrl, bootstrap, topicPrefix)
-        .ingester(JavaProcess.builderForJar(jar).name("ingester").maxHeap("256m"), 0)
-        .start();
-    p.awaitLog("watching etcd from revision", Duration.ofSeconds(60));
-    return p;
-  }
-
-  /** A started fan-out node process. */
-  public record Node(JavaProcess process, int port) implements AutoCloseable {
-    public String url() {
-      return "http://127.0.0.1:" + port;
+    /** Starts the ingester of a topic prefix and waits until it watches etcd. */
+    public static JavaProcess ingester(String etcdUrl, String bootstrap, String topicPrefix) {
+        // The ingester jar of the ingester module (package runs before this module's tests).
+        Path jar = StackLauncher.jar(Path.of(".."), "ingester");
+        JavaProcess p = StackLauncher.on(etcdUrl, bootstrap, topicPrefix)
+                .ingester(JavaProcess.builderForJar(jar).name("ingester").maxHeap("256m"), 0)
+                .start();
+        p.awaitLog("watching etcd from revision", Duration.ofSeconds(60));
+        return p;
     }
 
-    @Override
-    public void close() {
-      process.close();
+    /** A started fan-out node process. */
+    public record Node(JavaProcess process, int port) implements AutoCloseable {
+        public String url() {
+            return "http://127.0.0.1:" + port;
+        }
+
+        @Override
+        public void close() {
+            process.close();
+        }
     }
-  }
 
-  /** Starts a fan-out node with 1 s bookmarks and waits until /readyz answers 200. */
-  public static Node node(String name, String bootstrap, String topicPrefix, String... extra) {
-    int port = FreePorts.pick();
-    JavaProcess p = StackLauncher.on(null, bootstrap, topicPrefix)
-        .node(JavaProcess.builder("io.watchfanout.fanout.FanoutNodeMain").name(name).maxHeap("384m"), port, name)
-        .args("--bookmark-interval", "1s")
-        .args(extra)
-        .start();
-    Node node = new Node(p, port);
-    StackLauncher.awaitReady(p, name, node.url() + "/readyz", Duration.ofSeconds(90), () -> { });
-    return node;
-  }
-
-  /**
-   * A fan-out node with etcd's v3 API on {@code etcdApiPort}, forwarding to {@code etcdUrl}, ready.
-   *
-   * @param extra more flags of the node
-   */
-  public static Node etcdApiNode(String name, String bootstrap, String topicPrefix, int etcdApiPort, String etcdUrl,
-      String... extra) {
-    String[] flags = new String[extra.length + 4];
-    flags[0] = "--etcd-api-port";
-    flags[1] = Integer.toString(etcdApiPort);
-    flags[2] = "--etcd-endpoints";
-    flags[3] = etcdUrl;
-    System.arraycopy(extra, 0, flags, 4, extra.length);
-    return node(name, bootstrap, topicPrefix, flags);
-  }
-
-  /** GET, answering status 599 when the connection fails. */
-  public static HttpResponse<String> get(String url) throws InterruptedException {
-    try {
-      return HTTP.send(HttpRequest.newBuilder(URI.create(url)).header("Accept", "application/json").build(),
-          HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      return new FailedResponse(url);
+    /** Starts a fan-out node with 1 s bookmarks and waits until /readyz answers 200. */
+    public static Node node(String name, String bootstrap, String topicPrefix, String... extra) {
+        int port = FreePorts.pick();
+        JavaProcess p = StackLauncher.on(null, bootstrap, topicPrefix)
+                .node(
+                        JavaProcess.builder("io.watchfanout.fanout.FanoutNodeMain")
+                                .name(name)
+                                .maxHeap("384m"),
+                        port,
+                        name)
+                .args("--bookmark-interval", "1s")
+                .args(extra)
+                .start();
+        Node node = new Node(p, port);
+        StackLauncher.awaitReady(p, name, node.url() + "/readyz", Duration.ofSeconds(90), () -> {});
+        return node;
     }
-  }
 
-  /** Prometheus samples of a node's /metrics, by name with labels. */
-  public static Map<String, Double> metrics(Node node) throws InterruptedException {
-    try {
-      return StackLauncher.metrics(node.url() + "/metrics");
-    } catch (IOException e) {
-      throw new UncheckedIOException("reading " + node.url() + "/metrics", e);
+    /**
+     * A fan-out node with etcd's v3 API on {@code etcdApiPort}, forwarding to {@code etcdUrl}, ready.
+     *
+     * @param extra more flags of the node
+     */
+    public static Node etcdApiNode(
+            String name, String bootstrap, String topicPrefix, int etcdApiPort, String etcdUrl, String... extra) {
+        String[] flags = new String[extra.length + 4];
+        flags[0] = "--etcd-api-port";
+        flags[1] = Integer.toString(etcdApiPort);
+        flags[2] = "--etcd-endpoints";
+        flags[3] = etcdUrl;
+        System.arraycopy(extra, 0, flags, 4, extra.length);
+        return node(name, bootstrap, topicPrefix, flags);
     }
-  }
 
-  private record FailedResponse(String url) implements HttpResponse<String> {
-    @Override public int statusCode() { return 599; }
-    @Override public HttpRequest request() { return HttpRequest.newBuilder(URI.create(url)).build(); }
-    @Override public java.util.Optional<HttpResponse<String>> previousResponse() { return java.util.Optional.empty(); }
-    @Override public java.net.http.HttpHeaders headers() { return java.net.http.HttpHeaders.of(Map.of(), (a, b) -> true); }
-    @Override public String body() { return ""; }
-    @Override public java.util.Optional<javax.net.ssl.SSLSession> sslSession() { return java.util.Optional.empty(); }
-    @Override public URI uri() { return URI.create(url); }
-    @Override public HttpClient.Version version() { return HttpClient.Version.HTTP_1_1; }
-  }
+    /** GET, answering status 599 when the connection fails. */
+    public static HttpResponse<String> get(String url) throws InterruptedException {
+        try {
+            return HTTP.send(
+                    HttpRequest.newBuilder(URI.create(url))
+                            .header("Accept", "application/json")
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            return new FailedResponse(url);
+        }
+    }
+
+    /** Prometheus samples of a node's /metrics, by name with labels. */
+    public static Map<String, Double> metrics(Node node) throws InterruptedException {
+        try {
+            return StackLauncher.metrics(node.url() + "/metrics");
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading " + node.url() + "/metrics", e);
+        }
+    }
+
+    private record FailedResponse(String url) implements HttpResponse<String> {
+        @Override
+        public int statusCode() {
+            return 599;
+        }
+
+        @Override
+        public HttpRequest request() {
+            return HttpRequest.newBuilder(URI.create(url)).build();
+        }
+
+        @Override
+        public java.util.Optional<HttpResponse<String>> previousResponse() {
+            return java.util.Optional.empty();
+        }
+
+        @Override
+        public java.net.http.HttpHeaders headers() {
+            return java.net.http.HttpHeaders.of(Map.of(), (a, b) -> true);
+        }
+
+        @Override
+        public String body() {
+            return "";
+        }
+
+        @Override
+        public java.util.Optional<javax.net.ssl.SSLSession> sslSession() {
+            return java.util.Optional.empty();
+        }
+
+        @Override
+        public URI uri() {
+            return URI.create(url);
+        }
+
+        @Override
+        public HttpClient.Version version() {
+            return HttpClient.Version.HTTP_1_1;
+        }
+    }
 }

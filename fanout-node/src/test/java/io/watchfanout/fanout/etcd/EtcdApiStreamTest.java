@@ -1,6 +1,5 @@
 package io.watchfanout.fanout.etcd;
 
-import io.watchfanout.fanout.watch.CoreSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -16,11 +15,12 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.prometheus.client.CollectorRegistry;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.time.Duration;
 import java.util.List;
@@ -37,234 +37,293 @@ import org.junit.jupiter.api.Test;
  * a fragmenting watch gets a large revision in fragments.
  */
 class EtcdApiStreamTest {
-  private static final String VALUE = "x".repeat(1024);
-  private EtcdLog etcd = new EtcdLog(100);
-  private WatchCore core;
-  private RecordApplier applier;
-  private EtcdApi api;
-  private ManagedChannel channel;
+    private static final String VALUE = "x".repeat(1024);
+    private EtcdLog etcd = new EtcdLog(100);
+    private WatchCore core;
+    private RecordApplier applier;
+    private EtcdApi api;
+    private ManagedChannel channel;
 
-  private void start(int historyMaxEvents) {
-    start(historyMaxEvents, Duration.ofMinutes(10));
-  }
-
-  private void start(int historyMaxEvents, Duration progressNotifyInterval) {
-    start(historyMaxEvents, progressNotifyInterval, 100);
-  }
-
-  private void start(int historyMaxEvents, Duration progressNotifyInterval, long revision) {
-    etcd = new EtcdLog(revision);
-    core = new WatchCore(CoreSettings.of(historyMaxEvents, Duration.ofMinutes(10), 16, "etcd-api-test"), new FrameEncoder());
-    core.start();
-    core.feed().startAt(revision);
-    core.feed().markReady();
-    applier = new RecordApplier(core.feed(), revision);
-    api = EtcdApis.create(core, "127.0.0.1", 0, "etcd-api-test", null, progressNotifyInterval, Duration.ofSeconds(1),
-        new CollectorRegistry());
-    api.start();
-    channel = ManagedChannelBuilder.forAddress("127.0.0.1", api.port()).usePlaintext()
-        .maxInboundMessageSize(16 * 1024 * 1024).build();
-  }
-
-  @BeforeEach
-  void noNodeYet() {
-    core = null;
-  }
-
-  @AfterEach
-  void stop() throws InterruptedException {
-    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    api.stop(1000);
-    core.close();
-  }
-
-  @Test
-  void aClientThatStopsReadingIsParkedAndCaughtUpFromHistory() throws Exception {
-    start(100_000);
-    Client client = parkedWatch();
-    assertThat(core.status().liveWatcherCount()).isZero();
-    client.request(Integer.MAX_VALUE);
-    await().atMost(Duration.ofSeconds(60)).until(() -> client.events().size() == 5000);
-    await().atMost(Duration.ofSeconds(10)).until(() -> core.stats().unparked() >= 1 && core.status().liveWatcherCount() == 1);
-    List<Event> events = client.events();
-    for (int i = 0; i < events.size(); i++) {
-      assertThat(events.get(i).getKv().getModRevision()).isEqualTo(101 + i);
-      assertThat(events.get(i).getKv().getValue().toStringUtf8()).isEqualTo(VALUE + i);
-    }
-    // Live again: the next event comes at once.
-    etcd.put("/a/live", "v").forEach(applier::accept);
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.events().size() == 5001);
-    assertThat(core.frameEncoder().encodes(Encoding.ETCD, FrameKind.EVENT)).isEqualTo(5001);
-  }
-
-  @Test
-  void aParkedWatchThatFallsBehindTheHistoryIsCanceledWithACompactRevision() throws Exception {
-    start(200);
-    Client client = parkedWatch();
-    client.request(Integer.MAX_VALUE);
-    WatchResponse canceled = await().atMost(Duration.ofSeconds(60)).until(
-        () -> client.received.stream().filter(WatchResponse::getCanceled).findFirst().orElse(null), r -> r != null);
-    // The oldest start revision the node could serve when it canceled the watch.
-    assertThat(canceled.getCompactRevision()).isGreaterThan(101).isLessThanOrEqualTo(core.status().historyStartRevision() + 1);
-    assertThat(canceled.getCancelReason()).contains("too old resource version");
-    List<Event> events = client.events();
-    for (int i = 0; i < events.size(); i++) {
-      assertThat(events.get(i).getKv().getModRevision()).isEqualTo(101 + i);
-    }
-    // What it got is everything before a point it can no longer resume from on this node.
-    assertThat(101L + events.size()).isLessThan(canceled.getCompactRevision());
-    assertThat(core.stats().endedExpired()).isEqualTo(1);
-  }
-
-  @Test
-  void aLargeRevisionGoesOutInFragmentsWhenTheWatchAsksForThem() throws Exception {
-    start(1000);
-    Client client = new Client(channel);
-    client.request(Integer.MAX_VALUE);
-    WatchCreateRequest fragmenting = create("/f/", 0, true);
-    client.send(fragmenting);
-    client.send(create("/f/", 0, false).toBuilder().setUnknownFields(UnknownFieldSet.newBuilder()
-        .addField(7, UnknownFieldSet.Field.newBuilder().addVarint(7).build()).build()).build());
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 2 && core.status().liveWatcherCount() == 2);
-    String big = "b".repeat(700 * 1024);
-    etcd.txn(EtcdLog.Op.put("/f/1", big), EtcdLog.Op.put("/f/2", big), EtcdLog.Op.put("/f/3", big))
-        .forEach(applier::accept);
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.stream()
-        .mapToInt(WatchResponse::getEventsCount).sum() == 6);
-    List<WatchResponse> ofFirst = client.received.stream().filter(r -> r.getWatchId() == 0 && !r.getCreated())
-        .toList();
-    assertThat(ofFirst).hasSizeGreaterThan(1);
-    for (int i = 0; i < ofFirst.size(); i++) {
-      boolean fragment = !ofFirst.get(i).getUnknownFields().getField(7).getVarintList().isEmpty();
-      assertThat(fragment).as("response %d", i).isEqualTo(i < ofFirst.size() - 1);
-    }
-    // The other watch (client-chosen id 7) gets the revision in one response.
-    assertThat(client.received.stream().filter(r -> r.getWatchId() == 7 && !r.getCreated()).toList()).hasSize(1);
-  }
-
-  @Test
-  void withoutEtcdEndpointsForwardedCallsAndLinearizableReadsAnswerUnavailableNamingTheFlag() {
-    start(1000);
-    etcd.put("/u/a", "1").forEach(applier::accept);
-    io.etcd.jetcd.api.KVGrpc.KVBlockingStub kv = io.etcd.jetcd.api.KVGrpc.newBlockingStub(channel);
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> kv.put(io.etcd.jetcd.api.PutRequest.newBuilder()
-        .setKey(ByteString.copyFromUtf8("/u/b")).build()))
-        .hasMessageContaining("UNAVAILABLE").hasMessageContaining("--etcd-endpoints");
-    io.etcd.jetcd.api.RangeRequest read = io.etcd.jetcd.api.RangeRequest.newBuilder()
-        .setKey(ByteString.copyFromUtf8("/u/a")).build();
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> kv.range(read))
-        .hasMessageContaining("UNAVAILABLE").hasMessageContaining("--etcd-endpoints");
-    // A serializable read needs no etcd: the node's revision.
-    io.etcd.jetcd.api.RangeResponse r = kv.range(read.toBuilder().setSerializable(true).build());
-    assertThat(r.getKvs(0).getValue().toStringUtf8()).isEqualTo("1");
-    assertThat(r.getHeader().getRevision()).isEqualTo(core.status().revision());
-  }
-
-  @Test
-  void aWatchFromRevisionOneOfAFreshEtcdGetsEverything() throws Exception {
-    // etcd's store starts at revision 1 with no event; the node's history starts there too.
-    start(1000, Duration.ofMinutes(10), 1);
-    etcd.put("/r/a", "1").forEach(applier::accept);
-    etcd.put("/r/b", "2").forEach(applier::accept);
-    Client client = new Client(channel);
-    client.request(Integer.MAX_VALUE);
-    client.send(create("/r/", 1, false));
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.events().size() == 2);
-    assertThat(client.received.stream().noneMatch(WatchResponse::getCanceled)).isTrue();
-    assertThat(client.events().get(0).getKv().getModRevision()).isEqualTo(2);
-  }
-
-  @Test
-  void aQuietWatchWithProgressNotifyGetsEmptyResponsesAtTheRevision() throws Exception {
-    start(1000, Duration.ofMillis(200));
-    Client client = new Client(channel);
-    client.request(Integer.MAX_VALUE);
-    client.send(create("/p/", 0, false).toBuilder().setProgressNotify(true).build());
-    client.send(create("/p/", 0, false).toBuilder().setUnknownFields(UnknownFieldSet.newBuilder()
-        .addField(7, UnknownFieldSet.Field.newBuilder().addVarint(9).build()).build()).build());
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 2 && core.status().liveWatcherCount() == 2);
-    etcd.put("/other/key", "v").forEach(applier::accept);
-    long revision = core.status().revision();
-    // Writes elsewhere move the revision; the quiet watch learns it from progress notifications.
-    WatchResponse progress = await().atMost(Duration.ofSeconds(10)).until(() -> client.received.stream()
-        .filter(r -> r.getWatchId() == 0 && !r.getCreated() && r.getEventsCount() == 0
-            && r.getHeader().getRevision() >= revision).findFirst().orElse(null), r -> r != null);
-    assertThat(progress.getCanceled()).isFalse();
-    // A watch without progress_notify gets none.
-    for (int i = 0; i < 10; i++) {
-      etcd.put("/p/k", "v" + i).forEach(applier::accept);
-      Thread.sleep(50);
-    }
-    Thread.sleep(500);
-    assertThat(client.received.stream().filter(r -> r.getWatchId() == 9 && r.getEventsCount() == 0 && !r.getCreated()))
-        .isEmpty();
-  }
-
-  /**
-   * A watch of /a/ from revision 101 whose client takes only the created response, then 5,000 puts
-   * of 1 KiB: grpc's window fills, the node stops polling the watcher, and the core parks it.
-   */
-  private Client parkedWatch() {
-    Client client = new Client(channel);
-    client.send(create("/a/", 101, false));
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 1 && core.status().liveWatcherCount() == 1);
-    for (int i = 0; i < 5000; i++) {
-      etcd.put("/a/" + (i % 50), VALUE + i).forEach(applier::accept);
-    }
-    await().atMost(Duration.ofSeconds(30)).until(() -> core.stats().parked() >= 1);
-    return client;
-  }
-
-  private static WatchCreateRequest create(String prefix, long start, boolean fragment) {
-    WatchCreateRequest.Builder b = WatchCreateRequest.newBuilder().setKey(ByteString.copyFromUtf8(prefix))
-        .setRangeEnd(ByteString.copyFromUtf8(prefix.substring(0, prefix.length() - 1) + "0"))
-        .setStartRevision(start);
-    if (fragment) {
-      b.setUnknownFields(UnknownFieldSet.newBuilder().addField(8, UnknownFieldSet.Field.newBuilder().addVarint(1)
-          .build()).build());
-    }
-    return b.build();
-  }
-
-  /** A Watch stream whose client takes responses only when asked to (grpc's manual flow control). */
-  private static final class Client implements ClientResponseObserver<WatchRequest, WatchResponse> {
-    final List<WatchResponse> received = new CopyOnWriteArrayList<>();
-    private final io.grpc.stub.StreamObserver<WatchRequest> requests;
-    private ClientCallStreamObserver<WatchRequest> call;
-
-    Client(ManagedChannel channel) {
-      requests = WatchGrpc.newStub(channel).watch(this);
+    private void start(int historyMaxEvents) {
+        start(historyMaxEvents, Duration.ofMinutes(10));
     }
 
-    @Override
-    public void beforeStart(ClientCallStreamObserver<WatchRequest> requestStream) {
-      call = requestStream;
-      requestStream.disableAutoRequestWithInitial(1);
+    private void start(int historyMaxEvents, Duration progressNotifyInterval) {
+        start(historyMaxEvents, progressNotifyInterval, 100);
     }
 
-    void request(int n) {
-      call.request(n);
+    private void start(int historyMaxEvents, Duration progressNotifyInterval, long revision) {
+        etcd = new EtcdLog(revision);
+        core = new WatchCore(
+                CoreSettings.of(historyMaxEvents, Duration.ofMinutes(10), 16, "etcd-api-test"), new FrameEncoder());
+        core.start();
+        core.feed().startAt(revision);
+        core.feed().markReady();
+        applier = new RecordApplier(core.feed(), revision);
+        api = EtcdApis.create(
+                core,
+                "127.0.0.1",
+                0,
+                "etcd-api-test",
+                null,
+                progressNotifyInterval,
+                Duration.ofSeconds(1),
+                new CollectorRegistry());
+        api.start();
+        channel = ManagedChannelBuilder.forAddress("127.0.0.1", api.port())
+                .usePlaintext()
+                .maxInboundMessageSize(16 * 1024 * 1024)
+                .build();
     }
 
-    void send(WatchCreateRequest c) {
-      requests.onNext(WatchRequest.newBuilder().setCreateRequest(c).build());
+    @BeforeEach
+    void noNodeYet() {
+        core = null;
     }
 
-    List<Event> events() {
-      return received.stream().filter(r -> r.getWatchId() == 0).flatMap(r -> r.getEventsList().stream()).toList();
+    @AfterEach
+    void stop() throws InterruptedException {
+        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        api.stop(1000);
+        core.close();
     }
 
-    @Override
-    public void onNext(WatchResponse value) {
-      received.add(value);
+    @Test
+    void aClientThatStopsReadingIsParkedAndCaughtUpFromHistory() throws Exception {
+        start(100_000);
+        Client client = parkedWatch();
+        assertThat(core.status().liveWatcherCount()).isZero();
+        client.request(Integer.MAX_VALUE);
+        await().atMost(Duration.ofSeconds(60)).until(() -> client.events().size() == 5000);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> core.stats().unparked() >= 1 && core.status().liveWatcherCount() == 1);
+        List<Event> events = client.events();
+        for (int i = 0; i < events.size(); i++) {
+            assertThat(events.get(i).getKv().getModRevision()).isEqualTo(101 + i);
+            assertThat(events.get(i).getKv().getValue().toStringUtf8()).isEqualTo(VALUE + i);
+        }
+        // Live again: the next event comes at once.
+        etcd.put("/a/live", "v").forEach(applier::accept);
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.events().size() == 5001);
+        assertThat(core.frameEncoder().encodes(Encoding.ETCD, FrameKind.EVENT)).isEqualTo(5001);
     }
 
-    @Override
-    public void onError(Throwable t) {
+    @Test
+    void aParkedWatchThatFallsBehindTheHistoryIsCanceledWithACompactRevision() throws Exception {
+        start(200);
+        Client client = parkedWatch();
+        client.request(Integer.MAX_VALUE);
+        WatchResponse canceled = await().atMost(Duration.ofSeconds(60))
+                .until(
+                        () -> client.received.stream()
+                                .filter(WatchResponse::getCanceled)
+                                .findFirst()
+                                .orElse(null),
+                        r -> r != null);
+        // The oldest start revision the node could serve when it canceled the watch.
+        assertThat(canceled.getCompactRevision())
+                .isGreaterThan(101)
+                .isLessThanOrEqualTo(core.status().historyStartRevision() + 1);
+        assertThat(canceled.getCancelReason()).contains("too old resource version");
+        List<Event> events = client.events();
+        for (int i = 0; i < events.size(); i++) {
+            assertThat(events.get(i).getKv().getModRevision()).isEqualTo(101 + i);
+        }
+        // What it got is everything before a point it can no longer resume from on this node.
+        assertThat(101L + events.size()).isLessThan(canceled.getCompactRevision());
+        assertThat(core.stats().endedExpired()).isEqualTo(1);
     }
 
-    @Override
-    public void onCompleted() {
+    @Test
+    void aLargeRevisionGoesOutInFragmentsWhenTheWatchAsksForThem() throws Exception {
+        start(1000);
+        Client client = new Client(channel);
+        client.request(Integer.MAX_VALUE);
+        WatchCreateRequest fragmenting = create("/f/", 0, true);
+        client.send(fragmenting);
+        client.send(create("/f/", 0, false).toBuilder()
+                .setUnknownFields(UnknownFieldSet.newBuilder()
+                        .addField(
+                                7,
+                                UnknownFieldSet.Field.newBuilder().addVarint(7).build())
+                        .build())
+                .build());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> client.received.size() == 2 && core.status().liveWatcherCount() == 2);
+        String big = "b".repeat(700 * 1024);
+        etcd.txn(EtcdLog.Op.put("/f/1", big), EtcdLog.Op.put("/f/2", big), EtcdLog.Op.put("/f/3", big))
+                .forEach(applier::accept);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> client.received.stream()
+                                .mapToInt(WatchResponse::getEventsCount)
+                                .sum()
+                        == 6);
+        List<WatchResponse> ofFirst = client.received.stream()
+                .filter(r -> r.getWatchId() == 0 && !r.getCreated())
+                .toList();
+        assertThat(ofFirst).hasSizeGreaterThan(1);
+        for (int i = 0; i < ofFirst.size(); i++) {
+            boolean fragment = !ofFirst.get(i)
+                    .getUnknownFields()
+                    .getField(7)
+                    .getVarintList()
+                    .isEmpty();
+            assertThat(fragment).as("response %d", i).isEqualTo(i < ofFirst.size() - 1);
+        }
+        // The other watch (client-chosen id 7) gets the revision in one response.
+        assertThat(client.received.stream()
+                        .filter(r -> r.getWatchId() == 7 && !r.getCreated())
+                        .toList())
+                .hasSize(1);
     }
-  }
+
+    @Test
+    void withoutEtcdEndpointsForwardedCallsAndLinearizableReadsAnswerUnavailableNamingTheFlag() {
+        start(1000);
+        etcd.put("/u/a", "1").forEach(applier::accept);
+        io.etcd.jetcd.api.KVGrpc.KVBlockingStub kv = io.etcd.jetcd.api.KVGrpc.newBlockingStub(channel);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> kv.put(io.etcd.jetcd.api.PutRequest.newBuilder()
+                        .setKey(ByteString.copyFromUtf8("/u/b"))
+                        .build()))
+                .hasMessageContaining("UNAVAILABLE")
+                .hasMessageContaining("--etcd-endpoints");
+        io.etcd.jetcd.api.RangeRequest read = io.etcd.jetcd.api.RangeRequest.newBuilder()
+                .setKey(ByteString.copyFromUtf8("/u/a"))
+                .build();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> kv.range(read))
+                .hasMessageContaining("UNAVAILABLE")
+                .hasMessageContaining("--etcd-endpoints");
+        // A serializable read needs no etcd: the node's revision.
+        io.etcd.jetcd.api.RangeResponse r =
+                kv.range(read.toBuilder().setSerializable(true).build());
+        assertThat(r.getKvs(0).getValue().toStringUtf8()).isEqualTo("1");
+        assertThat(r.getHeader().getRevision()).isEqualTo(core.status().revision());
+    }
+
+    @Test
+    void aWatchFromRevisionOneOfAFreshEtcdGetsEverything() throws Exception {
+        // etcd's store starts at revision 1 with no event; the node's history starts there too.
+        start(1000, Duration.ofMinutes(10), 1);
+        etcd.put("/r/a", "1").forEach(applier::accept);
+        etcd.put("/r/b", "2").forEach(applier::accept);
+        Client client = new Client(channel);
+        client.request(Integer.MAX_VALUE);
+        client.send(create("/r/", 1, false));
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.events().size() == 2);
+        assertThat(client.received.stream().noneMatch(WatchResponse::getCanceled))
+                .isTrue();
+        assertThat(client.events().get(0).getKv().getModRevision()).isEqualTo(2);
+    }
+
+    @Test
+    void aQuietWatchWithProgressNotifyGetsEmptyResponsesAtTheRevision() throws Exception {
+        start(1000, Duration.ofMillis(200));
+        Client client = new Client(channel);
+        client.request(Integer.MAX_VALUE);
+        client.send(create("/p/", 0, false).toBuilder().setProgressNotify(true).build());
+        client.send(create("/p/", 0, false).toBuilder()
+                .setUnknownFields(UnknownFieldSet.newBuilder()
+                        .addField(
+                                7,
+                                UnknownFieldSet.Field.newBuilder().addVarint(9).build())
+                        .build())
+                .build());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> client.received.size() == 2 && core.status().liveWatcherCount() == 2);
+        etcd.put("/other/key", "v").forEach(applier::accept);
+        long revision = core.status().revision();
+        // Writes elsewhere move the revision; the quiet watch learns it from progress notifications.
+        WatchResponse progress = await().atMost(Duration.ofSeconds(10))
+                .until(
+                        () -> client.received.stream()
+                                .filter(r -> r.getWatchId() == 0
+                                        && !r.getCreated()
+                                        && r.getEventsCount() == 0
+                                        && r.getHeader().getRevision() >= revision)
+                                .findFirst()
+                                .orElse(null),
+                        r -> r != null);
+        assertThat(progress.getCanceled()).isFalse();
+        // A watch without progress_notify gets none.
+        for (int i = 0; i < 10; i++) {
+            etcd.put("/p/k", "v" + i).forEach(applier::accept);
+            Thread.sleep(50);
+        }
+        Thread.sleep(500);
+        assertThat(client.received.stream()
+                        .filter(r -> r.getWatchId() == 9 && r.getEventsCount() == 0 && !r.getCreated()))
+                .isEmpty();
+    }
+
+    /**
+     * A watch of /a/ from revision 101 whose client takes only the created response, then 5,000 puts
+     * of 1 KiB: grpc's window fills, the node stops polling the watcher, and the core parks it.
+     */
+    private Client parkedWatch() {
+        Client client = new Client(channel);
+        client.send(create("/a/", 101, false));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> client.received.size() == 1 && core.status().liveWatcherCount() == 1);
+        for (int i = 0; i < 5000; i++) {
+            etcd.put("/a/" + (i % 50), VALUE + i).forEach(applier::accept);
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> core.stats().parked() >= 1);
+        return client;
+    }
+
+    private static WatchCreateRequest create(String prefix, long start, boolean fragment) {
+        WatchCreateRequest.Builder b = WatchCreateRequest.newBuilder()
+                .setKey(ByteString.copyFromUtf8(prefix))
+                .setRangeEnd(ByteString.copyFromUtf8(prefix.substring(0, prefix.length() - 1) + "0"))
+                .setStartRevision(start);
+        if (fragment) {
+            b.setUnknownFields(UnknownFieldSet.newBuilder()
+                    .addField(8, UnknownFieldSet.Field.newBuilder().addVarint(1).build())
+                    .build());
+        }
+        return b.build();
+    }
+
+    /** A Watch stream whose client takes responses only when asked to (grpc's manual flow control). */
+    private static final class Client implements ClientResponseObserver<WatchRequest, WatchResponse> {
+        final List<WatchResponse> received = new CopyOnWriteArrayList<>();
+        private final io.grpc.stub.StreamObserver<WatchRequest> requests;
+        private ClientCallStreamObserver<WatchRequest> call;
+
+        Client(ManagedChannel channel) {
+            requests = WatchGrpc.newStub(channel).watch(this);
+        }
+
+        @Override
+        public void beforeStart(ClientCallStreamObserver<WatchRequest> requestStream) {
+            call = requestStream;
+            requestStream.disableAutoRequestWithInitial(1);
+        }
+
+        void request(int n) {
+            call.request(n);
+        }
+
+        void send(WatchCreateRequest c) {
+            requests.onNext(WatchRequest.newBuilder().setCreateRequest(c).build());
+        }
+
+        List<Event> events() {
+            return received.stream()
+                    .filter(r -> r.getWatchId() == 0)
+                    .flatMap(r -> r.getEventsList().stream())
+                    .toList();
+        }
+
+        @Override
+        public void onNext(WatchResponse value) {
+            received.add(value);
+        }
+
+        @Override
+        public void onError(Throwable t) {}
+
+        @Override
+        public void onCompleted() {}
+    }
 }

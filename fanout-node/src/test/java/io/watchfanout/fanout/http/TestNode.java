@@ -1,11 +1,11 @@
 package io.watchfanout.fanout.http;
 
-import io.watchfanout.fanout.watch.CoreSettings;
 import io.prometheus.client.CollectorRegistry;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.schema.v1.EventsRecord;
 import java.net.URI;
@@ -14,79 +14,117 @@ import java.util.List;
 
 /** A node without Kafka: the HTTP API over a core the test feeds with events-topic records. */
 final class TestNode implements AutoCloseable {
-  final EtcdLog etcd = new EtcdLog(100);
-  final WatchCore core;
-  final HttpApi api;
-  final RecordApplier applier;
-  /** What {@code /metrics} serves. */
-  final CollectorRegistry registry;
-  private final String bindAddress;
+    final EtcdLog etcd = new EtcdLog(100);
+    final WatchCore core;
+    final HttpApi api;
+    final RecordApplier applier;
+    /** What {@code /metrics} serves. */
+    final CollectorRegistry registry;
 
-  TestNode(int historyMaxEvents, int queueFrames, boolean ready) {
-    this(historyMaxEvents, queueFrames, ready, Duration.ofSeconds(30));
-  }
+    private final String bindAddress;
 
-  /**
-   * A node on 127.0.0.1 with one IO thread (a test can hold it to make frames wait), 200 ms
-   * bookmarks, the production keepalive timings, and a write timeout of 10 minutes: clients of
-   * tests that stop reading on purpose are not cut by it, whatever the machine's pace.
-   *
-   * @param stalledCloseAfter how long an ended stream's client gets to take its last frames
-   */
-  TestNode(int historyMaxEvents, int queueFrames, boolean ready, Duration stalledCloseAfter) {
-    this(historyMaxEvents, queueFrames, ready, stalledCloseAfter, Duration.ofMinutes(10),
-        new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3), "127.0.0.1", Duration.ofMillis(200));
-  }
-
-  /**
-   * As above, with a write timeout, keepalive timings, a listen address and a bookmark interval
-   * of the test's own.
-   *
-   * @param writeTimeout how long a stream with frames waiting may go without its socket taking a
-   *     byte, and how long the kernel may retry a stream's bytes without an acknowledgement
-   * @param bindAddress the address to listen on
-   * @param bookmarkInterval how often a watch with allowWatchBookmarks=true gets a BOOKMARK
-   */
-  TestNode(int historyMaxEvents, int queueFrames, boolean ready, Duration stalledCloseAfter, Duration writeTimeout,
-      TcpKeepalive keepalive, String bindAddress, Duration bookmarkInterval) {
-    this(historyMaxEvents, queueFrames, ready, stalledCloseAfter, writeTimeout, keepalive, bindAddress,
-        bookmarkInterval, CorsOrigins.NONE);
-  }
-
-  /** As above, serving pages of {@code corsOrigins} across origins. */
-  TestNode(int historyMaxEvents, int queueFrames, boolean ready, Duration stalledCloseAfter, Duration writeTimeout,
-      TcpKeepalive keepalive, String bindAddress, Duration bookmarkInterval, CorsOrigins corsOrigins) {
-    this.bindAddress = bindAddress;
-    core = new WatchCore(CoreSettings.of(historyMaxEvents, Duration.ofMinutes(10), queueFrames, "http-test")
-        .withBookmarkInterval(bookmarkInterval), new FrameEncoder());
-    core.start();
-    core.feed().startAt(100);
-    if (ready) {
-      core.feed().markReady();
+    TestNode(int historyMaxEvents, int queueFrames, boolean ready) {
+        this(historyMaxEvents, queueFrames, ready, Duration.ofSeconds(30));
     }
-    applier = new RecordApplier(core.feed(), 100);
-    registry = NodeMetrics.registry(core, null);
-    api = new HttpApi(core, new HttpSettings(Duration.ofMillis(300), 1, "http-test",
-        stalledCloseAfter, writeTimeout, keepalive), registry, bindAddress, 0, 1);
-    api.allowOrigins(corsOrigins);
-    api.start();
-  }
 
-  synchronized void feed(List<EventsRecord> records) {
-    records.forEach(applier::accept);
-  }
+    /**
+     * A node on 127.0.0.1 with one IO thread (a test can hold it to make frames wait), 200 ms
+     * bookmarks, the production keepalive timings, and a write timeout of 10 minutes: clients of
+     * tests that stop reading on purpose are not cut by it, whatever the machine's pace.
+     *
+     * @param stalledCloseAfter how long an ended stream's client gets to take its last frames
+     */
+    TestNode(int historyMaxEvents, int queueFrames, boolean ready, Duration stalledCloseAfter) {
+        this(
+                historyMaxEvents,
+                queueFrames,
+                ready,
+                stalledCloseAfter,
+                Duration.ofMinutes(10),
+                new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3),
+                "127.0.0.1",
+                Duration.ofMillis(200));
+    }
 
-  synchronized void feed(EventsRecord record) {
-    applier.accept(record);
-  }
+    /**
+     * As above, with a write timeout, keepalive timings, a listen address and a bookmark interval
+     * of the test's own.
+     *
+     * @param writeTimeout how long a stream with frames waiting may go without its socket taking a
+     *     byte, and how long the kernel may retry a stream's bytes without an acknowledgement
+     * @param bindAddress the address to listen on
+     * @param bookmarkInterval how often a watch with allowWatchBookmarks=true gets a BOOKMARK
+     */
+    TestNode(
+            int historyMaxEvents,
+            int queueFrames,
+            boolean ready,
+            Duration stalledCloseAfter,
+            Duration writeTimeout,
+            TcpKeepalive keepalive,
+            String bindAddress,
+            Duration bookmarkInterval) {
+        this(
+                historyMaxEvents,
+                queueFrames,
+                ready,
+                stalledCloseAfter,
+                writeTimeout,
+                keepalive,
+                bindAddress,
+                bookmarkInterval,
+                CorsOrigins.NONE);
+    }
 
-  URI uri(String pathAndQuery) {
-    return URI.create("http://" + bindAddress + ":" + api.port() + pathAndQuery);
-  }
+    /** As above, serving pages of {@code corsOrigins} across origins. */
+    TestNode(
+            int historyMaxEvents,
+            int queueFrames,
+            boolean ready,
+            Duration stalledCloseAfter,
+            Duration writeTimeout,
+            TcpKeepalive keepalive,
+            String bindAddress,
+            Duration bookmarkInterval,
+            CorsOrigins corsOrigins) {
+        this.bindAddress = bindAddress;
+        core = new WatchCore(
+                CoreSettings.of(historyMaxEvents, Duration.ofMinutes(10), queueFrames, "http-test")
+                        .withBookmarkInterval(bookmarkInterval),
+                new FrameEncoder());
+        core.start();
+        core.feed().startAt(100);
+        if (ready) {
+            core.feed().markReady();
+        }
+        applier = new RecordApplier(core.feed(), 100);
+        registry = NodeMetrics.registry(core, null);
+        api = new HttpApi(
+                core,
+                new HttpSettings(Duration.ofMillis(300), 1, "http-test", stalledCloseAfter, writeTimeout, keepalive),
+                registry,
+                bindAddress,
+                0,
+                1);
+        api.allowOrigins(corsOrigins);
+        api.start();
+    }
 
-  @Override
-  public void close() {
-    api.stop();
-    core.close();
-  }
+    synchronized void feed(List<EventsRecord> records) {
+        records.forEach(applier::accept);
+    }
+
+    synchronized void feed(EventsRecord record) {
+        applier.accept(record);
+    }
+
+    URI uri(String pathAndQuery) {
+        return URI.create("http://" + bindAddress + ":" + api.port() + pathAndQuery);
+    }
+
+    @Override
+    public void close() {
+        api.stop();
+        core.close();
+    }
 }

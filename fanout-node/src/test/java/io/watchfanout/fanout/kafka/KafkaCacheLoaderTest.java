@@ -1,12 +1,10 @@
 package io.watchfanout.fanout.kafka;
 
-import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.watch.CoreSettings;
 import static io.watchfanout.fanout.testing.EtcdLog.key;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.watchfanout.fanout.watch.StateEntry;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
@@ -15,6 +13,8 @@ import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
 import io.watchfanout.fanout.testing.NodeTopics;
+import io.watchfanout.fanout.watch.CoreSettings;
+import io.watchfanout.fanout.watch.StateEntry;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.schema.EventsRecordSerializer;
 import io.watchfanout.schema.StateRecordSerializer;
@@ -50,100 +50,144 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(KafkaExtension.class)
 @Timeout(120)
 class KafkaCacheLoaderTest {
-  @Test
-  void rebuildsFromStateAndEventsServesAWatchAndFailsClosedOnAnUndecodableRecord(KafkaBroker kafka, TestInfo info)
-      throws Exception {
-    String prefix = TopicPrefixes.unique(info);
-    String events = WatchFanoutSerdes.eventsTopic(prefix);
-    String state = WatchFanoutSerdes.stateTopic(prefix);
-    NodeTopics.create(kafka.bootstrapServers(), prefix);
-    EtcdLog etcd = new EtcdLog(0);
-    try (KafkaProducer<byte[], byte[]> producer = NodeTopics.producer(kafka.bootstrapServers(), prefix)) {
-      // Events 1..3 are already in the state topic (checkpoint revision 3, events offset = after them).
-      List<EventsRecord> first = new java.util.ArrayList<>();
-      first.addAll(etcd.put("/a", "1"));
-      first.addAll(etcd.put("/b", "1"));
-      first.addAll(etcd.put("/c", "1"));
-      send(producer, events, first);
-      producer.beginTransaction();
-      StateRecordSerializer ss = new StateRecordSerializer();
-      for (KeyValue kv : etcd.state().values()) {
-        producer.send(new ProducerRecord<>(state, kv.getKey().toByteArray(),
-            ss.serialize(state, StateRecord.newBuilder().setKv(kv).build())));
-      }
-      // Offsets 0..2 hold events; offset 3 the commit marker: the next event record is at 4.
-      producer.send(new ProducerRecord<>(state, new byte[0], ss.serialize(state, StateRecord.newBuilder()
-          .setCheckpoint(StateCheckpoint.newBuilder().setRevision(3).setEventsOffset(4)).build())));
-      producer.commitTransaction();
-      // After the checkpoint: a transaction of two events, a delete and a progress record.
-      send(producer, events, etcd.txn(EtcdLog.Op.put("/a", "2"), EtcdLog.Op.put("/d", "1")));
-      send(producer, events, etcd.delete("/b"));
-      send(producer, events, List.of(etcd.progress()));
+    @Test
+    void rebuildsFromStateAndEventsServesAWatchAndFailsClosedOnAnUndecodableRecord(KafkaBroker kafka, TestInfo info)
+            throws Exception {
+        String prefix = TopicPrefixes.unique(info);
+        String events = WatchFanoutSerdes.eventsTopic(prefix);
+        String state = WatchFanoutSerdes.stateTopic(prefix);
+        NodeTopics.create(kafka.bootstrapServers(), prefix);
+        EtcdLog etcd = new EtcdLog(0);
+        try (KafkaProducer<byte[], byte[]> producer = NodeTopics.producer(kafka.bootstrapServers(), prefix)) {
+            // Events 1..3 are already in the state topic (checkpoint revision 3, events offset = after them).
+            List<EventsRecord> first = new java.util.ArrayList<>();
+            first.addAll(etcd.put("/a", "1"));
+            first.addAll(etcd.put("/b", "1"));
+            first.addAll(etcd.put("/c", "1"));
+            send(producer, events, first);
+            producer.beginTransaction();
+            StateRecordSerializer ss = new StateRecordSerializer();
+            for (KeyValue kv : etcd.state().values()) {
+                producer.send(new ProducerRecord<>(
+                        state,
+                        kv.getKey().toByteArray(),
+                        ss.serialize(state, StateRecord.newBuilder().setKv(kv).build())));
+            }
+            // Offsets 0..2 hold events; offset 3 the commit marker: the next event record is at 4.
+            producer.send(new ProducerRecord<>(
+                    state,
+                    new byte[0],
+                    ss.serialize(
+                            state,
+                            StateRecord.newBuilder()
+                                    .setCheckpoint(StateCheckpoint.newBuilder()
+                                            .setRevision(3)
+                                            .setEventsOffset(4))
+                                    .build())));
+            producer.commitTransaction();
+            // After the checkpoint: a transaction of two events, a delete and a progress record.
+            send(producer, events, etcd.txn(EtcdLog.Op.put("/a", "2"), EtcdLog.Op.put("/d", "1")));
+            send(producer, events, etcd.delete("/b"));
+            send(producer, events, List.of(etcd.progress()));
 
-      WatchCore core = new WatchCore(CoreSettings.of(1000, Duration.ofMinutes(10), 256, "kafka-test"), new FrameEncoder());
-      RebuildProgress progress = new RebuildProgress();
-      HttpApi api = new HttpApi(core, new HttpSettings(Duration.ofSeconds(1), 1, "kafka-test",
-          Duration.ofSeconds(30), Duration.ofSeconds(30), new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3)),
-          NodeMetrics.registry(core, progress), "127.0.0.1", 0);
-      api.start();
-      KafkaCacheLoader loader = new KafkaCacheLoader(kafka.bootstrapServers(), prefix, core.feed(), progress, "kafka-test",
-          Duration.ZERO);
-      HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-      try {
-        loader.start();
-        await().atMost(Duration.ofSeconds(60)).until(() -> core.readiness().isRebuilt());
-        assertThat(core.status().revision()).isEqualTo(etcd.revision());
-        Map<?, ?> cached = core.snapshot(KeyRange.all()).stream()
-            .collect(Collectors.toMap(e -> e.kv().getKey(), StateEntry::kv));
-        assertThat(cached).isEqualTo(etcd.state());
-        assertThat(progress.rebuildSeconds()).isPositive();
-        assertThat(client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + "/readyz")).build(),
-            HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+            WatchCore core =
+                    new WatchCore(CoreSettings.of(1000, Duration.ofMinutes(10), 256, "kafka-test"), new FrameEncoder());
+            RebuildProgress progress = new RebuildProgress();
+            HttpApi api = new HttpApi(
+                    core,
+                    new HttpSettings(
+                            Duration.ofSeconds(1),
+                            1,
+                            "kafka-test",
+                            Duration.ofSeconds(30),
+                            Duration.ofSeconds(30),
+                            new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3)),
+                    NodeMetrics.registry(core, progress),
+                    "127.0.0.1",
+                    0);
+            api.start();
+            KafkaCacheLoader loader = new KafkaCacheLoader(
+                    kafka.bootstrapServers(), prefix, core.feed(), progress, "kafka-test", Duration.ZERO);
+            HttpClient client =
+                    HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            try {
+                loader.start();
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> core.readiness().isRebuilt());
+                assertThat(core.status().revision()).isEqualTo(etcd.revision());
+                Map<?, ?> cached = core.snapshot(KeyRange.all()).stream()
+                        .collect(Collectors.toMap(e -> e.kv().getKey(), StateEntry::kv));
+                assertThat(cached).isEqualTo(etcd.state());
+                assertThat(progress.rebuildSeconds()).isPositive();
+                assertThat(client.send(
+                                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + "/readyz"))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.ofString())
+                                .statusCode())
+                        .isEqualTo(200);
 
-        HttpResponse<InputStream> watch = client.send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + api.port() + "/v1/watch?key=%2F&prefix=true&resourceVersion=3")).build(),
-            HttpResponse.BodyHandlers.ofInputStream());
-        assertThat(watch.statusCode()).isEqualTo(200);
-        send(producer, events, etcd.put("/e", "1"));
-        BufferedReader in = new BufferedReader(new InputStreamReader(watch.body(), StandardCharsets.UTF_8));
-        List<WatchEvent> got = new java.util.ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-          got.add(Frames.parseJsonLine(in.readLine()));
+                HttpResponse<InputStream> watch = client.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port()
+                                        + "/v1/watch?key=%2F&prefix=true&resourceVersion=3"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofInputStream());
+                assertThat(watch.statusCode()).isEqualTo(200);
+                send(producer, events, etcd.put("/e", "1"));
+                BufferedReader in = new BufferedReader(new InputStreamReader(watch.body(), StandardCharsets.UTF_8));
+                List<WatchEvent> got = new java.util.ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    got.add(Frames.parseJsonLine(in.readLine()));
+                }
+                assertThat(got)
+                        .extracting(e -> e.getObject().getKey().toStringUtf8())
+                        .containsExactly("/a", "/d", "/b", "/e");
+                assertThat(got)
+                        .extracting(WatchEvent::getType)
+                        .containsExactly(
+                                WatchEvent.Type.MODIFIED,
+                                WatchEvent.Type.ADDED,
+                                WatchEvent.Type.DELETED,
+                                WatchEvent.Type.ADDED);
+
+                // An undecodable record: the node stops serving, tells the open watch, never skips it.
+                producer.beginTransaction();
+                producer.send(new ProducerRecord<>(events, key("/x").toByteArray(), new byte[] {(byte) 0xff, 1, 2}));
+                producer.commitTransaction();
+                send(producer, events, etcd.put("/after-bad", "1"));
+                WatchEvent error = Frames.parseJsonLine(in.readLine());
+                assertThat(error.getType()).isEqualTo(WatchEvent.Type.ERROR);
+                assertThat(error.getStatus().getCode()).isEqualTo(503);
+                assertThat(error.getStatus().getMessage()).contains("undecodable record");
+                assertThat(core.readiness().isRebuilt()).isFalse();
+                assertThat(core.snapshot(KeyRange.single(key("/after-bad"))))
+                        .as("nothing after the bad record")
+                        .isEmpty();
+                HttpResponse<String> kv = client.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + "/v1/kv?key=%2Fa"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(kv.statusCode()).isEqualTo(503);
+                assertThat(client.send(
+                                        HttpRequest.newBuilder(
+                                                        URI.create("http://127.0.0.1:" + api.port() + "/metrics"))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.ofString())
+                                .body())
+                        .contains("watchfanout_cache_failed 1.0");
+            } finally {
+                loader.close();
+                api.stop();
+            }
         }
-        assertThat(got).extracting(e -> e.getObject().getKey().toStringUtf8()).containsExactly("/a", "/d", "/b", "/e");
-        assertThat(got).extracting(WatchEvent::getType).containsExactly(WatchEvent.Type.MODIFIED,
-            WatchEvent.Type.ADDED, WatchEvent.Type.DELETED, WatchEvent.Type.ADDED);
+    }
 
-        // An undecodable record: the node stops serving, tells the open watch, never skips it.
+    private static void send(KafkaProducer<byte[], byte[]> producer, String topic, List<EventsRecord> records) {
+        EventsRecordSerializer ser = new EventsRecordSerializer();
         producer.beginTransaction();
-        producer.send(new ProducerRecord<>(events, key("/x").toByteArray(), new byte[] {(byte) 0xff, 1, 2}));
+        for (EventsRecord r : records) {
+            byte[] k = r.hasEvent() ? r.getEvent().getKv().getKey().toByteArray() : new byte[0];
+            producer.send(new ProducerRecord<>(topic, k, ser.serialize(topic, r)));
+        }
         producer.commitTransaction();
-        send(producer, events, etcd.put("/after-bad", "1"));
-        WatchEvent error = Frames.parseJsonLine(in.readLine());
-        assertThat(error.getType()).isEqualTo(WatchEvent.Type.ERROR);
-        assertThat(error.getStatus().getCode()).isEqualTo(503);
-        assertThat(error.getStatus().getMessage()).contains("undecodable record");
-        assertThat(core.readiness().isRebuilt()).isFalse();
-        assertThat(core.snapshot(KeyRange.single(key("/after-bad")))).as("nothing after the bad record").isEmpty();
-        HttpResponse<String> kv = client.send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + api.port() + "/v1/kv?key=%2Fa")).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(kv.statusCode()).isEqualTo(503);
-        assertThat(client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + "/metrics")).build(),
-            HttpResponse.BodyHandlers.ofString()).body()).contains("watchfanout_cache_failed 1.0");
-      } finally {
-        loader.close();
-        api.stop();
-      }
     }
-  }
-
-  private static void send(KafkaProducer<byte[], byte[]> producer, String topic, List<EventsRecord> records) {
-    EventsRecordSerializer ser = new EventsRecordSerializer();
-    producer.beginTransaction();
-    for (EventsRecord r : records) {
-      byte[] k = r.hasEvent() ? r.getEvent().getKv().getKey().toByteArray() : new byte[0];
-      producer.send(new ProducerRecord<>(topic, k, ser.serialize(topic, r)));
-    }
-    producer.commitTransaction();
-  }
 }

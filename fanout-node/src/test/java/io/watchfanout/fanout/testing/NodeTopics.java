@@ -14,26 +14,29 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * (one partition) and {@code <prefix>.state} (compacted), and a transactional producer for them.
  */
 public final class NodeTopics {
-  private NodeTopics() {}
+    private NodeTopics() {}
 
-  /** Creates both topics of {@code prefix} on the broker at {@code bootstrap}. */
-  public static void create(String bootstrap, String prefix) throws Exception {
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-      admin.createTopics(List.of(new NewTopic(WatchFanoutSerdes.eventsTopic(prefix), 1, (short) 1),
-          new NewTopic(WatchFanoutSerdes.stateTopic(prefix), 1, (short) 1)
-              .configs(Map.of("cleanup.policy", "compact")))).all().get();
+    /** Creates both topics of {@code prefix} on the broker at {@code bootstrap}. */
+    public static void create(String bootstrap, String prefix) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            admin.createTopics(List.of(
+                            new NewTopic(WatchFanoutSerdes.eventsTopic(prefix), 1, (short) 1),
+                            new NewTopic(WatchFanoutSerdes.stateTopic(prefix), 1, (short) 1)
+                                    .configs(Map.of("cleanup.policy", "compact"))))
+                    .all()
+                    .get();
+        }
     }
-  }
 
-  /** A transactional byte-array producer, transactions initialised; the caller closes it. */
-  public static KafkaProducer<byte[], byte[]> producer(String bootstrap, String prefix) {
-    Properties p = new Properties();
-    p.put("bootstrap.servers", bootstrap);
-    p.put("transactional.id", prefix + "-test");
-    p.put("key.serializer", ByteArraySerializer.class.getName());
-    p.put("value.serializer", ByteArraySerializer.class.getName());
-    KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p);
-    producer.initTransactions();
-    return producer;
-  }
+    /** A transactional byte-array producer, transactions initialised; the caller closes it. */
+    public static KafkaProducer<byte[], byte[]> producer(String bootstrap, String prefix) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap);
+        p.put("transactional.id", prefix + "-test");
+        p.put("key.serializer", ByteArraySerializer.class.getName());
+        p.put("value.serializer", ByteArraySerializer.class.getName());
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p);
+        producer.initTransactions();
+        return producer;
+    }
 }

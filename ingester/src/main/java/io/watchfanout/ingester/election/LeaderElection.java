@@ -30,128 +30,138 @@ import org.slf4j.LoggerFactory;
  * thread; {@link #isLeader} from any thread.
  */
 public final class LeaderElection implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
+    private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
 
-  private final Client client;
-  private final ByteSequence name;
-  private final ByteSequence proposal;
-  private final long ttlSeconds;
-  private volatile long leaseId;
-  private volatile LeaderKey leaderKey;
-  private volatile long validUntilNanos;
-  private volatile CloseableClient keepAlive;
+    private final Client client;
+    private final ByteSequence name;
+    private final ByteSequence proposal;
+    private final long ttlSeconds;
+    private volatile long leaseId;
+    private volatile LeaderKey leaderKey;
+    private volatile long validUntilNanos;
+    private volatile CloseableClient keepAlive;
 
-  /**
-   * @param client jetcd client
-   * @param electionName the election's name (an etcd key prefix), e.g.
-   *     {@code /watchfanout/elections/watch/ingester}
-   * @param identity this replica's name, stored as its proposal (host name and pid)
-   * @param ttl the lease time-to-live: how long a dead leader blocks a new one; ≥ 2 s
-   */
-  public LeaderElection(Client client, String electionName, String identity, Duration ttl) {
-    if (ttl.toSeconds() < 2) {
-      throw new IllegalArgumentException("election lease TTL: " + ttl + " (expected: >= 2s)");
-    }
-    this.client = client;
-    this.name = ByteSequence.from(electionName, StandardCharsets.UTF_8);
-    this.proposal = ByteSequence.from(identity, StandardCharsets.UTF_8);
-    this.ttlSeconds = ttl.toSeconds();
-  }
-
-  /**
-   * Blocks until this replica is the leader: grants a lease, keeps it alive and campaigns.
-   *
-   * @throws InterruptedException when interrupted while waiting
-   * @throws ExecutionException when etcd refuses a request (the caller retries)
-   * @throws TimeoutException when etcd does not grant a lease within 10 s
-   */
-  public void awaitLeadership() throws InterruptedException, ExecutionException, TimeoutException {
-    if (isLeader()) {
-      return;
-    }
-    release();
-    long lease = client.getLeaseClient().grant(ttlSeconds).get(10, TimeUnit.SECONDS).getID();
-    leaseId = lease;
-    validUntilNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(ttlSeconds);
-    keepAlive = client.getLeaseClient().keepAlive(lease, new StreamObserver<>() {
-      @Override
-      public void onNext(LeaseKeepAliveResponse response) {
-        if (response.getTTL() > 0) {
-          validUntilNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(response.getTTL());
-        } else {
-          validUntilNanos = 0;
+    /**
+     * @param client jetcd client
+     * @param electionName the election's name (an etcd key prefix), e.g.
+     *     {@code /watchfanout/elections/watch/ingester}
+     * @param identity this replica's name, stored as its proposal (host name and pid)
+     * @param ttl the lease time-to-live: how long a dead leader blocks a new one; ≥ 2 s
+     */
+    public LeaderElection(Client client, String electionName, String identity, Duration ttl) {
+        if (ttl.toSeconds() < 2) {
+            throw new IllegalArgumentException("election lease TTL: " + ttl + " (expected: >= 2s)");
         }
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        log.warn("keep-alive of election lease {} failed: {}", Long.toHexString(lease), t.toString());
-      }
-
-      @Override
-      public void onCompleted() {}
-    });
-    log.info("campaigning for leadership of {} as {} (lease {}, {} s)", name, proposal, Long.toHexString(lease),
-        ttlSeconds);
-    try {
-      leaderKey = client.getElectionClient().campaign(name, lease, proposal).get().getLeader();
-    } catch (ExecutionException e) {
-      release();
-      throw e;
+        this.client = client;
+        this.name = ByteSequence.from(electionName, StandardCharsets.UTF_8);
+        this.proposal = ByteSequence.from(identity, StandardCharsets.UTF_8);
+        this.ttlSeconds = ttl.toSeconds();
     }
-    log.info("became the leader of {} as {}", name, proposal);
-  }
 
-  /** True while this replica leads and its lease is certainly alive. */
-  public boolean isLeader() {
-    long margin = TimeUnit.SECONDS.toNanos(ttlSeconds) / 3;
-    return leaderKey != null && System.nanoTime() < validUntilNanos - margin;
-  }
-
-  /**
-   * How much longer this replica certainly leads: until one third of a TTL before its lease's
-   * deadline; zero when it does not lead. A Kafka call that can fence another publisher
-   * ({@code initTransactions()}) must finish within it.
-   */
-  public Duration leadershipLeft() {
-    long margin = TimeUnit.SECONDS.toNanos(ttlSeconds) / 3;
-    long left = validUntilNanos - margin - System.nanoTime();
-    return leaderKey == null || left <= 0 ? Duration.ZERO : Duration.ofNanos(left);
-  }
-
-  /** Gives up leadership at once (resign, revoke the lease) so that another replica takes over. */
-  public void resign() {
-    LeaderKey key = leaderKey;
-    if (key != null) {
-      try {
-        client.getElectionClient().resign(key).get(5, TimeUnit.SECONDS);
-        log.info("resigned the leadership of {}", name);
-      } catch (Exception e) {
-        log.warn("could not resign the leadership of {} ({}); the lease expires instead", name, e.toString());
-        if (e instanceof InterruptedException) {
-          Thread.currentThread().interrupt();
+    /**
+     * Blocks until this replica is the leader: grants a lease, keeps it alive and campaigns.
+     *
+     * @throws InterruptedException when interrupted while waiting
+     * @throws ExecutionException when etcd refuses a request (the caller retries)
+     * @throws TimeoutException when etcd does not grant a lease within 10 s
+     */
+    public void awaitLeadership() throws InterruptedException, ExecutionException, TimeoutException {
+        if (isLeader()) {
+            return;
         }
-      }
-    }
-    release();
-  }
+        release();
+        long lease = client.getLeaseClient()
+                .grant(ttlSeconds)
+                .get(10, TimeUnit.SECONDS)
+                .getID();
+        leaseId = lease;
+        validUntilNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(ttlSeconds);
+        keepAlive = client.getLeaseClient().keepAlive(lease, new StreamObserver<>() {
+            @Override
+            public void onNext(LeaseKeepAliveResponse response) {
+                if (response.getTTL() > 0) {
+                    validUntilNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(response.getTTL());
+                } else {
+                    validUntilNanos = 0;
+                }
+            }
 
-  private void release() {
-    leaderKey = null;
-    CloseableClient k = keepAlive;
-    keepAlive = null;
-    if (k != null) {
-      k.close();
-    }
-    long lease = leaseId;
-    leaseId = 0;
-    if (lease != 0) {
-      client.getLeaseClient().revoke(lease);
-    }
-  }
+            @Override
+            public void onError(Throwable t) {
+                log.warn("keep-alive of election lease {} failed: {}", Long.toHexString(lease), t.toString());
+            }
 
-  @Override
-  public void close() {
-    resign();
-  }
+            @Override
+            public void onCompleted() {}
+        });
+        log.info(
+                "campaigning for leadership of {} as {} (lease {}, {} s)",
+                name,
+                proposal,
+                Long.toHexString(lease),
+                ttlSeconds);
+        try {
+            leaderKey = client.getElectionClient()
+                    .campaign(name, lease, proposal)
+                    .get()
+                    .getLeader();
+        } catch (ExecutionException e) {
+            release();
+            throw e;
+        }
+        log.info("became the leader of {} as {}", name, proposal);
+    }
+
+    /** True while this replica leads and its lease is certainly alive. */
+    public boolean isLeader() {
+        long margin = TimeUnit.SECONDS.toNanos(ttlSeconds) / 3;
+        return leaderKey != null && System.nanoTime() < validUntilNanos - margin;
+    }
+
+    /**
+     * How much longer this replica certainly leads: until one third of a TTL before its lease's
+     * deadline; zero when it does not lead. A Kafka call that can fence another publisher
+     * ({@code initTransactions()}) must finish within it.
+     */
+    public Duration leadershipLeft() {
+        long margin = TimeUnit.SECONDS.toNanos(ttlSeconds) / 3;
+        long left = validUntilNanos - margin - System.nanoTime();
+        return leaderKey == null || left <= 0 ? Duration.ZERO : Duration.ofNanos(left);
+    }
+
+    /** Gives up leadership at once (resign, revoke the lease) so that another replica takes over. */
+    public void resign() {
+        LeaderKey key = leaderKey;
+        if (key != null) {
+            try {
+                client.getElectionClient().resign(key).get(5, TimeUnit.SECONDS);
+                log.info("resigned the leadership of {}", name);
+            } catch (Exception e) {
+                log.warn("could not resign the leadership of {} ({}); the lease expires instead", name, e.toString());
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        release();
+    }
+
+    private void release() {
+        leaderKey = null;
+        CloseableClient k = keepAlive;
+        keepAlive = null;
+        if (k != null) {
+            k.close();
+        }
+        long lease = leaseId;
+        leaseId = 0;
+        if (lease != 0) {
+            client.getLeaseClient().revoke(lease);
+        }
+    }
+
+    @Override
+    public void close() {
+        resign();
+    }
 }

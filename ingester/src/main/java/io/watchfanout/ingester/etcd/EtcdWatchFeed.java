@@ -39,195 +39,198 @@ import org.slf4j.LoggerFactory;
  * publisher thread only; callbacks may run on any thread.
  */
 public final class EtcdWatchFeed implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(EtcdWatchFeed.class);
-  private static final ByteSequence ALL_KEYS = ByteSequence.from(new byte[] {0});
+    private static final Logger log = LoggerFactory.getLogger(EtcdWatchFeed.class);
+    private static final ByteSequence ALL_KEYS = ByteSequence.from(new byte[] {0});
 
-  private final Client client;
-  private final long maxQueuedBytes;
-  private final LinkedBlockingQueue<WatchSignal> queue = new LinkedBlockingQueue<>();
-  private final AtomicLong queuedBytes = new AtomicLong();
-  private final AtomicLong generation = new AtomicLong();
-  /** The last generation that reported its end; its later callbacks are ignored. */
-  private final AtomicLong endedGeneration = new AtomicLong();
-  /** Closes watches off the event loop: Watcher.close may take a lock jetcd's callbacks hold. */
-  private final ExecutorService closer = Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "etcd-watch-closer");
-    t.setDaemon(true);
-    return t;
-  });
-  private volatile Watch.Watcher watcher;
+    private final Client client;
+    private final long maxQueuedBytes;
+    private final LinkedBlockingQueue<WatchSignal> queue = new LinkedBlockingQueue<>();
+    private final AtomicLong queuedBytes = new AtomicLong();
+    private final AtomicLong generation = new AtomicLong();
+    /** The last generation that reported its end; its later callbacks are ignored. */
+    private final AtomicLong endedGeneration = new AtomicLong();
+    /** Closes watches off the event loop: Watcher.close may take a lock jetcd's callbacks hold. */
+    private final ExecutorService closer = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "etcd-watch-closer");
+        t.setDaemon(true);
+        return t;
+    });
 
-  /** The watcher of one generation, known to its own callbacks once jetcd returns it. */
-  private static final class Handle {
-    volatile Watch.Watcher watcher;
-    volatile boolean closeRequested;
+    private volatile Watch.Watcher watcher;
 
-    /** Closes the watcher now, or as soon as it is known. */
-    void close(ExecutorService closer) {
-      closeRequested = true;
-      Watch.Watcher w = watcher;
-      if (w != null) {
-        closer.execute(w::close);
-      }
+    /** The watcher of one generation, known to its own callbacks once jetcd returns it. */
+    private static final class Handle {
+        volatile Watch.Watcher watcher;
+        volatile boolean closeRequested;
+
+        /** Closes the watcher now, or as soon as it is known. */
+        void close(ExecutorService closer) {
+            closeRequested = true;
+            Watch.Watcher w = watcher;
+            if (w != null) {
+                closer.execute(w::close);
+            }
+        }
     }
-  }
 
-  /**
-   * @param client a jetcd client whose maximum inbound message size is well above etcd's
-   *     request limit (a large transaction's events arrive in one response)
-   * @param maxQueuedBytes bound of the keys and values waiting for the publisher, &gt; 0
-   */
-  public EtcdWatchFeed(Client client, long maxQueuedBytes) {
-    if (maxQueuedBytes <= 0) {
-      throw new IllegalArgumentException("maxQueuedBytes: " + maxQueuedBytes + " (expected: > 0)");
+    /**
+     * @param client a jetcd client whose maximum inbound message size is well above etcd's
+     *     request limit (a large transaction's events arrive in one response)
+     * @param maxQueuedBytes bound of the keys and values waiting for the publisher, &gt; 0
+     */
+    public EtcdWatchFeed(Client client, long maxQueuedBytes) {
+        if (maxQueuedBytes <= 0) {
+            throw new IllegalArgumentException("maxQueuedBytes: " + maxQueuedBytes + " (expected: > 0)");
+        }
+        this.client = client;
+        this.maxQueuedBytes = maxQueuedBytes;
     }
-    this.client = client;
-    this.maxQueuedBytes = maxQueuedBytes;
-  }
 
-  /**
-   * Closes the current watch, if any, and starts a new one from {@code revision}
-   * (inclusive). Signals of older watches are discarded from then on.
-   *
-   * @param revision the first revision to receive, &gt; 0
-   * @return the new watch's generation
-   */
-  public long watchFrom(long revision) {
-    closeCurrent();
-    queue.clear();
-    queuedBytes.set(0);
-    long gen = generation.incrementAndGet();
-    WatchOption option = WatchOption.builder()
-        .withRange(ALL_KEYS)
-        .withRevision(revision)
-        .withPrevKV(true)
-        .withProgressNotify(true)
-        .build();
-    Handle handle = new Handle();
-    Watch.Listener listener = Watch.listener(
-        response -> onNext(gen, handle, response),
-        error -> onError(gen, handle, error),
-        () -> onCompleted(gen, handle));
-    watcher = client.getWatchClient().watch(ALL_KEYS, option, listener);
-    handle.watcher = watcher;
-    if (handle.closeRequested) {
-      handle.close(closer);
+    /**
+     * Closes the current watch, if any, and starts a new one from {@code revision}
+     * (inclusive). Signals of older watches are discarded from then on.
+     *
+     * @param revision the first revision to receive, &gt; 0
+     * @return the new watch's generation
+     */
+    public long watchFrom(long revision) {
+        closeCurrent();
+        queue.clear();
+        queuedBytes.set(0);
+        long gen = generation.incrementAndGet();
+        WatchOption option = WatchOption.builder()
+                .withRange(ALL_KEYS)
+                .withRevision(revision)
+                .withPrevKV(true)
+                .withProgressNotify(true)
+                .build();
+        Handle handle = new Handle();
+        Watch.Listener listener = Watch.listener(
+                response -> onNext(gen, handle, response),
+                error -> onError(gen, handle, error),
+                () -> onCompleted(gen, handle));
+        watcher = client.getWatchClient().watch(ALL_KEYS, option, listener);
+        handle.watcher = watcher;
+        if (handle.closeRequested) {
+            handle.close(closer);
+        }
+        log.info("watching etcd from revision {} (watch generation {})", revision, gen);
+        return gen;
     }
-    log.info("watching etcd from revision {} (watch generation {})", revision, gen);
-    return gen;
-  }
 
-  /**
-   * Waits for the next signal of the current watch.
-   *
-   * @param timeout how long to wait
-   * @return the signal, or {@code null} when none came in time
-   * @throws InterruptedException when the publisher thread is interrupted
-   */
-  public WatchSignal poll(Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      long left = deadline - System.nanoTime();
-      WatchSignal signal = queue.poll(Math.max(0, left), TimeUnit.NANOSECONDS);
-      if (signal == null) {
-        return null;
-      }
-      if (signal instanceof WatchSignal.Batch b) {
-        queuedBytes.addAndGet(-b.batch().approximateBytes());
-      }
-      if (signal.generation() == generation.get()) {
-        return signal;
-      }
+    /**
+     * Waits for the next signal of the current watch.
+     *
+     * @param timeout how long to wait
+     * @return the signal, or {@code null} when none came in time
+     * @throws InterruptedException when the publisher thread is interrupted
+     */
+    public WatchSignal poll(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            long left = deadline - System.nanoTime();
+            WatchSignal signal = queue.poll(Math.max(0, left), TimeUnit.NANOSECONDS);
+            if (signal == null) {
+                return null;
+            }
+            if (signal instanceof WatchSignal.Batch b) {
+                queuedBytes.addAndGet(-b.batch().approximateBytes());
+            }
+            if (signal.generation() == generation.get()) {
+                return signal;
+            }
+        }
     }
-  }
 
-  /** Bytes of keys and values waiting in the queue. */
-  public long queuedBytes() {
-    return queuedBytes.get();
-  }
-
-  private boolean live(long gen) {
-    return gen == generation.get() && gen != endedGeneration.get();
-  }
-
-  /** Marks the generation ended; true for the first caller only. */
-  private boolean end(long gen) {
-    return gen == generation.get() && endedGeneration.getAndSet(gen) != gen;
-  }
-
-  private void onNext(long gen, Handle handle, WatchResponse response) {
-    if (!live(gen)) {
-      return;
+    /** Bytes of keys and values waiting in the queue. */
+    public long queuedBytes() {
+        return queuedBytes.get();
     }
-    List<WatchEvent> raw = response.getEvents();
-    List<Event> events = new ArrayList<>(raw.size());
-    long bytes = 64;
-    try {
-      for (WatchEvent e : raw) {
-        Event event = EtcdEvents.toEvent(e);
-        bytes += EtcdEvents.approximateBytes(event);
-        events.add(event);
-      }
-    } catch (RuntimeException e) {
-      fail(gen, handle, e, 0);
-      return;
+
+    private boolean live(long gen) {
+        return gen == generation.get() && gen != endedGeneration.get();
     }
-    long before = queuedBytes.getAndAdd(bytes);
-    // One response always fits, however large: otherwise a catch-up response bigger than the
-    // bound would overflow forever.
-    if (before > 0 && before + bytes > maxQueuedBytes && !events.isEmpty()) {
-      queuedBytes.addAndGet(-bytes);
-      if (end(gen)) {
-        queue.add(new WatchSignal.Overflow(gen, before));
+
+    /** Marks the generation ended; true for the first caller only. */
+    private boolean end(long gen) {
+        return gen == generation.get() && endedGeneration.getAndSet(gen) != gen;
+    }
+
+    private void onNext(long gen, Handle handle, WatchResponse response) {
+        if (!live(gen)) {
+            return;
+        }
+        List<WatchEvent> raw = response.getEvents();
+        List<Event> events = new ArrayList<>(raw.size());
+        long bytes = 64;
+        try {
+            for (WatchEvent e : raw) {
+                Event event = EtcdEvents.toEvent(e);
+                bytes += EtcdEvents.approximateBytes(event);
+                events.add(event);
+            }
+        } catch (RuntimeException e) {
+            fail(gen, handle, e, 0);
+            return;
+        }
+        long before = queuedBytes.getAndAdd(bytes);
+        // One response always fits, however large: otherwise a catch-up response bigger than the
+        // bound would overflow forever.
+        if (before > 0 && before + bytes > maxQueuedBytes && !events.isEmpty()) {
+            queuedBytes.addAndGet(-bytes);
+            if (end(gen)) {
+                queue.add(new WatchSignal.Overflow(gen, before));
+                handle.close(closer);
+            }
+            return;
+        }
+        boolean progress = response.isProgressNotify() || raw.isEmpty();
+        queue.add(new WatchSignal.Batch(
+                gen,
+                new WatchBatch(
+                        response.getHeader().getRevision(), progress, events, bytes, System.currentTimeMillis())));
+    }
+
+    private void onError(long gen, Handle handle, Throwable error) {
+        long compactRevision =
+                error instanceof CompactedException ? ((CompactedException) error).getCompactedRevision() : 0;
+        fail(gen, handle, error, compactRevision);
+    }
+
+    private void onCompleted(long gen, Handle handle) {
+        fail(gen, handle, new IllegalStateException("etcd ended the watch"), 0);
+    }
+
+    private void fail(long gen, Handle handle, Throwable error, long compactRevision) {
+        if (!end(gen)) {
+            return;
+        }
+        queue.add(new WatchSignal.Failed(gen, error, compactRevision));
         handle.close(closer);
-      }
-      return;
     }
-    boolean progress = response.isProgressNotify() || raw.isEmpty();
-    queue.add(new WatchSignal.Batch(gen,
-        new WatchBatch(response.getHeader().getRevision(), progress, events, bytes, System.currentTimeMillis())));
-  }
 
-  private void onError(long gen, Handle handle, Throwable error) {
-    long compactRevision = error instanceof CompactedException
-        ? ((CompactedException) error).getCompactedRevision() : 0;
-    fail(gen, handle, error, compactRevision);
-  }
-
-  private void onCompleted(long gen, Handle handle) {
-    fail(gen, handle, new IllegalStateException("etcd ended the watch"), 0);
-  }
-
-  private void fail(long gen, Handle handle, Throwable error, long compactRevision) {
-    if (!end(gen)) {
-      return;
+    private void closeCurrent() {
+        Watch.Watcher current = watcher;
+        watcher = null;
+        if (current != null) {
+            current.close();
+        }
     }
-    queue.add(new WatchSignal.Failed(gen, error, compactRevision));
-    handle.close(closer);
-  }
 
-  private void closeCurrent() {
-    Watch.Watcher current = watcher;
-    watcher = null;
-    if (current != null) {
-      current.close();
+    /** Closes the current watch until the next {@link #watchFrom}; queued signals are dropped. */
+    public void stop() {
+        generation.incrementAndGet();
+        closeCurrent();
+        queue.clear();
+        queuedBytes.set(0);
     }
-  }
 
-  /** Closes the current watch until the next {@link #watchFrom}; queued signals are dropped. */
-  public void stop() {
-    generation.incrementAndGet();
-    closeCurrent();
-    queue.clear();
-    queuedBytes.set(0);
-  }
-
-  /** Closes the watch; signals already queued are dropped. */
-  @Override
-  public void close() {
-    generation.incrementAndGet();
-    closeCurrent();
-    queue.clear();
-    closer.shutdown();
-  }
+    /** Closes the watch; signals already queued are dropped. */
+    @Override
+    public void close() {
+        generation.incrementAndGet();
+        closeCurrent();
+        queue.clear();
+        closer.shutdown();
+    }
 }

@@ -15,11 +15,11 @@ import java.util.List;
  * @param receivedAtMillis when the response arrived from etcd (epoch milliseconds; 0 when
  *     unknown): the timestamp of its records in Kafka
  */
-public record WatchBatch(long headerRevision, boolean progressNotify, List<Event> events, long approximateBytes,
-    long receivedAtMillis) {
+public record WatchBatch(
+        long headerRevision, boolean progressNotify, List<Event> events, long approximateBytes, long receivedAtMillis) {
 
-  /** A batch whose arrival time is unknown (tests). */
-  public WatchBatch(long headerRevision, boolean progressNotify, List<Event> events, long approximateBytes) {
-    this(headerRevision, progressNotify, events, approximateBytes, 0);
-  }
+    /** A batch whose arrival time is unknown (tests). */
+    public WatchBatch(long headerRevision, boolean progressNotify, List<Event> events, long approximateBytes) {
+        this(headerRevision, progressNotify, events, approximateBytes, 0);
+    }
 }

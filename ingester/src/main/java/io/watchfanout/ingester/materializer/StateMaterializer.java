@@ -33,74 +33,77 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: start and close from any thread.
  */
 public final class StateMaterializer implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(StateMaterializer.class);
+    private static final Logger log = LoggerFactory.getLogger(StateMaterializer.class);
 
-  private final KafkaStreams streams;
-  /** Kafka Streams wants a state directory even for a stateless topology; ours is removed at close. */
-  private final java.nio.file.Path stateDir;
-  /** How often the materializer commits its transaction, in milliseconds. */
-  static final long STATE_COMMIT_INTERVAL_MS = 1000;
+    private final KafkaStreams streams;
+    /** Kafka Streams wants a state directory even for a stateless topology; ours is removed at close. */
+    private final java.nio.file.Path stateDir;
+    /** How often the materializer commits its transaction, in milliseconds. */
+    static final long STATE_COMMIT_INTERVAL_MS = 1000;
 
-  /**
-   * @param bootstrap Kafka bootstrap servers
-   * @param topicPrefix the topic prefix; the application id is {@code <prefix>.state-materializer}
-   * @param maxRecordBytes the largest record to write
-   * @param onFailure called once when the materializer stops on an error
-   */
-  public StateMaterializer(String bootstrap, String topicPrefix, int maxRecordBytes, Consumer<Throwable> onFailure) {
-    Properties props = new Properties();
-    props.put(StreamsConfig.APPLICATION_ID_CONFIG, topicPrefix + ".state-materializer");
-    props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-    props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
-    // Exactly-once commits every 100 ms by default: 10 transactions a second even when idle
-    // is most of Kafka's work at a low event rate. The state topic only serves rebuilds, which
-    // tail the events topic from the checkpoint anyway, so one second of staleness costs nothing.
-    props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, STATE_COMMIT_INTERVAL_MS);
-    props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), maxRecordBytes);
-    try {
-      stateDir = Files.createTempDirectory("watchfanout-materializer");
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create the Kafka Streams state directory", e);
+    /**
+     * @param bootstrap Kafka bootstrap servers
+     * @param topicPrefix the topic prefix; the application id is {@code <prefix>.state-materializer}
+     * @param maxRecordBytes the largest record to write
+     * @param onFailure called once when the materializer stops on an error
+     */
+    public StateMaterializer(String bootstrap, String topicPrefix, int maxRecordBytes, Consumer<Throwable> onFailure) {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, topicPrefix + ".state-materializer");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
+        // Exactly-once commits every 100 ms by default: 10 transactions a second even when idle
+        // is most of Kafka's work at a low event rate. The state topic only serves rebuilds, which
+        // tail the events topic from the checkpoint anyway, so one second of staleness costs nothing.
+        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, STATE_COMMIT_INTERVAL_MS);
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), maxRecordBytes);
+        try {
+            stateDir = Files.createTempDirectory("watchfanout-materializer");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the Kafka Streams state directory", e);
+        }
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        streams = new KafkaStreams(topology(topicPrefix), props);
+        streams.setUncaughtExceptionHandler(e -> {
+            log.error("state materializer stopped: {}", e.toString(), e);
+            onFailure.accept(e);
+            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
     }
-    props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-    streams = new KafkaStreams(topology(topicPrefix), props);
-    streams.setUncaughtExceptionHandler(e -> {
-      log.error("state materializer stopped: {}", e.toString(), e);
-      onFailure.accept(e);
-      return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-    });
-  }
 
-  /** The topology: events topic → {@link StateProjection} → state topic. */
-  public static Topology topology(String topicPrefix) {
-    StreamsBuilder builder = new StreamsBuilder();
-    builder.stream(WatchFanoutSerdes.eventsTopic(topicPrefix),
-            Consumed.with(Serdes.ByteArray(), WatchFanoutSerdes.eventsRecord()))
-        .process(StateProjection::new)
-        .to(WatchFanoutSerdes.stateTopic(topicPrefix),
-            Produced.with(Serdes.ByteArray(), WatchFanoutSerdes.stateRecord()));
-    return builder.build();
-  }
-
-  /** Starts the stream thread. */
-  public void start() {
-    streams.start();
-  }
-
-  /** The Streams client's state (RUNNING once it processes). */
-  public KafkaStreams.State state() {
-    return streams.state();
-  }
-
-  /** Stops the stream thread, committing what it processed, within 10 s. */
-  @Override
-  public void close() {
-    streams.close(Duration.ofSeconds(10));
-    try (java.util.stream.Stream<java.nio.file.Path> paths = Files.walk(stateDir)) {
-      paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-    } catch (IOException e) {
-      log.warn("cannot remove {}: {}", stateDir, e.toString());
+    /** The topology: events topic → {@link StateProjection} → state topic. */
+    public static Topology topology(String topicPrefix) {
+        StreamsBuilder builder = new StreamsBuilder();
+        builder.stream(
+                        WatchFanoutSerdes.eventsTopic(topicPrefix),
+                        Consumed.with(Serdes.ByteArray(), WatchFanoutSerdes.eventsRecord()))
+                .process(StateProjection::new)
+                .to(
+                        WatchFanoutSerdes.stateTopic(topicPrefix),
+                        Produced.with(Serdes.ByteArray(), WatchFanoutSerdes.stateRecord()));
+        return builder.build();
     }
-  }
+
+    /** Starts the stream thread. */
+    public void start() {
+        streams.start();
+    }
+
+    /** The Streams client's state (RUNNING once it processes). */
+    public KafkaStreams.State state() {
+        return streams.state();
+    }
+
+    /** Stops the stream thread, committing what it processed, within 10 s. */
+    @Override
+    public void close() {
+        streams.close(Duration.ofSeconds(10));
+        try (java.util.stream.Stream<java.nio.file.Path> paths = Files.walk(stateDir)) {
+            paths.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(path -> path.toFile().delete());
+        } catch (IOException e) {
+            log.warn("cannot remove {}: {}", stateDir, e.toString());
+        }
+    }
 }

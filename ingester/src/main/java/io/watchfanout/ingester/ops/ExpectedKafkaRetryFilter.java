@@ -22,33 +22,33 @@ import java.util.List;
  * <p>Configured once by logback, then read-only: thread-safe.
  */
 public final class ExpectedKafkaRetryFilter extends Filter<ILoggingEvent> {
-  private String loggerName = "";
-  private final List<String> fragments = new ArrayList<>();
+    private String loggerName = "";
+    private final List<String> fragments = new ArrayList<>();
 
-  /** @param loggerName the logger whose warnings are filtered (by logback's configuration) */
-  public void setLoggerName(String loggerName) {
-    this.loggerName = loggerName == null ? "" : loggerName.trim();
-  }
+    /** @param loggerName the logger whose warnings are filtered (by logback's configuration) */
+    public void setLoggerName(String loggerName) {
+        this.loggerName = loggerName == null ? "" : loggerName.trim();
+    }
 
-  /** @param fragment text of a warning to drop; may be given several times */
-  public void addFragment(String fragment) {
-    if (fragment != null && !fragment.isBlank()) {
-      fragments.add(fragment.trim());
+    /** @param fragment text of a warning to drop; may be given several times */
+    public void addFragment(String fragment) {
+        if (fragment != null && !fragment.isBlank()) {
+            fragments.add(fragment.trim());
+        }
     }
-  }
 
-  @Override
-  public FilterReply decide(ILoggingEvent event) {
-    if (!event.getLoggerName().equals(loggerName)
-        || event.getLevel().toInt() != ch.qos.logback.classic.Level.WARN_INT) {
-      return FilterReply.NEUTRAL;
+    @Override
+    public FilterReply decide(ILoggingEvent event) {
+        if (!event.getLoggerName().equals(loggerName)
+                || event.getLevel().toInt() != ch.qos.logback.classic.Level.WARN_INT) {
+            return FilterReply.NEUTRAL;
+        }
+        String message = event.getFormattedMessage();
+        for (String fragment : fragments) {
+            if (message != null && message.contains(fragment)) {
+                return FilterReply.DENY;
+            }
+        }
+        return FilterReply.NEUTRAL;
     }
-    String message = event.getFormattedMessage();
-    for (String fragment : fragments) {
-      if (message != null && message.contains(fragment)) {
-        return FilterReply.DENY;
-      }
-    }
-    return FilterReply.NEUTRAL;
-  }
 }

@@ -21,82 +21,92 @@ import java.util.function.Supplier;
  * <p>Thread-safe.
  */
 public final class OpsServer implements AutoCloseable {
-  private final Undertow server;
+    private final Undertow server;
 
-  /**
-   * @param host address to bind
-   * @param port port to bind (0 for any free port)
-   * @param registry the metrics to serve
-   * @param notReadyReason empty string when ready, else why not
-   * @param notLiveReason empty string when live, else why not
-   */
-  public OpsServer(String host, int port, CollectorRegistry registry, Supplier<String> notReadyReason,
-      Supplier<String> notLiveReason) {
-    RoutingHandler routes = new RoutingHandler()
-        .get("/metrics", exchange -> metrics(exchange, registry))
-        .get("/readyz", exchange -> probe(exchange, notReadyReason.get()))
-        .get("/livez", exchange -> probe(exchange, notLiveReason.get()))
-        .setFallbackHandler(exchange -> {
-          exchange.setStatusCode(StatusCodes.NOT_FOUND);
-          exchange.getResponseSender().send("not found: " + exchange.getRequestPath() + "\n");
-        });
-    server = Undertow.builder().addHttpListener(port, host).setIoThreads(1).setWorkerThreads(2)
-        .setHandler(routes).build();
-    try {
-      server.start();
-    } catch (RuntimeException e) {
-      // Undertow wraps the BindException (or an unknown host) in a RuntimeException.
-      try {
-        server.stop(); // the worker threads it did start
-      } catch (RuntimeException ignored) {
-        // nothing more to release
-      }
-      Throwable cause = e;
-      while (cause.getCause() != null && !(cause instanceof IOException)) {
-        cause = cause.getCause();
-      }
-      throw new CannotListenException("cannot listen on " + host + ":" + port + ": "
-          + Objects.requireNonNullElse(cause.getMessage(), cause.toString()), e);
+    /**
+     * @param host address to bind
+     * @param port port to bind (0 for any free port)
+     * @param registry the metrics to serve
+     * @param notReadyReason empty string when ready, else why not
+     * @param notLiveReason empty string when live, else why not
+     */
+    public OpsServer(
+            String host,
+            int port,
+            CollectorRegistry registry,
+            Supplier<String> notReadyReason,
+            Supplier<String> notLiveReason) {
+        RoutingHandler routes = new RoutingHandler()
+                .get("/metrics", exchange -> metrics(exchange, registry))
+                .get("/readyz", exchange -> probe(exchange, notReadyReason.get()))
+                .get("/livez", exchange -> probe(exchange, notLiveReason.get()))
+                .setFallbackHandler(exchange -> {
+                    exchange.setStatusCode(StatusCodes.NOT_FOUND);
+                    exchange.getResponseSender().send("not found: " + exchange.getRequestPath() + "\n");
+                });
+        server = Undertow.builder()
+                .addHttpListener(port, host)
+                .setIoThreads(1)
+                .setWorkerThreads(2)
+                .setHandler(routes)
+                .build();
+        try {
+            server.start();
+        } catch (RuntimeException e) {
+            // Undertow wraps the BindException (or an unknown host) in a RuntimeException.
+            try {
+                server.stop(); // the worker threads it did start
+            } catch (RuntimeException ignored) {
+                // nothing more to release
+            }
+            Throwable cause = e;
+            while (cause.getCause() != null && !(cause instanceof IOException)) {
+                cause = cause.getCause();
+            }
+            throw new CannotListenException(
+                    "cannot listen on " + host + ":" + port + ": "
+                            + Objects.requireNonNullElse(cause.getMessage(), cause.toString()),
+                    e);
+        }
     }
-  }
 
-  /** The address of the operations endpoints cannot be bound: taken, or not an address of this host. */
-  public static final class CannotListenException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
+    /** The address of the operations endpoints cannot be bound: taken, or not an address of this host. */
+    public static final class CannotListenException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
 
-    CannotListenException(String message, Throwable cause) {
-      super(message, cause);
+        CannotListenException(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
-  }
 
-  /** The bound port. */
-  public int port() {
-    return ((java.net.InetSocketAddress) server.getListenerInfo().get(0).getAddress()).getPort();
-  }
-
-  private static void metrics(HttpServerExchange exchange, CollectorRegistry registry) {
-    StringWriter out = new StringWriter();
-    try {
-      TextFormat.write004(out, registry.metricFamilySamples());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    /** The bound port. */
+    public int port() {
+        return ((java.net.InetSocketAddress) server.getListenerInfo().get(0).getAddress()).getPort();
     }
-    exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, TextFormat.CONTENT_TYPE_004);
-    exchange.getResponseSender().send(out.toString());
-  }
 
-  private static void probe(HttpServerExchange exchange, String reason) {
-    exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "text/plain; charset=utf-8");
-    if (reason.isEmpty()) {
-      exchange.getResponseSender().send("ok\n");
-    } else {
-      exchange.setStatusCode(StatusCodes.SERVICE_UNAVAILABLE);
-      exchange.getResponseSender().send(reason + "\n");
+    private static void metrics(HttpServerExchange exchange, CollectorRegistry registry) {
+        StringWriter out = new StringWriter();
+        try {
+            TextFormat.write004(out, registry.metricFamilySamples());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, TextFormat.CONTENT_TYPE_004);
+        exchange.getResponseSender().send(out.toString());
     }
-  }
 
-  @Override
-  public void close() {
-    server.stop();
-  }
+    private static void probe(HttpServerExchange exchange, String reason) {
+        exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "text/plain; charset=utf-8");
+        if (reason.isEmpty()) {
+            exchange.getResponseSender().send("ok\n");
+        } else {
+            exchange.setStatusCode(StatusCodes.SERVICE_UNAVAILABLE);
+            exchange.getResponseSender().send(reason + "\n");
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop();
+    }
 }

@@ -30,84 +30,89 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <p>Not thread-safe: owned by the publisher thread.
  */
 public final class EventsPublisher implements AutoCloseable {
-  private final KafkaProducer<byte[], EventsRecord> producer;
-  private final String topic;
+    private final KafkaProducer<byte[], EventsRecord> producer;
+    private final String topic;
 
-  /**
-   * Creates the producer and runs {@code initTransactions()}, which fences every older
-   * producer with the same transactional id and aborts its open transaction.
-   *
-   * @param bootstrap Kafka bootstrap servers
-   * @param topic the events topic
-   * @param transactionalId the ingester's identity
-   * @param maxRecordBytes the largest record to send (the topic's {@code max.message.bytes})
-   * @param transactionTimeout bound of an open transaction; read_committed readers stall
-   *     behind an open transaction for at most this long
-   * @param overrides further producer settings (tests)
-   * @throws KafkaException when Kafka cannot be reached in {@code max.block.ms}, or (a
-   *     {@code ProducerFencedException} or its kin) when a newer producer holds the id already
-   */
-  public EventsPublisher(String bootstrap, String topic, String transactionalId, int maxRecordBytes,
-      Duration transactionTimeout, Map<String, Object> overrides) {
-    this.topic = topic;
-    Properties props = new Properties();
-    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    props.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId + "-publisher");
-    props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
-    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    props.put(ProducerConfig.ACKS_CONFIG, "all");
-    props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, maxRecordBytes);
-    props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, (int) transactionTimeout.toMillis());
-    props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-    props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
-    props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
-    props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-    props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
-    props.putAll(overrides);
-    producer = new KafkaProducer<>(props, new ByteArraySerializer(), new EventsRecordSerializer());
-    try {
-      producer.initTransactions();
-    } catch (RuntimeException e) {
-      producer.close(Duration.ZERO);
-      throw e;
+    /**
+     * Creates the producer and runs {@code initTransactions()}, which fences every older
+     * producer with the same transactional id and aborts its open transaction.
+     *
+     * @param bootstrap Kafka bootstrap servers
+     * @param topic the events topic
+     * @param transactionalId the ingester's identity
+     * @param maxRecordBytes the largest record to send (the topic's {@code max.message.bytes})
+     * @param transactionTimeout bound of an open transaction; read_committed readers stall
+     *     behind an open transaction for at most this long
+     * @param overrides further producer settings (tests)
+     * @throws KafkaException when Kafka cannot be reached in {@code max.block.ms}, or (a
+     *     {@code ProducerFencedException} or its kin) when a newer producer holds the id already
+     */
+    public EventsPublisher(
+            String bootstrap,
+            String topic,
+            String transactionalId,
+            int maxRecordBytes,
+            Duration transactionTimeout,
+            Map<String, Object> overrides) {
+        this.topic = topic;
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId + "-publisher");
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, maxRecordBytes);
+        props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, (int) transactionTimeout.toMillis());
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+        props.putAll(overrides);
+        producer = new KafkaProducer<>(props, new ByteArraySerializer(), new EventsRecordSerializer());
+        try {
+            producer.initTransactions();
+        } catch (RuntimeException e) {
+            producer.close(Duration.ZERO);
+            throw e;
+        }
     }
-  }
 
-  /**
-   * Publishes the records in one transaction and waits for its commit.
-   *
-   * @param records records in topic order; a revision never spans two calls
-   * @throws RecordTooLargeException when a record exceeds the topic's limit
-   * @throws KafkaException when another ingester may have taken over the id (a
-   *     {@code ProducerFencedException}, {@code InvalidTxnStateException} or their kin) and for
-   *     any other failure; the transaction's outcome is then unknown until the tail is read
-   *     again with a new publisher
-   * @throws InterruptedException when interrupted while waiting for acknowledgements
-   */
-  public void publish(List<KeyedRecord> records) throws InterruptedException {
-    if (records.isEmpty()) {
-      return;
+    /**
+     * Publishes the records in one transaction and waits for its commit.
+     *
+     * @param records records in topic order; a revision never spans two calls
+     * @throws RecordTooLargeException when a record exceeds the topic's limit
+     * @throws KafkaException when another ingester may have taken over the id (a
+     *     {@code ProducerFencedException}, {@code InvalidTxnStateException} or their kin) and for
+     *     any other failure; the transaction's outcome is then unknown until the tail is read
+     *     again with a new publisher
+     * @throws InterruptedException when interrupted while waiting for acknowledgements
+     */
+    public void publish(List<KeyedRecord> records) throws InterruptedException {
+        if (records.isEmpty()) {
+            return;
+        }
+        try {
+            producer.beginTransaction();
+            List<Future<RecordMetadata>> sends = new ArrayList<>(records.size());
+            for (KeyedRecord r : records) {
+                sends.add(producer.send(new ProducerRecord<>(
+                        topic, 0, r.timestampMillis() > 0 ? r.timestampMillis() : null, r.key(), r.value())));
+            }
+            producer.flush();
+            for (Future<RecordMetadata> f : sends) {
+                f.get();
+            }
+            producer.commitTransaction();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException re ? re : new KafkaException(e.getCause());
+        }
     }
-    try {
-      producer.beginTransaction();
-      List<Future<RecordMetadata>> sends = new ArrayList<>(records.size());
-      for (KeyedRecord r : records) {
-        sends.add(producer.send(new ProducerRecord<>(topic, 0, r.timestampMillis() > 0 ? r.timestampMillis() : null,
-            r.key(), r.value())));
-      }
-      producer.flush();
-      for (Future<RecordMetadata> f : sends) {
-        f.get();
-      }
-      producer.commitTransaction();
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException re ? re : new KafkaException(e.getCause());
-    }
-  }
 
-  /** Closes the producer without waiting; an open transaction is aborted by the broker or the next producer. */
-  @Override
-  public void close() {
-    producer.close(Duration.ZERO);
-  }
+    /** Closes the producer without waiting; an open transaction is aborted by the broker or the next producer. */
+    @Override
+    public void close() {
+        producer.close(Duration.ZERO);
+    }
 }

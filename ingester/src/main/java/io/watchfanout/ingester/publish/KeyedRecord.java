@@ -14,8 +14,8 @@ import io.watchfanout.schema.v1.EventsRecord;
  */
 public record KeyedRecord(byte[] key, EventsRecord value, long revision, long timestampMillis) {
 
-  /** A record stamped with the time it is sent. */
-  public KeyedRecord(byte[] key, EventsRecord value, long revision) {
-    this(key, value, revision, 0);
-  }
+    /** A record stamped with the time it is sent. */
+    public KeyedRecord(byte[] key, EventsRecord value, long revision) {
+        this(key, value, revision, 0);
+    }
 }

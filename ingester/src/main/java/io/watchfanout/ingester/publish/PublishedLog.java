@@ -27,106 +27,116 @@ import java.util.Optional;
  * <p>Stateless; each method opens its own consumers.
  */
 public final class PublishedLog {
-  private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
 
-  private final String bootstrap;
-  private final String eventsTopic;
-  private final String stateTopic;
-  private final String clientId;
+    private final String bootstrap;
+    private final String eventsTopic;
+    private final String stateTopic;
+    private final String clientId;
 
-  /**
-   * @param bootstrap Kafka bootstrap servers
-   * @param eventsTopic the events topic
-   * @param stateTopic the state topic
-   * @param clientId prefix of the consumers' client ids
-   */
-  public PublishedLog(String bootstrap, String eventsTopic, String stateTopic, String clientId) {
-    this.bootstrap = bootstrap;
-    this.eventsTopic = eventsTopic;
-    this.stateTopic = stateTopic;
-    this.clientId = clientId;
-  }
-
-  /**
-   * The revision of the last committed record of the events topic, or empty when the
-   * topic holds no committed record. Transactions hold whole revisions, so this revision
-   * is complete.
-   */
-  public Optional<Long> lastEventsRevision() {
-    try (TopicReader<EventsRecord> reader =
-        new TopicReader<>(bootstrap, clientId + "-tail", new EventsRecordDeserializer())) {
-      long[] bounds = reader.bounds(eventsTopic);
-      long begin = bounds[0];
-      long end = bounds[1];
-      // Step back until a committed record shows up: the tail may be markers or aborted data.
-      for (long back = 16; ; back *= 8) {
-        long from = Math.max(begin, end - back);
-        long[] last = {-1};
-        reader.read(eventsTopic, from, end, r -> last[0] = EventsRecords.revision(r.value()), READ_TIMEOUT);
-        if (last[0] >= 0) {
-          return Optional.of(last[0]);
-        }
-        if (from == begin) {
-          return Optional.empty();
-        }
-      }
+    /**
+     * @param bootstrap Kafka bootstrap servers
+     * @param eventsTopic the events topic
+     * @param stateTopic the state topic
+     * @param clientId prefix of the consumers' client ids
+     */
+    public PublishedLog(String bootstrap, String eventsTopic, String stateTopic, String clientId) {
+        this.bootstrap = bootstrap;
+        this.eventsTopic = eventsTopic;
+        this.stateTopic = stateTopic;
+        this.clientId = clientId;
     }
-  }
 
-  /** The checkpoint of the state topic, or empty when it has none. */
-  public Optional<StateCheckpoint> checkpoint() {
-    Map<ByteString, KeyValue> ignored = new HashMap<>();
-    return readState(ignored, false);
-  }
-
-  /**
-   * The published state of the range at the last revision of the events topic: the state
-   * topic up to its checkpoint, then the events topic from the checkpoint's offset to its
-   * end.
-   *
-   * @return the key-values by key
-   */
-  public Map<ByteString, KeyValue> state() {
-    Map<ByteString, KeyValue> state = new HashMap<>();
-    Optional<StateCheckpoint> checkpoint = readState(state, true);
-    long from = checkpoint.map(StateCheckpoint::getEventsOffset).orElse(0L);
-    try (TopicReader<EventsRecord> reader =
-        new TopicReader<>(bootstrap, clientId + "-events", new EventsRecordDeserializer())) {
-      long[] bounds = reader.bounds(eventsTopic);
-      reader.read(eventsTopic, Math.max(from, bounds[0]), bounds[1], r -> {
-        if (r.value().hasEvent()) {
-          Event e = r.value().getEvent();
-          if (e.getType() == Event.Type.PUT) {
-            state.put(e.getKv().getKey(), e.getKv());
-          } else {
-            state.remove(e.getKv().getKey());
-          }
+    /**
+     * The revision of the last committed record of the events topic, or empty when the
+     * topic holds no committed record. Transactions hold whole revisions, so this revision
+     * is complete.
+     */
+    public Optional<Long> lastEventsRevision() {
+        try (TopicReader<EventsRecord> reader =
+                new TopicReader<>(bootstrap, clientId + "-tail", new EventsRecordDeserializer())) {
+            long[] bounds = reader.bounds(eventsTopic);
+            long begin = bounds[0];
+            long end = bounds[1];
+            // Step back until a committed record shows up: the tail may be markers or aborted data.
+            for (long back = 16; ; back *= 8) {
+                long from = Math.max(begin, end - back);
+                long[] last = {-1};
+                reader.read(eventsTopic, from, end, r -> last[0] = EventsRecords.revision(r.value()), READ_TIMEOUT);
+                if (last[0] >= 0) {
+                    return Optional.of(last[0]);
+                }
+                if (from == begin) {
+                    return Optional.empty();
+                }
+            }
         }
-      }, READ_TIMEOUT);
     }
-    return state;
-  }
 
-  private Optional<StateCheckpoint> readState(Map<ByteString, KeyValue> state, boolean keepKeys) {
-    StateCheckpoint[] checkpoint = {null};
-    try (TopicReader<StateRecord> reader =
-        new TopicReader<>(bootstrap, clientId + "-state", new StateRecordDeserializer())) {
-      long[] bounds = reader.bounds(stateTopic);
-      reader.read(stateTopic, bounds[0], bounds[1], r -> {
-        if (r.key().length == 0) {
-          if (r.value() != null && r.value().hasCheckpoint()) {
-            checkpoint[0] = r.value().getCheckpoint();
-          }
-        } else if (keepKeys) {
-          ByteString key = ByteString.copyFrom(r.key());
-          if (r.value() == null) {
-            state.remove(key);
-          } else {
-            state.put(key, r.value().getKv());
-          }
-        }
-      }, READ_TIMEOUT);
+    /** The checkpoint of the state topic, or empty when it has none. */
+    public Optional<StateCheckpoint> checkpoint() {
+        Map<ByteString, KeyValue> ignored = new HashMap<>();
+        return readState(ignored, false);
     }
-    return Optional.ofNullable(checkpoint[0]);
-  }
+
+    /**
+     * The published state of the range at the last revision of the events topic: the state
+     * topic up to its checkpoint, then the events topic from the checkpoint's offset to its
+     * end.
+     *
+     * @return the key-values by key
+     */
+    public Map<ByteString, KeyValue> state() {
+        Map<ByteString, KeyValue> state = new HashMap<>();
+        Optional<StateCheckpoint> checkpoint = readState(state, true);
+        long from = checkpoint.map(StateCheckpoint::getEventsOffset).orElse(0L);
+        try (TopicReader<EventsRecord> reader =
+                new TopicReader<>(bootstrap, clientId + "-events", new EventsRecordDeserializer())) {
+            long[] bounds = reader.bounds(eventsTopic);
+            reader.read(
+                    eventsTopic,
+                    Math.max(from, bounds[0]),
+                    bounds[1],
+                    r -> {
+                        if (r.value().hasEvent()) {
+                            Event e = r.value().getEvent();
+                            if (e.getType() == Event.Type.PUT) {
+                                state.put(e.getKv().getKey(), e.getKv());
+                            } else {
+                                state.remove(e.getKv().getKey());
+                            }
+                        }
+                    },
+                    READ_TIMEOUT);
+        }
+        return state;
+    }
+
+    private Optional<StateCheckpoint> readState(Map<ByteString, KeyValue> state, boolean keepKeys) {
+        StateCheckpoint[] checkpoint = {null};
+        try (TopicReader<StateRecord> reader =
+                new TopicReader<>(bootstrap, clientId + "-state", new StateRecordDeserializer())) {
+            long[] bounds = reader.bounds(stateTopic);
+            reader.read(
+                    stateTopic,
+                    bounds[0],
+                    bounds[1],
+                    r -> {
+                        if (r.key().length == 0) {
+                            if (r.value() != null && r.value().hasCheckpoint()) {
+                                checkpoint[0] = r.value().getCheckpoint();
+                            }
+                        } else if (keepKeys) {
+                            ByteString key = ByteString.copyFrom(r.key());
+                            if (r.value() == null) {
+                                state.remove(key);
+                            } else {
+                                state.put(key, r.value().getKv());
+                            }
+                        }
+                    },
+                    READ_TIMEOUT);
+        }
+        return Optional.ofNullable(checkpoint[0]);
+    }
 }

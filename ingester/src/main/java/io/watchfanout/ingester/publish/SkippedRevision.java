@@ -27,50 +27,55 @@ import java.util.Map;
  * <p>Stateless and thread-safe.
  */
 public final class SkippedRevision {
-  private static final Comparator<ByteString> KEY_ORDER = ByteString.unsignedLexicographicalComparator();
+    private static final Comparator<ByteString> KEY_ORDER = ByteString.unsignedLexicographicalComparator();
 
-  private SkippedRevision() {}
+    private SkippedRevision() {}
 
-  /**
-   * @param before the range's state at the revision before, by key
-   * @param at the range read at the skipped revision
-   * @return the events of {@code at.revision()} in the range, in key order, with
-   *     {@code revision} set and chain fields unset
-   * @throws IllegalStateException when the range read contradicts the state before (a key
-   *     that changed at another revision): the state before was not the revision before
-   */
-  public static List<Event> events(Map<ByteString, KeyValue> before, EtcdSnapshot at) {
-    long revision = at.revision();
-    Map<ByteString, KeyValue> gone = new HashMap<>(before);
-    List<Event> events = new ArrayList<>();
-    for (KeyValue kv : at.kvs()) {
-      KeyValue prev = gone.remove(kv.getKey());
-      if (kv.getModRevision() == revision) {
-        Event.Builder put = Event.newBuilder().setType(Event.Type.PUT).setKv(kv).setRevision(revision);
-        if (prev != null) {
-          put.setPrevKv(prev);
+    /**
+     * @param before the range's state at the revision before, by key
+     * @param at the range read at the skipped revision
+     * @return the events of {@code at.revision()} in the range, in key order, with
+     *     {@code revision} set and chain fields unset
+     * @throws IllegalStateException when the range read contradicts the state before (a key
+     *     that changed at another revision): the state before was not the revision before
+     */
+    public static List<Event> events(Map<ByteString, KeyValue> before, EtcdSnapshot at) {
+        long revision = at.revision();
+        Map<ByteString, KeyValue> gone = new HashMap<>(before);
+        List<Event> events = new ArrayList<>();
+        for (KeyValue kv : at.kvs()) {
+            KeyValue prev = gone.remove(kv.getKey());
+            if (kv.getModRevision() == revision) {
+                Event.Builder put =
+                        Event.newBuilder().setType(Event.Type.PUT).setKv(kv).setRevision(revision);
+                if (prev != null) {
+                    put.setPrevKv(prev);
+                }
+                events.add(put.build());
+            } else if (!kv.equals(prev)) {
+                throw new IllegalStateException(
+                        "key " + kv.getKey().toStringUtf8() + " changed at revision " + kv.getModRevision()
+                                + ", not at " + revision + ", yet differs from the state before " + revision);
+            }
         }
-        events.add(put.build());
-      } else if (!kv.equals(prev)) {
-        throw new IllegalStateException("key " + kv.getKey().toStringUtf8() + " changed at revision "
-            + kv.getModRevision() + ", not at " + revision + ", yet differs from the state before " + revision);
-      }
+        for (KeyValue prev : gone.values()) {
+            events.add(Event.newBuilder()
+                    .setType(Event.Type.DELETE)
+                    .setKv(KeyValue.newBuilder().setKey(prev.getKey()).setModRevision(revision))
+                    .setPrevKv(prev)
+                    .setRevision(revision)
+                    .build());
+        }
+        events.sort((a, b) -> KEY_ORDER.compare(a.getKv().getKey(), b.getKv().getKey()));
+        return events;
     }
-    for (KeyValue prev : gone.values()) {
-      events.add(Event.newBuilder().setType(Event.Type.DELETE)
-          .setKv(KeyValue.newBuilder().setKey(prev.getKey()).setModRevision(revision))
-          .setPrevKv(prev).setRevision(revision).build());
-    }
-    events.sort((a, b) -> KEY_ORDER.compare(a.getKv().getKey(), b.getKv().getKey()));
-    return events;
-  }
 
-  /** The state after a range read, by key. */
-  public static Map<ByteString, KeyValue> state(EtcdSnapshot at) {
-    Map<ByteString, KeyValue> state = new HashMap<>(at.kvs().size() * 2);
-    for (KeyValue kv : at.kvs()) {
-      state.put(kv.getKey(), kv);
+    /** The state after a range read, by key. */
+    public static Map<ByteString, KeyValue> state(EtcdSnapshot at) {
+        Map<ByteString, KeyValue> state = new HashMap<>(at.kvs().size() * 2);
+        for (KeyValue kv : at.kvs()) {
+            state.put(kv.getKey(), kv);
+        }
+        return state;
     }
-    return state;
-  }
 }

@@ -2,8 +2,8 @@ package io.watchfanout.ingester.topics;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -46,185 +46,214 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe (stateless over a thread-safe admin client).
  */
 public final class TopicManager {
-  private static final Logger log = LoggerFactory.getLogger(TopicManager.class);
-  private static final long TIMEOUT_MS = 30_000;
-  /**
-   * {@code delete.retention.ms} of a new state topic: how long a tombstone stays readable after
-   * compaction reached it, hence the longest a rebuild may take to read the state topic. Kafka's
-   * default, set explicitly so that a broker-wide change does not silently shorten it.
-   */
-  public static final Duration STATE_DELETE_RETENTION = Duration.ofDays(1);
-  /** Below this an existing state topic's {@code delete.retention.ms} draws a warning. */
-  static final Duration STATE_DELETE_RETENTION_WARNING = Duration.ofHours(1);
+    private static final Logger log = LoggerFactory.getLogger(TopicManager.class);
+    private static final long TIMEOUT_MS = 30_000;
+    /**
+     * {@code delete.retention.ms} of a new state topic: how long a tombstone stays readable after
+     * compaction reached it, hence the longest a rebuild may take to read the state topic. Kafka's
+     * default, set explicitly so that a broker-wide change does not silently shorten it.
+     */
+    public static final Duration STATE_DELETE_RETENTION = Duration.ofDays(1);
+    /** Below this an existing state topic's {@code delete.retention.ms} draws a warning. */
+    static final Duration STATE_DELETE_RETENTION_WARNING = Duration.ofHours(1);
 
-  private final String bootstrap;
+    private final String bootstrap;
 
-  /** @param bootstrap Kafka bootstrap servers */
-  public TopicManager(String bootstrap) {
-    this.bootstrap = bootstrap;
-  }
+    /** @param bootstrap Kafka bootstrap servers */
+    public TopicManager(String bootstrap) {
+        this.bootstrap = bootstrap;
+    }
 
-  /**
-   * Creates missing topics, then checks both.
-   *
-   * @throws TopicMisconfiguredException when an existing topic's settings are wrong
-   * @throws ExecutionException when Kafka refuses a request
-   * @throws TimeoutException when Kafka does not answer within 30 s
-   * @throws InterruptedException when interrupted
-   */
-  public void ensure(TopicSettings s) throws ExecutionException, TimeoutException, InterruptedException {
-    Properties props = new Properties();
-    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TIMEOUT_MS);
-    try (Admin admin = Admin.create(props)) {
-      Set<String> existing = admin.listTopics().names().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-      Optional<Short> rf = s.replicationFactor() < 0 ? Optional.empty() : Optional.of(s.replicationFactor());
-      List<NewTopic> missing = new ArrayList<>();
-      if (!existing.contains(s.eventsTopic())) {
-        Map<String, String> configs = new LinkedHashMap<>();
-        configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
-        configs.put(TopicConfig.RETENTION_MS_CONFIG, Long.toString(s.eventsRetention().toMillis()));
-        configs.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(s.maxRecordBytes()));
-        missing.add(new NewTopic(s.eventsTopic(), Optional.of(1), rf).configs(withMinIsr(configs, s)));
-      }
-      if (!existing.contains(s.stateTopic())) {
-        Map<String, String> configs = new LinkedHashMap<>();
-        configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
-        configs.put(TopicConfig.SEGMENT_MS_CONFIG, Long.toString(s.stateSegment().toMillis()));
-        configs.put(TopicConfig.DELETE_RETENTION_MS_CONFIG, Long.toString(STATE_DELETE_RETENTION.toMillis()));
-        configs.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(s.maxRecordBytes()));
-        missing.add(new NewTopic(s.stateTopic(), Optional.of(s.statePartitions()), rf).configs(withMinIsr(configs, s)));
-      }
-      for (NewTopic topic : missing) {
-        try {
-          admin.createTopics(List.of(topic)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-          log.info("created topic {} ({} partition(s), {})", topic.name(), topic.numPartitions(), topic.configs());
-        } catch (ExecutionException e) {
-          if (!(e.getCause() instanceof TopicExistsException)) {
-            throw e;
-          }
+    /**
+     * Creates missing topics, then checks both.
+     *
+     * @throws TopicMisconfiguredException when an existing topic's settings are wrong
+     * @throws ExecutionException when Kafka refuses a request
+     * @throws TimeoutException when Kafka does not answer within 30 s
+     * @throws InterruptedException when interrupted
+     */
+    public void ensure(TopicSettings s) throws ExecutionException, TimeoutException, InterruptedException {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TIMEOUT_MS);
+        try (Admin admin = Admin.create(props)) {
+            Set<String> existing = admin.listTopics().names().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            Optional<Short> rf = s.replicationFactor() < 0 ? Optional.empty() : Optional.of(s.replicationFactor());
+            List<NewTopic> missing = new ArrayList<>();
+            if (!existing.contains(s.eventsTopic())) {
+                Map<String, String> configs = new LinkedHashMap<>();
+                configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
+                configs.put(
+                        TopicConfig.RETENTION_MS_CONFIG,
+                        Long.toString(s.eventsRetention().toMillis()));
+                configs.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(s.maxRecordBytes()));
+                missing.add(new NewTopic(s.eventsTopic(), Optional.of(1), rf).configs(withMinIsr(configs, s)));
+            }
+            if (!existing.contains(s.stateTopic())) {
+                Map<String, String> configs = new LinkedHashMap<>();
+                configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+                configs.put(
+                        TopicConfig.SEGMENT_MS_CONFIG,
+                        Long.toString(s.stateSegment().toMillis()));
+                configs.put(TopicConfig.DELETE_RETENTION_MS_CONFIG, Long.toString(STATE_DELETE_RETENTION.toMillis()));
+                configs.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(s.maxRecordBytes()));
+                missing.add(new NewTopic(s.stateTopic(), Optional.of(s.statePartitions()), rf)
+                        .configs(withMinIsr(configs, s)));
+            }
+            for (NewTopic topic : missing) {
+                try {
+                    admin.createTopics(List.of(topic)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                    log.info(
+                            "created topic {} ({} partition(s), {})",
+                            topic.name(),
+                            topic.numPartitions(),
+                            topic.configs());
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw e;
+                    }
+                }
+            }
+            if (!missing.isEmpty()) {
+                awaitServed(admin, missing.stream().map(NewTopic::name).toList());
+            }
+            check(admin, s);
         }
-      }
-      if (!missing.isEmpty()) {
-        awaitServed(admin, missing.stream().map(NewTopic::name).toList());
-      }
-      check(admin, s);
     }
-  }
 
-  private static Map<String, String> withMinIsr(Map<String, String> configs, TopicSettings s) {
-    if (s.minInsyncReplicas() > 0) {
-      configs.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Integer.toString(s.minInsyncReplicas()));
-    }
-    return configs;
-  }
-
-  /**
-   * Waits until the brokers serve topics just created: the controller acknowledges a creation
-   * before every broker has applied it, and until then describing the topic or reading its
-   * offsets answers UNKNOWN_TOPIC_OR_PARTITION (or NOT_LEADER_OR_FOLLOWER). Waiting here, where
-   * that answer is expected, keeps it out of the clients that start next (the checks below, the
-   * publisher, the materializer), for which it would be a warning and a retry on every first
-   * start. Other errors, and the same errors after the timeout, are thrown.
-   */
-  private static void awaitServed(Admin admin, List<String> names)
-      throws ExecutionException, TimeoutException, InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
-    while (true) {
-      try {
-        Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
-        admin.describeTopics(names).allTopicNames().get(TIMEOUT_MS, TimeUnit.MILLISECONDS).values()
-            .forEach(d -> d.partitions().forEach(p -> ends.put(new TopicPartition(d.name(), p.partition()),
-                OffsetSpec.latest())));
-        admin.listOffsets(ends).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        return;
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof InvalidMetadataException) || System.nanoTime() > deadline) {
-          throw e;
+    private static Map<String, String> withMinIsr(Map<String, String> configs, TopicSettings s) {
+        if (s.minInsyncReplicas() > 0) {
+            configs.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Integer.toString(s.minInsyncReplicas()));
         }
-        log.debug("topics {} not served yet ({}); waiting", names, e.getCause().toString());
-        Thread.sleep(50);
-      }
+        return configs;
     }
-  }
 
-  private void check(Admin admin, TopicSettings s)
-      throws ExecutionException, TimeoutException, InterruptedException {
-    Map<String, TopicDescription> topics = admin.describeTopics(List.of(s.eventsTopic(), s.stateTopic()))
-        .allTopicNames().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-    int eventsPartitions = topics.get(s.eventsTopic()).partitions().size();
-    if (eventsPartitions != 1) {
-      throw new TopicMisconfiguredException("topic " + s.eventsTopic() + " has " + eventsPartitions
-          + " partitions (expected: 1, so that events keep etcd's total order); delete it or choose another --topic-prefix");
+    /**
+     * Waits until the brokers serve topics just created: the controller acknowledges a creation
+     * before every broker has applied it, and until then describing the topic or reading its
+     * offsets answers UNKNOWN_TOPIC_OR_PARTITION (or NOT_LEADER_OR_FOLLOWER). Waiting here, where
+     * that answer is expected, keeps it out of the clients that start next (the checks below, the
+     * publisher, the materializer), for which it would be a warning and a retry on every first
+     * start. Other errors, and the same errors after the timeout, are thrown.
+     */
+    private static void awaitServed(Admin admin, List<String> names)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
+        while (true) {
+            try {
+                Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
+                admin.describeTopics(names)
+                        .allTopicNames()
+                        .get(TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                        .values()
+                        .forEach(d -> d.partitions()
+                                .forEach(p ->
+                                        ends.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest())));
+                admin.listOffsets(ends).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                return;
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof InvalidMetadataException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                log.debug(
+                        "topics {} not served yet ({}); waiting",
+                        names,
+                        e.getCause().toString());
+                Thread.sleep(50);
+            }
+        }
     }
-    ConfigResource events = new ConfigResource(ConfigResource.Type.TOPIC, s.eventsTopic());
-    ConfigResource state = new ConfigResource(ConfigResource.Type.TOPIC, s.stateTopic());
-    Map<ConfigResource, Config> configs = admin.describeConfigs(List.of(events, state))
-        .all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-    String eventsCleanup = value(configs.get(events), TopicConfig.CLEANUP_POLICY_CONFIG);
-    if (eventsCleanup.contains(TopicConfig.CLEANUP_POLICY_COMPACT)) {
-      throw new TopicMisconfiguredException("topic " + s.eventsTopic() + " has cleanup.policy=" + eventsCleanup
-          + " (expected: delete; compaction would drop events of the same key)");
-    }
-    String stateCleanup = value(configs.get(state), TopicConfig.CLEANUP_POLICY_CONFIG);
-    if (!stateCleanup.equals(TopicConfig.CLEANUP_POLICY_COMPACT)) {
-      throw new TopicMisconfiguredException("topic " + s.stateTopic() + " has cleanup.policy=" + stateCleanup
-          + " (expected: compact; time or size deletion would lose keys)");
-    }
-    for (ConfigResource r : List.of(events, state)) {
-      long max = Long.parseLong(value(configs.get(r), TopicConfig.MAX_MESSAGE_BYTES_CONFIG));
-      if (max < s.maxRecordBytes()) {
-        throw new TopicMisconfiguredException("topic " + r.name() + " has max.message.bytes=" + max
-            + " (expected: >= " + s.maxRecordBytes() + ", twice etcd's largest value plus overhead, "
-            + "since prev_kv rides along); raise it with kafka-configs.sh or lower --max-record-bytes");
-      }
-      int replicas = topics.get(r.name()).partitions().stream().mapToInt(p -> p.replicas().size()).min().orElse(0);
-      int minIsr = Integer.parseInt(value(configs.get(r), TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG));
-      checkReplication(r.name(), replicas, minIsr, s);
-    }
-    long deleteRetention = Long.parseLong(value(configs.get(state), TopicConfig.DELETE_RETENTION_MS_CONFIG));
-    if (deleteRetention < STATE_DELETE_RETENTION_WARNING.toMillis()) {
-      log.warn("topic {} has delete.retention.ms={}: a fan-out node whose rebuild reads the state topic for longer "
-          + "may miss a tombstone and keep a deleted key; {} ms is the default of new state topics", s.stateTopic(),
-          deleteRetention, STATE_DELETE_RETENTION.toMillis());
-    }
-  }
 
-  /**
-   * Checks an existing topic's replication against what was asked for.
-   *
-   * @param topic the topic's name, for the message
-   * @param replicas its replication factor (the fewest replicas of any partition)
-   * @param minIsr its {@code min.insync.replicas}
-   * @param s what was asked for; -1 asks for nothing
-   * @throws TopicMisconfiguredException when the topic has fewer replicas or a lower minimum of
-   *     in-sync replicas than asked for, or requires more in-sync replicas than it has
-   */
-  static void checkReplication(String topic, int replicas, int minIsr, TopicSettings s) {
-    if (s.replicationFactor() > 0 && replicas < s.replicationFactor()) {
-      throw new TopicMisconfiguredException("topic " + topic + " has replication factor " + replicas
-          + " (expected: >= " + s.replicationFactor() + ", --replication-factor); add replicas with "
-          + "kafka-reassign-partitions.sh, or delete the topic while nothing depends on it");
+    private void check(Admin admin, TopicSettings s) throws ExecutionException, TimeoutException, InterruptedException {
+        Map<String, TopicDescription> topics = admin.describeTopics(List.of(s.eventsTopic(), s.stateTopic()))
+                .allTopicNames()
+                .get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        int eventsPartitions = topics.get(s.eventsTopic()).partitions().size();
+        if (eventsPartitions != 1) {
+            throw new TopicMisconfiguredException(
+                    "topic " + s.eventsTopic() + " has " + eventsPartitions
+                            + " partitions (expected: 1, so that events keep etcd's total order); delete it or choose another --topic-prefix");
+        }
+        ConfigResource events = new ConfigResource(ConfigResource.Type.TOPIC, s.eventsTopic());
+        ConfigResource state = new ConfigResource(ConfigResource.Type.TOPIC, s.stateTopic());
+        Map<ConfigResource, Config> configs =
+                admin.describeConfigs(List.of(events, state)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        String eventsCleanup = value(configs.get(events), TopicConfig.CLEANUP_POLICY_CONFIG);
+        if (eventsCleanup.contains(TopicConfig.CLEANUP_POLICY_COMPACT)) {
+            throw new TopicMisconfiguredException("topic " + s.eventsTopic() + " has cleanup.policy=" + eventsCleanup
+                    + " (expected: delete; compaction would drop events of the same key)");
+        }
+        String stateCleanup = value(configs.get(state), TopicConfig.CLEANUP_POLICY_CONFIG);
+        if (!stateCleanup.equals(TopicConfig.CLEANUP_POLICY_COMPACT)) {
+            throw new TopicMisconfiguredException("topic " + s.stateTopic() + " has cleanup.policy=" + stateCleanup
+                    + " (expected: compact; time or size deletion would lose keys)");
+        }
+        for (ConfigResource r : List.of(events, state)) {
+            long max = Long.parseLong(value(configs.get(r), TopicConfig.MAX_MESSAGE_BYTES_CONFIG));
+            if (max < s.maxRecordBytes()) {
+                throw new TopicMisconfiguredException("topic " + r.name() + " has max.message.bytes=" + max
+                        + " (expected: >= " + s.maxRecordBytes() + ", twice etcd's largest value plus overhead, "
+                        + "since prev_kv rides along); raise it with kafka-configs.sh or lower --max-record-bytes");
+            }
+            int replicas = topics.get(r.name()).partitions().stream()
+                    .mapToInt(p -> p.replicas().size())
+                    .min()
+                    .orElse(0);
+            int minIsr = Integer.parseInt(value(configs.get(r), TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG));
+            checkReplication(r.name(), replicas, minIsr, s);
+        }
+        long deleteRetention = Long.parseLong(value(configs.get(state), TopicConfig.DELETE_RETENTION_MS_CONFIG));
+        if (deleteRetention < STATE_DELETE_RETENTION_WARNING.toMillis()) {
+            log.warn(
+                    "topic {} has delete.retention.ms={}: a fan-out node whose rebuild reads the state topic for longer "
+                            + "may miss a tombstone and keep a deleted key; {} ms is the default of new state topics",
+                    s.stateTopic(),
+                    deleteRetention,
+                    STATE_DELETE_RETENTION.toMillis());
+        }
     }
-    if (s.minInsyncReplicas() > 0 && minIsr < s.minInsyncReplicas()) {
-      throw new TopicMisconfiguredException("topic " + topic + " has min.insync.replicas=" + minIsr
-          + " (expected: >= " + s.minInsyncReplicas() + ", --min-insync-replicas; below it an acknowledged write "
-          + "may live on fewer brokers and die with them); raise it with kafka-configs.sh --alter --add-config "
-          + "min.insync.replicas=" + s.minInsyncReplicas());
-    }
-    if (minIsr > replicas) {
-      throw new TopicMisconfiguredException("topic " + topic + " has min.insync.replicas=" + minIsr
-          + " but only " + replicas + " replica(s) (expected: min.insync.replicas <= replication factor; every "
-          + "acks=all write would fail with NOT_ENOUGH_REPLICAS)");
-    }
-    if (replicas > 1 && minIsr < 2) {
-      log.warn("topic {} has {} replicas but min.insync.replicas={}: an acknowledged write may exist on the leader "
-          + "alone and be lost with it; production runs min.insync.replicas=2 with 3 replicas", topic, replicas, minIsr);
-    }
-  }
 
-  private static String value(Config config, String name) {
-    ConfigEntry entry = config.get(name);
-    return entry == null || entry.value() == null ? "" : entry.value();
-  }
+    /**
+     * Checks an existing topic's replication against what was asked for.
+     *
+     * @param topic the topic's name, for the message
+     * @param replicas its replication factor (the fewest replicas of any partition)
+     * @param minIsr its {@code min.insync.replicas}
+     * @param s what was asked for; -1 asks for nothing
+     * @throws TopicMisconfiguredException when the topic has fewer replicas or a lower minimum of
+     *     in-sync replicas than asked for, or requires more in-sync replicas than it has
+     */
+    static void checkReplication(String topic, int replicas, int minIsr, TopicSettings s) {
+        if (s.replicationFactor() > 0 && replicas < s.replicationFactor()) {
+            throw new TopicMisconfiguredException("topic " + topic + " has replication factor " + replicas
+                    + " (expected: >= " + s.replicationFactor() + ", --replication-factor); add replicas with "
+                    + "kafka-reassign-partitions.sh, or delete the topic while nothing depends on it");
+        }
+        if (s.minInsyncReplicas() > 0 && minIsr < s.minInsyncReplicas()) {
+            throw new TopicMisconfiguredException("topic " + topic + " has min.insync.replicas=" + minIsr
+                    + " (expected: >= " + s.minInsyncReplicas()
+                    + ", --min-insync-replicas; below it an acknowledged write "
+                    + "may live on fewer brokers and die with them); raise it with kafka-configs.sh --alter --add-config "
+                    + "min.insync.replicas=" + s.minInsyncReplicas());
+        }
+        if (minIsr > replicas) {
+            throw new TopicMisconfiguredException("topic " + topic + " has min.insync.replicas=" + minIsr
+                    + " but only " + replicas
+                    + " replica(s) (expected: min.insync.replicas <= replication factor; every "
+                    + "acks=all write would fail with NOT_ENOUGH_REPLICAS)");
+        }
+        if (replicas > 1 && minIsr < 2) {
+            log.warn(
+                    "topic {} has {} replicas but min.insync.replicas={}: an acknowledged write may exist on the leader "
+                            + "alone and be lost with it; production runs min.insync.replicas=2 with 3 replicas",
+                    topic,
+                    replicas,
+                    minIsr);
+        }
+    }
+
+    private static String value(Config config, String name) {
+        ConfigEntry entry = config.get(name);
+        return entry == null || entry.value() == null ? "" : entry.value();
+    }
 }

@@ -5,10 +5,10 @@ package io.watchfanout.ingester.topics;
  * rather than publish somewhere that would lose or reorder events.
  */
 public final class TopicMisconfiguredException extends RuntimeException {
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  /** @param message the topic, the setting, its value and what was expected */
-  public TopicMisconfiguredException(String message) {
-    super(message);
-  }
+    /** @param message the topic, the setting, its value and what was expected */
+    public TopicMisconfiguredException(String message) {
+        super(message);
+    }
 }

@@ -19,6 +19,12 @@ import java.time.Duration;
  * @param minInsyncReplicas {@code min.insync.replicas} of new topics, and the least an existing
  *     topic may have; -1 for the broker default (and no check)
  */
-public record TopicSettings(String eventsTopic, String stateTopic, Duration eventsRetention,
-    Duration stateSegment, int maxRecordBytes, int statePartitions, short replicationFactor,
-    int minInsyncReplicas) {}
+public record TopicSettings(
+        String eventsTopic,
+        String stateTopic,
+        Duration eventsRetention,
+        Duration stateSegment,
+        int maxRecordBytes,
+        int statePartitions,
+        short replicationFactor,
+        int minInsyncReplicas) {}

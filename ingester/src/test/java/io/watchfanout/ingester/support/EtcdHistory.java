@@ -17,55 +17,66 @@ import java.util.concurrent.TimeUnit;
  * the events topic must equal.
  */
 public final class EtcdHistory {
-  private EtcdHistory() {}
+    private EtcdHistory() {}
 
-  /**
-   * Events of keys with {@code prefix} with revision in {@code [fromRevision, toRevision]},
-   * in etcd order, from a jetcd watch with prev_kv.
-   */
-  public static List<Event> events(Client client, ByteString prefix, long fromRevision, long toRevision)
-      throws Exception {
-    List<Event> out = new ArrayList<>();
-    if (fromRevision > toRevision) {
-      return out;
-    }
-    CountDownLatch done = new CountDownLatch(1);
-    Throwable[] failure = {null};
-    WatchOption option = WatchOption.builder().withRevision(fromRevision).withPrevKV(true)
-        .withProgressNotify(true).isPrefix(true).build();
-    Watch.Watcher w = client.getWatchClient().watch(ByteSequence.from(prefix), option, Watch.listener(
-        response -> {
-          synchronized (out) {
-            boolean reached = false;
-            for (io.etcd.jetcd.watch.WatchEvent e : response.getEvents()) {
-              Event event = EtcdEvents.toEvent(e);
-              if (event.getRevision() <= toRevision) {
-                out.add(event);
-              }
-              reached |= event.getRevision() >= toRevision;
+    /**
+     * Events of keys with {@code prefix} with revision in {@code [fromRevision, toRevision]},
+     * in etcd order, from a jetcd watch with prev_kv.
+     */
+    public static List<Event> events(Client client, ByteString prefix, long fromRevision, long toRevision)
+            throws Exception {
+        List<Event> out = new ArrayList<>();
+        if (fromRevision > toRevision) {
+            return out;
+        }
+        CountDownLatch done = new CountDownLatch(1);
+        Throwable[] failure = {null};
+        WatchOption option = WatchOption.builder()
+                .withRevision(fromRevision)
+                .withPrevKV(true)
+                .withProgressNotify(true)
+                .isPrefix(true)
+                .build();
+        Watch.Watcher w = client.getWatchClient()
+                .watch(
+                        ByteSequence.from(prefix),
+                        option,
+                        Watch.listener(
+                                response -> {
+                                    synchronized (out) {
+                                        boolean reached = false;
+                                        for (io.etcd.jetcd.watch.WatchEvent e : response.getEvents()) {
+                                            Event event = EtcdEvents.toEvent(e);
+                                            if (event.getRevision() <= toRevision) {
+                                                out.add(event);
+                                            }
+                                            reached |= event.getRevision() >= toRevision;
+                                        }
+                                        // A progress notification comes only to a synced watcher: it has seen
+                                        // everything.
+                                        if (reached
+                                                || response.isProgressNotify()
+                                                        && response.getHeader().getRevision() >= toRevision) {
+                                            done.countDown();
+                                        }
+                                    }
+                                },
+                                error -> {
+                                    failure[0] = error;
+                                    done.countDown();
+                                }));
+        try {
+            if (!done.await(60, TimeUnit.SECONDS)) {
+                throw new AssertionError("direct watch did not reach revision " + toRevision);
             }
-            // A progress notification comes only to a synced watcher: it has seen everything.
-            if (reached || response.isProgressNotify() && response.getHeader().getRevision() >= toRevision) {
-              done.countDown();
-            }
-          }
-        },
-        error -> {
-          failure[0] = error;
-          done.countDown();
-        }));
-    try {
-      if (!done.await(60, TimeUnit.SECONDS)) {
-        throw new AssertionError("direct watch did not reach revision " + toRevision);
-      }
-    } finally {
-      w.close();
+        } finally {
+            w.close();
+        }
+        if (failure[0] != null) {
+            throw new AssertionError("direct watch failed", failure[0]);
+        }
+        synchronized (out) {
+            return new ArrayList<>(out);
+        }
     }
-    if (failure[0] != null) {
-      throw new AssertionError("direct watch failed", failure[0]);
-    }
-    synchronized (out) {
-      return new ArrayList<>(out);
-    }
-  }
 }

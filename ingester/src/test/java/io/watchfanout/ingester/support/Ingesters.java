@@ -11,39 +11,77 @@ import java.util.List;
 
 /** Starts ingesters for tests: in this JVM, or as a real child process that can be killed. */
 public final class Ingesters {
-  private Ingesters() {}
+    private Ingesters() {}
 
-  /** A configuration with test-sized defaults. */
-  public static IngesterConfig config(String etcdUrl, String bootstrap, String topicPrefix, String keyPrefix) {
-    return new IngesterConfig(List.of(etcdUrl), bootstrap, topicPrefix, ByteString.copyFromUtf8(keyPrefix),
-        "127.0.0.1", 0, topicPrefix + ".ingester", Duration.ofDays(1), 8 << 20, 1, (short) -1, -1,
-        Duration.ofSeconds(20), 64L << 20, 5000, 512 << 20, 1000, true, Duration.ofSeconds(1), false,
-        "/watchfanout/elections/" + topicPrefix + "/ingester", Duration.ofSeconds(10), Duration.ofSeconds(1),
-        Duration.ofSeconds(3));
-  }
+    /** A configuration with test-sized defaults. */
+    public static IngesterConfig config(String etcdUrl, String bootstrap, String topicPrefix, String keyPrefix) {
+        return new IngesterConfig(
+                List.of(etcdUrl),
+                bootstrap,
+                topicPrefix,
+                ByteString.copyFromUtf8(keyPrefix),
+                "127.0.0.1",
+                0,
+                topicPrefix + ".ingester",
+                Duration.ofDays(1),
+                8 << 20,
+                1,
+                (short) -1,
+                -1,
+                Duration.ofSeconds(20),
+                64L << 20,
+                5000,
+                512 << 20,
+                1000,
+                true,
+                Duration.ofSeconds(1),
+                false,
+                "/watchfanout/elections/" + topicPrefix + "/ingester",
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(3));
+    }
 
-  /** Starts an ingester in this JVM with its own metrics registry. */
-  public static Ingester inProcess(IngesterConfig config) {
-    Ingester ingester = new Ingester(config, new CollectorRegistry());
-    ingester.start();
-    return ingester;
-  }
+    /** Starts an ingester in this JVM with its own metrics registry. */
+    public static Ingester inProcess(IngesterConfig config) {
+        Ingester ingester = new Ingester(config, new CollectorRegistry());
+        ingester.start();
+        return ingester;
+    }
 
-  /** Starts {@code IngesterMain} as a child JVM with the given flags (besides the required ones). */
-  public static JavaProcess process(String name, String etcdUrl, String bootstrap, String topicPrefix,
-      String keyPrefix, String... extra) {
-    List<String> args = new ArrayList<>(List.of("--etcd-endpoints", etcdUrl, "--kafka-bootstrap", bootstrap,
-        "--topic-prefix", topicPrefix, "--key-prefix", keyPrefix, "--http-port", "0",
-        "--http-host", "127.0.0.1", "--transaction-timeout", "10s", "--retry-backoff-max", "1s"));
-    args.addAll(List.of(extra));
-    // The production logging configuration (not logback-test.xml, first on the test class path):
-    // the child's log is what an operator would see, filters and levels included.
-    // The client compiler alone and a serial collector: the tests start about twenty of these
-    // JVMs on a 2-core machine, and most live for seconds; C2's and G1's threads would compete
-    // with the ingester's own work (and with etcd's and Kafka's) for the cores.
-    return JavaProcess.builder("io.watchfanout.ingester.IngesterMain").name(name).maxHeap("256m").args(args)
-        .jvmArg("-XX:TieredStopAtLevel=1").jvmArg("-XX:+UseSerialGC")
-        .systemProperty("logback.configurationFile", "logback.xml")
-        .start();
-  }
+    /** Starts {@code IngesterMain} as a child JVM with the given flags (besides the required ones). */
+    public static JavaProcess process(
+            String name, String etcdUrl, String bootstrap, String topicPrefix, String keyPrefix, String... extra) {
+        List<String> args = new ArrayList<>(List.of(
+                "--etcd-endpoints",
+                etcdUrl,
+                "--kafka-bootstrap",
+                bootstrap,
+                "--topic-prefix",
+                topicPrefix,
+                "--key-prefix",
+                keyPrefix,
+                "--http-port",
+                "0",
+                "--http-host",
+                "127.0.0.1",
+                "--transaction-timeout",
+                "10s",
+                "--retry-backoff-max",
+                "1s"));
+        args.addAll(List.of(extra));
+        // The production logging configuration (not logback-test.xml, first on the test class path):
+        // the child's log is what an operator would see, filters and levels included.
+        // The client compiler alone and a serial collector: the tests start about twenty of these
+        // JVMs on a 2-core machine, and most live for seconds; C2's and G1's threads would compete
+        // with the ingester's own work (and with etcd's and Kafka's) for the cores.
+        return JavaProcess.builder("io.watchfanout.ingester.IngesterMain")
+                .name(name)
+                .maxHeap("256m")
+                .args(args)
+                .jvmArg("-XX:TieredStopAtLevel=1")
+                .jvmArg("-XX:+UseSerialGC")
+                .systemProperty("logback.configurationFile", "logback.xml")
+                .start();
+    }
 }

@@ -18,40 +18,40 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /** Reads a whole state topic, read_committed, as a rebuilding reader does: last value per key. */
 public final class StateTopicDump {
-  private StateTopicDump() {}
+    private StateTopicDump() {}
 
-  /** The state topic read to its end: key-values and the last checkpoint. */
-  public record State(Map<ByteString, KeyValue> kvs, StateCheckpoint checkpoint) {}
+    /** The state topic read to its end: key-values and the last checkpoint. */
+    public record State(Map<ByteString, KeyValue> kvs, StateCheckpoint checkpoint) {}
 
-  /** Partition 0 of {@code topic} from its beginning to the end offset at the start of the read. */
-  public static State read(String bootstrap, String topic) {
-    Properties props = new Properties();
-    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    Map<ByteString, KeyValue> kvs = new HashMap<>();
-    StateCheckpoint checkpoint = StateCheckpoint.getDefaultInstance();
-    try (KafkaConsumer<byte[], StateRecord> consumer =
-        new KafkaConsumer<>(props, new ByteArrayDeserializer(), new StateRecordDeserializer())) {
-      TopicPartition tp = new TopicPartition(topic, 0);
-      consumer.assign(List.of(tp));
-      consumer.seekToBeginning(List.of(tp));
-      long end = consumer.endOffsets(List.of(tp)).get(tp);
-      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-      while (consumer.position(tp) < end) {
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError("could not read " + topic + " to its end offset " + end);
+    /** Partition 0 of {@code topic} from its beginning to the end offset at the start of the read. */
+    public static State read(String bootstrap, String topic) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        Map<ByteString, KeyValue> kvs = new HashMap<>();
+        StateCheckpoint checkpoint = StateCheckpoint.getDefaultInstance();
+        try (KafkaConsumer<byte[], StateRecord> consumer =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new StateRecordDeserializer())) {
+            TopicPartition tp = new TopicPartition(topic, 0);
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long end = consumer.endOffsets(List.of(tp)).get(tp);
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (consumer.position(tp) < end) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("could not read " + topic + " to its end offset " + end);
+                }
+                for (ConsumerRecord<byte[], StateRecord> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.key().length == 0) {
+                        checkpoint = r.value().getCheckpoint();
+                    } else if (r.value() == null) {
+                        kvs.remove(ByteString.copyFrom(r.key()));
+                    } else {
+                        kvs.put(ByteString.copyFrom(r.key()), r.value().getKv());
+                    }
+                }
+            }
         }
-        for (ConsumerRecord<byte[], StateRecord> r : consumer.poll(Duration.ofMillis(200))) {
-          if (r.key().length == 0) {
-            checkpoint = r.value().getCheckpoint();
-          } else if (r.value() == null) {
-            kvs.remove(ByteString.copyFrom(r.key()));
-          } else {
-            kvs.put(ByteString.copyFrom(r.key()), r.value().getKv());
-          }
-        }
-      }
+        return new State(kvs, checkpoint);
     }
-    return new State(kvs, checkpoint);
-  }
 }

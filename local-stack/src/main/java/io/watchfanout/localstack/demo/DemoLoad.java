@@ -51,345 +51,392 @@ import org.slf4j.LoggerFactory;
  * be called from any thread.
  */
 public final class DemoLoad implements AutoCloseable {
-  /** Time to live of the etcd lease that events are written under, in seconds. */
-  static final long EVENT_TTL_SECONDS = 20;
-  /** Events written within this many seconds share one lease (and expire together). */
-  static final long EVENT_LEASE_WINDOW_SECONDS = 5;
+    /** Time to live of the etcd lease that events are written under, in seconds. */
+    static final long EVENT_TTL_SECONDS = 20;
+    /** Events written within this many seconds share one lease (and expire together). */
+    static final long EVENT_LEASE_WINDOW_SECONDS = 5;
 
-  private static final Logger LOG = LoggerFactory.getLogger(DemoLoad.class);
-  private static final long TIMEOUT_SECONDS = 5;
-  private static final int NODES = 5;
-  private static final int MAX_CONFIG_MAPS = 12;
-  private static final Duration STATS_EVERY = Duration.ofSeconds(30);
+    private static final Logger LOG = LoggerFactory.getLogger(DemoLoad.class);
+    private static final long TIMEOUT_SECONDS = 5;
+    private static final int NODES = 5;
+    private static final int MAX_CONFIG_MAPS = 12;
+    private static final Duration STATS_EVERY = Duration.ofSeconds(30);
 
-  private final Client client;
-  private final KV kv;
-  private final ScheduledExecutorService scheduler;
-  private final Random random = new Random();
+    private final Client client;
+    private final KV kv;
+    private final ScheduledExecutorService scheduler;
+    private final Random random = new Random();
 
-  // Owned by the scheduler thread.
-  private final List<App> apps = List.of(new App("team-a", "web", 4), new App("team-a", "api", 3),
-      new App("team-b", "worker", 3), new App("default", "nginx", 2), new App("kube-system", "coredns", 2));
-  private final Map<String, KubeObjects.Pod> pods = new LinkedHashMap<>();
-  private final Map<String, Integer> configMaps = new LinkedHashMap<>();
-  private boolean seeded;
-  private long eventLease;
-  private long eventLeaseSince;
-  private int nextIp;
-  // Written by the scheduler thread only; volatile for the readers of the counts.
-  private volatile long writes;
-  private volatile long transactions;
-  private volatile long failures;
-  private long lastFailureLogNanos;
-  private long lastStatsNanos = System.nanoTime();
+    // Owned by the scheduler thread.
+    private final List<App> apps = List.of(
+            new App("team-a", "web", 4),
+            new App("team-a", "api", 3),
+            new App("team-b", "worker", 3),
+            new App("default", "nginx", 2),
+            new App("kube-system", "coredns", 2));
+    private final Map<String, KubeObjects.Pod> pods = new LinkedHashMap<>();
+    private final Map<String, Integer> configMaps = new LinkedHashMap<>();
+    private boolean seeded;
+    private long eventLease;
+    private long eventLeaseSince;
+    private int nextIp;
+    // Written by the scheduler thread only; volatile for the readers of the counts.
+    private volatile long writes;
+    private volatile long transactions;
+    private volatile long failures;
+    private long lastFailureLogNanos;
+    private long lastStatsNanos = System.nanoTime();
 
-  private DemoLoad(Client client, ScheduledExecutorService scheduler) {
-    this.client = client;
-    this.kv = client.getKVClient();
-    this.scheduler = scheduler;
-  }
-
-  /**
-   * Connects to etcd and starts writing.
-   *
-   * @param etcdUrl the etcd client URL, e.g. {@code http://127.0.0.1:2379}, or several, comma-separated
-   * @param writesPerSecond the rate, at least 1
-   * @return the running load; {@link #close()} stops it
-   * @throws IllegalArgumentException if the rate is below 1
-   */
-  public static DemoLoad start(String etcdUrl, int writesPerSecond) {
-    if (writesPerSecond < 1) {
-      throw new IllegalArgumentException("writesPerSecond: " + writesPerSecond + " (expected: >= 1)");
+    private DemoLoad(Client client, ScheduledExecutorService scheduler) {
+        this.client = client;
+        this.kv = client.getKVClient();
+        this.scheduler = scheduler;
     }
-    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "demo-load");
-      t.setDaemon(true);
-      return t;
-    });
-    DemoLoad load = new DemoLoad(Client.builder().endpoints(etcdUrl.split(",")).build(), scheduler);
-    long periodMicros = Math.max(1, 1_000_000L / writesPerSecond);
-    scheduler.scheduleAtFixedRate(load::tick, 0, periodMicros, TimeUnit.MICROSECONDS);
-    LOG.info("demo load: {} writes/s to {} under /registry/", writesPerSecond, etcdUrl);
-    return load;
-  }
 
-  /** One write (scheduler thread). */
-  private void tick() {
-    try {
-      double r = random.nextDouble();
-      if (!seeded) {
-        seed();
-      } else if (r < 0.35) {
-        podLifecycle();
-      } else if (r < 0.50) {
-        renewNodeLease();
-      } else if (r < 0.62) {
-        podStatusChange();
-      } else if (r < 0.78) {
-        recordEvent(randomPod(), "Pulled", "Successfully pulled image in 1.2s (1.2s including waiting)", "Normal");
-      } else if (r < 0.95) {
-        configMapChange();
-      } else {
-        rollout();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException | RuntimeException e) {
-      failures++;
-      if (System.nanoTime() - lastFailureLogNanos > TimeUnit.SECONDS.toNanos(10)) {
-        lastFailureLogNanos = System.nanoTime();
-        LOG.warn("demo load: a write failed ({} failures so far): {}", failures, e.toString());
-      }
+    /**
+     * Connects to etcd and starts writing.
+     *
+     * @param etcdUrl the etcd client URL, e.g. {@code http://127.0.0.1:2379}, or several, comma-separated
+     * @param writesPerSecond the rate, at least 1
+     * @return the running load; {@link #close()} stops it
+     * @throws IllegalArgumentException if the rate is below 1
+     */
+    public static DemoLoad start(String etcdUrl, int writesPerSecond) {
+        if (writesPerSecond < 1) {
+            throw new IllegalArgumentException("writesPerSecond: " + writesPerSecond + " (expected: >= 1)");
+        }
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "demo-load");
+            t.setDaemon(true);
+            return t;
+        });
+        DemoLoad load =
+                new DemoLoad(Client.builder().endpoints(etcdUrl.split(",")).build(), scheduler);
+        long periodMicros = Math.max(1, 1_000_000L / writesPerSecond);
+        scheduler.scheduleAtFixedRate(load::tick, 0, periodMicros, TimeUnit.MICROSECONDS);
+        LOG.info("demo load: {} writes/s to {} under /registry/", writesPerSecond, etcdUrl);
+        return load;
     }
-    if (System.nanoTime() - lastStatsNanos > STATS_EVERY.toNanos()) {
-      lastStatsNanos = System.nanoTime();
-      LOG.info("demo load: {} writes ({} transactions), {} failures; {} pods, {} config maps", writes,
-          transactions, failures, pods.size(), configMaps.size());
+
+    /** One write (scheduler thread). */
+    private void tick() {
+        try {
+            double r = random.nextDouble();
+            if (!seeded) {
+                seed();
+            } else if (r < 0.35) {
+                podLifecycle();
+            } else if (r < 0.50) {
+                renewNodeLease();
+            } else if (r < 0.62) {
+                podStatusChange();
+            } else if (r < 0.78) {
+                recordEvent(
+                        randomPod(), "Pulled", "Successfully pulled image in 1.2s (1.2s including waiting)", "Normal");
+            } else if (r < 0.95) {
+                configMapChange();
+            } else {
+                rollout();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            failures++;
+            if (System.nanoTime() - lastFailureLogNanos > TimeUnit.SECONDS.toNanos(10)) {
+                lastFailureLogNanos = System.nanoTime();
+                LOG.warn("demo load: a write failed ({} failures so far): {}", failures, e.toString());
+            }
+        }
+        if (System.nanoTime() - lastStatsNanos > STATS_EVERY.toNanos()) {
+            lastStatsNanos = System.nanoTime();
+            LOG.info(
+                    "demo load: {} writes ({} transactions), {} failures; {} pods, {} config maps",
+                    writes,
+                    transactions,
+                    failures,
+                    pods.size(),
+                    configMaps.size());
+        }
     }
-  }
 
-  /** The deployments with their replica sets (a transaction each) and the node leases. */
-  private void seed() throws InterruptedException, ExecutionException, TimeoutException {
-    for (App app : apps) {
-      txn(List.of(), List.of(
-          Op.put(bytes("/registry/deployments/" + app.namespace + "/" + app.name),
-              bytes(KubeObjects.deployment(app.namespace, app.name, app.templateHash, app.generation, app.replicas)),
-              PutOption.DEFAULT),
-          Op.put(bytes("/registry/replicasets/" + app.namespace + "/" + app.name + "-" + app.templateHash),
-              bytes(KubeObjects.replicaSet(app.namespace, app.name, app.templateHash, app.generation,
-                  app.replicas)), PutOption.DEFAULT)));
+    /** The deployments with their replica sets (a transaction each) and the node leases. */
+    private void seed() throws InterruptedException, ExecutionException, TimeoutException {
+        for (App app : apps) {
+            txn(
+                    List.of(),
+                    List.of(
+                            Op.put(
+                                    bytes("/registry/deployments/" + app.namespace + "/" + app.name),
+                                    bytes(KubeObjects.deployment(
+                                            app.namespace, app.name, app.templateHash, app.generation, app.replicas)),
+                                    PutOption.DEFAULT),
+                            Op.put(
+                                    bytes("/registry/replicasets/" + app.namespace + "/" + app.name + "-"
+                                            + app.templateHash),
+                                    bytes(KubeObjects.replicaSet(
+                                            app.namespace, app.name, app.templateHash, app.generation, app.replicas)),
+                                    PutOption.DEFAULT)));
+        }
+        for (int n = 1; n <= NODES; n++) {
+            put("/registry/leases/kube-node-lease/node-" + n, KubeObjects.nodeLease("node-" + n, Instant.now()));
+        }
+        seeded = true;
     }
-    for (int n = 1; n <= NODES; n++) {
-      put("/registry/leases/kube-node-lease/node-" + n, KubeObjects.nodeLease("node-" + n, Instant.now()));
+
+    // ---- pods ----------------------------------------------------------------------------
+
+    /** Keeps every deployment at its replica count: create, replace old-template pods, start, churn. */
+    private void podLifecycle() throws InterruptedException, ExecutionException, TimeoutException {
+        List<App> shuffled = new ArrayList<>(apps);
+        Collections.shuffle(shuffled, random);
+        for (App app : shuffled) {
+            long current = pods.values().stream()
+                    .filter(p -> p.app.equals(app.name) && p.templateHash.equals(app.templateHash))
+                    .count();
+            if (current < app.replicas) {
+                createPod(app);
+                return;
+            }
+        }
+        for (KubeObjects.Pod pod : pods.values()) {
+            App app = appOf(pod);
+            if (!pod.templateHash.equals(app.templateHash)) {
+                deletePod(pod);
+                return;
+            }
+        }
+        for (KubeObjects.Pod pod : pods.values()) {
+            if (pod.started == null) {
+                pod.started = KubeObjects.now();
+                pod.phase = "Running";
+                pod.ready = true;
+                put(pod.key(), KubeObjects.pod(pod));
+                return;
+            }
+        }
+        deletePod(randomPod());
     }
-    seeded = true;
-  }
 
-  // ---- pods ----------------------------------------------------------------------------
-
-  /** Keeps every deployment at its replica count: create, replace old-template pods, start, churn. */
-  private void podLifecycle() throws InterruptedException, ExecutionException, TimeoutException {
-    List<App> shuffled = new ArrayList<>(apps);
-    Collections.shuffle(shuffled, random);
-    for (App app : shuffled) {
-      long current = pods.values().stream()
-          .filter(p -> p.app.equals(app.name) && p.templateHash.equals(app.templateHash)).count();
-      if (current < app.replicas) {
-        createPod(app);
-        return;
-      }
+    private void createPod(App app) throws InterruptedException, ExecutionException, TimeoutException {
+        String node = "node-" + (1 + random.nextInt(NODES));
+        KubeObjects.Pod pod = new KubeObjects.Pod(
+                app.namespace,
+                app.name,
+                app.templateHash,
+                app.name + "-" + app.templateHash + "-" + KubeObjects.suffix(random, 5),
+                node,
+                nextIp++ % 60_000);
+        ByteSequence key = bytes(pod.key());
+        txn(
+                List.of(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.version(0))),
+                List.of(
+                        Op.put(key, bytes(KubeObjects.pod(pod)), PutOption.DEFAULT),
+                        eventOp(
+                                pod,
+                                "Scheduled",
+                                "Successfully assigned " + pod.namespace + "/" + pod.name + " to " + node,
+                                "Normal")));
+        pods.put(pod.key(), pod);
     }
-    for (KubeObjects.Pod pod : pods.values()) {
-      App app = appOf(pod);
-      if (!pod.templateHash.equals(app.templateHash)) {
-        deletePod(pod);
-        return;
-      }
+
+    private void deletePod(KubeObjects.Pod pod) throws InterruptedException, ExecutionException, TimeoutException {
+        if (pod == null) {
+            return;
+        }
+        txn(
+                List.of(),
+                List.of(
+                        Op.delete(bytes(pod.key()), DeleteOption.DEFAULT),
+                        eventOp(pod, "Killing", "Stopping container " + pod.app, "Normal")));
+        pods.remove(pod.key());
     }
-    for (KubeObjects.Pod pod : pods.values()) {
-      if (pod.started == null) {
-        pod.started = KubeObjects.now();
-        pod.phase = "Running";
-        pod.ready = true;
-        put(pod.key(), KubeObjects.pod(pod));
-        return;
-      }
+
+    /** A running pod's readiness flips, or its container restarts. */
+    private void podStatusChange() throws InterruptedException, ExecutionException, TimeoutException {
+        KubeObjects.Pod pod = randomPod();
+        if (pod == null || pod.started == null) {
+            podLifecycle();
+            return;
+        }
+        if (random.nextInt(4) == 0) {
+            pod.restarts++;
+            pod.ready = false;
+            put(pod.key(), KubeObjects.pod(pod));
+            recordEvent(pod, "BackOff", "Back-off restarting failed container " + pod.app, "Warning");
+        } else {
+            pod.ready = !pod.ready || random.nextBoolean();
+            put(pod.key(), KubeObjects.pod(pod));
+        }
     }
-    deletePod(randomPod());
-  }
 
-  private void createPod(App app) throws InterruptedException, ExecutionException, TimeoutException {
-    String node = "node-" + (1 + random.nextInt(NODES));
-    KubeObjects.Pod pod = new KubeObjects.Pod(app.namespace, app.name, app.templateHash,
-        app.name + "-" + app.templateHash + "-" + KubeObjects.suffix(random, 5), node, nextIp++ % 60_000);
-    ByteSequence key = bytes(pod.key());
-    txn(List.of(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.version(0))), List.of(
-        Op.put(key, bytes(KubeObjects.pod(pod)), PutOption.DEFAULT),
-        eventOp(pod, "Scheduled", "Successfully assigned " + pod.namespace + "/" + pod.name + " to " + node,
-            "Normal")));
-    pods.put(pod.key(), pod);
-  }
-
-  private void deletePod(KubeObjects.Pod pod) throws InterruptedException, ExecutionException, TimeoutException {
-    if (pod == null) {
-      return;
+    private KubeObjects.Pod randomPod() {
+        if (pods.isEmpty()) {
+            return null;
+        }
+        int i = random.nextInt(pods.size());
+        return pods.values().stream().skip(i).findFirst().orElse(null);
     }
-    txn(List.of(), List.of(Op.delete(bytes(pod.key()), DeleteOption.DEFAULT),
-        eventOp(pod, "Killing", "Stopping container " + pod.app, "Normal")));
-    pods.remove(pod.key());
-  }
 
-  /** A running pod's readiness flips, or its container restarts. */
-  private void podStatusChange() throws InterruptedException, ExecutionException, TimeoutException {
-    KubeObjects.Pod pod = randomPod();
-    if (pod == null || pod.started == null) {
-      podLifecycle();
-      return;
+    private App appOf(KubeObjects.Pod pod) {
+        return apps.stream().filter(a -> a.name.equals(pod.app)).findFirst().orElseThrow();
     }
-    if (random.nextInt(4) == 0) {
-      pod.restarts++;
-      pod.ready = false;
-      put(pod.key(), KubeObjects.pod(pod));
-      recordEvent(pod, "BackOff", "Back-off restarting failed container " + pod.app, "Warning");
-    } else {
-      pod.ready = !pod.ready || random.nextBoolean();
-      put(pod.key(), KubeObjects.pod(pod));
+
+    /** A new template for one deployment: deployment, new and old replica set in one transaction. */
+    private void rollout() throws InterruptedException, ExecutionException, TimeoutException {
+        App app = apps.get(random.nextInt(apps.size()));
+        String oldHash = app.templateHash;
+        app.generation++;
+        app.templateHash = KubeObjects.hex(app.name + app.generation + random.nextInt(), 10);
+        String prefix = "/registry/";
+        txn(
+                List.of(),
+                List.of(
+                        Op.put(
+                                bytes(prefix + "deployments/" + app.namespace + "/" + app.name),
+                                bytes(KubeObjects.deployment(
+                                        app.namespace, app.name, app.templateHash, app.generation, app.replicas)),
+                                PutOption.DEFAULT),
+                        Op.put(
+                                bytes(prefix + "replicasets/" + app.namespace + "/" + app.name + "-"
+                                        + app.templateHash),
+                                bytes(KubeObjects.replicaSet(
+                                        app.namespace, app.name, app.templateHash, app.generation, app.replicas)),
+                                PutOption.DEFAULT),
+                        Op.put(
+                                bytes(prefix + "replicasets/" + app.namespace + "/" + app.name + "-" + oldHash),
+                                bytes(KubeObjects.replicaSet(app.namespace, app.name, oldHash, app.generation - 1, 0)),
+                                PutOption.DEFAULT)));
     }
-  }
 
-  private KubeObjects.Pod randomPod() {
-    if (pods.isEmpty()) {
-      return null;
+    // ---- leases, events, config maps -------------------------------------------------------
+
+    private void renewNodeLease() throws InterruptedException, ExecutionException, TimeoutException {
+        String node = "node-" + (1 + random.nextInt(NODES));
+        put("/registry/leases/kube-node-lease/" + node, KubeObjects.nodeLease(node, Instant.now()));
     }
-    int i = random.nextInt(pods.size());
-    return pods.values().stream().skip(i).findFirst().orElse(null);
-  }
 
-  private App appOf(KubeObjects.Pod pod) {
-    return apps.stream().filter(a -> a.name.equals(pod.app)).findFirst().orElseThrow();
-  }
-
-  /** A new template for one deployment: deployment, new and old replica set in one transaction. */
-  private void rollout() throws InterruptedException, ExecutionException, TimeoutException {
-    App app = apps.get(random.nextInt(apps.size()));
-    String oldHash = app.templateHash;
-    app.generation++;
-    app.templateHash = KubeObjects.hex(app.name + app.generation + random.nextInt(), 10);
-    String prefix = "/registry/";
-    txn(List.of(), List.of(
-        Op.put(bytes(prefix + "deployments/" + app.namespace + "/" + app.name),
-            bytes(KubeObjects.deployment(app.namespace, app.name, app.templateHash, app.generation, app.replicas)),
-            PutOption.DEFAULT),
-        Op.put(bytes(prefix + "replicasets/" + app.namespace + "/" + app.name + "-" + app.templateHash),
-            bytes(KubeObjects.replicaSet(app.namespace, app.name, app.templateHash, app.generation, app.replicas)),
-            PutOption.DEFAULT),
-        Op.put(bytes(prefix + "replicasets/" + app.namespace + "/" + app.name + "-" + oldHash),
-            bytes(KubeObjects.replicaSet(app.namespace, app.name, oldHash, app.generation - 1, 0)),
-            PutOption.DEFAULT)));
-  }
-
-  // ---- leases, events, config maps -------------------------------------------------------
-
-  private void renewNodeLease() throws InterruptedException, ExecutionException, TimeoutException {
-    String node = "node-" + (1 + random.nextInt(NODES));
-    put("/registry/leases/kube-node-lease/" + node, KubeObjects.nodeLease(node, Instant.now()));
-  }
-
-  private void recordEvent(KubeObjects.Pod pod, String reason, String message, String type)
-      throws InterruptedException, ExecutionException, TimeoutException {
-    if (pod == null) {
-      return;
+    private void recordEvent(KubeObjects.Pod pod, String reason, String message, String type)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        if (pod == null) {
+            return;
+        }
+        txn(List.of(), List.of(eventOp(pod, reason, message, type)));
     }
-    txn(List.of(), List.of(eventOp(pod, reason, message, type)));
-  }
 
-  /** A put of an event under the current event lease (granted anew every few seconds). */
-  private Op eventOp(KubeObjects.Pod pod, String reason, String message, String type)
-      throws InterruptedException, ExecutionException, TimeoutException {
-    long nowSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime());
-    if (eventLease == 0 || nowSeconds - eventLeaseSince >= EVENT_LEASE_WINDOW_SECONDS) {
-      eventLease = client.getLeaseClient().grant(EVENT_TTL_SECONDS).get(TIMEOUT_SECONDS, TimeUnit.SECONDS).getID();
-      eventLeaseSince = nowSeconds;
+    /** A put of an event under the current event lease (granted anew every few seconds). */
+    private Op eventOp(KubeObjects.Pod pod, String reason, String message, String type)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        long nowSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime());
+        if (eventLease == 0 || nowSeconds - eventLeaseSince >= EVENT_LEASE_WINDOW_SECONDS) {
+            eventLease = client.getLeaseClient()
+                    .grant(EVENT_TTL_SECONDS)
+                    .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                    .getID();
+            eventLeaseSince = nowSeconds;
+        }
+        String name = pod.name + "." + KubeObjects.hex(pod.uid + reason + System.nanoTime(), 16);
+        return Op.put(
+                bytes("/registry/events/" + pod.namespace + "/" + name),
+                bytes(KubeObjects.event(pod.namespace, name, pod, reason, message, type)),
+                PutOption.builder().withLeaseId(eventLease).build());
     }
-    String name = pod.name + "." + KubeObjects.hex(pod.uid + reason + System.nanoTime(), 16);
-    return Op.put(bytes("/registry/events/" + pod.namespace + "/" + name),
-        bytes(KubeObjects.event(pod.namespace, name, pod, reason, message, type)),
-        PutOption.builder().withLeaseId(eventLease).build());
-  }
 
-  private void configMapChange() throws InterruptedException, ExecutionException, TimeoutException {
-    String[] namespaces = {"team-a", "team-b", "default", "kube-system"};
-    if (configMaps.size() < MAX_CONFIG_MAPS) {
-      String ns = namespaces[random.nextInt(namespaces.length)];
-      String key = "/registry/configmaps/" + ns + "/settings-" + KubeObjects.suffix(random, 5);
-      configMaps.put(key, 1);
-      put(key, KubeObjects.configMap(ns, key.substring(key.lastIndexOf('/') + 1), 1, random));
-      return;
+    private void configMapChange() throws InterruptedException, ExecutionException, TimeoutException {
+        String[] namespaces = {"team-a", "team-b", "default", "kube-system"};
+        if (configMaps.size() < MAX_CONFIG_MAPS) {
+            String ns = namespaces[random.nextInt(namespaces.length)];
+            String key = "/registry/configmaps/" + ns + "/settings-" + KubeObjects.suffix(random, 5);
+            configMaps.put(key, 1);
+            put(key, KubeObjects.configMap(ns, key.substring(key.lastIndexOf('/') + 1), 1, random));
+            return;
+        }
+        String key = new ArrayList<>(configMaps.keySet()).get(random.nextInt(configMaps.size()));
+        if (random.nextInt(5) == 0) {
+            delete(key);
+            configMaps.remove(key);
+            return;
+        }
+        int revision = configMaps.merge(key, 1, Integer::sum);
+        String ns = key.split("/")[3];
+        put(key, KubeObjects.configMap(ns, key.substring(key.lastIndexOf('/') + 1), revision, random));
     }
-    String key = new ArrayList<>(configMaps.keySet()).get(random.nextInt(configMaps.size()));
-    if (random.nextInt(5) == 0) {
-      delete(key);
-      configMaps.remove(key);
-      return;
+
+    // ---- etcd ------------------------------------------------------------------------------
+
+    private void put(String key, String json) throws InterruptedException, ExecutionException, TimeoutException {
+        await(kv.put(bytes(key), bytes(json)));
+        writes++;
     }
-    int revision = configMaps.merge(key, 1, Integer::sum);
-    String ns = key.split("/")[3];
-    put(key, KubeObjects.configMap(ns, key.substring(key.lastIndexOf('/') + 1), revision, random));
-  }
 
-  // ---- etcd ------------------------------------------------------------------------------
-
-  private void put(String key, String json) throws InterruptedException, ExecutionException, TimeoutException {
-    await(kv.put(bytes(key), bytes(json)));
-    writes++;
-  }
-
-  private void delete(String key) throws InterruptedException, ExecutionException, TimeoutException {
-    await(kv.delete(bytes(key)));
-    writes++;
-  }
-
-  private void txn(List<Cmp> compares, List<Op> ops)
-      throws InterruptedException, ExecutionException, TimeoutException {
-    await(kv.txn().If(compares.toArray(Cmp[]::new)).Then(ops.toArray(Op[]::new)).commit());
-    writes++;
-    if (ops.size() > 1) {
-      transactions++;
+    private void delete(String key) throws InterruptedException, ExecutionException, TimeoutException {
+        await(kv.delete(bytes(key)));
+        writes++;
     }
-  }
 
-  private static <T> T await(CompletableFuture<T> future)
-      throws InterruptedException, ExecutionException, TimeoutException {
-    return future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-  }
-
-  private static ByteSequence bytes(String s) {
-    return ByteSequence.from(s, StandardCharsets.UTF_8);
-  }
-
-  /** Writes done so far (a transaction counts once). */
-  long writes() {
-    return writes;
-  }
-
-  /** Transactions of more than one operation done so far. */
-  long transactions() {
-    return transactions;
-  }
-
-  /** Writes that failed so far. */
-  long failures() {
-    return failures;
-  }
-
-  /** Stops writing (waits up to 5 s for a write in flight) and closes the etcd client. Idempotent. */
-  @Override
-  public void close() {
-    scheduler.shutdownNow();
-    try {
-      if (!scheduler.awaitTermination(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-        LOG.warn("demo load: a write still runs after {} s; closing the client anyway", TIMEOUT_SECONDS);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    private void txn(List<Cmp> compares, List<Op> ops)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        await(kv.txn()
+                .If(compares.toArray(Cmp[]::new))
+                .Then(ops.toArray(Op[]::new))
+                .commit());
+        writes++;
+        if (ops.size() > 1) {
+            transactions++;
+        }
     }
-    client.close();
-    LOG.info("demo load stopped: {} writes ({} transactions), {} failures", writes, transactions, failures);
-  }
 
-  /** A deployment whose pods the demo keeps at its replica count. Scheduler thread only. */
-  private static final class App {
-    final String namespace;
-    final String name;
-    final int replicas;
-    String templateHash;
-    int generation = 1;
-
-    App(String namespace, String name, int replicas) {
-      this.namespace = namespace;
-      this.name = name;
-      this.replicas = replicas;
-      this.templateHash = KubeObjects.hex(namespace + name, 10);
+    private static <T> T await(CompletableFuture<T> future)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        return future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     }
-  }
+
+    private static ByteSequence bytes(String s) {
+        return ByteSequence.from(s, StandardCharsets.UTF_8);
+    }
+
+    /** Writes done so far (a transaction counts once). */
+    long writes() {
+        return writes;
+    }
+
+    /** Transactions of more than one operation done so far. */
+    long transactions() {
+        return transactions;
+    }
+
+    /** Writes that failed so far. */
+    long failures() {
+        return failures;
+    }
+
+    /** Stops writing (waits up to 5 s for a write in flight) and closes the etcd client. Idempotent. */
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+        try {
+            if (!scheduler.awaitTermination(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                LOG.warn("demo load: a write still runs after {} s; closing the client anyway", TIMEOUT_SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        client.close();
+        LOG.info("demo load stopped: {} writes ({} transactions), {} failures", writes, transactions, failures);
+    }
+
+    /** A deployment whose pods the demo keeps at its replica count. Scheduler thread only. */
+    private static final class App {
+        final String namespace;
+        final String name;
+        final int replicas;
+        String templateHash;
+        int generation = 1;
+
+        App(String namespace, String name, int replicas) {
+            this.namespace = namespace;
+            this.name = name;
+            this.replicas = replicas;
+            this.templateHash = KubeObjects.hex(namespace + name, 10);
+        }
+    }
 }

@@ -13,32 +13,38 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class DemoLoadTest {
-  @Test
-  void writesKubernetesLikeObjectsWithTransactionsAndLeasedEvents() throws Exception {
-    try (EtcdServer etcd = EtcdServer.builder().build().start();
-        Client client = Client.builder().endpoints(etcd.clientUrl()).build()) {
-      DemoLoad load = DemoLoad.start(etcd.clientUrl(), 200);
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (load.writes() < 300 && System.nanoTime() < deadline) {
-        Thread.sleep(100);
-      }
-      load.close();
-      assertThat(load.failures()).isZero();
-      assertThat(load.writes()).isGreaterThanOrEqualTo(300);
-      assertThat(load.transactions()).isPositive();
+    @Test
+    void writesKubernetesLikeObjectsWithTransactionsAndLeasedEvents() throws Exception {
+        try (EtcdServer etcd = EtcdServer.builder().build().start();
+                Client client = Client.builder().endpoints(etcd.clientUrl()).build()) {
+            DemoLoad load = DemoLoad.start(etcd.clientUrl(), 200);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (load.writes() < 300 && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            load.close();
+            assertThat(load.failures()).isZero();
+            assertThat(load.writes()).isGreaterThanOrEqualTo(300);
+            assertThat(load.transactions()).isPositive();
 
-      assertThat(keys(client, "/registry/deployments/")).hasSize(5);
-      assertThat(keys(client, "/registry/leases/kube-node-lease/")).hasSize(5);
-      List<KeyValue> pods = keys(client, "/registry/pods/");
-      assertThat(pods).isNotEmpty().hasSizeLessThanOrEqualTo(40);
-      assertThat(pods.get(0).getValue().toString(StandardCharsets.UTF_8)).startsWith("{\"kind\":\"Pod\"");
-      List<KeyValue> events = keys(client, "/registry/events/");
-      assertThat(events).isNotEmpty().allSatisfy(kv -> assertThat(kv.getLease()).isPositive());
+            assertThat(keys(client, "/registry/deployments/")).hasSize(5);
+            assertThat(keys(client, "/registry/leases/kube-node-lease/")).hasSize(5);
+            List<KeyValue> pods = keys(client, "/registry/pods/");
+            assertThat(pods).isNotEmpty().hasSizeLessThanOrEqualTo(40);
+            assertThat(pods.get(0).getValue().toString(StandardCharsets.UTF_8)).startsWith("{\"kind\":\"Pod\"");
+            List<KeyValue> events = keys(client, "/registry/events/");
+            assertThat(events)
+                    .isNotEmpty()
+                    .allSatisfy(kv -> assertThat(kv.getLease()).isPositive());
+        }
     }
-  }
 
-  private static List<KeyValue> keys(Client client, String prefix) throws Exception {
-    return client.getKVClient().get(ByteSequence.from(prefix, StandardCharsets.UTF_8),
-        GetOption.builder().isPrefix(true).build()).get(10, TimeUnit.SECONDS).getKvs();
-  }
+    private static List<KeyValue> keys(Client client, String prefix) throws Exception {
+        return client.getKVClient()
+                .get(
+                        ByteSequence.from(prefix, StandardCharsets.UTF_8),
+                        GetOption.builder().isPrefix(true).build())
+                .get(10, TimeUnit.SECONDS)
+                .getKvs();
+    }
 }
