@@ -15,6 +15,15 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 class FanoutNodeMainTest {
+    /** The flags every run needs, so that each test names only what it is about. */
+    private static final String[] REQUIRED = {"--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port", "1"};
+
+    private static String[] withRequired(String... args) {
+        String[] all = java.util.Arrays.copyOf(REQUIRED, REQUIRED.length + args.length);
+        System.arraycopy(args, 0, all, REQUIRED.length, args.length);
+        return all;
+    }
+
     private static CommandLine cli(FanoutNodeMain main, Map<String, String> env, StringWriter err) {
         CommandLine cl = new CommandLine(main).setDefaultValueProvider(new EnvironmentDefaults(env));
         cl.setErr(new PrintWriter(err));
@@ -47,19 +56,8 @@ class FanoutNodeMainTest {
     void keepaliveAndWriteTimeoutFlags() {
         FanoutNodeMain main = new FanoutNodeMain();
         cli(main, Map.of("WATCHFANOUT_TCP_KEEPALIVE_COUNT", "5"), new StringWriter())
-                .parseArgs(
-                        "--kafka-bootstrap",
-                        "k:9092",
-                        "--topic-prefix",
-                        "w",
-                        "--port",
-                        "1",
-                        "--write-timeout",
-                        "1500ms",
-                        "--tcp-keepalive-idle",
-                        "1m",
-                        "--tcp-keepalive-interval",
-                        "2s");
+                .parseArgs(withRequired(
+                        "--write-timeout", "1500ms", "--tcp-keepalive-idle", "1m", "--tcp-keepalive-interval", "2s"));
         NodeConfig c = main.toConfig();
         assertThat(c.writeTimeout()).isEqualTo(Duration.ofMillis(1500));
         assertThat(c.tcpKeepaliveIdle()).isEqualTo(Duration.ofMinutes(1));
@@ -82,8 +80,7 @@ class FanoutNodeMainTest {
         };
         for (String[] c : cases) {
             StringWriter err = new StringWriter();
-            assertThat(cli(new FanoutNodeMain(), Map.of(), err)
-                            .execute("--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port", "1", c[0], c[1]))
+            assertThat(cli(new FanoutNodeMain(), Map.of(), err).execute(withRequired(c[0], c[1])))
                     .as(c[0] + " " + c[1])
                     .isEqualTo(2);
             assertThat(err.toString()).contains(c[2]);
@@ -93,36 +90,19 @@ class FanoutNodeMainTest {
     @Test
     void corsAllowedOriginsAreNoneByDefaultAndParsedFromTheFlagOrTheEnvironment() {
         FanoutNodeMain none = new FanoutNodeMain();
-        cli(none, Map.of(), new StringWriter())
-                .parseArgs("--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port", "1");
+        cli(none, Map.of(), new StringWriter()).parseArgs(withRequired());
         assertThat(none.toConfig().corsAllowedOrigins()).isEmpty();
         FanoutNodeMain flag = new FanoutNodeMain();
         cli(flag, Map.of(), new StringWriter())
-                .parseArgs(
-                        "--kafka-bootstrap",
-                        "k:9092",
-                        "--topic-prefix",
-                        "w",
-                        "--port",
-                        "1",
-                        "--cors-allowed-origins",
-                        "https://a.example,http://127.0.0.1:8080");
+                .parseArgs(withRequired("--cors-allowed-origins", "https://a.example,http://127.0.0.1:8080"));
         assertThat(flag.toConfig().corsAllowedOrigins()).containsExactly("https://a.example", "http://127.0.0.1:8080");
         FanoutNodeMain env = new FanoutNodeMain();
         cli(env, Map.of("WATCHFANOUT_CORS_ALLOWED_ORIGINS", "*"), new StringWriter())
-                .parseArgs("--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port", "1");
+                .parseArgs(withRequired());
         assertThat(env.toConfig().corsAllowedOrigins()).containsExactly("*");
         StringWriter err = new StringWriter();
         assertThat(cli(new FanoutNodeMain(), Map.of(), err)
-                        .execute(
-                                "--kafka-bootstrap",
-                                "k:9092",
-                                "--topic-prefix",
-                                "w",
-                                "--port",
-                                "1",
-                                "--cors-allowed-origins",
-                                "https://a.example/app"))
+                        .execute(withRequired("--cors-allowed-origins", "https://a.example/app")))
                 .isEqualTo(2);
         assertThat(err.toString())
                 .contains("--cors-allowed-origins: 'https://a.example/app' (expected: origins such as");
@@ -131,16 +111,7 @@ class FanoutNodeMainTest {
     @Test
     void badFlagsExitWithStatus2AndSayWhatWasExpected() {
         StringWriter err = new StringWriter();
-        assertThat(cli(new FanoutNodeMain(), Map.of(), err)
-                        .execute(
-                                "--kafka-bootstrap",
-                                "k:9092",
-                                "--topic-prefix",
-                                "w",
-                                "--port",
-                                "1",
-                                "--bookmark-interval",
-                                "5"))
+        assertThat(cli(new FanoutNodeMain(), Map.of(), err).execute(withRequired("--bookmark-interval", "5")))
                 .isEqualTo(2);
         assertThat(err.toString()).contains("'5' is not a duration").contains("expected: a whole number and a unit");
         StringWriter missing = new StringWriter();
@@ -148,16 +119,7 @@ class FanoutNodeMainTest {
                 .isEqualTo(2);
         assertThat(missing.toString()).contains("--kafka-bootstrap").contains("WATCHFANOUT_KAFKA_BOOTSTRAP");
         StringWriter invalid = new StringWriter();
-        assertThat(cli(new FanoutNodeMain(), Map.of(), invalid)
-                        .execute(
-                                "--kafka-bootstrap",
-                                "k:9092",
-                                "--topic-prefix",
-                                "w",
-                                "--port",
-                                "1",
-                                "--history-max-events",
-                                "0"))
+        assertThat(cli(new FanoutNodeMain(), Map.of(), invalid).execute(withRequired("--history-max-events", "0")))
                 .isEqualTo(2);
         assertThat(invalid.toString()).contains("--history-max-events: 0 (expected: >= 1)");
     }
@@ -195,23 +157,14 @@ class FanoutNodeMainTest {
     @Test
     void durationMessagesShowTheValueInTheFlagsOwnSyntax() {
         StringWriter err = new StringWriter();
-        assertThat(cli(new FanoutNodeMain(), Map.of(), err)
-                        .execute(
-                                "--kafka-bootstrap",
-                                "k:9092",
-                                "--topic-prefix",
-                                "w",
-                                "--port",
-                                "1",
-                                "--bookmark-interval",
-                                "0s"))
+        assertThat(cli(new FanoutNodeMain(), Map.of(), err).execute(withRequired("--bookmark-interval", "0s")))
                 .isEqualTo(2);
         assertThat(err.toString())
                 .contains("--bookmark-interval: 0s (expected: > 0)")
                 .doesNotContain("PT0S");
         StringWriter age = new StringWriter();
         assertThat(cli(new FanoutNodeMain(), Map.of("WATCHFANOUT_HISTORY_MAX_AGE", "0ms"), age)
-                        .execute("--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port", "1"))
+                        .execute(withRequired()))
                 .isEqualTo(2);
         assertThat(age.toString()).contains("--history-max-age: 0s (expected: >= 1ms)");
     }

@@ -57,48 +57,15 @@ class IngesterMainTest {
     @Test
     void requiredFlagsAndRangesAreChecked() {
         assertThat(run("--kafka-bootstrap", "k:9092")[2]).contains("Missing required options");
-        String[] bad = run(
-                "--etcd-endpoints",
-                "http://e:2379",
-                "--kafka-bootstrap",
-                "k:9092",
-                "--topic-prefix",
-                "t",
-                "--state-partitions",
-                "0");
+        String[] bad = run(withRequired("--etcd-endpoints", "http://e:2379", "--state-partitions", "0"));
         assertThat(bad[0]).isEqualTo("2");
         assertThat(bad[2]).contains("--state-partitions: 0 (expected: >= 1)");
-        String[] duration = run(
-                "--etcd-endpoints",
-                "http://e:2379",
-                "--kafka-bootstrap",
-                "k:9092",
-                "--topic-prefix",
-                "t",
-                "--transaction-timeout",
-                "soon");
+        String[] duration = run(withRequired("--etcd-endpoints", "http://e:2379", "--transaction-timeout", "soon"));
         assertThat(duration[2]).contains("'soon' is not a duration");
-        String[] key = run(
-                "--etcd-endpoints",
-                "http://e:2379",
-                "--kafka-bootstrap",
-                "k:9092",
-                "--topic-prefix",
-                "t",
-                "--key-prefix",
-                "/a%zz");
+        String[] key = run(withRequired("--etcd-endpoints", "http://e:2379", "--key-prefix", "/a%zz"));
         assertThat(key[2]).contains("--key-prefix").contains("malformed escape");
-        String[] isr = run(
-                "--etcd-endpoints",
-                "http://e:2379",
-                "--kafka-bootstrap",
-                "k:9092",
-                "--topic-prefix",
-                "t",
-                "--replication-factor",
-                "3",
-                "--min-insync-replicas",
-                "4");
+        String[] isr = run(withRequired(
+                "--etcd-endpoints", "http://e:2379", "--replication-factor", "3", "--min-insync-replicas", "4"));
         assertThat(isr[0]).isEqualTo("2");
         assertThat(isr[2]).contains("--min-insync-replicas: 4 (expected: <= --replication-factor 3)");
     }

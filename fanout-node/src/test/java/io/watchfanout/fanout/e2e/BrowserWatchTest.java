@@ -11,6 +11,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.PutOption;
+import io.watchfanout.fanout.testing.NodeApps;
 import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.JavaProcess;
@@ -24,7 +25,6 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -269,22 +269,8 @@ class BrowserWatchTest {
 
     /** {@code npm ci} of the pinned playwright-core into target/, once per build (it downloads no browser). */
     private static Path installDriver() throws Exception {
-        Path source = Path.of("src", "test", "node", "browser").toAbsolutePath();
-        Path app = Path.of("target", "browser").toAbsolutePath();
-        Files.createDirectories(app);
-        for (String f : List.of("package.json", "package-lock.json", "drive.js", "watch.html")) {
-            Files.copy(source.resolve(f), app.resolve(f), StandardCopyOption.REPLACE_EXISTING);
-        }
-        if (!Files.isDirectory(app.resolve("node_modules").resolve("playwright-core"))) {
-            Process npm = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts")
-                    .directory(app.toFile())
-                    .redirectErrorStream(true)
-                    .start();
-            String log = new String(npm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(npm.waitFor(5, TimeUnit.MINUTES)).isTrue();
-            assertThat(npm.exitValue()).as("npm ci: %s", log).isZero();
-        }
-        return app;
+        return NodeApps.install(
+                "browser", "playwright-core", List.of("package.json", "package-lock.json", "drive.js", "watch.html"));
     }
 
     private static ByteSequence bs(String s) {

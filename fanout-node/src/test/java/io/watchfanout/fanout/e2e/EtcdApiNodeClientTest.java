@@ -9,6 +9,7 @@ import io.etcd.jetcd.KV;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.PutOption;
+import io.watchfanout.fanout.testing.NodeApps;
 import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.KafkaBroker;
@@ -141,22 +142,7 @@ class EtcdApiNodeClientTest {
 
     /** {@code npm ci} of the pinned etcd3 package into target/, once per build. */
     private static Path installClient() throws Exception {
-        Path source = Path.of("src", "test", "node", "etcd3-client").toAbsolutePath();
-        Path app = Path.of("target", "etcd3-client").toAbsolutePath();
-        Files.createDirectories(app);
-        for (String f : List.of("package.json", "package-lock.json", "watch.js")) {
-            Files.copy(source.resolve(f), app.resolve(f), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        }
-        if (!Files.isDirectory(app.resolve("node_modules").resolve("etcd3"))) {
-            Process npm = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts")
-                    .directory(app.toFile())
-                    .redirectErrorStream(true)
-                    .start();
-            String log = new String(npm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(npm.waitFor(5, TimeUnit.MINUTES)).isTrue();
-            assertThat(npm.exitValue()).as("npm ci: %s", log).isZero();
-        }
-        return app;
+        return NodeApps.install("etcd3-client", "etcd3", List.of("package.json", "package-lock.json", "watch.js"));
     }
 
     private static ByteSequence bs(String s) {

@@ -11,6 +11,7 @@ import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.KeyValueList;
 import io.watchfanout.schema.v1.WatchEvent;
 import io.watchfanout.testkit.BackgroundWriter;
+import io.watchfanout.testkit.Closer;
 import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.EtcdWorkload;
@@ -45,7 +46,7 @@ class FanoutEndToEndTest {
     private Client etcd;
     private String topicPrefix;
     private String keyPrefix;
-    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final Closer closer = new Closer();
 
     FanoutEndToEndTest(EtcdServer etcdServer, KafkaBroker kafka) {
         this.etcdServer = etcdServer;
@@ -61,22 +62,15 @@ class FanoutEndToEndTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            resources.get(i).close();
-        }
-    }
-
-    private <T extends AutoCloseable> T keep(T resource) {
-        resources.add(resource);
-        return resource;
+        closer.close();
     }
 
     private Stack.Node node(String name) throws Exception {
-        return keep(Stack.node(name, kafka.bootstrapServers(), topicPrefix));
+        return closer.keep(Stack.node(name, kafka.bootstrapServers(), topicPrefix));
     }
 
     private JavaProcess ingester() {
-        return keep(Stack.ingester(etcdServer.clientUrl(), kafka.bootstrapServers(), topicPrefix));
+        return closer.keep(Stack.ingester(etcdServer.clientUrl(), kafka.bootstrapServers(), topicPrefix));
     }
 
     /** The ranges of the 50 watchers: overlapping prefixes, exact keys and ranges. */
@@ -192,7 +186,7 @@ class FanoutEndToEndTest {
         List<WatchClient> clients = new ArrayList<>();
         for (int i = 0; i < ranges.size(); i++) {
             WatchClient c =
-                    keep(new WatchClient("w" + i, ranges.get(i)[0], ranges.get(i)[1], Encoding.values()[i % 3]));
+                    closer.keep(new WatchClient("w" + i, ranges.get(i)[0], ranges.get(i)[1], Encoding.values()[i % 3]));
             assertThat(c.connect((i % 4 < 2 ? a : b).url(), start)).isEqualTo(200);
             clients.add(c);
         }
@@ -258,7 +252,7 @@ class FanoutEndToEndTest {
         List<WatchClient> clients = new ArrayList<>();
         for (int i = 0; i < ranges.size(); i++) {
             WatchClient c =
-                    keep(new WatchClient("w" + i, ranges.get(i)[0], ranges.get(i)[1], Encoding.values()[i % 3]));
+                    closer.keep(new WatchClient("w" + i, ranges.get(i)[0], ranges.get(i)[1], Encoding.values()[i % 3]));
             assertThat(c.connect(b.url(), start)).isEqualTo(200);
             clients.add(c);
         }
@@ -329,7 +323,7 @@ class FanoutEndToEndTest {
         ingester();
         Stack.Node a = node("node-a");
         Stack.Node b = node("node-b");
-        WatchClient quiet = keep(new WatchClient("quiet", keyPrefix + "quiet/", "prefix", true));
+        WatchClient quiet = closer.keep(new WatchClient("quiet", keyPrefix + "quiet/", "prefix", true));
         assertThat(quiet.connect(a.url(), 0)).isEqualTo(200);
         EtcdWorkload workload = new EtcdWorkload(etcd, keyPrefix + "busy/", 1, 20);
         long first = workload.run(50);
@@ -343,7 +337,7 @@ class FanoutEndToEndTest {
                         .distinct()
                         .count())
                 .isGreaterThan(1);
-        WatchClient resumed = keep(new WatchClient("resumed", keyPrefix + "quiet/", "prefix", false));
+        WatchClient resumed = closer.keep(new WatchClient("resumed", keyPrefix + "quiet/", "prefix", false));
         assertThat(resumed.connect(b.url(), quiet.lastResourceVersion())).isEqualTo(200);
         etcd.getKVClient()
                 .put(EtcdWorkload.bytes(keyPrefix + "quiet/x"), EtcdWorkload.bytes("1"))

@@ -13,6 +13,7 @@ import io.watchfanout.schema.v1.KeyValueList;
 import io.watchfanout.schema.v1.Status;
 import io.watchfanout.schema.v1.WatchEvent;
 import io.watchfanout.testkit.BackgroundWriter;
+import io.watchfanout.testkit.Closer;
 import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.EtcdWorkload;
@@ -52,7 +53,7 @@ class ListSemanticsEndToEndTest {
     private Client etcd;
     private String topicPrefix;
     private String keyPrefix;
-    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final Closer closer = new Closer();
 
     ListSemanticsEndToEndTest(EtcdServer etcdServer, KafkaBroker kafka) {
         this.etcdServer = etcdServer;
@@ -68,14 +69,7 @@ class ListSemanticsEndToEndTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            resources.get(i).close();
-        }
-    }
-
-    private <T extends AutoCloseable> T keep(T resource) {
-        resources.add(resource);
-        return resource;
+        closer.close();
     }
 
     /**
@@ -83,12 +77,12 @@ class ListSemanticsEndToEndTest {
      * bring it there run on a shared, busy machine.
      */
     private Stack.Node start(String... extra) throws Exception {
-        keep(Stack.ingester(etcdServer.clientUrl(), kafka.bootstrapServers(), topicPrefix));
+        closer.keep(Stack.ingester(etcdServer.clientUrl(), kafka.bootstrapServers(), topicPrefix));
         String[] flags = new String[extra.length + 2];
         flags[0] = "--resource-version-wait";
         flags[1] = "60s";
         System.arraycopy(extra, 0, flags, 2, extra.length);
-        return keep(Stack.node("node-a", kafka.bootstrapServers(), topicPrefix, flags));
+        return closer.keep(Stack.node("node-a", kafka.bootstrapServers(), topicPrefix, flags));
     }
 
     private static void awaitNode(Stack.Node node, long revision) {
