@@ -1,8 +1,10 @@
 'use strict';
 // The WATCHFANOUT_* environment variables a runnable reads: one per long option of its
 // picocli command (common/EnvironmentDefaults: --kafka-bootstrap -> WATCHFANOUT_KAFKA_BOOTSTRAP).
-// Read from the sources (`@Option(names = "--flag" ...)` under <module>/src/main/java), so the
-// check needs no build and sees flags that are being added in the same change.
+// Read from the sources under <module>/src/main/java, so the check needs no build and sees flags
+// that are being added in the same change: the flag table's definitions (`Flag.duration("--flag")`,
+// and the shared ones of common's CommonFlags that the module names, `CommonFlags.topicPrefix()`)
+// and any picocli `@Option(names = "--flag" ...)`.
 
 const fs = require('fs');
 const path = require('path');
@@ -39,6 +41,11 @@ function envVarsOf(root, module) {
     result = new Set();
     for (const f of files) {
       const src = fs.readFileSync(f, 'utf8');
+      for (const m of src.matchAll(/\bFlag\.\w+\(\s*"(--[^"]+)"/g)) result.add(envFor(m[1]));
+      const shared = commonFlags(root);
+      for (const m of src.matchAll(/\bCommonFlags\.(\w+)\(\)/g)) {
+        if (shared.has(m[1])) result.add(envFor(shared.get(m[1])));
+      }
       for (const m of src.matchAll(/@Option\s*\(([\s\S]*?)\)\s*(?:\n|\s)/g)) {
         const names = /names\s*=\s*(\{[^}]*\}|"[^"]*")/.exec(m[1]);
         if (!names) continue;
@@ -50,6 +57,16 @@ function envVarsOf(root, module) {
   }
   cache.set(key, result);
   return result;
+}
+
+/** common's shared flags: the method of CommonFlags -> the flag it defines. */
+function commonFlags(root) {
+  const f = path.join(root, 'common', 'src', 'main', 'java', 'io', 'watchfanout', 'common', 'CommonFlags.java');
+  const out = new Map();
+  if (!fs.existsSync(f)) return out;
+  const src = fs.readFileSync(f, 'utf8');
+  for (const m of src.matchAll(/\b(\w+)\(\)\s*\{\s*return\s+Flag\.\w+\(\s*"(--[^"]+)"/g)) out.set(m[1], m[2]);
+  return out;
 }
 
 /** The runnable module an image or Dockerfile name refers to, or null. */
