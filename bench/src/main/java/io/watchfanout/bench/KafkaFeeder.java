@@ -36,7 +36,11 @@ final class KafkaFeeder implements Load, AutoCloseable {
     private final LongAdder acked = new LongAdder();
     private long revision = 1;
 
-    KafkaFeeder(String bootstrap, String prefix, int valueBytes) throws Exception {
+    /**
+     * Creates {@code <prefix>.events} and the compacted {@code <prefix>.state}, one partition each,
+     * as the ingester would: the topics a node fed straight from Kafka reads.
+     */
+    static void createTopics(String bootstrap, String prefix) throws Exception {
         Properties a = new Properties();
         a.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         try (Admin admin = Admin.create(a)) {
@@ -47,6 +51,10 @@ final class KafkaFeeder implements Load, AutoCloseable {
                     .all()
                     .get();
         }
+    }
+
+    KafkaFeeder(String bootstrap, String prefix, int valueBytes) throws Exception {
+        createTopics(bootstrap, prefix);
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());

@@ -7,12 +7,8 @@ import io.watchfanout.testkit.JavaProcess;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -118,16 +114,7 @@ final class RebuildScenario implements Callable<Integer> {
     }
 
     private void produce(String bootstrap, String prefix, int keys, Progress progress) throws Exception {
-        Properties a = new Properties();
-        a.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(a)) {
-            admin.createTopics(List.of(
-                            new NewTopic(prefix + ".events", Optional.of(1), Optional.empty()),
-                            new NewTopic(prefix + ".state", Optional.of(1), Optional.empty())
-                                    .configs(Map.of("cleanup.policy", "compact"))))
-                    .all()
-                    .get();
-        }
+        KafkaFeeder.createTopics(bootstrap, prefix);
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());

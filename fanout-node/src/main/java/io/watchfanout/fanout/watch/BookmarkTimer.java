@@ -62,20 +62,21 @@ final class BookmarkTimer implements AutoCloseable {
             return;
         }
         long ms = progress.toMillis();
-        boolean[] created = new boolean[1];
-        byProgressInterval
-                .computeIfAbsent(ms, k -> {
-                    created[0] = true;
-                    return ConcurrentHashMap.newKeySet();
-                })
-                .add(w);
-        if (created[0]) {
+        Set<Watcher> group = byProgressInterval.get(ms);
+        if (group == null) {
+            // Created and scheduled under the monitor that start() takes, so each interval runs once.
             synchronized (this) {
-                if (timer != null) {
-                    scheduleProgress(ms);
+                group = byProgressInterval.get(ms);
+                if (group == null) {
+                    group = ConcurrentHashMap.newKeySet();
+                    byProgressInterval.put(ms, group);
+                    if (timer != null) {
+                        scheduleProgress(ms);
+                    }
                 }
             }
         }
+        group.add(w);
     }
 
     void unregister(Watcher w) {

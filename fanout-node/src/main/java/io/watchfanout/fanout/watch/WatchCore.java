@@ -120,7 +120,6 @@ public final class WatchCore implements AutoCloseable {
             }
         }
         CoreSettings settings = dispatcher.settings;
-        FrameEncoder encoder = dispatcher.encoder;
         Watcher w;
         dispatcher.lock.lock();
         try {
