@@ -14,6 +14,8 @@ import io.watchfanout.fanout.kafka.KafkaCacheLoader;
 import io.watchfanout.fanout.kafka.KafkaHistory;
 import io.watchfanout.fanout.kafka.RebuildProgress;
 import io.watchfanout.fanout.metrics.NodeMetrics;
+import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.security.NodeSecurity;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
 import org.slf4j.Logger;
@@ -51,6 +53,8 @@ public final class FanoutNode implements AutoCloseable {
     private final EtcdApi etcdApi;
 
     private final ManagedChannel etcdChannel;
+    /** Who may do what; checked when requests and watches start, never per event. */
+    private final AccessControl access;
     /** The events topic as history before the window, or null with --deep-read-max-readers 0. */
     private final KafkaHistory olderHistory;
 
@@ -106,6 +110,9 @@ public final class FanoutNode implements AutoCloseable {
         etcdChannel = config.etcdEndpoints().isEmpty() || config.etcdApiPort() < 0
                 ? null
                 : EtcdApis.channel(config.etcdEndpoints());
+        access = NodeSecurity.create(config.security(), config.nodeId(), etcdChannel);
+        access.register(registry);
+        api.secure(access);
         etcdApi = config.etcdApiPort() < 0 ? null : EtcdApis.create(core, config, etcdChannel, registry);
         if (etcdApi != null) {
             api.serveGateway(etcdApi.gateway());
@@ -129,6 +136,7 @@ public final class FanoutNode implements AutoCloseable {
     /** Starts the HTTP API (answering 503 until ready) and the rebuild from Kafka. */
     public static FanoutNode start(NodeConfig config) {
         FanoutNode node = new FanoutNode(config);
+        node.access.start();
         node.core.start();
         node.api.start();
         if (node.etcdApi != null) {
@@ -206,6 +214,7 @@ public final class FanoutNode implements AutoCloseable {
         }
         loader.close();
         core.close();
+        access.close();
         if (olderHistory != null) {
             olderHistory.close();
         }

@@ -1,6 +1,7 @@
 package io.watchfanout.fanout;
 
 import io.watchfanout.fanout.http.CorsOrigins;
+import io.watchfanout.fanout.security.SecurityConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -44,6 +45,7 @@ import java.util.Objects;
  * @param deepReadMaxBytes bytes of events one such read holds at most, {@code >= 1}
  * @param benchEncodePerWatcher benchmark only ({@code bin/bench memo}): live dispatch encodes a
  *     frame per watcher instead of sharing one per event and encoding; never set in production
+ * @param security authentication, authorization and watch limits (README.md, "Security")
  */
 public record NodeConfig(
         String kafkaBootstrap,
@@ -69,7 +71,8 @@ public record NodeConfig(
         List<String> corsAllowedOrigins,
         int deepReadMaxReaders,
         long deepReadMaxBytes,
-        boolean benchEncodePerWatcher) {
+        boolean benchEncodePerWatcher,
+        SecurityConfig security) {
     /**
      * Copies the lists. The ranges in the field descriptions are {@link NodeFlags}' checks, made
      * when the flags are parsed; code that builds a configuration directly (tests) passes values
@@ -79,6 +82,7 @@ public record NodeConfig(
         Objects.requireNonNull(kafkaBootstrap, "kafkaBootstrap");
         Objects.requireNonNull(topicPrefix, "topicPrefix");
         Objects.requireNonNull(nodeId, "nodeId");
+        Objects.requireNonNull(security, "security");
         etcdEndpoints = List.copyOf(etcdEndpoints);
         corsAllowedOrigins = List.copyOf(corsAllowedOrigins);
     }

@@ -5,8 +5,11 @@ import io.watchfanout.common.CommonFlags;
 import io.watchfanout.common.Flag;
 import io.watchfanout.common.FlagTable;
 import io.watchfanout.fanout.http.CorsOrigins;
+import io.watchfanout.fanout.security.SecurityConfig;
+import io.watchfanout.fanout.security.WatchLimits;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
@@ -139,6 +142,76 @@ public final class NodeFlags extends FlagTable {
             .check(Check.by(CorsOrigins::of))
             .help("Origins whose pages may read /v1/* and etcd's JSON gateway /v3/* across origins (CORS, README.md "
                     + "\"Browsers\"), comma-separated, e.g. https://app.example.com,http://127.0.0.1:8080; * for any.");
+    // Security (README.md "Security", docs/SECURITY.md): authentication, authorization, limits.
+    static final Flag<Boolean> ANONYMOUS = Flag.toggle("--anonymous")
+            .defaultValue("false")
+            .help("Serve requests without credentials as system:anonymous (group system:unauthenticated). A node "
+                    + "needs this or an authentication method; without --authz, an anonymous-only node allows "
+                    + "everything.");
+    static final Flag<Boolean> CLIENT_CERT_AUTH = Flag.toggle("--client-cert-auth")
+            .defaultValue("false")
+            .help("Authenticate clients by the certificate they presented (needs --client-ca-file): the identity is "
+                    + "its common name, its organisations are groups (as etcd's --client-cert-auth).");
+    static final Flag<Path> TOKEN_AUTH_FILE = Flag.path("--token-auth-file", "FILE")
+            .unit("path (CSV: token,user,uid[,\"group1,group2\"])")
+            .help("Static bearer tokens in kube-apiserver's --token-auth-file format; reloaded when it changes.");
+    static final Flag<Path> JWT_JWKS_FILE = Flag.path("--jwt-jwks-file", "FILE")
+            .unit("path (JSON Web Key Set)")
+            .help("Accept JWT bearer tokens signed by a key of this JWKS (RS256/ES256); needs --jwt-issuer and "
+                    + "--jwt-audience; reloaded when it changes.");
+    static final Flag<String> JWT_ISSUER = Flag.text("--jwt-issuer", "ISSUER").help("The iss claim a JWT must carry.");
+    static final Flag<String> JWT_AUDIENCE =
+            Flag.text("--jwt-audience", "AUDIENCE").help("A value the aud claim of a JWT must contain.");
+    static final Flag<String> JWT_USERNAME_CLAIM = Flag.text("--jwt-username-claim", "CLAIM")
+            .defaultValue("sub")
+            .help("The JWT claim that names the identity.");
+    static final Flag<String> JWT_GROUPS_CLAIM = Flag.text("--jwt-groups-claim", "CLAIM")
+            .defaultValue("groups")
+            .help("The JWT claim (a list of strings) that names the identity's groups.");
+    static final Flag<Boolean> ETCD_USER_AUTH = Flag.toggle("--etcd-user-auth")
+            .defaultValue("false")
+            .help("Accept etcd's own users: Authenticate is forwarded to etcd and the token it returns is accepted "
+                    + "(the identity is the etcd user); needs --etcd-endpoints.");
+    static final Flag<List<String>> HTTP_AUTHN = Flag.list("--http-authn", "METHODS", null)
+            .unit("cert, token, jwt, etcd; comma-separated")
+            .defaultText("every configured method")
+            .help("The authentication methods of the HTTP port (and etcd's JSON gateway on it).");
+    static final Flag<List<String>> ETCD_API_AUTHN = Flag.list("--etcd-api-authn", "METHODS", null)
+            .unit("cert, token, jwt, etcd; comma-separated")
+            .defaultText("every configured method")
+            .help("The authentication methods of the etcd API port.");
+    static final Flag<String> AUTHZ = Flag.text("--authz", "POLICY")
+            .check(Check.of("file:PATH or etcd", v -> v.equals("etcd") || (v.startsWith("file:") && v.length() > 5)))
+            .help("Authorization: rules from a policy file (reloaded when it changes), or etcd's own roles and "
+                    + "permissions, read with the node's credentials and refreshed. Default deny; required with "
+                    + "any authentication method.");
+    static final Flag<Duration> AUTHZ_ETCD_REFRESH = Flag.duration("--authz-etcd-refresh")
+            .defaultValue("5s")
+            .check(Check.atLeast(Duration.ofMillis(100)))
+            .help("With --authz=etcd: how often etcd's auth revision is checked, and its roles read again when "
+                    + "it moved.");
+    static final Flag<Integer> MAX_WATCHERS = Flag.integer("--max-watchers", "N")
+            .defaultValue("0")
+            .unit("watches")
+            .check(Check.atLeast(0))
+            .help("Watches this node serves at most; beyond it new watches get 429 TooManyRequests with "
+                    + "Retry-After (clients try another node). 0 = no limit.");
+    static final Flag<Integer> MAX_WATCHERS_PER_IDENTITY = Flag.integer("--max-watchers-per-identity", "N")
+            .defaultValue("0")
+            .unit("watches")
+            .check(Check.atLeast(0))
+            .help("Watches one identity may have open on this node; beyond it 429 TooManyRequests. 0 = no limit.");
+    static final Flag<Integer> WATCH_RATE_PER_IDENTITY = Flag.integer("--watch-rate-per-identity", "N")
+            .defaultValue("0")
+            .unit("watches per second")
+            .check(Check.atLeast(0))
+            .help("New watches one identity may open per second on average (token bucket); beyond it 429 "
+                    + "TooManyRequests with the wait as Retry-After. 0 = no limit.");
+    static final Flag<Integer> WATCH_BURST_PER_IDENTITY = Flag.integer("--watch-burst-per-identity", "N")
+            .defaultText("--watch-rate-per-identity")
+            .unit("watches")
+            .check(Check.atLeast(1))
+            .help("New watches one identity may open at once before --watch-rate-per-identity applies.");
     static final Flag<Boolean> BENCH_ENCODE_PER_WATCHER = Flag.toggle("--bench-encode-per-watcher")
             .defaultValue("false")
             .hidden()
@@ -173,6 +246,23 @@ public final class NodeFlags extends FlagTable {
                 ETCD_ENDPOINTS,
                 PROGRESS_NOTIFY_INTERVAL,
                 CORS_ALLOWED_ORIGINS,
+                ANONYMOUS,
+                CLIENT_CERT_AUTH,
+                TOKEN_AUTH_FILE,
+                JWT_JWKS_FILE,
+                JWT_ISSUER,
+                JWT_AUDIENCE,
+                JWT_USERNAME_CLAIM,
+                JWT_GROUPS_CLAIM,
+                ETCD_USER_AUTH,
+                HTTP_AUTHN,
+                ETCD_API_AUTHN,
+                AUTHZ,
+                AUTHZ_ETCD_REFRESH,
+                MAX_WATCHERS,
+                MAX_WATCHERS_PER_IDENTITY,
+                WATCH_RATE_PER_IDENTITY,
+                WATCH_BURST_PER_IDENTITY,
                 BENCH_ENCODE_PER_WATCHER);
     }
 
@@ -212,7 +302,39 @@ public final class NodeFlags extends FlagTable {
                 v.get(CORS_ALLOWED_ORIGINS),
                 v.get(DEEP_READ_MAX_READERS),
                 v.get(DEEP_READ_MAX_BYTES),
-                v.get(BENCH_ENCODE_PER_WATCHER));
+                v.get(BENCH_ENCODE_PER_WATCHER),
+                security(spec, v));
+    }
+
+    /**
+     * The security settings, with the checks that span flags: a node needs an authentication
+     * method or {@code --anonymous}; any authentication method needs {@code --authz}; a JWT
+     * needs issuer and audience; the per-listener lists name configured methods.
+     */
+    private static SecurityConfig security(CommandSpec spec, Values v) {
+        int rate = v.get(WATCH_RATE_PER_IDENTITY);
+        Integer burst = v.get(WATCH_BURST_PER_IDENTITY);
+        SecurityConfig c = new SecurityConfig(
+                v.get(ANONYMOUS),
+                v.get(CLIENT_CERT_AUTH),
+                v.get(TOKEN_AUTH_FILE),
+                v.get(JWT_JWKS_FILE),
+                v.get(JWT_ISSUER),
+                v.get(JWT_AUDIENCE),
+                v.get(JWT_USERNAME_CLAIM),
+                v.get(JWT_GROUPS_CLAIM),
+                v.get(ETCD_USER_AUTH),
+                v.get(HTTP_AUTHN),
+                v.get(ETCD_API_AUTHN),
+                v.get(AUTHZ),
+                v.get(AUTHZ_ETCD_REFRESH),
+                new WatchLimits(
+                        v.get(MAX_WATCHERS), v.get(MAX_WATCHERS_PER_IDENTITY), rate, burst == null ? rate : burst));
+        String problem = c.problem(!v.get(ETCD_ENDPOINTS).isEmpty());
+        if (problem != null) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), problem);
+        }
+        return c;
     }
 
     private static String hostName() {

@@ -16,7 +16,9 @@ import picocli.CommandLine;
 
 class FanoutNodeMainTest {
     /** The flags every run needs, so that each test names only what it is about. */
-    private static final String[] REQUIRED = {"--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port", "1"};
+    private static final String[] REQUIRED = {
+        "--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port", "1", "--anonymous"
+    };
 
     private static String[] withRequired(String... args) {
         String[] all = java.util.Arrays.copyOf(REQUIRED, REQUIRED.length + args.length);
@@ -35,7 +37,14 @@ class FanoutNodeMainTest {
     void flagsAndEnvironmentAndDefaults() {
         FanoutNodeMain main = new FanoutNodeMain();
         cli(main, Map.of("WATCHFANOUT_TOPIC_PREFIX", "watch", "WATCHFANOUT_HISTORY_MAX_AGE", "2m"), new StringWriter())
-                .parseArgs("--kafka-bootstrap", "127.0.0.1:9092", "--port", "8081", "--bookmark-interval", "500ms");
+                .parseArgs(
+                        "--kafka-bootstrap",
+                        "127.0.0.1:9092",
+                        "--port",
+                        "8081",
+                        "--bookmark-interval",
+                        "500ms",
+                        "--anonymous");
         NodeConfig c = main.toConfig();
         assertThat(c.topicPrefix()).isEqualTo("watch");
         assertThat(c.historyMaxAge()).isEqualTo(Duration.ofMinutes(2));
@@ -183,7 +192,8 @@ class FanoutNodeMainTest {
                                 "--bind-address",
                                 "127.0.0.1",
                                 "--port",
-                                Integer.toString(taken.getLocalPort()))
+                                Integer.toString(taken.getLocalPort()),
+                                "--anonymous")
                         .start()) {
             assertThat(node.waitForExit(Duration.ofSeconds(120))).hasValue(1);
             String output = Files.readString(node.logFile());
@@ -193,6 +203,31 @@ class FanoutNodeMainTest {
                     .doesNotContain("Exception")
                     .doesNotContain("\tat ");
         }
+    }
+
+    @Test
+    void aNodeNeedsAnAuthenticationMethodOrAnonymousAndAuthenticationNeedsAuthz() {
+        String[] base = {"--kafka-bootstrap", "k:9092", "--topic-prefix", "w", "--port", "1"};
+        StringWriter none = new StringWriter();
+        assertThat(cli(new FanoutNodeMain(), Map.of(), none).execute(base)).isEqualTo(2);
+        assertThat(none.toString()).contains("no way to authenticate clients").contains("--anonymous");
+        StringWriter noAuthz = new StringWriter();
+        String[] tokens = java.util.Arrays.copyOf(base, base.length + 2);
+        tokens[base.length] = "--token-auth-file";
+        tokens[base.length + 1] = "/etc/tokens.csv";
+        assertThat(cli(new FanoutNodeMain(), Map.of(), noAuthz).execute(tokens)).isEqualTo(2);
+        assertThat(noAuthz.toString()).contains("authentication without --authz would deny every request");
+        StringWriter badAuthz = new StringWriter();
+        assertThat(cli(new FanoutNodeMain(), Map.of(), badAuthz).execute(withRequired("--authz", "rbac")))
+                .isEqualTo(2);
+        assertThat(badAuthz.toString()).contains("--authz: 'rbac' (expected: file:PATH or etcd)");
+        StringWriter badMethod = new StringWriter();
+        assertThat(cli(new FanoutNodeMain(), Map.of(), badMethod).execute(withRequired("--http-authn", "jwt")))
+                .isEqualTo(2);
+        assertThat(badMethod.toString()).contains("--http-authn: method \"jwt\" is not configured");
+        FanoutNodeMain open = new FanoutNodeMain();
+        cli(open, Map.of(), new StringWriter()).parseArgs(withRequired());
+        assertThat(open.toConfig().security().isOpen()).isTrue();
     }
 
     @Test

@@ -171,9 +171,10 @@ public final class StackLauncher implements AutoCloseable {
     }
 
     /**
-     * A fan-out node of the tier, not started: {@code base} with the flags
+     * A fan-out node of the tier that serves anyone, not started: {@code base} with the flags
      * {@code --kafka-bootstrap}, {@code --topic-prefix}, {@code --bind-address 127.0.0.1},
-     * {@code --port} and {@code --node-id}. More flags (e.g. {@code --etcd-api-port}) may follow.
+     * {@code --port}, {@code --node-id} and {@code --anonymous}. More flags (e.g.
+     * {@code --etcd-api-port}) may follow.
      *
      * @param base the process: of the node's jar or its main class, with its name, heap, log
      * @param port the node's HTTP port
@@ -181,7 +182,15 @@ public final class StackLauncher implements AutoCloseable {
      * @return {@code base}
      */
     public JavaProcess.Builder node(JavaProcess.Builder base, int port, String nodeId) {
-        return base.args(
+        return node(base, port, nodeId, true);
+    }
+
+    /**
+     * As {@link #node(JavaProcess.Builder, int, String)}; without {@code --anonymous} when
+     * {@code anonymous} is false, for a node whose authentication flags follow.
+     */
+    public JavaProcess.Builder node(JavaProcess.Builder base, int port, String nodeId, boolean anonymous) {
+        base.args(
                 "--kafka-bootstrap",
                 kafkaBootstrap(),
                 "--topic-prefix",
@@ -192,6 +201,7 @@ public final class StackLauncher implements AutoCloseable {
                 Integer.toString(port),
                 "--node-id",
                 nodeId);
+        return anonymous ? base.args("--anonymous") : base;
     }
 
     /**

@@ -9,6 +9,7 @@ import io.undertow.server.HttpServerExchange;
 import io.undertow.server.protocol.http.HttpOpenListener;
 import io.undertow.util.Methods;
 import io.watchfanout.fanout.etcd.JsonGateway;
+import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.watch.CurrentRevision;
 import io.watchfanout.fanout.watch.Statuses;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -71,6 +72,7 @@ public final class HttpApi {
     private CurrentRevision currentRevision;
     private ExecutorService gatewayWriters;
     private CorsOrigins corsOrigins = CorsOrigins.NONE;
+    private AccessControl access;
 
     /**
      * @param core the watch core to serve
@@ -129,6 +131,15 @@ public final class HttpApi {
      */
     public void allowOrigins(CorsOrigins origins) {
         this.corsOrigins = java.util.Objects.requireNonNull(origins, "origins");
+    }
+
+    /**
+     * Checks every {@code /v1/*} and {@code /v3/*} request and watch with {@code access}
+     * (README.md, "Security"); call before {@link #start()}. Without it the API serves anyone, as
+     * {@link AccessControl#open} does.
+     */
+    public void secure(AccessControl access) {
+        this.access = java.util.Objects.requireNonNull(access, "access");
     }
 
     /**
