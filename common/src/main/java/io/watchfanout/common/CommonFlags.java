@@ -93,10 +93,13 @@ public final class CommonFlags {
      * @param spec the parsed command line, for the error
      * @param v the checked values of a table holding the five flags
      * @param flags the runnable's {@link #etcdSecurityFlags}
-     * @throws CommandLine.ParameterException naming the flags of a half-given pair, or the
-     *     password file that cannot be read (never its content); picocli exits with status 2
+     * @param endpoints the parsed {@code --etcd-endpoints}: certificates need {@code https} ones
+     * @throws CommandLine.ParameterException naming the flags of a half-given pair, a certificate
+     *     for {@code http} endpoints, or the password file that cannot be read (never its
+     *     content); picocli exits with status 2
      */
-    public static EtcdSecurity etcdSecurity(CommandSpec spec, FlagTable.Values v, EtcdFlags flags) {
+    public static EtcdSecurity etcdSecurity(
+            CommandSpec spec, FlagTable.Values v, EtcdFlags flags, List<String> endpoints) {
         Path cert = v.get(flags.cert());
         Path key = v.get(flags.key());
         String user = v.get(flags.user());
@@ -110,6 +113,13 @@ public final class CommonFlags {
             throw new CommandLine.ParameterException(
                     spec.commandLine(),
                     flags.user() + " and " + flags.passwordFile() + " go together (expected: both or neither)");
+        }
+        boolean certificates = v.get(flags.cacert()) != null || cert != null;
+        if (certificates && endpoints.stream().anyMatch(e -> !e.startsWith("https://"))) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    flags.cacert() + "/" + flags.cert() + " are for TLS (expected: https:// --etcd-endpoints, got "
+                            + String.join(",", endpoints) + ")");
         }
         String password;
         try {

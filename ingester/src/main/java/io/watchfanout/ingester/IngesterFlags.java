@@ -230,7 +230,7 @@ public final class IngesterFlags extends FlagTable {
                 v.get(ELECTION_LEASE_TTL),
                 v.get(HEARTBEAT_INTERVAL),
                 v.get(DEPENDENCY_TIMEOUT),
-                CommonFlags.etcdSecurity(spec, v, ETCD_SECURITY),
+                CommonFlags.etcdSecurity(spec, v, ETCD_SECURITY, v.get(ETCD_ENDPOINTS)),
                 kafkaSettings != null ? kafkaSettings : KafkaClientSettings.NONE);
     }
 
