@@ -75,7 +75,7 @@ public final class CommonFlags {
      */
     public static Flag.Builder<KafkaClientSettings> kafkaConfig() {
         return Flag.of("--kafka-config", "FILE", KafkaClientSettings.class, CommonFlags::kafkaSettings)
-                .defaultText("none (plaintext)")
+                .defaultText("none; plaintext Kafka")
                 .unit("Java properties file");
     }
 

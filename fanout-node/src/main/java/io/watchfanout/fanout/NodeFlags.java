@@ -148,8 +148,9 @@ public final class NodeFlags extends FlagTable {
                             + "instead of once per event and encoding, to measure what encode-once saves. Never in production.");
     static final CommonFlags.EtcdFlags ETCD_SECURITY = CommonFlags.etcdSecurityFlags(
             "etcd user of the node's own calls to etcd (the revision probe of consistent reads, the refresh of "
-                    + "the headers), as etcdctl --user; with --etcd-password-file. Calls forwarded for etcd API "
-                    + "clients carry the client's own token instead.");
+                    + "the headers), as etcdctl --user; with --etcd-password-file. It needs read permission on the "
+                    + "zero-byte key, which the probe counts. Calls forwarded for etcd API clients carry the client's "
+                    + "own token instead.");
     static final Flag<KafkaClientSettings> KAFKA_CONFIG = CommonFlags.kafkaConfig()
             .help("Kafka client settings for every Kafka consumer of the node (rebuild, tail, reads of older history): "
                     + "security, ssl, sasl and tuning keys, e.g. security.protocol=SASL_SSL; settings the node sets itself "

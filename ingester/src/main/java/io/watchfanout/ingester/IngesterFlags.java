@@ -141,7 +141,8 @@ public final class IngesterFlags extends FlagTable {
                     + "ready.");
     static final CommonFlags.EtcdFlags ETCD_SECURITY = CommonFlags.etcdSecurityFlags(
             "etcd user of every call to etcd (watch, reads, leader election), as etcdctl --user; with "
-                    + "--etcd-password-file. jetcd renews the user's token.");
+                    + "--etcd-password-file. It needs read permission on every key (the ingester watches the whole "
+                    + "keyspace), and write on --election-name with --leader-election. jetcd renews its token.");
     static final Flag<KafkaClientSettings> KAFKA_CONFIG = CommonFlags.kafkaConfig()
             .help("Kafka client settings for every Kafka client of the ingester (publisher, readers, admin, state "
                     + "materializer): security, ssl, sasl and tuning keys, e.g. security.protocol=SASL_SSL; settings the "
