@@ -48,7 +48,7 @@ public final class CommonFlags {
     public static Flag.Builder<Path> tlsKeyFile() {
         return Flag.path(TlsFiles.KEY_FLAG, "FILE")
                 .defaultText("none; plaintext")
-                .unit("path, PKCS#8 PEM (`BEGIN PRIVATE KEY`)");
+                .unit("path, PKCS#8 PEM");
     }
 
     /** {@code --client-ca-file FILE}: PEM bundle of the CAs whose client certificates are accepted (mutual TLS). */

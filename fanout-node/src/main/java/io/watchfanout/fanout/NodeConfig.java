@@ -1,5 +1,6 @@
 package io.watchfanout.fanout;
 
+import io.watchfanout.common.tls.TlsFiles;
 import io.watchfanout.fanout.http.CorsOrigins;
 import java.time.Duration;
 import java.util.List;
@@ -44,6 +45,8 @@ import java.util.Objects;
  * @param deepReadMaxBytes bytes of events one such read holds at most, {@code >= 1}
  * @param benchEncodePerWatcher benchmark only ({@code bin/bench memo}): live dispatch encodes a
  *     frame per watcher instead of sharing one per event and encoding; never set in production
+ * @param tls the certificate, key and client CAs of TLS on the HTTP and etcd API ports, or null
+ *     for plaintext
  */
 public record NodeConfig(
         String kafkaBootstrap,
@@ -69,7 +72,8 @@ public record NodeConfig(
         List<String> corsAllowedOrigins,
         int deepReadMaxReaders,
         long deepReadMaxBytes,
-        boolean benchEncodePerWatcher) {
+        boolean benchEncodePerWatcher,
+        TlsFiles tls) {
     /**
      * Copies the lists. The ranges in the field descriptions are {@link NodeFlags}' checks, made
      * when the flags are parsed; code that builds a configuration directly (tests) passes values

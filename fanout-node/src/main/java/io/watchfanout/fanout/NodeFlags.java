@@ -7,6 +7,7 @@ import io.watchfanout.common.FlagTable;
 import io.watchfanout.fanout.http.CorsOrigins;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
@@ -139,6 +140,15 @@ public final class NodeFlags extends FlagTable {
             .check(Check.by(CorsOrigins::of))
             .help("Origins whose pages may read /v1/* and etcd's JSON gateway /v3/* across origins (CORS, README.md "
                     + "\"Browsers\"), comma-separated, e.g. https://app.example.com,http://127.0.0.1:8080; * for any.");
+    static final Flag<Path> TLS_CERT_FILE = CommonFlags.tlsCertFile()
+            .help(
+                    "PEM certificate chain (the node's certificate first) of TLS on both ports, HTTP and --etcd-api-port; "
+                            + "with --tls-key-file. Reloaded when the file changes: new connections get the new certificate.");
+    static final Flag<Path> TLS_KEY_FILE =
+            CommonFlags.tlsKeyFile().help("Private key of --tls-cert-file, unencrypted PKCS#8 PEM; reloaded with it.");
+    static final Flag<Path> CLIENT_CA_FILE = CommonFlags.clientCaFile()
+            .help("PEM bundle of CAs: with it, both ports require a client certificate signed by one of them (mutual "
+                    + "TLS); any other is refused in the handshake. Reloaded when the file changes.");
     static final Flag<Boolean> BENCH_ENCODE_PER_WATCHER = Flag.toggle("--bench-encode-per-watcher")
             .defaultValue("false")
             .hidden()
@@ -173,6 +183,9 @@ public final class NodeFlags extends FlagTable {
                 ETCD_ENDPOINTS,
                 PROGRESS_NOTIFY_INTERVAL,
                 CORS_ALLOWED_ORIGINS,
+                TLS_CERT_FILE,
+                TLS_KEY_FILE,
+                CLIENT_CA_FILE,
                 BENCH_ENCODE_PER_WATCHER);
     }
 
@@ -212,7 +225,8 @@ public final class NodeFlags extends FlagTable {
                 v.get(CORS_ALLOWED_ORIGINS),
                 v.get(DEEP_READ_MAX_READERS),
                 v.get(DEEP_READ_MAX_BYTES),
-                v.get(BENCH_ENCODE_PER_WATCHER));
+                v.get(BENCH_ENCODE_PER_WATCHER),
+                CommonFlags.tlsFiles(spec, v, TLS_CERT_FILE, TLS_KEY_FILE, CLIENT_CA_FILE));
     }
 
     private static String hostName() {

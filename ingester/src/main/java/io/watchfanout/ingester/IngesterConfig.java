@@ -1,6 +1,7 @@
 package io.watchfanout.ingester;
 
 import com.google.protobuf.ByteString;
+import io.watchfanout.common.tls.TlsFiles;
 import java.time.Duration;
 import java.util.List;
 
@@ -35,6 +36,8 @@ import java.util.List;
  *     heartbeat (a progress record that repeats the last revision)
  * @param dependencyTimeout how long a probe of etcd or Kafka may take before the ingester
  *     reports that dependency lost (not ready); probes run every second
+ * @param tls the certificate, key and client CAs of TLS on the operations port, or null for
+ *     plaintext
  */
 public record IngesterConfig(
         List<String> etcdEndpoints,
@@ -60,4 +63,5 @@ public record IngesterConfig(
         String electionName,
         Duration electionLeaseTtl,
         Duration heartbeatInterval,
-        Duration dependencyTimeout) {}
+        Duration dependencyTimeout,
+        TlsFiles tls) {}

@@ -6,6 +6,7 @@ import io.watchfanout.common.CommonFlags;
 import io.watchfanout.common.Flag;
 import io.watchfanout.common.FlagTable;
 import io.watchfanout.common.KeyBytes;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import picocli.CommandLine;
@@ -138,6 +139,14 @@ public final class IngesterFlags extends FlagTable {
             .check(Check.atLeast(MIN_PROBE_PERIOD))
             .help("etcd and Kafka are probed every second; one that does not answer within this makes the ingester not "
                     + "ready.");
+    static final Flag<Path> TLS_CERT_FILE = CommonFlags.tlsCertFile()
+            .help("PEM certificate chain (the ingester's certificate first) of TLS on the operations port; with "
+                    + "--tls-key-file. Reloaded when the file changes: new connections get the new certificate.");
+    static final Flag<Path> TLS_KEY_FILE =
+            CommonFlags.tlsKeyFile().help("Private key of --tls-cert-file, unencrypted PKCS#8 PEM; reloaded with it.");
+    static final Flag<Path> CLIENT_CA_FILE = CommonFlags.clientCaFile()
+            .help("PEM bundle of CAs: with it, the operations port requires a client certificate signed by one of "
+                    + "them (mutual TLS); any other is refused in the handshake. Reloaded when the file changes.");
 
     /** The table in {@code --help}'s order; picocli makes it through {@code @Command(modelTransformer)}. */
     public IngesterFlags() {
@@ -166,7 +175,10 @@ public final class IngesterFlags extends FlagTable {
                 ELECTION_NAME,
                 ELECTION_LEASE_TTL,
                 HEARTBEAT_INTERVAL,
-                DEPENDENCY_TIMEOUT);
+                DEPENDENCY_TIMEOUT,
+                TLS_CERT_FILE,
+                TLS_KEY_FILE,
+                CLIENT_CA_FILE);
     }
 
     /**
@@ -214,7 +226,8 @@ public final class IngesterFlags extends FlagTable {
                 electionName != null ? electionName : "/watchfanout/elections/" + topicPrefix + "/ingester",
                 v.get(ELECTION_LEASE_TTL),
                 v.get(HEARTBEAT_INTERVAL),
-                v.get(DEPENDENCY_TIMEOUT));
+                v.get(DEPENDENCY_TIMEOUT),
+                CommonFlags.tlsFiles(spec, v, TLS_CERT_FILE, TLS_KEY_FILE, CLIENT_CA_FILE));
     }
 
     private static ByteString keyBytes(String text) {
