@@ -1,5 +1,6 @@
 package io.watchfanout.fanout.http;
 
+import io.watchfanout.common.tls.ServerTls;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,6 +61,21 @@ final class TestNodes implements AfterEachCallback {
                 "127.0.0.1",
                 Duration.ofMillis(200),
                 origins));
+    }
+
+    /** A ready node (as {@link #start(int, int, boolean)}) over HTTPS with {@code tls}. */
+    TestNode startWithTls(ServerTls tls) {
+        return keep(new TestNode(
+                1000,
+                256,
+                true,
+                Duration.ofSeconds(30),
+                Duration.ofMinutes(10),
+                new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3),
+                "127.0.0.1",
+                Duration.ofMillis(200),
+                CorsOrigins.NONE,
+                tls));
     }
 
     private TestNode keep(TestNode node) {
