@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.watchfanout.common.tls.PeerCertificates;
 import io.watchfanout.common.tls.ServerTls;
 import io.watchfanout.common.tls.TlsFiles;
+import io.watchfanout.testkit.Curl;
 import io.watchfanout.testkit.Pki;
 import io.watchfanout.testkit.TlsClientContext;
 import java.io.BufferedReader;
@@ -21,10 +22,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -67,20 +65,6 @@ class HttpTlsTest {
                 .build();
     }
 
-    /** What the real curl printed, and its exit status. */
-    private record Curl(int exit, String out) {}
-
-    private static Curl curl(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of("curl", "-sS", "--max-time", "60"));
-        command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command)
-                .redirectError(ProcessBuilder.Redirect.DISCARD)
-                .start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(90, TimeUnit.SECONDS)).isTrue();
-        return new Curl(p.exitValue(), out);
-    }
-
     private static String b64(String s) {
         return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
     }
@@ -90,11 +74,11 @@ class HttpTlsTest {
         TestNode node = node(false);
         String readyz = node.uri("/readyz").toString();
         assertThat(readyz).startsWith("https://");
-        assertThat(curl("--cacert", pki.caCert().toString(), readyz)).isEqualTo(new Curl(0, "ok\n"));
-        assertThat(curl(readyz).exit())
+        assertThat(Curl.run("--cacert", pki.caCert().toString(), readyz)).isEqualTo(Curl.ok("ok\n"));
+        assertThat(Curl.run(readyz).exit())
                 .as("curl without the CA does not trust the node")
                 .isNotZero();
-        Curl bad = curl(
+        Curl bad = Curl.run(
                 "--cacert",
                 pki.caCert().toString(),
                 "-w",
@@ -136,33 +120,16 @@ class HttpTlsTest {
     void mutualTlsServesOnlyClientsWithACertificateOfTheCa() throws Exception {
         TestNode node = node(true);
         String readyz = node.uri("/readyz").toString();
-        String ca = pki.caCert().toString();
         Pki.Issued alice = pki.client("alice", "alice");
         Pki.Issued mallory = Pki.create(dir.resolve("other"), "other-ca").client("mallory", "mallory");
 
-        assertThat(curl("--cacert", ca, readyz).exit())
+        assertThat(Curl.tls(pki.caCert(), null, readyz).exit())
                 .as("no client certificate")
                 .isNotZero();
-        assertThat(curl(
-                                "--cacert",
-                                ca,
-                                "--cert",
-                                mallory.cert().toString(),
-                                "--key",
-                                mallory.key().toString(),
-                                readyz)
-                        .exit())
+        assertThat(Curl.tls(pki.caCert(), mallory, readyz).exit())
                 .as("a client certificate of another CA")
                 .isNotZero();
-        assertThat(curl(
-                        "--cacert",
-                        ca,
-                        "--cert",
-                        alice.cert().toString(),
-                        "--key",
-                        alice.key().toString(),
-                        readyz))
-                .isEqualTo(new Curl(0, "ok\n"));
+        assertThat(Curl.tls(pki.caCert(), alice, readyz)).isEqualTo(Curl.ok("ok\n"));
 
         HttpRequest get = HttpRequest.newBuilder(node.uri("/readyz")).build();
         assertThatThrownBy(() ->
@@ -206,7 +173,8 @@ class HttpTlsTest {
                     .as("the stream opened before the rotation")
                     .contains(b64("after"));
         }
-        assertThat(curl("--cacert", pki.caCert().toString(), node.uri("/readyz").toString()))
-                .isEqualTo(new Curl(0, "ok\n"));
+        assertThat(Curl.run(
+                        "--cacert", pki.caCert().toString(), node.uri("/readyz").toString()))
+                .isEqualTo(Curl.ok("ok\n"));
     }
 }

@@ -75,34 +75,11 @@ final class TestNode implements AutoCloseable {
                 keepalive,
                 bindAddress,
                 bookmarkInterval,
-                CorsOrigins.NONE);
-    }
-
-    /** As above, serving pages of {@code corsOrigins} across origins. */
-    TestNode(
-            int historyMaxEvents,
-            int queueFrames,
-            boolean ready,
-            Duration stalledCloseAfter,
-            Duration writeTimeout,
-            TcpKeepalive keepalive,
-            String bindAddress,
-            Duration bookmarkInterval,
-            CorsOrigins corsOrigins) {
-        this(
-                historyMaxEvents,
-                queueFrames,
-                ready,
-                stalledCloseAfter,
-                writeTimeout,
-                keepalive,
-                bindAddress,
-                bookmarkInterval,
-                corsOrigins,
+                CorsOrigins.NONE,
                 null);
     }
 
-    /** As above, over HTTPS with {@code tls} unless it is null. */
+    /** As above, serving pages of {@code corsOrigins} across origins, over HTTPS with {@code tls} unless it is null. */
     TestNode(
             int historyMaxEvents,
             int queueFrames,
