@@ -60,8 +60,8 @@ public final class PeerCertificates {
     }
 
     /**
-     * The common name of a certificate's subject; of several, the most specific (the last in the
-     * RFC 2253 form, the first as the subject is written left to right).
+     * The common name of a certificate's subject; of several, the most specific: the first in the
+     * subject's RFC 2253 form ({@code CN=alice,O=admins} gives {@code alice}).
      *
      * @return the CN, or null when the subject has none
      */
