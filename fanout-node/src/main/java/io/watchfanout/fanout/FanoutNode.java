@@ -2,6 +2,7 @@ package io.watchfanout.fanout;
 
 import io.grpc.ManagedChannel;
 import io.prometheus.client.CollectorRegistry;
+import io.watchfanout.common.tls.ServerTls;
 import io.watchfanout.fanout.etcd.EtcdApi;
 import io.watchfanout.fanout.etcd.EtcdApis;
 import io.watchfanout.fanout.etcd.EtcdCredentials;
@@ -63,6 +64,12 @@ public final class FanoutNode implements AutoCloseable {
 
     private FanoutNode(NodeConfig config) {
         this.config = config;
+        // First: bad TLS files stop the start before anything is opened.
+        ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
+        if (tls != null && config.security().acceptsClientsWithoutCertificates()) {
+            // Clients with tokens, anonymous ones and health probes come without a certificate.
+            tls = tls.withOptionalClientCertificates();
+        }
         FrameEncoder encoder = new FrameEncoder();
         core = new WatchCore(
                 new CoreSettings(
@@ -109,6 +116,9 @@ public final class FanoutNode implements AutoCloseable {
                 config.bindAddress(),
                 config.port());
         api.allowOrigins(CorsOrigins.of(config.corsAllowedOrigins()));
+        if (tls != null) {
+            api.serveTls(tls);
+        }
         etcdChannel = config.etcdEndpoints().isEmpty() || config.etcdApiPort() < 0
                 ? null
                 : EtcdApis.channel(config.etcdEndpoints(), config.etcdSecurity());
@@ -121,6 +131,9 @@ public final class FanoutNode implements AutoCloseable {
                 config.etcdApiPort() < 0 ? null : EtcdApis.create(core, config, etcdChannel, etcdCredentials, registry);
         if (etcdApi != null) {
             api.serveGateway(etcdApi.gateway());
+            if (tls != null) {
+                etcdApi.serveTls(tls);
+            }
         }
         if (etcdChannel != null) {
             api.consistentReads(new EtcdRevisionProbe(etcdChannel, etcdCredentials, config.resourceVersionWait()));
@@ -139,7 +152,13 @@ public final class FanoutNode implements AutoCloseable {
         }
     }
 
-    /** Starts the HTTP API (answering 503 until ready) and the rebuild from Kafka. */
+    /**
+     * Starts the HTTP API (answering 503 until ready) and the rebuild from Kafka.
+     *
+     * @throws io.watchfanout.common.tls.TlsMaterialException if the TLS files cannot be used (the
+     *     message names the flag), before anything is started
+     * @throws HttpApi.CannotListenException if the HTTP address cannot be bound
+     */
     public static FanoutNode start(NodeConfig config) {
         FanoutNode node = new FanoutNode(config);
         node.access.start();

@@ -1,6 +1,7 @@
 package io.watchfanout.fanout;
 
 import io.watchfanout.common.EnvironmentDefaults;
+import io.watchfanout.common.tls.TlsMaterialException;
 import io.watchfanout.fanout.http.HttpApi;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -50,6 +51,11 @@ public final class FanoutNodeMain implements Callable<Integer> {
                     .getErr()
                     .println("fanout-node: --bind-address/--port: " + e.getMessage()
                             + " (expected: a free port; --port 0 picks one)");
+            spec.commandLine().getErr().flush();
+            return 1;
+        } catch (TlsMaterialException e) {
+            // A missing or bad certificate is the user's to fix too: the message names the flag and the file.
+            spec.commandLine().getErr().println("fanout-node: " + e.getMessage());
             spec.commandLine().getErr().flush();
             return 1;
         }

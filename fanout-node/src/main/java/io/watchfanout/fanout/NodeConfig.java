@@ -2,6 +2,7 @@ package io.watchfanout.fanout;
 
 import io.watchfanout.common.EtcdSecurity;
 import io.watchfanout.common.KafkaClientSettings;
+import io.watchfanout.common.tls.TlsFiles;
 import io.watchfanout.fanout.http.CorsOrigins;
 import io.watchfanout.fanout.security.SecurityConfig;
 import java.time.Duration;
@@ -53,6 +54,8 @@ import java.util.Objects;
  *     {@link EtcdSecurity#NONE} for none
  * @param kafkaSettings client settings of every Kafka consumer ({@code --kafka-config});
  *     {@link KafkaClientSettings#NONE} for none
+ * @param tls the certificate, key and client CAs of TLS on the HTTP and etcd API ports, or null
+ *     for plaintext
  */
 public record NodeConfig(
         String kafkaBootstrap,
@@ -81,7 +84,8 @@ public record NodeConfig(
         boolean benchEncodePerWatcher,
         SecurityConfig security,
         EtcdSecurity etcdSecurity,
-        KafkaClientSettings kafkaSettings) {
+        KafkaClientSettings kafkaSettings,
+        TlsFiles tls) {
     /**
      * Copies the lists. The ranges in the field descriptions are {@link NodeFlags}' checks, made
      * when the flags are parsed; code that builds a configuration directly (tests) passes values

@@ -213,6 +213,15 @@ public final class NodeFlags extends FlagTable {
             .unit("watches")
             .check(Check.atLeast(1))
             .help("New watches one identity may open at once before --watch-rate-per-identity applies.");
+    static final Flag<Path> TLS_CERT_FILE = CommonFlags.tlsCertFile()
+            .help(
+                    "PEM certificate chain (the node's certificate first) of TLS on both ports, HTTP and --etcd-api-port; "
+                            + "with --tls-key-file. Reloaded when the file changes: new connections get the new certificate.");
+    static final Flag<Path> TLS_KEY_FILE =
+            CommonFlags.tlsKeyFile().help("Private key of --tls-cert-file, unencrypted PKCS#8 PEM; reloaded with it.");
+    static final Flag<Path> CLIENT_CA_FILE = CommonFlags.clientCaFile()
+            .help("PEM bundle of CAs: with it, both ports require a client certificate signed by one of them (mutual "
+                    + "TLS); any other is refused in the handshake. Reloaded when the file changes.");
     static final Flag<Boolean> BENCH_ENCODE_PER_WATCHER = Flag.toggle("--bench-encode-per-watcher")
             .defaultValue("false")
             .hidden()
@@ -256,6 +265,9 @@ public final class NodeFlags extends FlagTable {
                 ETCD_ENDPOINTS,
                 PROGRESS_NOTIFY_INTERVAL,
                 CORS_ALLOWED_ORIGINS,
+                TLS_CERT_FILE,
+                TLS_KEY_FILE,
+                CLIENT_CA_FILE,
                 ANONYMOUS,
                 CLIENT_CERT_AUTH,
                 TOKEN_AUTH_FILE,
@@ -322,7 +334,8 @@ public final class NodeFlags extends FlagTable {
                 v.get(BENCH_ENCODE_PER_WATCHER),
                 security(spec, v),
                 CommonFlags.etcdSecurity(spec, v, ETCD_SECURITY, v.get(ETCD_ENDPOINTS)),
-                kafkaSettings != null ? kafkaSettings : KafkaClientSettings.NONE);
+                kafkaSettings != null ? kafkaSettings : KafkaClientSettings.NONE,
+                CommonFlags.tlsFiles(spec, v, TLS_CERT_FILE, TLS_KEY_FILE, CLIENT_CA_FILE));
     }
 
     /**

@@ -4,14 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.watchfanout.common.EnvironmentDefaults;
 import io.watchfanout.testkit.JavaProcess;
+import io.watchfanout.testkit.Pki;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class FanoutNodeMainTest {
@@ -209,23 +212,27 @@ class FanoutNodeMainTest {
         assertThat(age.toString()).contains("--history-max-age: 0s (expected: >= 1ms)");
     }
 
+    /** The node as a child process, against a Kafka port where nothing listens, with {@code args}. */
+    private static JavaProcess startNode(String name, String... args) {
+        String[] all = {"--kafka-bootstrap", "127.0.0.1:1", "--topic-prefix", "t", "--anonymous"};
+        String[] withArgs = java.util.Arrays.copyOf(all, all.length + args.length);
+        System.arraycopy(args, 0, withArgs, all.length, args.length);
+        return JavaProcess.builder(FanoutNodeMain.class.getName())
+                .name(name)
+                .maxHeap("128m")
+                .args(withArgs)
+                .start();
+    }
+
     @Test
     void aTakenPortIsOneLineNamingTheFlagAndTheAddressWithoutAStackTrace() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-                JavaProcess node = JavaProcess.builder(FanoutNodeMain.class.getName())
-                        .name("node-port-taken")
-                        .maxHeap("128m")
-                        .args(
-                                "--kafka-bootstrap",
-                                "127.0.0.1:1",
-                                "--topic-prefix",
-                                "t",
-                                "--bind-address",
-                                "127.0.0.1",
-                                "--port",
-                                Integer.toString(taken.getLocalPort()),
-                                "--anonymous")
-                        .start()) {
+                JavaProcess node = startNode(
+                        "node-port-taken",
+                        "--bind-address",
+                        "127.0.0.1",
+                        "--port",
+                        Integer.toString(taken.getLocalPort()))) {
             assertThat(node.waitForExit(Duration.ofSeconds(120))).hasValue(1);
             String output = Files.readString(node.logFile());
             assertThat(output)
@@ -259,6 +266,68 @@ class FanoutNodeMainTest {
         FanoutNodeMain open = new FanoutNodeMain();
         cli(open, Map.of(), new StringWriter()).parseArgs(withRequired());
         assertThat(open.toConfig().security().isOpen()).isTrue();
+    }
+
+    @Test
+    void tlsFilesAreInTheConfigurationAlsoFromTheEnvironment() {
+        FanoutNodeMain main = new FanoutNodeMain();
+        cli(main, Map.of("WATCHFANOUT_CLIENT_CA_FILE", "ca.pem"), new StringWriter())
+                .parseArgs(withRequired("--tls-cert-file", "c.pem", "--tls-key-file", "k.pem"));
+        NodeConfig config = main.toConfig();
+        assertThat(config.tls().certFile()).isEqualTo(Path.of("c.pem"));
+        assertThat(config.tls().keyFile()).isEqualTo(Path.of("k.pem"));
+        assertThat(config.tls().clientCaFile()).isEqualTo(Path.of("ca.pem"));
+        FanoutNodeMain plain = new FanoutNodeMain();
+        cli(plain, Map.of(), new StringWriter()).parseArgs(withRequired());
+        assertThat(plain.toConfig().tls()).isNull();
+    }
+
+    @Test
+    void incompleteTlsFlagsAreUsageErrors() {
+        StringWriter err = new StringWriter();
+        assertThat(cli(new FanoutNodeMain(), Map.of(), err).execute(withRequired("--tls-cert-file", "c.pem")))
+                .isEqualTo(2);
+        assertThat(err.toString())
+                .contains("--tls-cert-file without --tls-key-file (expected: both --tls-cert-file and --tls-key-file, "
+                        + "or neither)");
+        StringWriter caOnly = new StringWriter();
+        assertThat(cli(new FanoutNodeMain(), Map.of(), caOnly).execute(withRequired("--client-ca-file", "ca.pem")))
+                .isEqualTo(2);
+        assertThat(caOnly.toString()).contains("--client-ca-file needs --tls-cert-file and --tls-key-file");
+    }
+
+    @Test
+    void aBadTlsFileIsOneLineNamingTheFlagWithoutAStackTrace(@TempDir Path dir) throws Exception {
+        Pki.Issued server = Pki.create(dir, "ca").server("node", "node");
+        Path garbage = dir.resolve("garbage.pem");
+        Files.writeString(garbage, "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n");
+        Path missing = dir.resolve("missing-key.pem");
+        try (JavaProcess bad = startNode(
+                        "node-tls-garbage",
+                        "--port",
+                        "0",
+                        "--tls-cert-file",
+                        garbage.toString(),
+                        "--tls-key-file",
+                        server.key().toString());
+                JavaProcess absent = startNode(
+                        "node-tls-missing",
+                        "--port",
+                        "0",
+                        "--tls-cert-file",
+                        server.cert().toString(),
+                        "--tls-key-file",
+                        missing.toString())) {
+            assertThat(bad.waitForExit(Duration.ofSeconds(120))).hasValue(1);
+            assertThat(Files.readString(bad.logFile()))
+                    .contains("fanout-node: --tls-cert-file " + garbage + ": unreadable certificate PEM")
+                    .doesNotContain("\tat ");
+            assertThat(absent.waitForExit(Duration.ofSeconds(120))).hasValue(1);
+            assertThat(Files.readString(absent.logFile()))
+                    .contains("fanout-node: --tls-key-file " + missing + ": no such file")
+                    .doesNotContain("Exception")
+                    .doesNotContain("\tat ");
+        }
     }
 
     @Test

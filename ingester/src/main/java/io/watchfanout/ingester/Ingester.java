@@ -3,6 +3,7 @@ package io.watchfanout.ingester;
 import io.etcd.jetcd.Client;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.common.KeyRange;
+import io.watchfanout.common.tls.ServerTls;
 import io.watchfanout.ingester.election.LeaderElection;
 import io.watchfanout.ingester.etcd.EtcdWatchFeed;
 import io.watchfanout.ingester.materializer.StateMaterializer;
@@ -117,13 +118,22 @@ public final class Ingester implements AutoCloseable {
      * {@link #start()}, so that a taken port fails before anything else runs.
      *
      * @throws OpsServer.CannotListenException if the address is taken or cannot be bound
+     * @throws io.watchfanout.common.tls.TlsMaterialException if the TLS files cannot be used (the
+     *     message names the flag and the file)
      */
     public synchronized void startOperationsEndpoints() {
         if (config.httpPort() >= 0 && ops == null) {
             // /readyz answers what the ready gauge says: the publisher's state, and also a lost
             // dependency or a commit that waits too long, which the publisher itself may be stuck in.
-            ops = new OpsServer(config.httpHost(), config.httpPort(), registry, readiness::reason, readiness::fatal);
-            log.info("operations endpoints on http://{}:{} (/metrics, /readyz, /livez)", config.httpHost(), ops.port());
+            ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
+            ops = new OpsServer(
+                    config.httpHost(), config.httpPort(), registry, readiness::reason, readiness::fatal, tls);
+            log.info(
+                    "operations endpoints on {}://{}:{} (/metrics, /readyz, /livez){}",
+                    tls == null ? "http" : "https",
+                    config.httpHost(),
+                    ops.port(),
+                    tls == null ? "" : ", " + tls);
         }
     }
 

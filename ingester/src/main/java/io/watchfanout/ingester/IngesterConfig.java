@@ -3,6 +3,7 @@ package io.watchfanout.ingester;
 import com.google.protobuf.ByteString;
 import io.watchfanout.common.EtcdSecurity;
 import io.watchfanout.common.KafkaClientSettings;
+import io.watchfanout.common.tls.TlsFiles;
 import java.time.Duration;
 import java.util.List;
 
@@ -40,6 +41,8 @@ import java.util.List;
  * @param etcdSecurity TLS and user of every etcd call; {@link EtcdSecurity#NONE} for none
  * @param kafkaSettings client settings of every Kafka client ({@code --kafka-config}); {@link
  *     KafkaClientSettings#NONE} for none
+ * @param tls the certificate, key and client CAs of TLS on the operations port, or null for
+ *     plaintext
  */
 public record IngesterConfig(
         List<String> etcdEndpoints,
@@ -67,4 +70,5 @@ public record IngesterConfig(
         Duration heartbeatInterval,
         Duration dependencyTimeout,
         EtcdSecurity etcdSecurity,
-        KafkaClientSettings kafkaSettings) {}
+        KafkaClientSettings kafkaSettings,
+        TlsFiles tls) {}

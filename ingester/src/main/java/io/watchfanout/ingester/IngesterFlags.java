@@ -7,6 +7,7 @@ import io.watchfanout.common.Flag;
 import io.watchfanout.common.FlagTable;
 import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.common.KeyBytes;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import picocli.CommandLine;
@@ -147,6 +148,14 @@ public final class IngesterFlags extends FlagTable {
             .help("Kafka client settings for every Kafka client of the ingester (publisher, readers, admin, state "
                     + "materializer): security, ssl, sasl and tuning keys, e.g. security.protocol=SASL_SSL; settings the "
                     + "ingester sets itself (bootstrap.servers, serializers, transactional.id, ...) are refused.");
+    static final Flag<Path> TLS_CERT_FILE = CommonFlags.tlsCertFile()
+            .help("PEM certificate chain (the ingester's certificate first) of TLS on the operations port; with "
+                    + "--tls-key-file. Reloaded when the file changes: new connections get the new certificate.");
+    static final Flag<Path> TLS_KEY_FILE =
+            CommonFlags.tlsKeyFile().help("Private key of --tls-cert-file, unencrypted PKCS#8 PEM; reloaded with it.");
+    static final Flag<Path> CLIENT_CA_FILE = CommonFlags.clientCaFile()
+            .help("PEM bundle of CAs: with it, the operations port requires a client certificate signed by one of "
+                    + "them (mutual TLS); any other is refused in the handshake. Reloaded when the file changes.");
 
     /** The table in {@code --help}'s order; picocli makes it through {@code @Command(modelTransformer)}. */
     public IngesterFlags() {
@@ -181,7 +190,10 @@ public final class IngesterFlags extends FlagTable {
                 ETCD_SECURITY.key(),
                 ETCD_SECURITY.user(),
                 ETCD_SECURITY.passwordFile(),
-                KAFKA_CONFIG);
+                KAFKA_CONFIG,
+                TLS_CERT_FILE,
+                TLS_KEY_FILE,
+                CLIENT_CA_FILE);
     }
 
     /**
@@ -232,7 +244,8 @@ public final class IngesterFlags extends FlagTable {
                 v.get(HEARTBEAT_INTERVAL),
                 v.get(DEPENDENCY_TIMEOUT),
                 CommonFlags.etcdSecurity(spec, v, ETCD_SECURITY, v.get(ETCD_ENDPOINTS)),
-                kafkaSettings != null ? kafkaSettings : KafkaClientSettings.NONE);
+                kafkaSettings != null ? kafkaSettings : KafkaClientSettings.NONE,
+                CommonFlags.tlsFiles(spec, v, TLS_CERT_FILE, TLS_KEY_FILE, CLIENT_CA_FILE));
     }
 
     private static ByteString keyBytes(String text) {

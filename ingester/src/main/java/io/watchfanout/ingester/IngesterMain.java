@@ -3,6 +3,7 @@ package io.watchfanout.ingester;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.hotspot.DefaultExports;
 import io.watchfanout.common.EnvironmentDefaults;
+import io.watchfanout.common.tls.TlsMaterialException;
 import io.watchfanout.ingester.ops.OpsServer;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -62,6 +63,12 @@ public final class IngesterMain implements Callable<Integer> {
                     .getErr()
                     .println("ingester: --http-host/--http-port: " + e.getMessage()
                             + " (expected: a free port; --http-port 0 picks one, -1 disables the endpoints)");
+            spec.commandLine().getErr().flush();
+            return 1;
+        } catch (TlsMaterialException e) {
+            // A missing or bad certificate: the message names the flag and the file.
+            ingester.close();
+            spec.commandLine().getErr().println("ingester: " + e.getMessage());
             spec.commandLine().getErr().flush();
             return 1;
         }

@@ -3,13 +3,16 @@ package io.watchfanout.ingester;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.watchfanout.testkit.JavaProcess;
+import io.watchfanout.testkit.Pki;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** The ingester's command line: flags, defaults, environment and errors. */
@@ -193,29 +196,77 @@ class IngesterMainTest {
                 .doesNotContain("PT");
     }
 
+    /** The ingester as a child process, against etcd and Kafka ports where nothing listens, with {@code args}. */
+    private static JavaProcess startIngester(String name, String... args) {
+        String[] all = {"--etcd-endpoints", "127.0.0.1:1", "--kafka-bootstrap", "127.0.0.1:1", "--topic-prefix", "t"};
+        String[] withArgs = java.util.Arrays.copyOf(all, all.length + args.length);
+        System.arraycopy(args, 0, withArgs, all.length, args.length);
+        return JavaProcess.builder(IngesterMain.class.getName())
+                .name(name)
+                .maxHeap("128m")
+                .args(withArgs)
+                .start();
+    }
+
     @Test
     void aTakenHttpPortIsOneLineNamingTheFlagAndTheAddressWithoutAStackTrace() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-                JavaProcess ingester = JavaProcess.builder(IngesterMain.class.getName())
-                        .name("ingester-port-taken")
-                        .maxHeap("128m")
-                        .args(
-                                "--etcd-endpoints",
-                                "127.0.0.1:1",
-                                "--kafka-bootstrap",
-                                "127.0.0.1:1",
-                                "--topic-prefix",
-                                "t",
-                                "--http-host",
-                                "127.0.0.1",
-                                "--http-port",
-                                Integer.toString(taken.getLocalPort()))
-                        .start()) {
+                JavaProcess ingester = startIngester(
+                        "ingester-port-taken",
+                        "--http-host",
+                        "127.0.0.1",
+                        "--http-port",
+                        Integer.toString(taken.getLocalPort()))) {
             assertThat(ingester.waitForExit(Duration.ofSeconds(120))).hasValue(1);
             String output = Files.readString(ingester.logFile());
             assertThat(output)
                     .contains("ingester: --http-host/--http-port: cannot listen on 127.0.0.1:" + taken.getLocalPort()
                             + ": Address already in use")
+                    .doesNotContain("Exception")
+                    .doesNotContain("\tat ");
+        }
+    }
+
+    @Test
+    void tlsFilesAreInTheConfigurationAndACertificateWithoutAKeyIsAUsageError() {
+        CommandLine cl = IngesterMain.commandLine();
+        cl.parseArgs(withRequired(
+                "--etcd-endpoints",
+                "http://e:2379",
+                "--tls-cert-file",
+                "c.pem",
+                "--tls-key-file",
+                "k.pem",
+                "--client-ca-file",
+                "ca.pem"));
+        IngesterConfig config = ((IngesterMain) cl.getCommand()).config();
+        assertThat(config.tls().certFile()).isEqualTo(Path.of("c.pem"));
+        assertThat(config.tls().keyFile()).isEqualTo(Path.of("k.pem"));
+        assertThat(config.tls().clientCaFile()).isEqualTo(Path.of("ca.pem"));
+        String[] certOnly = run(withRequired("--etcd-endpoints", "http://e:2379", "--tls-cert-file", "c.pem"));
+        assertThat(certOnly[0]).isEqualTo("2");
+        assertThat(certOnly[2])
+                .contains("--tls-cert-file without --tls-key-file (expected: both --tls-cert-file and --tls-key-file, "
+                        + "or neither)");
+    }
+
+    @Test
+    void aMissingTlsFileIsOneLineNamingTheFlagWithoutAStackTrace(@TempDir Path dir) throws Exception {
+        Pki.Issued server = Pki.create(dir, "ca").server("ingester", "ingester");
+        Path missing = dir.resolve("missing-key.pem");
+        try (JavaProcess ingester = startIngester(
+                "ingester-tls-missing",
+                "--http-host",
+                "127.0.0.1",
+                "--http-port",
+                "0",
+                "--tls-cert-file",
+                server.cert().toString(),
+                "--tls-key-file",
+                missing.toString())) {
+            assertThat(ingester.waitForExit(Duration.ofSeconds(120))).hasValue(1);
+            assertThat(Files.readString(ingester.logFile()))
+                    .contains("ingester: --tls-key-file " + missing + ": no such file")
                     .doesNotContain("Exception")
                     .doesNotContain("\tat ");
         }

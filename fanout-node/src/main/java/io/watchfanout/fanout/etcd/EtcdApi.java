@@ -7,12 +7,18 @@ import io.grpc.ServerBuilder;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
+import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyServerBuilder;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.watchfanout.common.tls.ServerTls;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +26,11 @@ import org.slf4j.LoggerFactory;
  * etcd's v3 gRPC API on a port of the node (README.md, "etcd's v3 API"): the services served
  * from the cache, and a fallback that forwards every other call to etcd, so that a node is a
  * complete etcd endpoint for etcdctl, jetcd, Go's clientv3 and Node's etcd3.
+ *
+ * <p>With {@link #serveTls} the port speaks TLS (ALPN {@code h2}, as grpc clients require) with
+ * {@link ServerTls}'s reloading key and trust managers: new handshakes get a rotated certificate,
+ * and with client CAs a client without a certificate they signed is refused in the handshake.
+ * The session of a call is {@code Grpc.TRANSPORT_ATTR_SSL_SESSION} of its attributes.
  *
  * <p>grpc-java on Netty, the grpc that jetcd brings. Thread-safety: start and stop from one
  * controlling thread; the services are called on grpc's threads.
@@ -39,6 +50,7 @@ public final class EtcdApi {
     private final ManagedChannel self;
     private Server server;
     private Server inProcess;
+    private ServerTls tls;
 
     /**
      * @param bindAddress the listen address
@@ -73,6 +85,24 @@ public final class EtcdApi {
         return new JsonGateway(self);
     }
 
+    /** Serves the port over TLS with {@code tls}; call before {@link #start()}. Without it, plaintext. */
+    public void serveTls(ServerTls tls) {
+        this.tls = java.util.Objects.requireNonNull(tls, "tls");
+    }
+
+    private static SslContext nettyTls(ServerTls tls) {
+        SslContextBuilder b = GrpcSslContexts.configure(SslContextBuilder.forServer(tls.keyManager()));
+        if (tls.asksForClientCertificates()) {
+            b.trustManager(tls.trustManager())
+                    .clientAuth(tls.clientAuthRequired() ? ClientAuth.REQUIRE : ClientAuth.OPTIONAL);
+        }
+        try {
+            return b.build();
+        } catch (SSLException e) {
+            throw new IllegalStateException("netty does not take the JDK's TLS (" + e.getMessage() + ")", e);
+        }
+    }
+
     private Server build(ServerBuilder<?> b) {
         b.fallbackHandlerRegistry(fallback);
         for (ServerServiceDefinition s : services) {
@@ -87,7 +117,11 @@ public final class EtcdApi {
      * @throws UncheckedIOException if the address cannot be bound (the message names it)
      */
     public void start() {
-        server = build(NettyServerBuilder.forAddress(new InetSocketAddress(bindAddress, requestedPort))
+        NettyServerBuilder netty = NettyServerBuilder.forAddress(new InetSocketAddress(bindAddress, requestedPort));
+        if (tls != null) {
+            netty.sslContext(nettyTls(tls));
+        }
+        server = build(netty
                 // Forwarded requests are etcd's to judge (its --max-request-bytes, up to the 10 MiB etcd
                 // advises, plus grpc's overhead): the node must take what an etcd may be configured to take.
                 .maxInboundMessageSize(MAX_REQUEST_BYTES)
@@ -103,7 +137,12 @@ public final class EtcdApi {
                     "cannot listen on " + bindAddress + ":" + requestedPort + " (--etcd-api-port): " + e.getMessage(),
                     e);
         }
-        LOG.info("[node {}] serving etcd's v3 API on {}:{}", nodeId, bindAddress, port());
+        LOG.info(
+                "[node {}] serving etcd's v3 API on {}:{}{}",
+                nodeId,
+                bindAddress,
+                port(),
+                tls == null ? "" : " over TLS (" + (tls.clientAuthRequired() ? "mutual, " : "") + "h2)");
     }
 
     /** The bound port, once started. */

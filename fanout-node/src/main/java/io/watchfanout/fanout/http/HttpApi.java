@@ -3,11 +3,13 @@ package io.watchfanout.fanout.http;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.exporter.common.TextFormat;
 import io.undertow.UndertowOptions;
+import io.undertow.protocols.ssl.UndertowXnioSsl;
 import io.undertow.server.DefaultByteBufferPool;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.server.protocol.http.HttpOpenListener;
 import io.undertow.util.Methods;
+import io.watchfanout.common.tls.ServerTls;
 import io.watchfanout.fanout.etcd.JsonGateway;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.watch.CurrentRevision;
@@ -51,6 +53,11 @@ import org.xnio.conduits.ConduitStreamSourceChannel;
  * client that vanished without a FIN is noticed on an idle watch too; one that vanished while a
  * few bytes were in flight to it is found by the {@link UnacknowledgedSweeper}.
  *
+ * <p>With {@link #serveTls} each accepted TCP connection is wrapped in TLS (HTTP/1.1; XNIO's
+ * {@code SslConnection} of Undertow's {@link UndertowXnioSsl}) after its keepalive timings are
+ * set on the socket; the guard and Undertow then read the decrypted side. The certificate is
+ * {@link ServerTls}'s, reloaded from disk for new handshakes.
+ *
  * <p>Thread-safety: {@link #start()} and {@link #stop()} from one controlling thread;
  * {@link #stopAccepting()} from any thread.
  */
@@ -73,6 +80,7 @@ public final class HttpApi {
     private ExecutorService gatewayWriters;
     private CorsOrigins corsOrigins = CorsOrigins.NONE;
     private AccessControl access;
+    private ServerTls tls;
 
     /**
      * @param core the watch core to serve
@@ -143,6 +151,14 @@ public final class HttpApi {
     }
 
     /**
+     * Serves HTTPS with {@code tls}'s certificate (and, when it has client CAs, only to clients
+     * with a certificate they signed); call before {@link #start()}. Without it, plaintext HTTP.
+     */
+    public void serveTls(ServerTls tls) {
+        this.tls = java.util.Objects.requireNonNull(tls, "tls");
+    }
+
+    /**
      * Starts listening; {@link #port()} tells where.
      *
      * @throws CannotListenException if the address cannot be bound
@@ -183,8 +199,12 @@ public final class HttpApi {
         openListener = new HttpOpenListener(new DefaultByteBufferPool(true, 16 * 1024 - 20, -1, 4), undertowOptions);
         openListener.setRootHandler(root);
         TcpKeepalive keepalive = settings.tcpKeepalive();
-        ChannelListener<StreamConnection> guarded = connection -> {
-            keepalive.applyTo(connection);
+        UndertowXnioSsl ssl =
+                tls == null ? null : new UndertowXnioSsl(worker.getXnio(), OptionMap.EMPTY, tls.sslContext());
+        ChannelListener<StreamConnection> guarded = accepted -> {
+            // On the TCP socket itself: a TLS connection does not expose it.
+            keepalive.applyTo(accepted);
+            StreamConnection connection = ssl == null ? accepted : tlsOver(ssl, accepted);
             ConduitStreamSourceChannel source = connection.getSourceChannel();
             source.setConduit(new RequestTargetGuard(source.getConduit()));
             openListener.handleEvent(connection);
@@ -215,9 +235,10 @@ public final class HttpApi {
         port = ((InetSocketAddress) server.getLocalAddress()).getPort();
         boolean sweeping = sweeper.start(port);
         LOG.info(
-                "[node {}] serving HTTP on {}:{} (CORS origins: {}; TCP keepalive {}s idle, {} probes {}s apart; "
+                "[node {}] serving {} on {}:{} (CORS origins: {}; TCP keepalive {}s idle, {} probes {}s apart; "
                         + "write timeout {} ms{})",
                 settings.nodeId(),
+                tls == null ? "HTTP" : "HTTPS, " + tls + ",",
                 bindAddress,
                 port,
                 corsOrigins,
@@ -229,6 +250,13 @@ public final class HttpApi {
                         ? ", also for bytes unacknowledged, checked every "
                                 + sweeper.interval().toMillis() + " ms"
                         : "");
+    }
+
+    /** {@code accepted} as a server-side TLS connection whose handshake starts with the first read. */
+    private StreamConnection tlsOver(UndertowXnioSsl ssl, StreamConnection accepted) {
+        org.xnio.ssl.SslConnection connection = ssl.wrapExistingConnection(accepted, OptionMap.EMPTY, false);
+        tls.configure(UndertowXnioSsl.getSslEngine(connection));
+        return connection;
     }
 
     /** The HTTP address cannot be bound: the port is taken, or the address is not one of this host. */

@@ -94,6 +94,22 @@ public record SecurityConfig(
         return chosen.isEmpty() ? configuredMethods() : chosen;
     }
 
+    /**
+     * True when a client may come without a certificate and still be served: another method
+     * than certificates is configured, or anonymous requests are checked by a policy. Then TLS
+     * asks for a client certificate and verifies one that is presented, but lets a client without
+     * one through to authentication (401 when it presents nothing else); otherwise, with
+     * {@code --client-ca-file}, the handshake requires one (mutual TLS as etcd does it).
+     */
+    public boolean acceptsClientsWithoutCertificates() {
+        for (String m : configuredMethods()) {
+            if (!m.equals("cert")) {
+                return true;
+            }
+        }
+        return anonymous && authz != null;
+    }
+
     /** True when nothing is authenticated and nothing checked: {@link AccessControl#open}. */
     public boolean isOpen() {
         return configuredMethods().isEmpty() && authz == null;

@@ -1,6 +1,7 @@
 package io.watchfanout.fanout.http;
 
 import io.prometheus.client.CollectorRegistry;
+import io.watchfanout.common.tls.ServerTls;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.metrics.NodeMetrics;
@@ -22,6 +23,7 @@ final class TestNode implements AutoCloseable {
     final CollectorRegistry registry;
 
     private final String bindAddress;
+    private final String scheme;
 
     TestNode(int historyMaxEvents, int queueFrames, boolean ready) {
         this(historyMaxEvents, queueFrames, ready, Duration.ofSeconds(30));
@@ -73,10 +75,11 @@ final class TestNode implements AutoCloseable {
                 keepalive,
                 bindAddress,
                 bookmarkInterval,
-                CorsOrigins.NONE);
+                CorsOrigins.NONE,
+                null);
     }
 
-    /** As above, serving pages of {@code corsOrigins} across origins. */
+    /** As above, serving pages of {@code corsOrigins} across origins, over HTTPS with {@code tls} unless it is null. */
     TestNode(
             int historyMaxEvents,
             int queueFrames,
@@ -86,8 +89,10 @@ final class TestNode implements AutoCloseable {
             TcpKeepalive keepalive,
             String bindAddress,
             Duration bookmarkInterval,
-            CorsOrigins corsOrigins) {
+            CorsOrigins corsOrigins,
+            ServerTls tls) {
         this.bindAddress = bindAddress;
+        this.scheme = tls == null ? "http" : "https";
         core = new WatchCore(
                 CoreSettings.of(historyMaxEvents, Duration.ofMinutes(10), queueFrames, "http-test")
                         .withBookmarkInterval(bookmarkInterval),
@@ -107,6 +112,9 @@ final class TestNode implements AutoCloseable {
                 0,
                 1);
         api.allowOrigins(corsOrigins);
+        if (tls != null) {
+            api.serveTls(tls);
+        }
         api.start();
     }
 
@@ -119,7 +127,7 @@ final class TestNode implements AutoCloseable {
     }
 
     URI uri(String pathAndQuery) {
-        return URI.create("http://" + bindAddress + ":" + api.port() + pathAndQuery);
+        return URI.create(scheme + "://" + bindAddress + ":" + api.port() + pathAndQuery);
     }
 
     @Override

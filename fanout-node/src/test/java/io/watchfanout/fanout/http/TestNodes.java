@@ -1,5 +1,6 @@
 package io.watchfanout.fanout.http;
 
+import io.watchfanout.common.tls.ServerTls;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +51,15 @@ final class TestNodes implements AfterEachCallback {
 
     /** A ready node (as {@link #start(int, int, boolean)}) whose API pages of {@code origins} may read. */
     TestNode startWithCors(CorsOrigins origins) {
+        return startReady(origins, null);
+    }
+
+    /** A ready node (as {@link #start(int, int, boolean)}) over HTTPS with {@code tls}. */
+    TestNode startWithTls(ServerTls tls) {
+        return startReady(CorsOrigins.NONE, tls);
+    }
+
+    private TestNode startReady(CorsOrigins origins, ServerTls tls) {
         return keep(new TestNode(
                 1000,
                 256,
@@ -59,7 +69,8 @@ final class TestNodes implements AfterEachCallback {
                 new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3),
                 "127.0.0.1",
                 Duration.ofMillis(200),
-                origins));
+                origins,
+                tls));
     }
 
     private TestNode keep(TestNode node) {

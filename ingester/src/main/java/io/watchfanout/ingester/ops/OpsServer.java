@@ -7,16 +7,21 @@ import io.undertow.server.HttpServerExchange;
 import io.undertow.server.RoutingHandler;
 import io.undertow.util.Headers;
 import io.undertow.util.StatusCodes;
+import io.watchfanout.common.tls.ServerTls;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.xnio.Options;
+import org.xnio.SslClientAuthMode;
 
 /**
  * The ingester's operations endpoints: {@code /metrics} (Prometheus text format),
  * {@code /readyz} (200 while publishing from a live watch, else 503 with the reason) and
- * {@code /livez} (200 unless the ingester has stopped for good).
+ * {@code /livez} (200 unless the ingester has stopped for good). Over HTTPS with a
+ * {@link ServerTls} ({@code --tls-cert-file}; with client CAs, to clients with a certificate
+ * they signed only), whose certificate is reloaded from disk for new connections.
  *
  * <p>Thread-safe.
  */
@@ -36,6 +41,21 @@ public final class OpsServer implements AutoCloseable {
             CollectorRegistry registry,
             Supplier<String> notReadyReason,
             Supplier<String> notLiveReason) {
+        this(host, port, registry, notReadyReason, notLiveReason, null);
+    }
+
+    /**
+     * As the plaintext constructor, over TLS when {@code tls} is not null.
+     *
+     * @param tls the certificate and client CAs, or null for plaintext HTTP
+     */
+    public OpsServer(
+            String host,
+            int port,
+            CollectorRegistry registry,
+            Supplier<String> notReadyReason,
+            Supplier<String> notLiveReason,
+            ServerTls tls) {
         RoutingHandler routes = new RoutingHandler()
                 .get("/metrics", exchange -> metrics(exchange, registry))
                 .get("/readyz", exchange -> probe(exchange, notReadyReason.get()))
@@ -44,12 +64,16 @@ public final class OpsServer implements AutoCloseable {
                     exchange.setStatusCode(StatusCodes.NOT_FOUND);
                     exchange.getResponseSender().send("not found: " + exchange.getRequestPath() + "\n");
                 });
-        server = Undertow.builder()
-                .addHttpListener(port, host)
-                .setIoThreads(1)
-                .setWorkerThreads(2)
-                .setHandler(routes)
-                .build();
+        Undertow.Builder builder = Undertow.builder();
+        if (tls == null) {
+            builder.addHttpListener(port, host);
+        } else {
+            builder.addHttpsListener(port, host, tls.sslContext());
+            if (tls.clientAuthRequired()) {
+                builder.setSocketOption(Options.SSL_CLIENT_AUTH_MODE, SslClientAuthMode.REQUIRED);
+            }
+        }
+        server = builder.setIoThreads(1).setWorkerThreads(2).setHandler(routes).build();
         try {
             server.start();
         } catch (RuntimeException e) {

@@ -43,7 +43,8 @@ public final class Ingesters {
                 Duration.ofSeconds(1),
                 Duration.ofSeconds(3),
                 EtcdSecurity.NONE,
-                KafkaClientSettings.NONE);
+                KafkaClientSettings.NONE,
+                null);
     }
 
     /** Starts an ingester in this JVM with its own metrics registry. */
