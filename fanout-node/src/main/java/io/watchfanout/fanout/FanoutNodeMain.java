@@ -2,6 +2,7 @@ package io.watchfanout.fanout;
 
 import io.watchfanout.common.EnvironmentDefaults;
 import io.watchfanout.fanout.http.HttpApi;
+import io.watchfanout.fanout.security.SecuritySetupException;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -50,6 +51,11 @@ public final class FanoutNodeMain implements Callable<Integer> {
                     .getErr()
                     .println("fanout-node: --bind-address/--port: " + e.getMessage()
                             + " (expected: a free port; --port 0 picks one)");
+            spec.commandLine().getErr().flush();
+            return 1;
+        } catch (SecuritySetupException e) {
+            // An unreadable token, key or policy file is the operator's to fix: one line naming the flag.
+            spec.commandLine().getErr().println("fanout-node: " + e.getMessage());
             spec.commandLine().getErr().flush();
             return 1;
         }
