@@ -40,7 +40,7 @@ final class EtcdAuthReader {
      * predates it. The request is empty; the response has {@code enabled = 2} and
      * {@code auth_revision = 3}.
      */
-    private static final MethodDescriptor<byte[], byte[]> AUTH_STATUS = MethodDescriptor.<byte[], byte[]>newBuilder()
+    static final MethodDescriptor<byte[], byte[]> AUTH_STATUS = MethodDescriptor.<byte[], byte[]>newBuilder()
             .setFullMethodName("etcdserverpb.Auth/AuthStatus")
             .setType(MethodDescriptor.MethodType.UNARY)
             .setRequestMarshaller(new Bytes())
