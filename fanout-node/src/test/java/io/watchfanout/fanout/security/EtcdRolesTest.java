@@ -3,30 +3,19 @@ package io.watchfanout.fanout.security;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
-import io.etcd.jetcd.api.AuthEnableRequest;
 import io.etcd.jetcd.api.AuthGrpc;
-import io.etcd.jetcd.api.AuthRoleAddRequest;
 import io.etcd.jetcd.api.AuthRoleGrantPermissionRequest;
 import io.etcd.jetcd.api.AuthRoleRevokePermissionRequest;
-import io.etcd.jetcd.api.AuthUserAddRequest;
-import io.etcd.jetcd.api.AuthUserGrantRoleRequest;
-import io.etcd.jetcd.api.AuthenticateRequest;
 import io.etcd.jetcd.api.KVGrpc;
 import io.etcd.jetcd.api.Permission;
 import io.etcd.jetcd.api.RangeRequest;
-import io.grpc.CallOptions;
 import io.grpc.Channel;
-import io.grpc.ClientCall;
-import io.grpc.ClientInterceptor;
-import io.grpc.ClientInterceptors;
-import io.grpc.ForwardingClientCall;
 import io.grpc.ManagedChannel;
-import io.grpc.Metadata;
-import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
 import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.testing.EtcdAuth;
 import io.watchfanout.testkit.EtcdServer;
 import java.io.IOException;
 import java.time.Duration;
@@ -59,32 +48,15 @@ class EtcdRolesTest {
         plain = NettyChannelBuilder.forTarget("127.0.0.1:" + etcd.clientPort())
                 .usePlaintext()
                 .build();
-        AuthGrpc.AuthBlockingStub auth = AuthGrpc.newBlockingStub(plain);
-        auth.userAdd(AuthUserAddRequest.newBuilder()
-                .setName("root")
-                .setPassword("rootpw")
-                .build());
-        auth.roleAdd(AuthRoleAddRequest.newBuilder().setName("root").build());
-        auth.userGrantRole(AuthUserGrantRoleRequest.newBuilder()
-                .setUser("root")
-                .setRole("root")
-                .build());
-        auth.userAdd(AuthUserAddRequest.newBuilder()
-                .setName("reader")
-                .setPassword("readerpw")
-                .build());
-        auth.roleAdd(AuthRoleAddRequest.newBuilder().setName("configmap-reader").build());
-        auth.roleGrantPermission(AuthRoleGrantPermissionRequest.newBuilder()
-                .setName("configmap-reader")
-                .setPerm(prefixPermission(PREFIX))
-                .build());
-        auth.userGrantRole(AuthUserGrantRoleRequest.newBuilder()
-                .setUser("reader")
-                .setRole("configmap-reader")
-                .build());
-        auth.authEnable(AuthEnableRequest.getDefaultInstance());
-        asRoot = withToken(token("root", "rootpw"));
-        asReader = withToken(token("reader", "readerpw"));
+        EtcdAuth.addUser(plain, "reader", "readerpw", "configmap-reader");
+        AuthGrpc.newBlockingStub(plain)
+                .roleGrantPermission(AuthRoleGrantPermissionRequest.newBuilder()
+                        .setName("configmap-reader")
+                        .setPerm(prefixPermission(PREFIX))
+                        .build());
+        EtcdAuth.enable(plain, "rootpw");
+        asRoot = EtcdAuth.withToken(plain, EtcdAuth.token(plain, "root", "rootpw"));
+        asReader = EtcdAuth.withToken(plain, EtcdAuth.token(plain, "reader", "readerpw"));
     }
 
     @AfterAll
@@ -104,34 +76,6 @@ class EtcdRolesTest {
                 .setKey(key)
                 .setRangeEnd(KeyRange.prefixEnd(key))
                 .build();
-    }
-
-    private static String token(String user, String password) {
-        return AuthGrpc.newBlockingStub(plain)
-                .authenticate(AuthenticateRequest.newBuilder()
-                        .setName(user)
-                        .setPassword(password)
-                        .build())
-                .getToken();
-    }
-
-    /** The channel with etcd's {@code token} metadata on every call, as the node's own credentials are. */
-    private static Channel withToken(String token) {
-        Metadata.Key<String> key = Metadata.Key.of("token", Metadata.ASCII_STRING_MARSHALLER);
-        ClientInterceptor attach = new ClientInterceptor() {
-            @Override
-            public <Q, R> ClientCall<Q, R> interceptCall(
-                    MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
-                return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
-                    @Override
-                    public void start(Listener<R> listener, Metadata headers) {
-                        headers.put(key, token);
-                        super.start(listener, headers);
-                    }
-                };
-            }
-        };
-        return ClientInterceptors.intercept(plain, attach);
     }
 
     private static ByteString k(String s) {
