@@ -9,6 +9,7 @@ import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -228,6 +229,21 @@ class FanoutNodeMainTest {
         FanoutNodeMain open = new FanoutNodeMain();
         cli(open, Map.of(), new StringWriter()).parseArgs(withRequired());
         assertThat(open.toConfig().security().isOpen()).isTrue();
+    }
+
+    @Test
+    void anUnreadableSecurityFileIsAOneLineStartupErrorNamingTheFlag(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws java.io.IOException {
+        Path policy = dir.resolve("policy.json");
+        java.nio.file.Files.writeString(policy, "{\"rules\": []}");
+        Path missing = dir.resolve("tokens.csv");
+        StringWriter err = new StringWriter();
+
+        int status = cli(new FanoutNodeMain(), Map.of(), err)
+                .execute(withRequired("--token-auth-file", missing.toString(), "--authz", "file:" + policy));
+
+        assertThat(status).isEqualTo(1);
+        assertThat(err.toString().strip()).isEqualTo("fanout-node: --token-auth-file: " + missing + ": no such file");
     }
 
     @Test
