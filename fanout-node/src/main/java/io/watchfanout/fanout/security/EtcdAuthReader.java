@@ -1,5 +1,6 @@
 package io.watchfanout.fanout.security;
 
+import com.google.protobuf.Empty;
 import com.google.protobuf.UnknownFieldSet;
 import io.etcd.jetcd.api.AuthGrpc;
 import io.etcd.jetcd.api.AuthRoleGetRequest;
@@ -11,11 +12,8 @@ import io.grpc.Channel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.protobuf.ProtoUtils;
 import io.grpc.stub.ClientCalls;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -36,15 +34,15 @@ final class EtcdAuthReader {
     static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
 
     /**
-     * etcd's {@code AuthStatus} (etcd 3.5 and newer), called as bytes: jetcd's generated API
-     * predates it. The request is empty; the response has {@code enabled = 2} and
-     * {@code auth_revision = 3}.
+     * etcd's {@code AuthStatus} (etcd 3.5 and newer), which jetcd's generated API predates: the
+     * request is empty, and the response's {@code enabled = 2} and {@code auth_revision = 3} are
+     * read from an {@link Empty}'s unknown fields.
      */
-    static final MethodDescriptor<byte[], byte[]> AUTH_STATUS = MethodDescriptor.<byte[], byte[]>newBuilder()
+    static final MethodDescriptor<Empty, Empty> AUTH_STATUS = MethodDescriptor.<Empty, Empty>newBuilder()
             .setFullMethodName("etcdserverpb.Auth/AuthStatus")
             .setType(MethodDescriptor.MethodType.UNARY)
-            .setRequestMarshaller(new Bytes())
-            .setResponseMarshaller(new Bytes())
+            .setRequestMarshaller(ProtoUtils.marshaller(Empty.getDefaultInstance()))
+            .setResponseMarshaller(ProtoUtils.marshaller(Empty.getDefaultInstance()))
             .build();
 
     /**
@@ -68,23 +66,17 @@ final class EtcdAuthReader {
      * @throws StatusRuntimeException when etcd cannot be asked
      */
     AuthStatus status() {
-        byte[] response;
+        Empty response;
         try {
-            response = ClientCalls.blockingUnaryCall(etcd, AUTH_STATUS, options(), new byte[0]);
+            response = ClientCalls.blockingUnaryCall(etcd, AUTH_STATUS, options(), Empty.getDefaultInstance());
         } catch (StatusRuntimeException e) {
             if (e.getStatus().getCode() == Status.Code.UNIMPLEMENTED) {
                 return null;
             }
             throw e;
         }
-        try {
-            UnknownFieldSet fields = UnknownFieldSet.parseFrom(response);
-            return new AuthStatus(last(fields, 2) != 0, last(fields, 3));
-        } catch (IOException e) {
-            throw Status.INTERNAL
-                    .withDescription("etcd's AuthStatus response does not parse: " + e.getMessage())
-                    .asRuntimeException();
-        }
+        UnknownFieldSet fields = response.getUnknownFields();
+        return new AuthStatus(last(fields, 2) != 0, last(fields, 3));
     }
 
     private static long last(UnknownFieldSet fields, int number) {
@@ -129,21 +121,5 @@ final class EtcdAuthReader {
 
     private static CallOptions options() {
         return CallOptions.DEFAULT.withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    private static final class Bytes implements MethodDescriptor.Marshaller<byte[]> {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
     }
 }

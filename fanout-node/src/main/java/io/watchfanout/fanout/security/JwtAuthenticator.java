@@ -53,14 +53,12 @@ final class JwtAuthenticator implements Authenticator {
 
     private record Key(String id, JWSAlgorithm algorithm, JWSVerifier verifier) {}
 
-    private final Path jwksFile;
     private final String issuer;
     private final String audience;
     private final String usernameClaim;
     private final String groupsClaim;
     private final Clock clock;
-    private volatile List<Key> keys;
-    private volatile FileStamp stamp;
+    private final ReloadingFile<List<Key>> keys;
 
     /**
      * Reads the key set.
@@ -70,14 +68,12 @@ final class JwtAuthenticator implements Authenticator {
     JwtAuthenticator(
             Path jwksFile, String issuer, String audience, String usernameClaim, String groupsClaim, Clock clock)
             throws IOException {
-        this.jwksFile = jwksFile;
         this.issuer = Objects.requireNonNull(issuer, "issuer");
         this.audience = Objects.requireNonNull(audience, "audience");
         this.usernameClaim = Objects.requireNonNull(usernameClaim, "usernameClaim");
         this.groupsClaim = Objects.requireNonNull(groupsClaim, "groupsClaim");
         this.clock = clock;
-        this.stamp = FileStamp.of(jwksFile);
-        this.keys = parse(jwksFile);
+        this.keys = new ReloadingFile<>(jwksFile, JwtAuthenticator::parse);
     }
 
     @Override
@@ -130,7 +126,7 @@ final class JwtAuthenticator implements Authenticator {
         String kid = jwt.getHeader().getKeyID();
         JWSAlgorithm alg = jwt.getHeader().getAlgorithm();
         boolean candidate = false;
-        for (Key k : keys) {
+        for (Key k : keys.get()) {
             if (!k.algorithm().equals(alg) || (kid != null && !kid.equals(k.id()))) {
                 continue;
             }
@@ -201,14 +197,7 @@ final class JwtAuthenticator implements Authenticator {
 
     @Override
     public boolean reload() throws IOException {
-        FileStamp now = FileStamp.of(jwksFile);
-        if (now.equals(stamp)) {
-            return false;
-        }
-        List<Key> parsed = parse(jwksFile);
-        stamp = now;
-        keys = parsed;
-        return true;
+        return keys.reload();
     }
 
     @Override

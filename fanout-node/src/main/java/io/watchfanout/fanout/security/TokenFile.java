@@ -38,9 +38,7 @@ import java.util.Set;
 final class TokenFile implements Authenticator {
     private record Entry(byte[] token, Identity identity) {}
 
-    private final Path file;
-    private volatile Map<ByteBuffer, Entry> tokens;
-    private volatile FileStamp stamp;
+    private final ReloadingFile<Map<ByteBuffer, Entry>> tokens;
 
     /**
      * Reads the file.
@@ -48,9 +46,7 @@ final class TokenFile implements Authenticator {
      * @throws IOException when it cannot be read or a line is malformed (the message names the line)
      */
     TokenFile(Path file) throws IOException {
-        this.file = file;
-        this.stamp = FileStamp.of(file);
-        this.tokens = parse(file);
+        this.tokens = new ReloadingFile<>(file, TokenFile::parse);
     }
 
     @Override
@@ -60,7 +56,7 @@ final class TokenFile implements Authenticator {
             return null;
         }
         byte[] presented = token.getBytes(StandardCharsets.UTF_8);
-        Entry e = tokens.get(TokenDigest.of(presented));
+        Entry e = tokens.get().get(TokenDigest.of(presented));
         if (e != null && MessageDigest.isEqual(e.token(), presented)) {
             return e.identity();
         }
@@ -72,14 +68,7 @@ final class TokenFile implements Authenticator {
 
     @Override
     public boolean reload() throws IOException {
-        FileStamp now = FileStamp.of(file);
-        if (now.equals(stamp)) {
-            return false;
-        }
-        Map<ByteBuffer, Entry> parsed = parse(file);
-        stamp = now;
-        tokens = parsed;
-        return true;
+        return tokens.reload();
     }
 
     @Override
@@ -89,7 +78,7 @@ final class TokenFile implements Authenticator {
 
     /** The number of tokens, for tests and the startup line. */
     int size() {
-        return tokens.size();
+        return tokens.get().size();
     }
 
     private static Map<ByteBuffer, Entry> parse(Path file) throws IOException {

@@ -3,7 +3,8 @@ package io.watchfanout.fanout.security;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
-import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.Empty;
+import com.google.protobuf.UnknownFieldSet;
 import io.etcd.jetcd.api.AuthGrpc;
 import io.etcd.jetcd.api.AuthRoleGetRequest;
 import io.etcd.jetcd.api.AuthRoleGetResponse;
@@ -20,9 +21,7 @@ import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import io.watchfanout.common.KeyRange;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -104,17 +103,21 @@ class EtcdRolesAuthStatusTest {
     }
 
     /** etcd's AuthStatusResponse: enabled = 2, auth_revision = 3. */
-    private static byte[] authStatusResponse(boolean enabled, long revision) {
-        try {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            CodedOutputStream out = CodedOutputStream.newInstance(bytes);
-            out.writeBool(2, enabled);
-            out.writeUInt64(3, revision);
-            out.flush();
-            return bytes.toByteArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+    private static Empty authStatusResponse(boolean enabled, long revision) {
+        return Empty.newBuilder()
+                .setUnknownFields(UnknownFieldSet.newBuilder()
+                        .addField(
+                                2,
+                                UnknownFieldSet.Field.newBuilder()
+                                        .addVarint(enabled ? 1 : 0)
+                                        .build())
+                        .addField(
+                                3,
+                                UnknownFieldSet.Field.newBuilder()
+                                        .addVarint(revision)
+                                        .build())
+                        .build())
+                .build();
     }
 
     private EtcdRoles roles() throws IOException {
