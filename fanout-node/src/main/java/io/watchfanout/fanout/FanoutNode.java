@@ -119,12 +119,16 @@ public final class FanoutNode implements AutoCloseable {
         if (tls != null) {
             api.serveTls(tls);
         }
-        etcdChannel = config.etcdEndpoints().isEmpty() || config.etcdApiPort() < 0
+        // Also without the etcd API: consistent reads, --authz=etcd and --etcd-user-auth need etcd.
+        etcdChannel = config.etcdEndpoints().isEmpty()
                 ? null
                 : EtcdApis.channel(config.etcdEndpoints(), config.etcdSecurity());
         EtcdCredentials etcdCredentials =
                 etcdChannel == null ? EtcdCredentials.none() : EtcdApis.credentials(etcdChannel, config.etcdSecurity());
-        access = NodeSecurity.create(config.security(), config.nodeId(), etcdChannel);
+        access = NodeSecurity.create(
+                config.security(),
+                config.nodeId(),
+                etcdChannel == null ? null : EtcdApis.asNode(etcdChannel, etcdCredentials));
         access.register(registry);
         api.secure(access);
         etcdApi =

@@ -3,6 +3,7 @@ package io.watchfanout.fanout;
 import io.watchfanout.common.EnvironmentDefaults;
 import io.watchfanout.common.tls.TlsMaterialException;
 import io.watchfanout.fanout.http.HttpApi;
+import io.watchfanout.fanout.security.SecuritySetupException;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -53,8 +54,9 @@ public final class FanoutNodeMain implements Callable<Integer> {
                             + " (expected: a free port; --port 0 picks one)");
             spec.commandLine().getErr().flush();
             return 1;
-        } catch (TlsMaterialException e) {
-            // A missing or bad certificate is the user's to fix too: the message names the flag and the file.
+        } catch (TlsMaterialException | SecuritySetupException e) {
+            // A missing or bad certificate, token, key or policy file is the operator's to fix: one line
+            // naming the flag and the file.
             spec.commandLine().getErr().println("fanout-node: " + e.getMessage());
             spec.commandLine().getErr().flush();
             return 1;

@@ -152,7 +152,7 @@ public final class NodeFlags extends FlagTable {
     static final Flag<Boolean> CLIENT_CERT_AUTH = Flag.toggle("--client-cert-auth")
             .defaultValue("false")
             .help("Authenticate clients by the certificate they presented (needs --client-ca-file): the identity is "
-                    + "its common name, its organisations are groups (as etcd's --client-cert-auth).");
+                    + "its common name (as etcd's --client-cert-auth).");
     static final Flag<Path> TOKEN_AUTH_FILE = Flag.path("--token-auth-file", "FILE")
             .unit("path (CSV: token,user,uid[,\"group1,group2\"])")
             .help("Static bearer tokens in kube-apiserver's --token-auth-file format; reloaded when it changes.");
@@ -363,6 +363,10 @@ public final class NodeFlags extends FlagTable {
                 new WatchLimits(
                         v.get(MAX_WATCHERS), v.get(MAX_WATCHERS_PER_IDENTITY), rate, burst == null ? rate : burst));
         String problem = c.problem(!v.get(ETCD_ENDPOINTS).isEmpty());
+        if (problem == null && c.clientCertAuth() && v.get(CLIENT_CA_FILE) == null) {
+            problem = "--client-cert-auth needs --client-ca-file (and --tls-cert-file, --tls-key-file): only a "
+                    + "certificate TLS verified names a client";
+        }
         if (problem != null) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), problem);
         }

@@ -331,6 +331,21 @@ class FanoutNodeMainTest {
     }
 
     @Test
+    void anUnreadableSecurityFileIsAOneLineStartupErrorNamingTheFlag(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws java.io.IOException {
+        Path policy = dir.resolve("policy.json");
+        java.nio.file.Files.writeString(policy, "{\"rules\": []}");
+        Path missing = dir.resolve("tokens.csv");
+        StringWriter err = new StringWriter();
+
+        int status = cli(new FanoutNodeMain(), Map.of(), err)
+                .execute(withRequired("--token-auth-file", missing.toString(), "--authz", "file:" + policy));
+
+        assertThat(status).isEqualTo(1);
+        assertThat(err.toString().strip()).isEqualTo("fanout-node: --token-auth-file: " + missing + ": no such file");
+    }
+
+    @Test
     void theReadmeFlagTableEqualsHelp() {
         org.assertj.core.api.Assertions.assertThat(io.watchfanout.testkit.ReadmeFlags.differences(
                         new picocli.CommandLine(new FanoutNodeMain()), "fanout-node"))

@@ -48,6 +48,37 @@ public final class EtcdApis {
     }
 
     /**
+     * {@code etcd} for calls the node makes as itself (reading etcd's roles for
+     * {@code --authz=etcd}): each carries {@code credentials}, and a call etcd answers with
+     * "invalid auth token" makes them authenticate again for the next one. Never for calls made
+     * on behalf of a client.
+     */
+    public static Channel asNode(Channel etcd, EtcdCredentials credentials) {
+        return io.grpc.ClientInterceptors.intercept(etcd, new io.grpc.ClientInterceptor() {
+            @Override
+            public <Q, R> io.grpc.ClientCall<Q, R> interceptCall(
+                    io.grpc.MethodDescriptor<Q, R> method, io.grpc.CallOptions options, Channel next) {
+                return new io.grpc.ForwardingClientCall.SimpleForwardingClientCall<Q, R>(
+                        next.newCall(method, options.withCallCredentials(credentials))) {
+                    @Override
+                    public void start(Listener<R> listener, io.grpc.Metadata headers) {
+                        super.start(
+                                new io.grpc.ForwardingClientCallListener.SimpleForwardingClientCallListener<R>(
+                                        listener) {
+                                    @Override
+                                    public void onClose(io.grpc.Status status, io.grpc.Metadata trailers) {
+                                        credentials.renewAfter(status.asRuntimeException());
+                                        super.onClose(status, trailers);
+                                    }
+                                },
+                                headers);
+                    }
+                };
+            }
+        });
+    }
+
+    /**
      * The etcd API of a node, not started.
      *
      * @param etcd the channel to etcd, or null without {@code --etcd-endpoints}

@@ -1,5 +1,9 @@
 package io.watchfanout.fanout.etcd;
 
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.etcd.jetcd.api.AuthGrpc;
+import io.etcd.jetcd.api.AuthenticateRequest;
+import io.etcd.jetcd.api.AuthenticateResponse;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -10,10 +14,12 @@ import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.Status;
+import io.watchfanout.fanout.security.EtcdTokens;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The etcd API's fallback: every method the node does not serve itself ({@code Put},
@@ -22,6 +28,10 @@ import java.io.UncheckedIOException;
  * client knows) is forwarded to etcd unchanged: the request and response bytes, the metadata
  * (such as an auth {@code token}), flow control and cancellation, in both directions of a
  * stream (a lease keep-alive). Like etcd's gRPC proxy for the calls it does not cache.
+ *
+ * <p>With {@code --etcd-user-auth}, the user name of each {@code Auth/Authenticate} request and
+ * the token of its response are handed to {@link EtcdTokens#issued}, so that the node accepts the
+ * token; the bytes are forwarded unchanged all the same.
  *
  * <p>Without an etcd channel every such call answers {@code UNAVAILABLE} with a message naming
  * {@code --etcd-endpoints}. Thread-safety: calls run on grpc's threads; stateless.
@@ -43,16 +53,29 @@ final class EtcdForwarder extends HandlerRegistry {
         }
     };
 
+    private static final String AUTHENTICATE = AuthGrpc.getAuthenticateMethod().getFullMethodName();
+
     private final Channel etcd;
     private final Runnable onForward;
+    private final EtcdTokens tokens;
 
     /**
      * @param etcd the channel to etcd, or null when the node has no {@code --etcd-endpoints}
      * @param onForward called once per forwarded call (a metric)
      */
     EtcdForwarder(Channel etcd, Runnable onForward) {
+        this(etcd, onForward, null);
+    }
+
+    /**
+     * @param etcd the channel to etcd, or null when the node has no {@code --etcd-endpoints}
+     * @param onForward called once per forwarded call (a metric)
+     * @param tokens told of the tokens etcd issues ({@code --etcd-user-auth}), or null
+     */
+    EtcdForwarder(Channel etcd, Runnable onForward, EtcdTokens tokens) {
         this.etcd = etcd;
         this.onForward = onForward;
+        this.tokens = tokens;
     }
 
     @Override
@@ -76,6 +99,11 @@ final class EtcdForwarder extends HandlerRegistry {
             return new ServerCall.Listener<>() {};
         }
         onForward.run();
+        // The user name of a forwarded Authenticate, for the token its response carries.
+        AtomicReference<String> authenticating = tokens != null
+                        && serverCall.getMethodDescriptor().getFullMethodName().equals(AUTHENTICATE)
+                ? new AtomicReference<>()
+                : null;
         // The caller's deadline travels with the forwarded call (grpc-timeout is rewritten, not copied).
         ClientCall<byte[], byte[]> clientCall = etcd.newCall(
                 serverCall.getMethodDescriptor(),
@@ -89,6 +117,9 @@ final class EtcdForwarder extends HandlerRegistry {
 
                     @Override
                     public void onMessage(byte[] message) {
+                        if (authenticating != null) {
+                            remember(authenticating.get(), message);
+                        }
                         serverCall.sendMessage(message);
                         if (serverCall.isReady()) {
                             clientCall.request(1);
@@ -112,6 +143,9 @@ final class EtcdForwarder extends HandlerRegistry {
         return new ServerCall.Listener<>() {
             @Override
             public void onMessage(byte[] message) {
+                if (authenticating != null) {
+                    authenticating.set(userName(message));
+                }
                 clientCall.sendMessage(message);
                 if (clientCall.isReady()) {
                     serverCall.request(1);
@@ -134,6 +168,22 @@ final class EtcdForwarder extends HandlerRegistry {
                 clientCall.request(1);
             }
         };
+    }
+
+    private static String userName(byte[] request) {
+        try {
+            return AuthenticateRequest.parseFrom(request).getName();
+        } catch (InvalidProtocolBufferException e) {
+            return null; // etcd answers the broken request itself
+        }
+    }
+
+    private void remember(String user, byte[] response) {
+        try {
+            tokens.issued(AuthenticateResponse.parseFrom(response).getToken(), user);
+        } catch (InvalidProtocolBufferException e) {
+            // Not a token the node can accept; the client gets etcd's bytes all the same.
+        }
     }
 
     /** The caller's metadata minus the transport's own headers, which the channel sets. */

@@ -50,6 +50,7 @@ public final class AccessControl implements AutoCloseable {
     private final SecurityStats stats;
     private final LongSupplier nanoClock;
     private final boolean open;
+    private final EtcdTokens etcdTokens;
     private final Set<WatchGrant> grants = ConcurrentHashMap.newKeySet();
     /** Per identity name: open watches and the new-watch bucket. Guarded by {@code this}. */
     private final Map<String, PerIdentity> identities = new HashMap<>();
@@ -75,6 +76,7 @@ public final class AccessControl implements AutoCloseable {
         this.limits = b.limits;
         this.nanoClock = b.nanoClock;
         this.open = b.open;
+        this.etcdTokens = b.etcdTokens;
         this.audit = new AuditLog(nodeId);
         this.stats = new SecurityStats(limits, grants::size);
     }
@@ -104,6 +106,7 @@ public final class AccessControl implements AutoCloseable {
         private WatchLimits limits = WatchLimits.NONE;
         private LongSupplier nanoClock = System::nanoTime;
         private boolean open;
+        private EtcdTokens etcdTokens;
 
         private Builder(String nodeId) {
             this.nodeId = Objects.requireNonNull(nodeId, "nodeId");
@@ -133,6 +136,12 @@ public final class AccessControl implements AutoCloseable {
             return this;
         }
 
+        /** The tokens etcd issues through this node ({@code --etcd-user-auth}); default none. */
+        public Builder etcdTokens(EtcdTokens tokens) {
+            this.etcdTokens = Objects.requireNonNull(tokens, "tokens");
+            return this;
+        }
+
         /** The clock of the rate limit (tests); default {@link System#nanoTime()}. */
         public Builder nanoClock(LongSupplier clock) {
             this.nanoClock = Objects.requireNonNull(clock, "clock");
@@ -151,6 +160,14 @@ public final class AccessControl implements AutoCloseable {
     /** True for {@link #open}: no authentication, everything allowed. Front ends may skip reading credentials. */
     public boolean isOpen() {
         return open;
+    }
+
+    /**
+     * The tokens etcd issues through this node, for the etcd API's forwarding of
+     * {@code Auth/Authenticate} ({@link EtcdTokens#issued}); null without {@code --etcd-user-auth}.
+     */
+    public EtcdTokens etcdTokens() {
+        return etcdTokens;
     }
 
     /** Registers the metrics ({@code watchfanout_auth_*}, {@code watchfanout_watch_limit*}). */

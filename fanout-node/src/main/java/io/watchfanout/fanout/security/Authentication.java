@@ -10,6 +10,8 @@ import java.util.Set;
  * refusal is the answer (an invalid token is never served as anonymous); a request that
  * presented nothing any of them reads is anonymous when {@code --anonymous} allows it.
  * Every established identity gets the group {@code system:authenticated}, as in Kubernetes.
+ * The token authenticators each claim only their own kind of token ({@link TokenKind}), so the
+ * refusal of a token is the one of the authenticator it belongs to.
  *
  * <p>Immutable and thread-safe.
  */

@@ -2,8 +2,10 @@ package io.watchfanout.fanout.security;
 
 import io.grpc.Channel;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,57 +13,99 @@ import java.util.Map;
 
 /**
  * Assembles a node's {@link AccessControl} from its {@link SecurityConfig}: the authenticators
- * of each listener, the policy, the limits. Stateless.
+ * of each listener ({@link CertificateAuthenticator}, {@link TokenFile}, {@link JwtAuthenticator},
+ * {@link EtcdTokens}), the policy ({@link PolicyFile}, {@link EtcdRoles}), the limits. Stateless.
  */
 public final class NodeSecurity {
     private NodeSecurity() {}
 
     /**
-     * The access control the flags describe, not started.
+     * The access control the flags describe, not started. With {@code --authz=etcd} etcd's roles
+     * are read here (blocking, at most a few seconds when etcd does not answer).
      *
-     * @param etcd the node's channel to etcd (for {@code --etcd-user-auth} and {@code --authz=etcd}),
-     *     or null without {@code --etcd-endpoints}
-     * @throws UncheckedIOException when a token, key or policy file cannot be read or parsed (the
-     *     message names the file)
+     * @param etcd the node's channel to etcd (for {@code --authz=etcd}), or null without one
+     * @throws SecuritySetupException when a token, key or policy file cannot be read or parsed,
+     *     or etcd refuses to show its roles (the one-line message names the flag and the file)
      */
     public static AccessControl create(SecurityConfig config, String nodeId, Channel etcd) {
         if (config.isOpen()) {
             return AccessControl.open(nodeId, config.limits());
         }
-        try {
-            Map<String, Authenticator> methods = new LinkedHashMap<>();
-            for (String m : config.configuredMethods()) {
-                methods.put(m, authenticator(m, config, etcd));
-            }
-            AccessControl.Builder b = AccessControl.builder(nodeId)
-                    .anonymous(config.anonymous())
-                    .policy(policy(config, etcd))
-                    .limits(config.limits());
-            for (Listener l : Listener.values()) {
-                List<Authenticator> list = new ArrayList<>();
-                for (String m : config.methods(l)) {
-                    list.add(methods.get(m));
-                }
-                b.authenticators(l, list);
-            }
-            return b.build();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e.getMessage(), e);
+        Map<String, Authenticator> methods = new LinkedHashMap<>();
+        for (String m : config.configuredMethods()) {
+            methods.put(m, authenticator(m, config));
         }
+        AccessControl.Builder b = AccessControl.builder(nodeId)
+                .anonymous(config.anonymous())
+                .policy(policy(config, etcd))
+                .limits(config.limits());
+        if (methods.get("etcd") instanceof EtcdTokens tokens) {
+            b.etcdTokens(tokens);
+        }
+        for (Listener l : Listener.values()) {
+            List<Authenticator> list = new ArrayList<>();
+            for (String m : config.methods(l)) {
+                list.add(methods.get(m));
+            }
+            b.authenticators(l, list);
+        }
+        return b.build();
     }
 
-    private static Authenticator authenticator(String method, SecurityConfig config, Channel etcd) throws IOException {
-        throw new IllegalArgumentException("authentication method " + method + " is not available");
+    private static Authenticator authenticator(String method, SecurityConfig config) {
+        return switch (method) {
+            case "cert" -> new CertificateAuthenticator();
+            case "token" -> read("--token-auth-file", () -> new TokenFile(config.tokenAuthFile()));
+            case "jwt" ->
+                read(
+                        "--jwt-jwks-file",
+                        () -> new JwtAuthenticator(
+                                config.jwtJwksFile(),
+                                config.jwtIssuer(),
+                                config.jwtAudience(),
+                                config.jwtUsernameClaim(),
+                                config.jwtGroupsClaim(),
+                                Clock.systemUTC()));
+            case "etcd" -> new EtcdTokens();
+            default -> throw new IllegalArgumentException("unknown authentication method " + method);
+        };
     }
 
-    private static AccessPolicy policy(SecurityConfig config, Channel etcd) throws IOException {
+    private static AccessPolicy policy(SecurityConfig config, Channel etcd) {
         String authz = config.authz();
         if (authz == null) {
             return AccessPolicy.ALLOW_ALL;
         }
         if (authz.startsWith("file:")) {
-            return new PolicyFile(Path.of(authz.substring("file:".length())));
+            return read("--authz", () -> new PolicyFile(Path.of(authz.substring("file:".length()))));
+        }
+        if (authz.equals("etcd")) {
+            if (etcd == null) {
+                throw new SecuritySetupException(
+                        "--authz=etcd: the node has no channel to etcd (give --etcd-endpoints and --etcd-api-port)",
+                        null);
+            }
+            return read(
+                    "--authz",
+                    () -> EtcdRoles.load(new EtcdAuthReader(etcd), config.authzEtcdRefresh(), System::nanoTime));
         }
         throw new IllegalArgumentException("--authz=" + authz + " is not available");
+    }
+
+    private interface Reader<T> {
+        T read() throws IOException;
+    }
+
+    private static <T> T read(String flag, Reader<T> reader) {
+        try {
+            return reader.read();
+        } catch (NoSuchFileException e) {
+            throw new SecuritySetupException(flag + ": " + e.getFile() + ": no such file", e);
+        } catch (AccessDeniedException e) {
+            throw new SecuritySetupException(flag + ": " + e.getFile() + ": permission denied", e);
+        } catch (IOException e) {
+            String message = String.valueOf(e.getMessage());
+            throw new SecuritySetupException(message.startsWith(flag) ? message : flag + ": " + message, e);
+        }
     }
 }

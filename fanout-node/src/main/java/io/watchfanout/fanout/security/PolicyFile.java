@@ -42,9 +42,7 @@ import java.util.Set;
 final class PolicyFile implements AccessPolicy {
     private static final Set<String> RULE_FIELDS = Set.of("subjects", "groups", "verbs", "prefixes", "keys", "ranges");
 
-    private final Path file;
-    private volatile List<Rule> rules;
-    private volatile FileStamp stamp;
+    private final ReloadingFile<List<Rule>> rules;
 
     private record Rule(Set<String> subjects, Set<String> groups, Set<Verb> verbs, List<KeyRange> ranges) {
         boolean appliesTo(Identity id, Verb verb) {
@@ -69,15 +67,13 @@ final class PolicyFile implements AccessPolicy {
      * @throws IOException when it cannot be read or its rules are invalid (the message names the rule)
      */
     PolicyFile(Path file) throws IOException {
-        this.file = file;
-        this.stamp = FileStamp.of(file);
-        this.rules = parse(file);
+        this.rules = new ReloadingFile<>(file, PolicyFile::parse);
     }
 
     @Override
     public boolean allows(Identity identity, Verb verb, KeyRange range) {
         List<KeyRange> granted = new ArrayList<>();
-        for (Rule r : rules) {
+        for (Rule r : rules.get()) {
             if (r.appliesTo(identity, verb)) {
                 granted.addAll(r.ranges());
             }
@@ -87,22 +83,12 @@ final class PolicyFile implements AccessPolicy {
 
     @Override
     public boolean reload() throws IOException {
-        FileStamp now = FileStamp.of(file);
-        if (now.equals(stamp)) {
-            return false;
-        }
-        List<Rule> parsed = parse(file);
-        stamp = now;
-        if (parsed.equals(rules)) {
-            return false;
-        }
-        rules = parsed;
-        return true;
+        return rules.reload();
     }
 
     @Override
     public String describe() {
-        return "file:" + file + " (" + rules.size() + " rules)";
+        return "file:" + rules.file() + " (" + rules.get().size() + " rules)";
     }
 
     private static List<Rule> parse(Path file) throws IOException {
