@@ -113,7 +113,7 @@ public final class FanoutNode implements AutoCloseable {
         access = NodeSecurity.create(config.security(), config.nodeId(), etcdChannel);
         access.register(registry);
         api.secure(access);
-        etcdApi = config.etcdApiPort() < 0 ? null : EtcdApis.create(core, config, etcdChannel, registry);
+        etcdApi = config.etcdApiPort() < 0 ? null : EtcdApis.create(core, config, etcdChannel, registry, access);
         if (etcdApi != null) {
             api.serveGateway(etcdApi.gateway());
         }

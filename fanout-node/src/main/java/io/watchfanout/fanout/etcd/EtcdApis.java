@@ -5,6 +5,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.ServerServiceDefinition;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.fanout.NodeConfig;
+import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.time.Duration;
 import java.util.List;
@@ -38,8 +40,10 @@ public final class EtcdApis {
      *
      * @param etcd the channel to etcd, or null without {@code --etcd-endpoints}
      * @param registry where its metrics are registered
+     * @param access who may call what (README.md, "Security")
      */
-    public static EtcdApi create(WatchCore core, NodeConfig config, Channel etcd, CollectorRegistry registry) {
+    public static EtcdApi create(
+            WatchCore core, NodeConfig config, Channel etcd, CollectorRegistry registry, AccessControl access) {
         return create(
                 core,
                 config.bindAddress(),
@@ -48,10 +52,11 @@ public final class EtcdApis {
                 etcd,
                 config.progressNotifyInterval(),
                 config.resourceVersionWait(),
-                registry);
+                registry,
+                access);
     }
 
-    /** As {@link #create(WatchCore, NodeConfig, Channel, CollectorRegistry)}, from the settings it uses. */
+    /** As {@link #create(WatchCore, NodeConfig, Channel, CollectorRegistry, AccessControl)}, serving everyone. */
     static EtcdApi create(
             WatchCore core,
             String bindAddress,
@@ -61,15 +66,39 @@ public final class EtcdApis {
             Duration progressNotifyInterval,
             Duration resourceVersionWait,
             CollectorRegistry registry) {
+        return create(
+                core,
+                bindAddress,
+                port,
+                nodeId,
+                etcd,
+                progressNotifyInterval,
+                resourceVersionWait,
+                registry,
+                AccessControl.open(nodeId, WatchLimits.NONE));
+    }
+
+    /** As {@link #create(WatchCore, NodeConfig, Channel, CollectorRegistry, AccessControl)}, from the settings it uses. */
+    static EtcdApi create(
+            WatchCore core,
+            String bindAddress,
+            int port,
+            String nodeId,
+            Channel etcd,
+            Duration progressNotifyInterval,
+            Duration resourceVersionWait,
+            CollectorRegistry registry,
+            AccessControl access) {
         EtcdApiStats stats = new EtcdApiStats();
         stats.register(registry);
         EtcdHeaders headers = new EtcdHeaders(nodeId);
         ExecutorService pool = Executors.newFixedThreadPool(THREADS, daemons("etcd-api-" + nodeId));
         ScheduledExecutorService timer =
                 Executors.newSingleThreadScheduledExecutor(daemons("etcd-api-timer-" + nodeId));
-        ServerServiceDefinition watch = EtcdWatchService.definition(core, headers, stats, pool, progressNotifyInterval);
+        ServerServiceDefinition watch =
+                EtcdWatchService.definition(core, headers, stats, pool, progressNotifyInterval, access);
         ServerServiceDefinition range =
-                new EtcdRangeService(core, headers, stats, etcd, resourceVersionWait, pool, timer).definition();
+                new EtcdRangeService(core, headers, stats, etcd, resourceVersionWait, pool, timer, access).definition();
         if (etcd != null) {
             // etcd's cluster id and raft term for the headers, before any forwarded answer taught them.
             // A failed probe leaves the headers as they were; the next round tries again.
@@ -81,7 +110,8 @@ public final class EtcdApis {
                 port,
                 nodeId,
                 List.of(watch, range),
-                new EtcdForwarder(etcd, stats.forwarded::increment),
+                new EtcdForwarder(etcd, stats.forwarded::increment, new ForwardedAccess(access)),
+                new EtcdAuth(access),
                 () -> {
                     timer.shutdownNow();
                     pool.shutdownNow();

@@ -10,10 +10,12 @@ import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.Status;
+import io.watchfanout.fanout.security.Identity;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The etcd API's fallback: every method the node does not serve itself ({@code Put},
@@ -22,6 +24,11 @@ import java.io.UncheckedIOException;
  * client knows) is forwarded to etcd unchanged: the request and response bytes, the metadata
  * (such as an auth {@code token}), flow control and cancellation, in both directions of a
  * stream (a lease keep-alive). Like etcd's gRPC proxy for the calls it does not cache.
+ *
+ * <p>Each request message is first checked against the caller's permissions
+ * ({@link ForwardedAccess}); a refused one closes the call with {@code PERMISSION_DENIED} and
+ * never reaches etcd. The node adds nothing of its own to a client's call: etcd sees the
+ * client's metadata, its token among them.
  *
  * <p>Without an etcd channel every such call answers {@code UNAVAILABLE} with a message naming
  * {@code --etcd-endpoints}. Thread-safety: calls run on grpc's threads; stateless.
@@ -45,14 +52,17 @@ final class EtcdForwarder extends HandlerRegistry {
 
     private final Channel etcd;
     private final Runnable onForward;
+    private final ForwardedAccess access;
 
     /**
      * @param etcd the channel to etcd, or null when the node has no {@code --etcd-endpoints}
      * @param onForward called once per forwarded call (a metric)
+     * @param access what each request needs
      */
-    EtcdForwarder(Channel etcd, Runnable onForward) {
+    EtcdForwarder(Channel etcd, Runnable onForward, ForwardedAccess access) {
         this.etcd = etcd;
         this.onForward = onForward;
+        this.access = access;
     }
 
     @Override
@@ -76,6 +86,10 @@ final class EtcdForwarder extends HandlerRegistry {
             return new ServerCall.Listener<>() {};
         }
         onForward.run();
+        String methodName = serverCall.getMethodDescriptor().getFullMethodName();
+        Identity caller = EtcdAuth.identity();
+        // Set when a request is refused: the call to etcd is cancelled, and its close is not the client's answer.
+        AtomicBoolean refused = new AtomicBoolean();
         // The caller's deadline travels with the forwarded call (grpc-timeout is rewritten, not copied).
         ClientCall<byte[], byte[]> clientCall = etcd.newCall(
                 serverCall.getMethodDescriptor(),
@@ -97,7 +111,9 @@ final class EtcdForwarder extends HandlerRegistry {
 
                     @Override
                     public void onClose(Status status, Metadata trailers) {
-                        serverCall.close(status, trailers);
+                        if (!refused.get()) {
+                            serverCall.close(status, trailers);
+                        }
                     }
 
                     @Override
@@ -112,6 +128,16 @@ final class EtcdForwarder extends HandlerRegistry {
         return new ServerCall.Listener<>() {
             @Override
             public void onMessage(byte[] message) {
+                if (refused.get()) {
+                    return;
+                }
+                Status denied = access.check(methodName, caller, message);
+                if (denied != null) {
+                    refused.set(true);
+                    clientCall.cancel("refused by the node: " + denied.getDescription(), null);
+                    serverCall.close(denied, new Metadata());
+                    return;
+                }
                 clientCall.sendMessage(message);
                 if (clientCall.isReady()) {
                     serverCall.request(1);
@@ -120,7 +146,9 @@ final class EtcdForwarder extends HandlerRegistry {
 
             @Override
             public void onHalfClose() {
-                clientCall.halfClose();
+                if (!refused.get()) {
+                    clientCall.halfClose();
+                }
             }
 
             @Override
