@@ -498,4 +498,146 @@ class SecuredFrontEndsTest {
             audit.detachAppender(lines);
         }
     }
+
+    /** About a hundred malformed {@code Authorization} headers: prefixes crossed with bad tokens, and some whole values. */
+    private static List<String> malformedAuthorizations() {
+        List<String> out = new ArrayList<>(List.of(
+                "",
+                " ",
+                "Bearer",
+                "Bearer ",
+                "Bearer  ",
+                "bearer",
+                "Basic YWxpY2U6c2VjcmV0",
+                "Basic xxx",
+                "Digest username=\"alice\"",
+                "Negotiate abc",
+                "Token alice-secret",
+                "Bearer=alice-secret",
+                "Bearer a b",
+                "Bearer %00",
+                "Bearer alice-secret, Bearer bob-secret",
+                "Bearer alice-secretX",
+                "Bearer ALICE-SECRET",
+                "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.",
+                "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSIsImV4cCI6MX0.c2lnbmF0dXJl",
+                "Bearer a.b.c",
+                "Bearer ....",
+                "Bearer \u00e9t\u00e9",
+                "Bearer \u00ff\u00fe",
+                "Bearer \u0001",
+                "Bearer \u007f",
+                "Bearer a\tb",
+                "\u0007",
+                "Bearer " + "x".repeat(100 * 1024)));
+        List<String> prefixes = List.of("Bearer ", "Basic ", "Bearer\t", "Bearerx ", "");
+        List<String> tokens = List.of(
+                "\"alice-secret\"",
+                "'alice-secret'",
+                "alice secret",
+                "null",
+                "%20",
+                "\u00e9",
+                "\u0000",
+                "x".repeat(8000),
+                "a\\b",
+                "=",
+                "eyJ.eyJ.sig",
+                "\u00c3\u00a9",
+                "\u0008\u0008",
+                "alice-secret\u00a0",
+                "{}");
+        for (String p : prefixes) {
+            for (String t : tokens) {
+                out.add(p + t);
+            }
+        }
+        return out;
+    }
+
+    private String statusLine(String target, String headers) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", http.port())) {
+            socket.setSoTimeout(30_000);
+            java.io.OutputStream out = socket.getOutputStream();
+            out.write(("GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + headers + "\r\n")
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            StringBuilder line = new StringBuilder();
+            int c;
+            while ((c = in.read()) >= 0 && c != '\r') {
+                line.append((char) c);
+            }
+            return line.toString();
+        }
+    }
+
+    @Test
+    void malformedCredentialsAreRefusedWith4xxAndTheNodeGoesOnServing() throws Exception {
+        start(WatchLimits.NONE);
+        List<String> corpus = malformedAuthorizations();
+        assertThat(corpus).hasSizeGreaterThanOrEqualTo(100);
+        int i = 0;
+        for (String value : corpus) {
+            String target = (i++ % 2 == 0 ? "/v1/watch?" : "/v1/kv?") + ALICE_WATCH;
+            assertThat(statusLine(target, "Authorization: " + value + "\r\n"))
+                    .as("Authorization: %s", value.length() > 60 ? value.substring(0, 60) + "..." : value)
+                    .matches("HTTP/1\\.1 (400|401|431) .*");
+        }
+        // Two headers, and a flood of them.
+        assertThat(statusLine(
+                        "/v1/watch?" + ALICE_WATCH,
+                        "Authorization: Bearer " + TestAccess.ALICE + "\r\nAuthorization: Bearer " + TestAccess.BOB
+                                + "\r\n"))
+                .startsWith("HTTP/1.1 401 ");
+        assertThat(statusLine("/v1/watch?" + ALICE_WATCH, "Authorization: Bearer x\r\n".repeat(500)))
+                .matches("HTTP/1\\.1 (400|401|431) .*");
+
+        List<String[]> metadata = new ArrayList<>();
+        for (String v : List.of(
+                "",
+                "Bearer",
+                "Bearer ",
+                "Bearer  ",
+                "Basic xxx",
+                "Bearer a b",
+                "Bearer %00",
+                "a b",
+                "nope",
+                "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.",
+                "Bearer alice-secretX",
+                "{}",
+                "x".repeat(8000))) {
+            metadata.add(new String[] {"authorization", v});
+            metadata.add(new String[] {"token", v});
+        }
+        for (String[] md : metadata) {
+            KVGrpc.KVBlockingStub stub =
+                    as(KVGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS), md[0], md[1]);
+            assertThatThrownBy(() -> stub.range(RangeRequest.newBuilder()
+                            .setKey(ByteString.copyFromUtf8(CONFIGMAPS))
+                            .setSerializable(true)
+                            .build()))
+                    .as("%s: %s", md[0], md[1].length() > 60 ? md[1].substring(0, 60) + "..." : md[1])
+                    .isInstanceOfSatisfying(
+                            StatusRuntimeException.class,
+                            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED));
+        }
+        // Metadata above the API's bound is grpc's to refuse, before any interceptor: never served.
+        KVGrpc.KVBlockingStub huge = as(
+                KVGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS),
+                "authorization",
+                "Bearer " + "x".repeat(32 * 1024));
+        assertThatThrownBy(() -> huge.range(RangeRequest.newBuilder()
+                        .setKey(ByteString.copyFromUtf8(CONFIGMAPS))
+                        .build()))
+                .isInstanceOfSatisfying(
+                        StatusRuntimeException.class,
+                        e -> assertThat(e.getStatus().getCode()).isNotEqualTo(Status.Code.OK));
+
+        Stream s = watch(ALICE_WATCH, JSON, TestAccess.ALICE);
+        assertThat(s.status()).isEqualTo(200);
+        etcd.put("/registry/configmaps/after", "v").forEach(applier::accept);
+        await().until(() -> s.text().contains("ADDED"));
+    }
 }
