@@ -6,7 +6,6 @@ import io.grpc.ServerServiceDefinition;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.fanout.NodeConfig;
 import io.watchfanout.fanout.security.AccessControl;
-import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.time.Duration;
 import java.util.List;
@@ -54,28 +53,6 @@ public final class EtcdApis {
                 config.resourceVersionWait(),
                 registry,
                 access);
-    }
-
-    /** As {@link #create(WatchCore, NodeConfig, Channel, CollectorRegistry, AccessControl)}, serving everyone. */
-    static EtcdApi create(
-            WatchCore core,
-            String bindAddress,
-            int port,
-            String nodeId,
-            Channel etcd,
-            Duration progressNotifyInterval,
-            Duration resourceVersionWait,
-            CollectorRegistry registry) {
-        return create(
-                core,
-                bindAddress,
-                port,
-                nodeId,
-                etcd,
-                progressNotifyInterval,
-                resourceVersionWait,
-                registry,
-                AccessControl.open(nodeId, WatchLimits.NONE));
     }
 
     /** As {@link #create(WatchCore, NodeConfig, Channel, CollectorRegistry, AccessControl)}, from the settings it uses. */

@@ -6,7 +6,7 @@ import io.undertow.util.Headers;
 import io.undertow.util.Methods;
 import io.watchfanout.fanout.etcd.JsonGateway;
 import io.watchfanout.fanout.security.AuthenticationException;
-import io.watchfanout.fanout.security.ClientCertificates;
+import io.watchfanout.fanout.security.Credentials;
 import io.watchfanout.fanout.security.Identity;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -65,17 +65,10 @@ final class GatewayHandler implements HttpHandler {
             return;
         }
         Identity identity;
-        io.undertow.util.HeaderValues authorizations =
-                exchange.getRequestHeaders().get(Headers.AUTHORIZATION);
-        String authorization = authorizations == null ? null : authorizations.getFirst();
+        String authorization = exchange.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
         try {
-            if (authorizations != null && authorizations.size() > 1) {
-                throw new AuthenticationException(
-                        "header Authorization given " + authorizations.size() + " times (expected: at most once)");
-            }
-            io.undertow.server.SSLSessionInfo tls = exchange.getConnection().getSslSessionInfo();
-            identity = gateway.authenticate(
-                    path, tls == null ? null : ClientCertificates.commonName(tls.getSSLSession()), authorization);
+            Credentials presented = HttpAccess.credentials(exchange);
+            identity = gateway.authenticate(path, presented.certificateCommonName(), presented.authorization());
         } catch (AuthenticationException e) {
             exchange.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, HttpAccess.CHALLENGE);
             json(exchange, 401, JsonGateway.errorJson(16, e.getMessage()));
