@@ -4,6 +4,7 @@ import io.grpc.ManagedChannel;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.fanout.etcd.EtcdApi;
 import io.watchfanout.fanout.etcd.EtcdApis;
+import io.watchfanout.fanout.etcd.EtcdCredentials;
 import io.watchfanout.fanout.etcd.EtcdRevisionProbe;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.http.CorsOrigins;
@@ -83,6 +84,7 @@ public final class FanoutNode implements AutoCloseable {
                 ? null
                 : new KafkaHistory(
                         config.kafkaBootstrap(),
+                        config.kafkaSettings(),
                         config.topicPrefix(),
                         config.nodeId(),
                         core.status()::historyStartRevision,
@@ -109,19 +111,24 @@ public final class FanoutNode implements AutoCloseable {
         api.allowOrigins(CorsOrigins.of(config.corsAllowedOrigins()));
         etcdChannel = config.etcdEndpoints().isEmpty() || config.etcdApiPort() < 0
                 ? null
-                : EtcdApis.channel(config.etcdEndpoints());
+                : EtcdApis.channel(config.etcdEndpoints(), config.etcdSecurity());
+        EtcdCredentials etcdCredentials =
+                etcdChannel == null ? EtcdCredentials.none() : EtcdApis.credentials(etcdChannel, config.etcdSecurity());
         access = NodeSecurity.create(config.security(), config.nodeId(), etcdChannel);
         access.register(registry);
         api.secure(access);
-        etcdApi = config.etcdApiPort() < 0 ? null : EtcdApis.create(core, config, etcdChannel, registry, access);
+        etcdApi = config.etcdApiPort() < 0
+                ? null
+                : EtcdApis.create(core, config, etcdChannel, etcdCredentials, registry, access);
         if (etcdApi != null) {
             api.serveGateway(etcdApi.gateway());
         }
         if (etcdChannel != null) {
-            api.consistentReads(new EtcdRevisionProbe(etcdChannel, config.resourceVersionWait()));
+            api.consistentReads(new EtcdRevisionProbe(etcdChannel, etcdCredentials, config.resourceVersionWait()));
         }
         loader = new KafkaCacheLoader(
                 config.kafkaBootstrap(),
+                config.kafkaSettings(),
                 config.topicPrefix(),
                 core.feed(),
                 progress,

@@ -1,5 +1,7 @@
 package io.watchfanout.fanout;
 
+import io.watchfanout.common.EtcdSecurity;
+import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.fanout.http.CorsOrigins;
 import io.watchfanout.fanout.security.SecurityConfig;
 import java.time.Duration;
@@ -46,6 +48,11 @@ import java.util.Objects;
  * @param benchEncodePerWatcher benchmark only ({@code bin/bench memo}): live dispatch encodes a
  *     frame per watcher instead of sharing one per event and encoding; never set in production
  * @param security authentication, authorization and watch limits (README.md, "Security")
+ * @param etcdSecurity TLS and user of the node's calls to etcd ({@code --etcd-cacert} ...
+ *     {@code --etcd-password-file}); the user only for its own calls, never for forwarded ones;
+ *     {@link EtcdSecurity#NONE} for none
+ * @param kafkaSettings client settings of every Kafka consumer ({@code --kafka-config});
+ *     {@link KafkaClientSettings#NONE} for none
  */
 public record NodeConfig(
         String kafkaBootstrap,
@@ -72,7 +79,9 @@ public record NodeConfig(
         int deepReadMaxReaders,
         long deepReadMaxBytes,
         boolean benchEncodePerWatcher,
-        SecurityConfig security) {
+        SecurityConfig security,
+        EtcdSecurity etcdSecurity,
+        KafkaClientSettings kafkaSettings) {
     /**
      * Copies the lists. The ranges in the field descriptions are {@link NodeFlags}' checks, made
      * when the flags are parsed; code that builds a configuration directly (tests) passes values
@@ -83,6 +92,8 @@ public record NodeConfig(
         Objects.requireNonNull(topicPrefix, "topicPrefix");
         Objects.requireNonNull(nodeId, "nodeId");
         Objects.requireNonNull(security, "security");
+        Objects.requireNonNull(etcdSecurity, "etcdSecurity");
+        Objects.requireNonNull(kafkaSettings, "kafkaSettings");
         etcdEndpoints = List.copyOf(etcdEndpoints);
         corsAllowedOrigins = List.copyOf(corsAllowedOrigins);
     }

@@ -4,6 +4,7 @@ import io.watchfanout.common.Check;
 import io.watchfanout.common.CommonFlags;
 import io.watchfanout.common.Flag;
 import io.watchfanout.common.FlagTable;
+import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.fanout.http.CorsOrigins;
 import io.watchfanout.fanout.security.SecurityConfig;
 import io.watchfanout.fanout.security.WatchLimits;
@@ -218,6 +219,15 @@ public final class NodeFlags extends FlagTable {
             .help(
                     "Benchmark only (bin/bench memo, docs/BENCHMARKS.md): live dispatch encodes a frame per watcher "
                             + "instead of once per event and encoding, to measure what encode-once saves. Never in production.");
+    static final CommonFlags.EtcdFlags ETCD_SECURITY = CommonFlags.etcdSecurityFlags(
+            "etcd user of the node's own calls to etcd (the revision probe of consistent reads, the refresh of "
+                    + "the headers), as etcdctl --user; with --etcd-password-file. It needs read permission on the "
+                    + "zero-byte key, which the probe counts. Calls forwarded for etcd API clients carry the client's "
+                    + "own token instead.");
+    static final Flag<KafkaClientSettings> KAFKA_CONFIG = CommonFlags.kafkaConfig()
+            .help("Kafka client settings for every Kafka consumer of the node (rebuild, tail, reads of older history): "
+                    + "security, ssl, sasl and tuning keys, e.g. security.protocol=SASL_SSL; settings the node sets itself "
+                    + "(bootstrap.servers, deserializers, isolation.level, ...) are refused.");
 
     /** The table in {@code --help}'s order; picocli makes it through {@code @Command(modelTransformer)}. */
     public NodeFlags() {
@@ -263,6 +273,12 @@ public final class NodeFlags extends FlagTable {
                 MAX_WATCHERS_PER_IDENTITY,
                 WATCH_RATE_PER_IDENTITY,
                 WATCH_BURST_PER_IDENTITY,
+                ETCD_SECURITY.cacert(),
+                ETCD_SECURITY.cert(),
+                ETCD_SECURITY.key(),
+                ETCD_SECURITY.user(),
+                ETCD_SECURITY.passwordFile(),
+                KAFKA_CONFIG,
                 BENCH_ENCODE_PER_WATCHER);
     }
 
@@ -278,6 +294,7 @@ public final class NodeFlags extends FlagTable {
         if (id == null || id.isBlank()) {
             id = hostName() + "-" + port;
         }
+        KafkaClientSettings kafkaSettings = v.get(KAFKA_CONFIG);
         return new NodeConfig(
                 v.get(KAFKA_BOOTSTRAP),
                 v.get(TOPIC_PREFIX),
@@ -303,7 +320,9 @@ public final class NodeFlags extends FlagTable {
                 v.get(DEEP_READ_MAX_READERS),
                 v.get(DEEP_READ_MAX_BYTES),
                 v.get(BENCH_ENCODE_PER_WATCHER),
-                security(spec, v));
+                security(spec, v),
+                CommonFlags.etcdSecurity(spec, v, ETCD_SECURITY, v.get(ETCD_ENDPOINTS)),
+                kafkaSettings != null ? kafkaSettings : KafkaClientSettings.NONE);
     }
 
     /**

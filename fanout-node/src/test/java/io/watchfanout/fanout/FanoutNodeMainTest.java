@@ -118,6 +118,37 @@ class FanoutNodeMainTest {
     }
 
     @Test
+    void etcdAndKafkaSecurityFlagsAreReadAtStartupAndTheirMistakesNamed() throws Exception {
+        java.nio.file.Path dir = Files.createTempDirectory("node-security");
+        java.nio.file.Path password = Files.writeString(dir.resolve("password"), "s3cret\n");
+        java.nio.file.Path kafka = Files.writeString(dir.resolve("kafka.properties"), "sasl.mechanism=PLAIN\n");
+        FanoutNodeMain main = new FanoutNodeMain();
+        cli(main, Map.of("WATCHFANOUT_KAFKA_CONFIG", kafka.toString()), new StringWriter())
+                .parseArgs(withRequired(
+                        "--etcd-endpoints", "https://e:2379",
+                        "--etcd-cert", "c.pem",
+                        "--etcd-key", "k.pem",
+                        "--etcd-user", "node",
+                        "--etcd-password-file", password.toString()));
+        NodeConfig c = main.toConfig();
+        assertThat(c.etcdSecurity().password()).isEqualTo("s3cret");
+        assertThat(c.etcdSecurity().cert()).hasToString("c.pem");
+        assertThat(c.kafkaSettings().asMap()).containsEntry("sasl.mechanism", "PLAIN");
+        assertThat(c.toString()).doesNotContain("s3cret");
+
+        Files.writeString(kafka, "isolation.level=read_uncommitted\n");
+        StringWriter refused = new StringWriter();
+        assertThat(cli(new FanoutNodeMain(), Map.of(), refused)
+                        .execute(withRequired("--kafka-config", kafka.toString())))
+                .isEqualTo(2);
+        assertThat(refused.toString()).contains("--kafka-config").contains("isolation.level may not be set");
+        StringWriter half = new StringWriter();
+        assertThat(cli(new FanoutNodeMain(), Map.of(), half).execute(withRequired("--etcd-cert", "c.pem")))
+                .isEqualTo(2);
+        assertThat(half.toString()).contains("--etcd-cert and --etcd-key go together");
+    }
+
+    @Test
     void badFlagsExitWithStatus2AndSayWhatWasExpected() {
         StringWriter err = new StringWriter();
         assertThat(cli(new FanoutNodeMain(), Map.of(), err).execute(withRequired("--bookmark-interval", "5")))

@@ -92,12 +92,7 @@ public final class Ingester implements AutoCloseable {
         this.metrics = new IngesterMetrics(registry);
         this.eventsTopic = WatchFanoutSerdes.eventsTopic(config.topicPrefix());
         this.stateTopic = WatchFanoutSerdes.stateTopic(config.topicPrefix());
-        this.etcd = Client.builder()
-                .endpoints(config.etcdEndpoints().toArray(String[]::new))
-                .maxInboundMessageSize(config.etcdMaxInboundBytes())
-                .keepaliveTime(ETCD_KEEPALIVE_TIME)
-                .keepaliveTimeout(ETCD_KEEPALIVE_TIMEOUT)
-                .build();
+        this.etcd = EtcdClients.create(config, ETCD_KEEPALIVE_TIME, ETCD_KEEPALIVE_TIMEOUT);
         this.election = config.leaderElection()
                 ? new LeaderElection(etcd, config.electionName(), identity(), config.electionLeaseTtl())
                 : null;
@@ -105,6 +100,7 @@ public final class Ingester implements AutoCloseable {
                 etcd,
                 config.etcdEndpoints(),
                 config.kafkaBootstrap(),
+                config.kafkaSettings(),
                 eventsTopic,
                 PROBE_INTERVAL,
                 config.dependencyTimeout(),
@@ -245,7 +241,12 @@ public final class Ingester implements AutoCloseable {
         }
         long tail;
         try {
-            tail = new PublishedLog(config.kafkaBootstrap(), eventsTopic, stateTopic, config.transactionalId())
+            tail = new PublishedLog(
+                            config.kafkaBootstrap(),
+                            config.kafkaSettings(),
+                            eventsTopic,
+                            stateTopic,
+                            config.transactionalId())
                     .lastEventsRevision()
                     .orElse(0L);
         } catch (RuntimeException readFailure) {
@@ -289,6 +290,7 @@ public final class Ingester implements AutoCloseable {
         if (config.runMaterializer() && materializer == null && running) {
             materializer = new StateMaterializer(
                     config.kafkaBootstrap(),
+                    config.kafkaSettings(),
                     config.topicPrefix(),
                     config.maxRecordBytes(),
                     e -> fail("state materializer failed: " + e, e));

@@ -1,6 +1,8 @@
 package io.watchfanout.ingester;
 
 import com.google.protobuf.ByteString;
+import io.watchfanout.common.EtcdSecurity;
+import io.watchfanout.common.KafkaClientSettings;
 import java.time.Duration;
 import java.util.List;
 
@@ -35,6 +37,9 @@ import java.util.List;
  *     heartbeat (a progress record that repeats the last revision)
  * @param dependencyTimeout how long a probe of etcd or Kafka may take before the ingester
  *     reports that dependency lost (not ready); probes run every second
+ * @param etcdSecurity TLS and user of every etcd call; {@link EtcdSecurity#NONE} for none
+ * @param kafkaSettings client settings of every Kafka client ({@code --kafka-config}); {@link
+ *     KafkaClientSettings#NONE} for none
  */
 public record IngesterConfig(
         List<String> etcdEndpoints,
@@ -60,4 +65,6 @@ public record IngesterConfig(
         String electionName,
         Duration electionLeaseTtl,
         Duration heartbeatInterval,
-        Duration dependencyTimeout) {}
+        Duration dependencyTimeout,
+        EtcdSecurity etcdSecurity,
+        KafkaClientSettings kafkaSettings) {}

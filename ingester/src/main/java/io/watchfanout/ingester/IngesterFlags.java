@@ -5,6 +5,7 @@ import io.watchfanout.common.Check;
 import io.watchfanout.common.CommonFlags;
 import io.watchfanout.common.Flag;
 import io.watchfanout.common.FlagTable;
+import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.common.KeyBytes;
 import java.time.Duration;
 import java.util.List;
@@ -138,6 +139,14 @@ public final class IngesterFlags extends FlagTable {
             .check(Check.atLeast(MIN_PROBE_PERIOD))
             .help("etcd and Kafka are probed every second; one that does not answer within this makes the ingester not "
                     + "ready.");
+    static final CommonFlags.EtcdFlags ETCD_SECURITY = CommonFlags.etcdSecurityFlags(
+            "etcd user of every call to etcd (watch, reads, leader election), as etcdctl --user; with "
+                    + "--etcd-password-file. It needs read permission on every key (the ingester watches the whole "
+                    + "keyspace), and write on --election-name with --leader-election. jetcd renews its token.");
+    static final Flag<KafkaClientSettings> KAFKA_CONFIG = CommonFlags.kafkaConfig()
+            .help("Kafka client settings for every Kafka client of the ingester (publisher, readers, admin, state "
+                    + "materializer): security, ssl, sasl and tuning keys, e.g. security.protocol=SASL_SSL; settings the "
+                    + "ingester sets itself (bootstrap.servers, serializers, transactional.id, ...) are refused.");
 
     /** The table in {@code --help}'s order; picocli makes it through {@code @Command(modelTransformer)}. */
     public IngesterFlags() {
@@ -166,7 +175,13 @@ public final class IngesterFlags extends FlagTable {
                 ELECTION_NAME,
                 ELECTION_LEASE_TTL,
                 HEARTBEAT_INTERVAL,
-                DEPENDENCY_TIMEOUT);
+                DEPENDENCY_TIMEOUT,
+                ETCD_SECURITY.cacert(),
+                ETCD_SECURITY.cert(),
+                ETCD_SECURITY.key(),
+                ETCD_SECURITY.user(),
+                ETCD_SECURITY.passwordFile(),
+                KAFKA_CONFIG);
     }
 
     /**
@@ -190,6 +205,7 @@ public final class IngesterFlags extends FlagTable {
         ByteString keyPrefix = v.get(KEY_PREFIX);
         String transactionalId = v.get(TRANSACTIONAL_ID);
         String electionName = v.get(ELECTION_NAME);
+        KafkaClientSettings kafkaSettings = v.get(KAFKA_CONFIG);
         return new IngesterConfig(
                 v.get(ETCD_ENDPOINTS),
                 v.get(KAFKA_BOOTSTRAP),
@@ -214,7 +230,9 @@ public final class IngesterFlags extends FlagTable {
                 electionName != null ? electionName : "/watchfanout/elections/" + topicPrefix + "/ingester",
                 v.get(ELECTION_LEASE_TTL),
                 v.get(HEARTBEAT_INTERVAL),
-                v.get(DEPENDENCY_TIMEOUT));
+                v.get(DEPENDENCY_TIMEOUT),
+                CommonFlags.etcdSecurity(spec, v, ETCD_SECURITY, v.get(ETCD_ENDPOINTS)),
+                kafkaSettings != null ? kafkaSettings : KafkaClientSettings.NONE);
     }
 
     private static ByteString keyBytes(String text) {

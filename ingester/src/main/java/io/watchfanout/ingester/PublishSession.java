@@ -146,7 +146,7 @@ final class PublishSession {
                 metrics.ready.set(0);
                 election.awaitLeadership();
             }
-            new TopicManager(config.kafkaBootstrap())
+            new TopicManager(config.kafkaBootstrap(), config.kafkaSettings())
                     .ensure(new TopicSettings(
                             eventsTopic,
                             stateTopic,
@@ -159,6 +159,7 @@ final class PublishSession {
             afterTopics.run();
             try (EventsPublisher publisher = new EventsPublisher(
                     config.kafkaBootstrap(),
+                    config.kafkaSettings(),
                     eventsTopic,
                     config.transactionalId(),
                     config.maxRecordBytes(),
@@ -187,7 +188,8 @@ final class PublishSession {
     }
 
     private PublishedLog publishedLog() {
-        return new PublishedLog(config.kafkaBootstrap(), eventsTopic, stateTopic, config.transactionalId());
+        return new PublishedLog(
+                config.kafkaBootstrap(), config.kafkaSettings(), eventsTopic, stateTopic, config.transactionalId());
     }
 
     private EtcdSnapshotReader snapshotReader() {

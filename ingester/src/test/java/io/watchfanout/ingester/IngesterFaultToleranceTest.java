@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
 import io.etcd.jetcd.Client;
+import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.ingester.publish.PublishedLog;
 import io.watchfanout.ingester.support.EventsTopicDump;
 import io.watchfanout.ingester.support.Exactness;
@@ -66,6 +67,7 @@ class IngesterFaultToleranceTest {
     private long lastPublishedRevision() {
         return new PublishedLog(
                         kafka.bootstrapServers(),
+                        KafkaClientSettings.NONE,
                         WatchFanoutSerdes.eventsTopic(topicPrefix),
                         WatchFanoutSerdes.stateTopic(topicPrefix),
                         topicPrefix + ".test")

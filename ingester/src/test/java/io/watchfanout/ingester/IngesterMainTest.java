@@ -150,6 +150,41 @@ class IngesterMainTest {
     }
 
     @Test
+    void etcdAndKafkaSecurityFlagsAreReadAtStartupAndTheirMistakesNamed() throws Exception {
+        java.nio.file.Path dir = Files.createTempDirectory("ingester-security");
+        java.nio.file.Path password = Files.writeString(dir.resolve("password"), "s3cret\n");
+        java.nio.file.Path kafka = Files.writeString(dir.resolve("kafka.properties"), "security.protocol=SASL_SSL\n");
+        CommandLine cl = IngesterMain.commandLine();
+        cl.parseArgs(withRequired(
+                "--etcd-endpoints", "https://e:2379",
+                "--etcd-cacert", "ca.pem",
+                "--etcd-user", "ingester",
+                "--etcd-password-file", password.toString(),
+                "--kafka-config", kafka.toString()));
+        IngesterConfig config = ((IngesterMain) cl.getCommand()).config();
+        assertThat(config.etcdSecurity().password()).isEqualTo("s3cret");
+        assertThat(config.etcdSecurity().caCert()).hasToString("ca.pem");
+        assertThat(config.kafkaSettings().asMap()).containsEntry("security.protocol", "SASL_SSL");
+        assertThat(config.toString()).doesNotContain("s3cret");
+
+        Files.writeString(kafka, "transactional.id=mine\n");
+        String[] refused = execute(withRequired("--etcd-endpoints", "e:2379", "--kafka-config", kafka.toString()));
+        assertThat(refused[0]).isEqualTo("2");
+        assertThat(refused[2]).contains("--kafka-config").contains("transactional.id may not be set");
+        String[] missing = execute(withRequired("--etcd-endpoints", "e:2379", "--kafka-config", "/no/such.properties"));
+        assertThat(missing[0]).isEqualTo("2");
+        assertThat(missing[2]).contains("--kafka-config").contains("/no/such.properties: no such file");
+        String[] noPassword = execute(withRequired("--etcd-endpoints", "e:2379", "--etcd-user", "ingester"));
+        assertThat(noPassword[2]).contains("--etcd-user and --etcd-password-file go together");
+        String[] noFile = execute(withRequired(
+                "--etcd-endpoints", "e:2379", "--etcd-user", "u", "--etcd-password-file", "/no/such/password"));
+        assertThat(noFile[0]).isEqualTo("2");
+        assertThat(noFile[2]).contains("--etcd-password-file: /no/such/password: no such file");
+        String[] plain = execute(withRequired("--etcd-endpoints", "e:2379", "--etcd-cacert", "ca.pem"));
+        assertThat(plain[2]).contains("expected: https:// --etcd-endpoints");
+    }
+
+    @Test
     void durationMessagesShowTheValueInTheFlagsOwnSyntax() {
         String[] r = execute(withRequired("--etcd-endpoints", "e:2379", "--election-lease-ttl", "1500ms"));
         assertThat(r[0]).isEqualTo("2");

@@ -1,11 +1,18 @@
 package io.watchfanout.testkit;
 
+import io.etcd.jetcd.Auth;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import io.etcd.jetcd.auth.Permission;
+import io.etcd.jetcd.options.OptionsUtil;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,6 +21,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +51,21 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  * The shared server of a test JVM comes from {@link EtcdExtension}.
  *
+ * <p>Secured, as production runs it: {@link Builder#tls(Pki)} serves clients on
+ * {@code https} with a certificate of the {@link Pki} and requires client certificates of its CA
+ * ({@code --client-cert-auth}); {@link Builder#rootPassword(String)} and
+ * {@link Builder#user(String, String, Permission.Type, String)} create users and enable
+ * authentication on the first start:
+ * <pre>{@code
+ * Pki pki = Pki.create(dir, "ca");
+ * try (EtcdServer etcd = EtcdServer.builder().tls(pki).rootPassword("root-pw")
+ *         .user("ingester", "ingester-pw", Permission.Type.READ, "/registry/").build().start()) {
+ *     Client root = etcd.clientBuilder().user(bs("root")).password(bs("root-pw")).build();
+ *     ... --etcd-endpoints etcd.clientUrl() --etcd-cacert etcd.caCert()
+ *         --etcd-cert etcd.clientCert().cert() --etcd-key etcd.clientCert().key() ...
+ * }
+ * }</pre>
+ *
  * <p>Thread-safety: all methods may be called from any thread; lifecycle methods ({@link #start},
  * {@link #stop}, {@link #kill}, {@link #restart}, {@link #close}) are serialized and block until
  * done. Errors are reported as {@link IllegalStateException} whose message names the log file
@@ -64,6 +90,18 @@ public final class EtcdServer extends ServerProcess {
     private final List<String> extraArgs;
     private final int clientPort;
     private final int peerPort;
+    /** The PKI of {@link Builder#tls}, or null for plaintext. */
+    private final Pki pki;
+    /** etcd's server certificate and the testkit's client certificate, when TLS. */
+    private final Pki.Issued serverCert;
+
+    private final Pki.Issued clientCert;
+    /** Plain HTTP {@code /health} and {@code /metrics} ({@code --listen-metrics-urls}), when TLS. */
+    private final int metricsPort;
+
+    private final String rootPassword;
+    private final List<User> users;
+    private boolean authEnabled; // guarded by this: the users exist and authentication is on
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
@@ -82,7 +120,19 @@ public final class EtcdServer extends ServerProcess {
         this.extraArgs = List.copyOf(b.extraArgs);
         this.clientPort = b.clientPort != 0 ? b.clientPort : FreePorts.pick();
         this.peerPort = b.peerPort != 0 ? b.peerPort : FreePorts.pick();
+        this.pki = b.pki;
+        this.serverCert = pki == null ? null : pki.server("etcd-" + clientPort, "etcd");
+        this.clientCert = pki == null ? null : pki.client("etcd-" + clientPort + "-client", "watchfanout-testkit");
+        this.metricsPort = pki == null ? 0 : FreePorts.pick();
+        this.rootPassword = b.rootPassword;
+        this.users = List.copyOf(b.users);
+        if (rootPassword == null && !users.isEmpty()) {
+            throw new IllegalArgumentException("users need authentication: set rootPassword(...) too");
+        }
     }
+
+    /** A user of {@link Builder#user}: a role {@code <name>} with one permission on a key prefix. */
+    private record User(String name, String password, Permission.Type permission, String keyPrefix) {}
 
     /**
      * Returns a builder for a server with non-default settings.
@@ -111,6 +161,10 @@ public final class EtcdServer extends ServerProcess {
         }
         process.launch();
         awaitHealthy();
+        if (rootPassword != null && !authEnabled) {
+            enableAuth();
+            authEnabled = true;
+        }
         LOG.info("etcd ready at {} (pid {}, data {}, log {})", clientUrl(), process.pid(), dataDir, logFile);
         return this;
     }
@@ -148,6 +202,18 @@ public final class EtcdServer extends ServerProcess {
                 "zap",
                 "--log-outputs",
                 "stderr"));
+        if (pki != null) {
+            cmd.addAll(List.of(
+                    "--cert-file",
+                    serverCert.cert().toString(),
+                    "--key-file",
+                    serverCert.key().toString(),
+                    "--trusted-ca-file",
+                    pki.caCert().toString(),
+                    "--client-cert-auth",
+                    "--listen-metrics-urls",
+                    healthBase()));
+        }
         cmd.addAll(extraArgs);
         return cmd;
     }
@@ -184,7 +250,7 @@ public final class EtcdServer extends ServerProcess {
 
     private void awaitHealthy() {
         long deadline = System.nanoTime() + startTimeout.toNanos();
-        HttpRequest request = HttpRequest.newBuilder(URI.create(clientUrl() + "/health"))
+        HttpRequest request = HttpRequest.newBuilder(URI.create(healthBase() + "/health"))
                 .timeout(Duration.ofSeconds(2))
                 .GET()
                 .build();
@@ -219,14 +285,116 @@ public final class EtcdServer extends ServerProcess {
         }
     }
 
+    /** Where {@code /health} is served: the client URL, or with TLS the plain metrics URL. */
+    private String healthBase() {
+        return pki == null ? clientUrl() : "http://127.0.0.1:" + metricsPort;
+    }
+
+    /**
+     * Creates the users and roles and enables authentication (first start only: etcd keeps them
+     * in its data), as {@code etcdctl user add root; etcdctl auth enable} does: the root user
+     * with the root role, then one role per {@link Builder#user}.
+     */
+    private void enableAuth() {
+        try (Client client = clientBuilder().build()) {
+            Auth auth = client.getAuthClient();
+            await(auth.roleAdd(bs("root")));
+            await(auth.userAdd(bs("root"), bs(rootPassword)));
+            await(auth.userGrantRole(bs("root"), bs("root")));
+            for (User u : users) {
+                ByteSequence key = u.keyPrefix().isEmpty() ? bs("\0") : bs(u.keyPrefix());
+                ByteSequence end = u.keyPrefix().isEmpty() ? bs("\0") : OptionsUtil.prefixEndOf(key);
+                await(auth.roleAdd(bs(u.name())));
+                await(auth.roleGrantPermission(bs(u.name()), key, end, u.permission()));
+                await(auth.userAdd(bs(u.name()), bs(u.password())));
+                await(auth.userGrantRole(bs(u.name()), bs(u.name())));
+            }
+            await(auth.authEnable());
+        }
+        LOG.info(
+                "etcd at {}: authentication enabled, users root{}",
+                clientUrl(),
+                users.stream().map(u -> ", " + u.name()).reduce("", String::concat));
+    }
+
+    private void await(java.util.concurrent.CompletableFuture<?> f) {
+        try {
+            f.get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            failed = true;
+            throw new IllegalStateException(
+                    "enabling authentication on etcd at " + clientUrl() + " failed: " + e + "; log " + logFile
+                            + ", last lines:\n" + process.logTail(20),
+                    e);
+        } catch (InterruptedException e) {
+            throw ManagedProcess.interrupted("enabling etcd authentication", e);
+        }
+    }
+
+    private static ByteSequence bs(String s) {
+        return ByteSequence.from(s, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A jetcd client builder for this server: its endpoint and, with TLS, its CA and the testkit's
+     * client certificate ({@link #clientCert()}). Add {@code .user(...).password(...)} once
+     * authentication is on.
+     *
+     * @return a new builder
+     * @throws IllegalStateException if the PEM files cannot be read
+     */
+    public ClientBuilder clientBuilder() {
+        ClientBuilder b = Client.builder().endpoints(clientUrl());
+        if (pki != null) {
+            try {
+                b.sslContext(ssl -> ssl.trustManager(pki.caCert().toFile())
+                        .keyManager(clientCert.cert().toFile(), clientCert.key().toFile()));
+            } catch (SSLException e) {
+                throw new IllegalStateException("cannot use the TLS files of etcd at " + clientUrl(), e);
+            }
+        }
+        return b;
+    }
+
     /**
      * The client URL, for jetcd's {@code Client.builder().endpoints(...)} and the HTTP/JSON
      * gateway ({@code POST <url>/v3/kv/put}).
      *
-     * @return {@code http://127.0.0.1:<clientPort>}; stable across restarts
+     * @return {@code http://127.0.0.1:<clientPort>}, or {@code https://} with {@link Builder#tls};
+     *     stable across restarts
      */
     public String clientUrl() {
-        return "http://127.0.0.1:" + clientPort;
+        return (pki == null ? "http" : "https") + "://127.0.0.1:" + clientPort;
+    }
+
+    /**
+     * The CA that signs etcd's certificate (what {@code --etcd-cacert} takes).
+     *
+     * @return the PEM file
+     * @throws IllegalStateException without {@link Builder#tls}
+     */
+    public Path caCert() {
+        return requireTls().caCert();
+    }
+
+    /**
+     * A client certificate etcd accepts ({@code CN=watchfanout-testkit}, no etcd user of that
+     * name: with authentication on, a call needs a user's token as well), for
+     * {@code --etcd-cert}/{@code --etcd-key}.
+     *
+     * @return the PEM certificate and PKCS#8 key
+     * @throws IllegalStateException without {@link Builder#tls}
+     */
+    public Pki.Issued clientCert() {
+        requireTls();
+        return clientCert;
+    }
+
+    private Pki requireTls() {
+        if (pki == null) {
+            throw new IllegalStateException("etcd at " + clientUrl() + " has no TLS (EtcdServer.builder().tls(pki))");
+        }
+        return pki;
     }
 
     /**
@@ -281,6 +449,9 @@ public final class EtcdServer extends ServerProcess {
         private final List<String> extraArgs = new ArrayList<>();
         private int clientPort;
         private int peerPort;
+        private Pki pki;
+        private String rootPassword;
+        private final List<User> users = new ArrayList<>();
 
         private Builder() {
             super(Duration.ofSeconds(30), Duration.ofSeconds(30));
@@ -374,6 +545,52 @@ public final class EtcdServer extends ServerProcess {
          */
         public Builder extraArg(String arg) {
             this.extraArgs.add(Objects.requireNonNull(arg, "arg"));
+            return this;
+        }
+
+        /**
+         * Serves clients on {@code https} only, with a server certificate of {@code pki} (for
+         * {@code localhost} and the loopback addresses), and requires a client certificate
+         * signed by its CA ({@code --cert-file}, {@code --key-file}, {@code --trusted-ca-file},
+         * {@code --client-cert-auth}). {@code /health} and {@code /metrics} move to a plain
+         * HTTP port of their own ({@code --listen-metrics-urls}); the peer URL stays plain.
+         *
+         * @param pki the CA; etcd's certificate and a client certificate are issued into its directory
+         * @return this builder
+         */
+        public Builder tls(Pki pki) {
+            this.pki = Objects.requireNonNull(pki, "pki");
+            return this;
+        }
+
+        /**
+         * Enables authentication on the first start: user {@code root} (role {@code root}) with
+         * this password, then the {@link #user}s, then {@code auth enable}.
+         *
+         * @param password root's password
+         * @return this builder
+         */
+        public Builder rootPassword(String password) {
+            this.rootPassword = Objects.requireNonNull(password, "password");
+            return this;
+        }
+
+        /**
+         * A user created before authentication is enabled, with a role of the same name holding one
+         * permission on a key prefix; needs {@link #rootPassword}.
+         *
+         * @param name user and role name
+         * @param password its password
+         * @param permission {@code READ}, {@code WRITE} or {@code READWRITE}
+         * @param keyPrefix the keys it may use; empty for every key
+         * @return this builder
+         */
+        public Builder user(String name, String password, Permission.Type permission, String keyPrefix) {
+            users.add(new User(
+                    Objects.requireNonNull(name, "name"),
+                    Objects.requireNonNull(password, "password"),
+                    Objects.requireNonNull(permission, "permission"),
+                    Objects.requireNonNull(keyPrefix, "keyPrefix")));
             return this;
         }
 

@@ -2,6 +2,7 @@ package io.watchfanout.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -60,6 +62,13 @@ import org.slf4j.LoggerFactory;
  * several such brokers from {@link KafkaCluster}, which sets {@link Builder#nodeId(int)} and
  * {@link Builder#quorumVoters(String)}.
  *
+ * <p>With {@link Builder#saslSsl(Pki)} the broker has a third listener for clients,
+ * {@code SASL_SSL://127.0.0.1:<saslSslPort>}: TLS with a server certificate of the {@link Pki} (a
+ * PEM key store) and SASL/PLAIN with the {@link Builder#saslUser users} given; the broker's own
+ * and the controller's traffic stays on the PLAINTEXT listeners. A client of it takes
+ * {@link #saslSslBootstrapServers()} and {@link #saslClientProperties(String)} (or the file of
+ * {@link #writeSaslClientConfig(Path, String)}, what {@code --kafka-config} reads).
+ *
  * <p>Thread-safety: all methods may be called from any thread; lifecycle methods are serialized
  * and block until done. Errors are reported as {@link IllegalStateException} whose message names
  * the log file and holds its last lines; an interrupt while waiting restores the interrupt flag
@@ -86,6 +95,11 @@ public final class KafkaBroker extends ServerProcess {
     private final String clusterId;
     private final int nodeId;
     private final String quorumVoters;
+    /** The PKI of the SASL_SSL listener, or null for none. */
+    private final Pki pki;
+
+    private final int saslSslPort;
+    private final Map<String, String> saslUsers;
     private boolean configured; // guarded by this: configuration files written
 
     /** Creates a broker with all defaults (not started yet; call {@link #start()}). */
@@ -106,6 +120,12 @@ public final class KafkaBroker extends ServerProcess {
         this.clusterId = b.clusterId != null ? b.clusterId : Uuid.randomUuid().toString();
         this.nodeId = b.nodeId;
         this.quorumVoters = b.quorumVoters != null ? b.quorumVoters : nodeId + "@127.0.0.1:" + controllerPort;
+        this.pki = b.pki;
+        this.saslSslPort = pki == null ? 0 : FreePorts.pick();
+        this.saslUsers = Map.copyOf(b.saslUsers);
+        if (pki != null && saslUsers.isEmpty()) {
+            throw new IllegalArgumentException("a SASL_SSL listener needs at least one saslUser(name, password)");
+        }
     }
 
     /**
@@ -213,6 +233,9 @@ public final class KafkaBroker extends ServerProcess {
         props.put("broker.session.timeout.ms", "3000");
         props.put("num.network.threads", "2");
         props.put("num.io.threads", "4");
+        if (pki != null) {
+            saslSslListener(props);
+        }
         props.putAll(propertyOverrides);
 
         StringBuilder text = new StringBuilder("# written by the watch-fanout testkit (KafkaBroker)\n");
@@ -244,6 +267,38 @@ public final class KafkaBroker extends ServerProcess {
             throw new UncheckedIOException("cannot write the broker's configuration in " + workDir, e);
         }
         ManagedProcess.writeClasspathArgFile(workDir.resolve("classpath.args"), classpath);
+    }
+
+    /** The SASL_SSL listener: a PEM key store of the server certificate, SASL/PLAIN users in its JAAS config. */
+    private void saslSslListener(Map<String, String> props) {
+        Pki.Issued server = pki.server("kafka-" + nodeId + "-" + saslSslPort, "kafka");
+        Path keyStore = workDir.resolve("kafka-keystore.pem");
+        try {
+            // Kafka's PEM key store is one file: the private key, then the certificate chain.
+            Files.createDirectories(workDir);
+            Files.writeString(
+                    keyStore,
+                    Files.readString(server.key(), StandardCharsets.US_ASCII)
+                            + Files.readString(server.cert(), StandardCharsets.US_ASCII),
+                    StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the broker's key store " + keyStore, e);
+        }
+        props.put("listeners", props.get("listeners") + ",SASL_SSL://127.0.0.1:" + saslSslPort);
+        props.put("advertised.listeners", props.get("advertised.listeners") + ",SASL_SSL://127.0.0.1:" + saslSslPort);
+        props.put("listener.security.protocol.map", props.get("listener.security.protocol.map") + ",SASL_SSL:SASL_SSL");
+        props.put("sasl.enabled.mechanisms", "PLAIN");
+        props.put("listener.name.sasl_ssl.ssl.keystore.type", "PEM");
+        props.put("listener.name.sasl_ssl.ssl.keystore.location", keyStore.toString());
+        StringBuilder jaas = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required");
+        saslUsers.forEach((user, password) -> jaas.append(" user_")
+                .append(user)
+                .append("=\"")
+                .append(password)
+                .append('"'));
+        props.put(
+                "listener.name.sasl_ssl.plain.sasl.jaas.config",
+                jaas.append(';').toString());
     }
 
     private List<String> javaCommand(String heap, String mainClass, List<String> args) {
@@ -366,6 +421,75 @@ public final class KafkaBroker extends ServerProcess {
     }
 
     /**
+     * The {@code bootstrap.servers} of the SASL_SSL listener.
+     *
+     * @return {@code 127.0.0.1:<saslSslPort>}; stable across restarts
+     * @throws IllegalStateException without {@link Builder#saslSsl}
+     */
+    public String saslSslBootstrapServers() {
+        requireSaslSsl();
+        return "127.0.0.1:" + saslSslPort;
+    }
+
+    /**
+     * What a client of the SASL_SSL listener needs besides {@code bootstrap.servers}:
+     * {@code security.protocol=SASL_SSL}, {@code sasl.mechanism=PLAIN}, the user's
+     * {@code sasl.jaas.config}, and the CA as a PEM trust store.
+     *
+     * @param user a {@link Builder#saslUser}
+     * @return a new mutable map of Kafka client settings
+     * @throws IllegalArgumentException for an unknown user
+     * @throws IllegalStateException without {@link Builder#saslSsl}
+     */
+    public Map<String, String> saslClientProperties(String user) {
+        requireSaslSsl();
+        String password = saslUsers.get(user);
+        if (password == null) {
+            throw new IllegalArgumentException(
+                    "no SASL user " + user + " (expected one of " + saslUsers.keySet() + ")");
+        }
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("security.protocol", "SASL_SSL");
+        p.put("sasl.mechanism", "PLAIN");
+        p.put(
+                "sasl.jaas.config",
+                "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + user + "\" password=\""
+                        + password + "\";");
+        p.put("ssl.truststore.type", "PEM");
+        p.put("ssl.truststore.location", pki.caCert().toString());
+        return p;
+    }
+
+    /**
+     * Writes {@link #saslClientProperties(String)} as a Java properties file, the form of
+     * {@code --kafka-config}.
+     *
+     * @param file where to write it (replaced)
+     * @param user a {@link Builder#saslUser}
+     * @return {@code file}
+     * @throws UncheckedIOException if it cannot be written
+     */
+    public Path writeSaslClientConfig(Path file, String user) {
+        Properties p = new Properties();
+        p.putAll(saslClientProperties(user));
+        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            p.store(
+                    w,
+                    "Kafka client settings of the SASL_SSL listener " + saslSslBootstrapServers() + ", user " + user);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+        return file;
+    }
+
+    private void requireSaslSsl() {
+        if (pki == null) {
+            throw new IllegalStateException(
+                    "the Kafka broker at " + bootstrapServers() + " has no SASL_SSL listener (builder().saslSsl(pki))");
+        }
+    }
+
+    /**
      * The loopback TCP port of the PLAINTEXT (client) listener.
      *
      * @return the port; stable across restarts
@@ -419,6 +543,8 @@ public final class KafkaBroker extends ServerProcess {
         private int controllerPort;
         private int nodeId = 1;
         private String quorumVoters;
+        private Pki pki;
+        private final Map<String, String> saslUsers = new LinkedHashMap<>();
 
         private Builder() {
             super(Duration.ofSeconds(120), Duration.ofSeconds(60));
@@ -532,6 +658,31 @@ public final class KafkaBroker extends ServerProcess {
          */
         public Builder clusterId(String clusterId) {
             this.clusterId = Objects.requireNonNull(clusterId, "clusterId");
+            return this;
+        }
+
+        /**
+         * Adds a SASL_SSL listener for clients on a free port: TLS with a server certificate of
+         * {@code pki} (for {@code localhost} and the loopback addresses) and SASL/PLAIN with the
+         * {@link #saslUser}s (at least one). The PLAINTEXT listener stays, for the broker itself.
+         *
+         * @param pki the CA; the broker's certificate is issued into its directory
+         * @return this builder
+         */
+        public Builder saslSsl(Pki pki) {
+            this.pki = Objects.requireNonNull(pki, "pki");
+            return this;
+        }
+
+        /**
+         * A SASL/PLAIN user of the SASL_SSL listener.
+         *
+         * @param user the name
+         * @param password its password, without double quotes or backslashes
+         * @return this builder
+         */
+        public Builder saslUser(String user, String password) {
+            this.saslUsers.put(Objects.requireNonNull(user, "user"), Objects.requireNonNull(password, "password"));
             return this;
         }
 

@@ -4,6 +4,7 @@ import io.grpc.Channel;
 import io.grpc.ManagedChannel;
 import io.grpc.ServerServiceDefinition;
 import io.prometheus.client.CollectorRegistry;
+import io.watchfanout.common.EtcdSecurity;
 import io.watchfanout.fanout.NodeConfig;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -29,39 +30,64 @@ public final class EtcdApis {
 
     private EtcdApis() {}
 
-    /** The node's channel to {@code endpoints} (URLs), for forwarding and consistent reads. */
-    public static ManagedChannel channel(List<String> endpoints) {
-        return EtcdChannel.open(endpoints);
+    /** How long the node's {@code Auth/Authenticate} may take. */
+    private static final Duration AUTHENTICATE_TIMEOUT = Duration.ofSeconds(10);
+
+    /**
+     * The node's channel to {@code endpoints} (URLs), for forwarding and consistent reads.
+     *
+     * @param security TLS of https endpoints ({@link EtcdChannel})
+     * @throws IllegalArgumentException as {@link EtcdChannel#open}
+     */
+    public static ManagedChannel channel(List<String> endpoints, EtcdSecurity security) {
+        return EtcdChannel.open(endpoints, security);
+    }
+
+    /** The node's etcd user for its own calls over {@code etcd} ({@link EtcdCredentials}); one per node, sharing its token. */
+    public static EtcdCredentials credentials(Channel etcd, EtcdSecurity security) {
+        return EtcdCredentials.of(etcd, security, AUTHENTICATE_TIMEOUT);
     }
 
     /**
      * The etcd API of a node, not started.
      *
      * @param etcd the channel to etcd, or null without {@code --etcd-endpoints}
+     * @param credentials the node's user for its own calls ({@link #credentials}), or {@link
+     *     EtcdCredentials#none()}
      * @param registry where its metrics are registered
      * @param access who may call what (README.md, "Security")
      */
     public static EtcdApi create(
-            WatchCore core, NodeConfig config, Channel etcd, CollectorRegistry registry, AccessControl access) {
+            WatchCore core,
+            NodeConfig config,
+            Channel etcd,
+            EtcdCredentials credentials,
+            CollectorRegistry registry,
+            AccessControl access) {
         return create(
                 core,
                 config.bindAddress(),
                 config.etcdApiPort(),
                 config.nodeId(),
                 etcd,
+                credentials,
                 config.progressNotifyInterval(),
                 config.resourceVersionWait(),
                 registry,
                 access);
     }
 
-    /** As {@link #create(WatchCore, NodeConfig, Channel, CollectorRegistry, AccessControl)}, from the settings it uses. */
+    /**
+     * As {@link #create(WatchCore, NodeConfig, Channel, EtcdCredentials, CollectorRegistry, AccessControl)},
+     * from the settings it uses.
+     */
     static EtcdApi create(
             WatchCore core,
             String bindAddress,
             int port,
             String nodeId,
             Channel etcd,
+            EtcdCredentials credentials,
             Duration progressNotifyInterval,
             Duration resourceVersionWait,
             CollectorRegistry registry,
@@ -79,7 +105,7 @@ public final class EtcdApis {
         if (etcd != null) {
             // etcd's cluster id and raft term for the headers, before any forwarded answer taught them.
             // A failed probe leaves the headers as they were; the next round tries again.
-            EtcdRevisionProbe probe = new EtcdRevisionProbe(etcd, Duration.ofSeconds(5), headers);
+            EtcdRevisionProbe probe = new EtcdRevisionProbe(etcd, credentials, Duration.ofSeconds(5), headers);
             timer.scheduleWithFixedDelay(probe::current, 0, HEADER_REFRESH_SECONDS, TimeUnit.SECONDS);
         }
         return new EtcdApi(

@@ -11,6 +11,7 @@
  * (docs/ARCHITECTURE.md, "Concurrency model").
  *
  * <p>Imports: grpc-java, etcd's API messages ({@code io.etcd.jetcd.api}) and protobuf's JSON format; the node's
- * {@code watch}, {@code cache} and {@code frame} packages. Not Undertow and not Kafka.
+ * {@code watch}, {@code cache} and {@code frame} packages; common's {@code EtcdSecurity} ({@code EtcdChannel}'s TLS,
+ * {@code EtcdCredentials}' user). Not Undertow and not Kafka.
  */
 package io.watchfanout.fanout.etcd;

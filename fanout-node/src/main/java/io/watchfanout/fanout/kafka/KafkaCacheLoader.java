@@ -2,6 +2,7 @@ package io.watchfanout.fanout.kafka;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
+import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.watch.CacheFeed;
 import io.watchfanout.fanout.watch.PreloadedRevision;
@@ -64,6 +65,7 @@ public final class KafkaCacheLoader implements AutoCloseable {
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
 
     private final String bootstrap;
+    private final KafkaClientSettings settings;
     private final String stateTopic;
     private final String eventsTopic;
     private final CacheFeed feed;
@@ -85,6 +87,7 @@ public final class KafkaCacheLoader implements AutoCloseable {
 
     /**
      * @param bootstrap Kafka's bootstrap servers, {@code host:port[,host:port]}
+     * @param settings the {@code --kafka-config} client settings of every consumer
      * @param topicPrefix the topics are {@code <prefix>.state} and {@code <prefix>.events}
      * @param feed the cache to feed
      * @param progress where to report progress
@@ -94,12 +97,13 @@ public final class KafkaCacheLoader implements AutoCloseable {
      */
     public KafkaCacheLoader(
             String bootstrap,
+            KafkaClientSettings settings,
             String topicPrefix,
             CacheFeed feed,
             RebuildProgress progress,
             String nodeId,
             Duration maxFeedStaleness) {
-        this(bootstrap, topicPrefix, feed, progress, nodeId, maxFeedStaleness, 0);
+        this(bootstrap, settings, topicPrefix, feed, progress, nodeId, maxFeedStaleness, 0);
     }
 
     /**
@@ -109,6 +113,7 @@ public final class KafkaCacheLoader implements AutoCloseable {
      */
     public KafkaCacheLoader(
             String bootstrap,
+            KafkaClientSettings settings,
             String topicPrefix,
             CacheFeed feed,
             RebuildProgress progress,
@@ -118,6 +123,7 @@ public final class KafkaCacheLoader implements AutoCloseable {
         this.preloadRecords = preloadRecords;
         this.maxFeedStaleness = maxFeedStaleness;
         this.bootstrap = bootstrap;
+        this.settings = settings;
         this.stateTopic = WatchFanoutSerdes.stateTopic(topicPrefix);
         this.eventsTopic = WatchFanoutSerdes.eventsTopic(topicPrefix);
         this.feed = feed;
@@ -153,17 +159,22 @@ public final class KafkaCacheLoader implements AutoCloseable {
     }
 
     private Properties props(Class<? extends Deserializer<?>> valueDeserializer, String role) {
-        return consumerProps(bootstrap, nodeId, role, valueDeserializer);
+        return consumerProps(bootstrap, settings, nodeId, role, valueDeserializer);
     }
 
     /**
      * The settings of every consumer of a node: {@code assign()}ed partitions (no group, no commits),
      * {@code read_committed}, no offset reset (a position that retention removed is an error to
-     * report, never a silent jump), no topic creation.
+     * report, never a silent jump), no topic creation; and the {@code --kafka-config} settings.
      */
     static Properties consumerProps(
-            String bootstrap, String nodeId, String role, Class<? extends Deserializer<?>> valueDeserializer) {
+            String bootstrap,
+            KafkaClientSettings settings,
+            String nodeId,
+            String role,
+            Class<? extends Deserializer<?>> valueDeserializer) {
         Properties p = new Properties();
+        settings.applyTo(p);
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");

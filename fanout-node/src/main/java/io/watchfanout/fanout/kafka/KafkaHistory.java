@@ -1,5 +1,6 @@
 package io.watchfanout.fanout.kafka;
 
+import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.OlderHistory;
 import io.watchfanout.fanout.watch.TooManyReadsException;
@@ -56,6 +57,7 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
     private static final Duration RESOLVED_KEPT = Duration.ofSeconds(10);
 
     private final String bootstrap;
+    private final KafkaClientSettings settings;
     private final String nodeId;
     private final TopicPartition partition;
     private final LongSupplier windowStart;
@@ -86,6 +88,7 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
 
     /**
      * @param bootstrap Kafka's bootstrap servers
+     * @param settings the {@code --kafka-config} client settings of every consumer
      * @param topicPrefix the events topic is {@code <prefix>.events} (one partition)
      * @param nodeId for log lines and client ids
      * @param windowStart the history window's start revision ({@code WatchCore::historyStartRevision}):
@@ -96,6 +99,7 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
      */
     public KafkaHistory(
             String bootstrap,
+            KafkaClientSettings settings,
             String topicPrefix,
             String nodeId,
             LongSupplier windowStart,
@@ -106,6 +110,7 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
             throw new IllegalArgumentException("maxReads " + maxReads + ", maxBytesPerRead " + maxBytesPerRead);
         }
         this.bootstrap = bootstrap;
+        this.settings = settings;
         this.nodeId = nodeId;
         this.partition = new TopicPartition(WatchFanoutSerdes.eventsTopic(topicPrefix), 0);
         this.windowStart = windowStart;
@@ -366,7 +371,8 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
 
     private KafkaConsumer<byte[], EventsRecord> probeConsumer() {
         if (probeConsumer == null) {
-            Properties p = KafkaCacheLoader.consumerProps(bootstrap, nodeId, "history", EventsRecordDeserializer.class);
+            Properties p = KafkaCacheLoader.consumerProps(
+                    bootstrap, settings, nodeId, "history", EventsRecordDeserializer.class);
             // The probe reads one record per seek (the topic's first, a sinceTime's first): with the
             // defaults every seek fetched up to 1 MiB and decoded up to 500 records, twice per
             // sinceTime, paid again by each of W watchers resuming from the same time.
@@ -382,7 +388,7 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
 
     KafkaConsumer<byte[], EventsRecord> newConsumer(String role) {
         return new KafkaConsumer<>(
-                KafkaCacheLoader.consumerProps(bootstrap, nodeId, role, EventsRecordDeserializer.class));
+                KafkaCacheLoader.consumerProps(bootstrap, settings, nodeId, role, EventsRecordDeserializer.class));
     }
 
     TopicPartition partition() {

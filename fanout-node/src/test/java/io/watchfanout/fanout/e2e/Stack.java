@@ -24,12 +24,17 @@ public final class Stack {
 
     private Stack() {}
 
-    /** Starts the ingester of a topic prefix and waits until it watches etcd. */
-    public static JavaProcess ingester(String etcdUrl, String bootstrap, String topicPrefix) {
+    /**
+     * Starts the ingester of a topic prefix and waits until it watches etcd.
+     *
+     * @param extra more flags of the ingester
+     */
+    public static JavaProcess ingester(String etcdUrl, String bootstrap, String topicPrefix, String... extra) {
         // The ingester jar of the ingester module (package runs before this module's tests).
         Path jar = StackLauncher.jar(Path.of(".."), "ingester");
         JavaProcess p = StackLauncher.on(etcdUrl, bootstrap, topicPrefix)
                 .ingester(JavaProcess.builderForJar(jar).name("ingester").maxHeap("256m"), 0)
+                .args(extra)
                 .start();
         p.awaitLog("watching etcd from revision", Duration.ofSeconds(60));
         return p;

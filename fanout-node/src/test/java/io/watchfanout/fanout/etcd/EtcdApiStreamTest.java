@@ -68,6 +68,7 @@ class EtcdApiStreamTest {
                 0,
                 "etcd-api-test",
                 null,
+                EtcdCredentials.none(),
                 progressNotifyInterval,
                 Duration.ofSeconds(1),
                 new CollectorRegistry(),

@@ -91,6 +91,7 @@ class SecuredFrontEndsTest {
                 0,
                 "sec-test",
                 null,
+                EtcdCredentials.none(),
                 Duration.ofMinutes(10),
                 Duration.ofSeconds(1),
                 new CollectorRegistry(),

@@ -4,6 +4,7 @@ import static io.watchfanout.fanout.testing.EtcdLog.key;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.http.HttpApi;
@@ -107,7 +108,13 @@ class KafkaCacheLoaderTest {
                     0);
             api.start();
             KafkaCacheLoader loader = new KafkaCacheLoader(
-                    kafka.bootstrapServers(), prefix, core.feed(), progress, "kafka-test", Duration.ZERO);
+                    kafka.bootstrapServers(),
+                    KafkaClientSettings.NONE,
+                    prefix,
+                    core.feed(),
+                    progress,
+                    "kafka-test",
+                    Duration.ZERO);
             HttpClient client =
                     HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             try {

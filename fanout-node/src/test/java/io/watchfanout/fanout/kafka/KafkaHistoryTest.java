@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
@@ -139,6 +140,7 @@ class KafkaHistoryTest {
                 new WatchCore(CoreSettings.of(WINDOW, Duration.ofMinutes(10), 64, "history-test"), new FrameEncoder());
         KafkaHistory history = new KafkaHistory(
                 kafka.bootstrapServers(),
+                KafkaClientSettings.NONE,
                 prefix,
                 "history-test",
                 core.status()::historyStartRevision,
@@ -147,7 +149,13 @@ class KafkaHistoryTest {
                 Duration.ofSeconds(30));
         core.useOlderHistory(history);
         KafkaCacheLoader loader = new KafkaCacheLoader(
-                kafka.bootstrapServers(), prefix, core.feed(), new RebuildProgress(), "history-test", Duration.ZERO);
+                kafka.bootstrapServers(),
+                KafkaClientSettings.NONE,
+                prefix,
+                core.feed(),
+                new RebuildProgress(),
+                "history-test",
+                Duration.ZERO);
         if (indexed) {
             loader.indexInto(history);
         }

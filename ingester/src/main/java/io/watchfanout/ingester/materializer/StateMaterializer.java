@@ -1,5 +1,6 @@
 package io.watchfanout.ingester.materializer;
 
+import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.schema.WatchFanoutSerdes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -43,12 +44,19 @@ public final class StateMaterializer implements AutoCloseable {
 
     /**
      * @param bootstrap Kafka bootstrap servers
+     * @param settings the {@code --kafka-config} client settings, for every client of Kafka Streams
      * @param topicPrefix the topic prefix; the application id is {@code <prefix>.state-materializer}
      * @param maxRecordBytes the largest record to write
      * @param onFailure called once when the materializer stops on an error
      */
-    public StateMaterializer(String bootstrap, String topicPrefix, int maxRecordBytes, Consumer<Throwable> onFailure) {
+    public StateMaterializer(
+            String bootstrap,
+            KafkaClientSettings settings,
+            String topicPrefix,
+            int maxRecordBytes,
+            Consumer<Throwable> onFailure) {
         Properties props = new Properties();
+        settings.applyTo(props);
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, topicPrefix + ".state-materializer");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);

@@ -3,6 +3,7 @@ package io.watchfanout.ingester.ops;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
+import io.watchfanout.common.KafkaClientSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +55,7 @@ public final class DependencyMonitor implements AutoCloseable {
      * @param etcd the ingester's etcd client
      * @param etcdEndpoints for log lines and reasons
      * @param kafkaBootstrap Kafka's bootstrap servers
+     * @param kafkaSettings the {@code --kafka-config} client settings
      * @param eventsTopic the topic whose leader must be known
      * @param interval time between two rounds of probes, &gt; 0
      * @param timeout bound of one probe, &gt; 0
@@ -65,6 +67,7 @@ public final class DependencyMonitor implements AutoCloseable {
             Client etcd,
             List<String> etcdEndpoints,
             String kafkaBootstrap,
+            KafkaClientSettings kafkaSettings,
             String eventsTopic,
             Duration interval,
             Duration timeout,
@@ -79,6 +82,7 @@ public final class DependencyMonitor implements AutoCloseable {
         this.timeout = timeout;
         this.metrics = metrics;
         Properties props = new Properties();
+        kafkaSettings.applyTo(props);
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafkaBootstrap);
         props.put(AdminClientConfig.CLIENT_ID_CONFIG, "watchfanout-ingester-probe");
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());

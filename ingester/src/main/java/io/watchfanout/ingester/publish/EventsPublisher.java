@@ -1,5 +1,6 @@
 package io.watchfanout.ingester.publish;
 
+import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.schema.EventsRecordSerializer;
 import io.watchfanout.schema.v1.EventsRecord;
 import java.time.Duration;
@@ -38,6 +39,7 @@ public final class EventsPublisher implements AutoCloseable {
      * producer with the same transactional id and aborts its open transaction.
      *
      * @param bootstrap Kafka bootstrap servers
+     * @param settings the {@code --kafka-config} client settings
      * @param topic the events topic
      * @param transactionalId the ingester's identity
      * @param maxRecordBytes the largest record to send (the topic's {@code max.message.bytes})
@@ -49,6 +51,7 @@ public final class EventsPublisher implements AutoCloseable {
      */
     public EventsPublisher(
             String bootstrap,
+            KafkaClientSettings settings,
             String topic,
             String transactionalId,
             int maxRecordBytes,
@@ -56,6 +59,7 @@ public final class EventsPublisher implements AutoCloseable {
             Map<String, Object> overrides) {
         this.topic = topic;
         Properties props = new Properties();
+        settings.applyTo(props);
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId + "-publisher");
         props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);

@@ -1,6 +1,7 @@
 package io.watchfanout.ingester.publish;
 
 import com.google.protobuf.ByteString;
+import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.ingester.topics.TopicReader;
 import io.watchfanout.schema.EventsRecordDeserializer;
 import io.watchfanout.schema.EventsRecords;
@@ -30,18 +31,22 @@ public final class PublishedLog {
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
 
     private final String bootstrap;
+    private final KafkaClientSettings settings;
     private final String eventsTopic;
     private final String stateTopic;
     private final String clientId;
 
     /**
      * @param bootstrap Kafka bootstrap servers
+     * @param settings the {@code --kafka-config} client settings
      * @param eventsTopic the events topic
      * @param stateTopic the state topic
      * @param clientId prefix of the consumers' client ids
      */
-    public PublishedLog(String bootstrap, String eventsTopic, String stateTopic, String clientId) {
+    public PublishedLog(
+            String bootstrap, KafkaClientSettings settings, String eventsTopic, String stateTopic, String clientId) {
         this.bootstrap = bootstrap;
+        this.settings = settings;
         this.eventsTopic = eventsTopic;
         this.stateTopic = stateTopic;
         this.clientId = clientId;
@@ -54,7 +59,7 @@ public final class PublishedLog {
      */
     public Optional<Long> lastEventsRevision() {
         try (TopicReader<EventsRecord> reader =
-                new TopicReader<>(bootstrap, clientId + "-tail", new EventsRecordDeserializer())) {
+                new TopicReader<>(bootstrap, settings, clientId + "-tail", new EventsRecordDeserializer())) {
             long[] bounds = reader.bounds(eventsTopic);
             long begin = bounds[0];
             long end = bounds[1];
@@ -91,7 +96,7 @@ public final class PublishedLog {
         Optional<StateCheckpoint> checkpoint = readState(state, true);
         long from = checkpoint.map(StateCheckpoint::getEventsOffset).orElse(0L);
         try (TopicReader<EventsRecord> reader =
-                new TopicReader<>(bootstrap, clientId + "-events", new EventsRecordDeserializer())) {
+                new TopicReader<>(bootstrap, settings, clientId + "-events", new EventsRecordDeserializer())) {
             long[] bounds = reader.bounds(eventsTopic);
             reader.read(
                     eventsTopic,
@@ -115,7 +120,7 @@ public final class PublishedLog {
     private Optional<StateCheckpoint> readState(Map<ByteString, KeyValue> state, boolean keepKeys) {
         StateCheckpoint[] checkpoint = {null};
         try (TopicReader<StateRecord> reader =
-                new TopicReader<>(bootstrap, clientId + "-state", new StateRecordDeserializer())) {
+                new TopicReader<>(bootstrap, settings, clientId + "-state", new StateRecordDeserializer())) {
             long[] bounds = reader.bounds(stateTopic);
             reader.read(
                     stateTopic,

@@ -1,5 +1,6 @@
 package io.watchfanout.ingester.topics;
 
+import io.watchfanout.common.KafkaClientSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -58,10 +59,15 @@ public final class TopicManager {
     static final Duration STATE_DELETE_RETENTION_WARNING = Duration.ofHours(1);
 
     private final String bootstrap;
+    private final KafkaClientSettings settings;
 
-    /** @param bootstrap Kafka bootstrap servers */
-    public TopicManager(String bootstrap) {
+    /**
+     * @param bootstrap Kafka bootstrap servers
+     * @param settings the {@code --kafka-config} client settings
+     */
+    public TopicManager(String bootstrap, KafkaClientSettings settings) {
         this.bootstrap = bootstrap;
+        this.settings = settings;
     }
 
     /**
@@ -74,6 +80,7 @@ public final class TopicManager {
      */
     public void ensure(TopicSettings s) throws ExecutionException, TimeoutException, InterruptedException {
         Properties props = new Properties();
+        settings.applyTo(props);
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TIMEOUT_MS);
         try (Admin admin = Admin.create(props)) {

@@ -1,5 +1,6 @@
 package io.watchfanout.ingester.topics;
 
+import io.watchfanout.common.KafkaClientSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -29,11 +30,14 @@ public final class TopicReader<V> implements AutoCloseable {
 
     /**
      * @param bootstrap Kafka bootstrap servers
+     * @param settings the {@code --kafka-config} client settings
      * @param clientId the client id, for broker logs
      * @param valueDeserializer the topic's value deserializer
      */
-    public TopicReader(String bootstrap, String clientId, Deserializer<V> valueDeserializer) {
+    public TopicReader(
+            String bootstrap, KafkaClientSettings settings, String clientId, Deserializer<V> valueDeserializer) {
         Properties props = new Properties();
+        settings.applyTo(props);
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");

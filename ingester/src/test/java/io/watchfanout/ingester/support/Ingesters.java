@@ -2,6 +2,8 @@ package io.watchfanout.ingester.support;
 
 import com.google.protobuf.ByteString;
 import io.prometheus.client.CollectorRegistry;
+import io.watchfanout.common.EtcdSecurity;
+import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.ingester.Ingester;
 import io.watchfanout.ingester.IngesterConfig;
 import io.watchfanout.testkit.JavaProcess;
@@ -39,7 +41,9 @@ public final class Ingesters {
                 "/watchfanout/elections/" + topicPrefix + "/ingester",
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(1),
-                Duration.ofSeconds(3));
+                Duration.ofSeconds(3),
+                EtcdSecurity.NONE,
+                KafkaClientSettings.NONE);
     }
 
     /** Starts an ingester in this JVM with its own metrics registry. */
