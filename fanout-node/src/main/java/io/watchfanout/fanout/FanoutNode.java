@@ -131,8 +131,9 @@ public final class FanoutNode implements AutoCloseable {
                 etcdChannel == null ? null : EtcdApis.asNode(etcdChannel, etcdCredentials));
         access.register(registry);
         api.secure(access);
-        etcdApi =
-                config.etcdApiPort() < 0 ? null : EtcdApis.create(core, config, etcdChannel, etcdCredentials, registry);
+        etcdApi = config.etcdApiPort() < 0
+                ? null
+                : EtcdApis.create(core, config, etcdChannel, etcdCredentials, registry, access);
         if (etcdApi != null) {
             api.serveGateway(etcdApi.gateway());
             if (tls != null) {

@@ -63,7 +63,7 @@ public final class PeerCertificates {
      * The common name of a certificate's subject; of several, the most specific: the first in the
      * subject's RFC 2253 form ({@code CN=alice,O=admins} gives {@code alice}).
      *
-     * @return the CN, or null when the subject has none
+     * @return the CN, or null when the subject has none (or an empty one)
      */
     public static String commonName(X509Certificate certificate) {
         try {
@@ -71,7 +71,8 @@ public final class PeerCertificates {
             // LdapName lists the RDNs from the right (least specific) to the left (most specific).
             for (int i = rdns.size() - 1; i >= 0; i--) {
                 if (rdns.get(i).getType().equalsIgnoreCase("CN")) {
-                    return String.valueOf(rdns.get(i).getValue());
+                    String cn = String.valueOf(rdns.get(i).getValue());
+                    return cn.isEmpty() ? null : cn;
                 }
             }
             return null;

@@ -37,6 +37,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class EtcdApi {
     private static final Logger LOG = LoggerFactory.getLogger(EtcdApi.class);
+    /**
+     * The largest metadata of a call the API takes: room for a JWT or an etcd token many times
+     * over; more is refused by grpc before any interceptor runs.
+     */
+    static final int MAX_METADATA_BYTES = 16 * 1024;
     /** The largest request message the API takes: above etcd's largest advised request (10 MiB). */
     public static final int MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 
@@ -48,6 +53,7 @@ public final class EtcdApi {
     private final HandlerRegistry fallback;
     private final String inProcessName;
     private final ManagedChannel self;
+    private final EtcdAuth auth;
     private Server server;
     private Server inProcess;
     private ServerTls tls;
@@ -58,6 +64,7 @@ public final class EtcdApi {
      * @param nodeId the node's id, for log lines
      * @param services the services served by the node itself
      * @param fallback where calls to any other method go (forwarded to etcd)
+     * @param auth authenticates the calls of the port and of the in-process server
      * @param onStop run once the server has stopped (the services' threads)
      */
     EtcdApi(
@@ -66,7 +73,9 @@ public final class EtcdApi {
             String nodeId,
             List<ServerServiceDefinition> services,
             HandlerRegistry fallback,
+            EtcdAuth auth,
             Runnable onStop) {
+        this.auth = auth;
         this.bindAddress = bindAddress;
         this.requestedPort = port;
         this.nodeId = nodeId;
@@ -82,7 +91,7 @@ public final class EtcdApi {
      * the same services in process, so that its watches and ranges come from the cache too.
      */
     public JsonGateway gateway() {
-        return new JsonGateway(self);
+        return new JsonGateway(self, auth);
     }
 
     /** Serves the port over TLS with {@code tls}; call before {@link #start()}. Without it, plaintext. */
@@ -103,7 +112,9 @@ public final class EtcdApi {
         }
     }
 
-    private Server build(ServerBuilder<?> b) {
+    private Server build(ServerBuilder<?> b, io.grpc.ServerInterceptor authentication) {
+        // For every call, the fallback's too.
+        b.intercept(authentication);
         b.fallbackHandlerRegistry(fallback);
         for (ServerServiceDefinition s : services) {
             b.addService(s);
@@ -121,14 +132,17 @@ public final class EtcdApi {
         if (tls != null) {
             netty.sslContext(nettyTls(tls));
         }
-        server = build(netty
-                // Forwarded requests are etcd's to judge (its --max-request-bytes, up to the 10 MiB etcd
-                // advises, plus grpc's overhead): the node must take what an etcd may be configured to take.
-                .maxInboundMessageSize(MAX_REQUEST_BYTES)
-                // Clients such as clientv3 ping idle connections; etcd allows it every 5 s without streams.
-                .permitKeepAliveTime(5, TimeUnit.SECONDS)
-                .permitKeepAliveWithoutCalls(true));
-        inProcess = build(InProcessServerBuilder.forName(inProcessName));
+        server = build(
+                netty
+                        // Forwarded requests are etcd's to judge (its --max-request-bytes, up to the 10 MiB etcd
+                        // advises, plus grpc's overhead): the node must take what an etcd may be configured to take.
+                        .maxInboundMessageSize(MAX_REQUEST_BYTES)
+                        .maxInboundMetadataSize(MAX_METADATA_BYTES)
+                        // Clients such as clientv3 ping idle connections; etcd allows it every 5 s without streams.
+                        .permitKeepAliveTime(5, TimeUnit.SECONDS)
+                        .permitKeepAliveWithoutCalls(true),
+                auth.transport());
+        inProcess = build(InProcessServerBuilder.forName(inProcessName), auth.inProcess());
         try {
             inProcess.start();
             server.start();

@@ -6,6 +6,7 @@ import io.grpc.ServerServiceDefinition;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.common.EtcdSecurity;
 import io.watchfanout.fanout.NodeConfig;
+import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.time.Duration;
 import java.util.List;
@@ -85,9 +86,15 @@ public final class EtcdApis {
      * @param credentials the node's user for its own calls ({@link #credentials}), or {@link
      *     EtcdCredentials#none()}
      * @param registry where its metrics are registered
+     * @param access who may call what (README.md, "Security")
      */
     public static EtcdApi create(
-            WatchCore core, NodeConfig config, Channel etcd, EtcdCredentials credentials, CollectorRegistry registry) {
+            WatchCore core,
+            NodeConfig config,
+            Channel etcd,
+            EtcdCredentials credentials,
+            CollectorRegistry registry,
+            AccessControl access) {
         return create(
                 core,
                 config.bindAddress(),
@@ -97,10 +104,14 @@ public final class EtcdApis {
                 credentials,
                 config.progressNotifyInterval(),
                 config.resourceVersionWait(),
-                registry);
+                registry,
+                access);
     }
 
-    /** As {@link #create(WatchCore, NodeConfig, Channel, EtcdCredentials, CollectorRegistry)}, from the settings it uses. */
+    /**
+     * As {@link #create(WatchCore, NodeConfig, Channel, EtcdCredentials, CollectorRegistry, AccessControl)},
+     * from the settings it uses.
+     */
     static EtcdApi create(
             WatchCore core,
             String bindAddress,
@@ -110,16 +121,18 @@ public final class EtcdApis {
             EtcdCredentials credentials,
             Duration progressNotifyInterval,
             Duration resourceVersionWait,
-            CollectorRegistry registry) {
+            CollectorRegistry registry,
+            AccessControl access) {
         EtcdApiStats stats = new EtcdApiStats();
         stats.register(registry);
         EtcdHeaders headers = new EtcdHeaders(nodeId);
         ExecutorService pool = Executors.newFixedThreadPool(THREADS, daemons("etcd-api-" + nodeId));
         ScheduledExecutorService timer =
                 Executors.newSingleThreadScheduledExecutor(daemons("etcd-api-timer-" + nodeId));
-        ServerServiceDefinition watch = EtcdWatchService.definition(core, headers, stats, pool, progressNotifyInterval);
+        ServerServiceDefinition watch =
+                EtcdWatchService.definition(core, headers, stats, pool, progressNotifyInterval, access);
         ServerServiceDefinition range =
-                new EtcdRangeService(core, headers, stats, etcd, resourceVersionWait, pool, timer).definition();
+                new EtcdRangeService(core, headers, stats, etcd, resourceVersionWait, pool, timer, access).definition();
         if (etcd != null) {
             // etcd's cluster id and raft term for the headers, before any forwarded answer taught them.
             // A failed probe leaves the headers as they were; the next round tries again.
@@ -131,7 +144,8 @@ public final class EtcdApis {
                 port,
                 nodeId,
                 List.of(watch, range),
-                new EtcdForwarder(etcd, stats.forwarded::increment),
+                new EtcdForwarder(etcd, stats.forwarded::increment, new ForwardedAccess(access), access.etcdTokens()),
+                new EtcdAuth(access),
                 () -> {
                     timer.shutdownNow();
                     pool.shutdownNow();

@@ -1,7 +1,6 @@
 package io.watchfanout.fanout.etcd;
 
 import com.google.protobuf.InvalidProtocolBufferException;
-import io.etcd.jetcd.api.AuthGrpc;
 import io.etcd.jetcd.api.AuthenticateRequest;
 import io.etcd.jetcd.api.AuthenticateResponse;
 import io.grpc.CallOptions;
@@ -15,10 +14,12 @@ import io.grpc.ServerCall;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.Status;
 import io.watchfanout.fanout.security.EtcdTokens;
+import io.watchfanout.fanout.security.Identity;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -32,6 +33,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>With {@code --etcd-user-auth}, the user name of each {@code Auth/Authenticate} request and
  * the token of its response are handed to {@link EtcdTokens#issued}, so that the node accepts the
  * token; the bytes are forwarded unchanged all the same.
+ *
+ * <p>Each request message is first checked against the caller's permissions
+ * ({@link ForwardedAccess}); a refused one closes the call with {@code PERMISSION_DENIED} and
+ * never reaches etcd. The node adds nothing of its own to a client's call: etcd sees the
+ * client's metadata, its token among them.
  *
  * <p>Without an etcd channel every such call answers {@code UNAVAILABLE} with a message naming
  * {@code --etcd-endpoints}. Thread-safety: calls run on grpc's threads; stateless.
@@ -53,28 +59,21 @@ final class EtcdForwarder extends HandlerRegistry {
         }
     };
 
-    private static final String AUTHENTICATE = AuthGrpc.getAuthenticateMethod().getFullMethodName();
-
     private final Channel etcd;
     private final Runnable onForward;
     private final EtcdTokens tokens;
+    private final ForwardedAccess access;
 
     /**
      * @param etcd the channel to etcd, or null when the node has no {@code --etcd-endpoints}
      * @param onForward called once per forwarded call (a metric)
-     */
-    EtcdForwarder(Channel etcd, Runnable onForward) {
-        this(etcd, onForward, null);
-    }
-
-    /**
-     * @param etcd the channel to etcd, or null when the node has no {@code --etcd-endpoints}
-     * @param onForward called once per forwarded call (a metric)
+     * @param access what each request needs
      * @param tokens told of the tokens etcd issues ({@code --etcd-user-auth}), or null
      */
-    EtcdForwarder(Channel etcd, Runnable onForward, EtcdTokens tokens) {
+    EtcdForwarder(Channel etcd, Runnable onForward, ForwardedAccess access, EtcdTokens tokens) {
         this.etcd = etcd;
         this.onForward = onForward;
+        this.access = access;
         this.tokens = tokens;
     }
 
@@ -99,11 +98,13 @@ final class EtcdForwarder extends HandlerRegistry {
             return new ServerCall.Listener<>() {};
         }
         onForward.run();
+        String methodName = serverCall.getMethodDescriptor().getFullMethodName();
+        Identity caller = EtcdAuth.identity();
+        // Set when a request is refused: the call to etcd is cancelled, and its close is not the client's answer.
+        AtomicBoolean refused = new AtomicBoolean();
         // The user name of a forwarded Authenticate, for the token its response carries.
-        AtomicReference<String> authenticating = tokens != null
-                        && serverCall.getMethodDescriptor().getFullMethodName().equals(AUTHENTICATE)
-                ? new AtomicReference<>()
-                : null;
+        AtomicReference<String> authenticating =
+                tokens != null && methodName.equals(EtcdAuth.AUTHENTICATE) ? new AtomicReference<>() : null;
         // The caller's deadline travels with the forwarded call (grpc-timeout is rewritten, not copied).
         ClientCall<byte[], byte[]> clientCall = etcd.newCall(
                 serverCall.getMethodDescriptor(),
@@ -128,7 +129,9 @@ final class EtcdForwarder extends HandlerRegistry {
 
                     @Override
                     public void onClose(Status status, Metadata trailers) {
-                        serverCall.close(status, trailers);
+                        if (!refused.get()) {
+                            serverCall.close(status, trailers);
+                        }
                     }
 
                     @Override
@@ -143,6 +146,16 @@ final class EtcdForwarder extends HandlerRegistry {
         return new ServerCall.Listener<>() {
             @Override
             public void onMessage(byte[] message) {
+                if (refused.get()) {
+                    return;
+                }
+                Status denied = access.check(methodName, caller, message);
+                if (denied != null) {
+                    refused.set(true);
+                    clientCall.cancel("refused by the node: " + denied.getDescription(), null);
+                    serverCall.close(denied, new Metadata());
+                    return;
+                }
                 if (authenticating != null) {
                     authenticating.set(userName(message));
                 }
@@ -154,7 +167,9 @@ final class EtcdForwarder extends HandlerRegistry {
 
             @Override
             public void onHalfClose() {
-                clientCall.halfClose();
+                if (!refused.get()) {
+                    clientCall.halfClose();
+                }
             }
 
             @Override

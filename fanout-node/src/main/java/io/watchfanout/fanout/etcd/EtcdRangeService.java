@@ -22,6 +22,9 @@ import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.security.AccessDeniedException;
+import io.watchfanout.fanout.security.Verb;
 import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.ListPage;
 import io.watchfanout.fanout.watch.RevisionWaiter;
@@ -49,6 +52,10 @@ import java.util.concurrent.TimeUnit;
  * {@code limit + 1} keys are sorted (etcd's store fetches no more). One difference: ties of a sort are kept
  * in key order (etcd's sort is not stable). The header's revision is the cache's revision.
  *
+ * <p>Reading the request's whole normalised range must be allowed to the caller
+ * ({@link Verb#READ}; README.md, "Security"), else {@code PERMISSION_DENIED}
+ * {@code "etcdserver: permission denied"}, before the cache or etcd is asked.
+ *
  * <p>The other KV methods are not in this service: the API's fallback forwards them.
  * Thread-safety: called on grpc's threads; stateless but for its metrics.
  */
@@ -65,6 +72,7 @@ final class EtcdRangeService {
     private final Duration wait;
     private final Executor pool;
     private final ScheduledExecutorService timer;
+    private final AccessControl access;
 
     EtcdRangeService(
             WatchCore core,
@@ -73,7 +81,9 @@ final class EtcdRangeService {
             Channel etcd,
             Duration wait,
             Executor pool,
-            ScheduledExecutorService timer) {
+            ScheduledExecutorService timer,
+            AccessControl access) {
+        this.access = access;
         this.core = core;
         this.headers = headers;
         this.stats = stats;
@@ -104,6 +114,20 @@ final class EtcdRangeService {
                     .withDescription("etcdserver: key is not provided")
                     .asRuntimeException());
             return;
+        }
+        KeyRange asked = ForwardedAccess.range(req.getKey(), req.getRangeEnd());
+        if (asked != null && !access.isOpen()) {
+            try {
+                if (EtcdAuth.identity() == null) {
+                    throw new AccessDeniedException("a call without an identity");
+                }
+                access.authorize(EtcdAuth.identity(), Verb.READ, asked, EtcdAuth.api());
+            } catch (AccessDeniedException e) {
+                out.onError(Status.PERMISSION_DENIED
+                        .withDescription(ForwardedAccess.PERMISSION_DENIED)
+                        .asRuntimeException());
+                return;
+            }
         }
         Metadata caller = CALLER.get();
         if (!core.readiness().isRebuilt()) {

@@ -22,6 +22,10 @@ final class EtcdWatch implements WatchSink {
     Watch watcher;
     /** Waiting for the cache to reach the start revision, else null. */
     RevisionWaiter waiter;
+    /** The watch's admission, ended with the watch; null for an empty range (no watcher, no grant). */
+    io.watchfanout.fanout.security.WatchGrant grant;
+    /** Frames the stream has taken from the watcher, for the grant's end. */
+    long frames;
     /** Canceled by the node (an error frame); the stream drops it after its pump. */
     boolean canceled;
 

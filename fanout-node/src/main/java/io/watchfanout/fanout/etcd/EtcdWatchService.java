@@ -7,6 +7,7 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.protobuf.ProtoUtils;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
+import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.time.Duration;
 import java.util.concurrent.Executor;
@@ -20,7 +21,12 @@ final class EtcdWatchService {
     private EtcdWatchService() {}
 
     static ServerServiceDefinition definition(
-            WatchCore core, EtcdHeaders headers, EtcdApiStats stats, Executor pool, Duration progressNotifyInterval) {
+            WatchCore core,
+            EtcdHeaders headers,
+            EtcdApiStats stats,
+            Executor pool,
+            Duration progressNotifyInterval,
+            AccessControl access) {
         MethodDescriptor<WatchRequest, WatchResponseBytes> method = WatchGrpc.getWatchMethod().toBuilder(
                         ProtoUtils.marshaller(WatchRequest.getDefaultInstance()), WatchResponseBytes.MARSHALLER)
                 .build();
@@ -33,7 +39,8 @@ final class EtcdWatchService {
                                 stats,
                                 (ServerCallStreamObserver<WatchResponseBytes>) responses,
                                 pool,
-                                progressNotifyInterval)))
+                                progressNotifyInterval,
+                                access)))
                 .build();
     }
 }

@@ -11,6 +11,10 @@ import io.grpc.stub.StreamObserver;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.EtcdFrames;
+import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.security.AccessDeniedException;
+import io.watchfanout.fanout.security.Identity;
+import io.watchfanout.fanout.security.LimitExceededException;
 import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.TooManyReadsException;
 import io.watchfanout.fanout.watch.Watch;
@@ -43,6 +47,14 @@ import org.slf4j.LoggerFactory;
  * Flow control is grpc's: while the client's stream is not ready, no watcher is polled, so a slow
  * client's watchers are parked by the core and catch up from history like slow HTTP streams.
  *
+ * <p>Access (README.md, "Security"): each create request is admitted on its normalised range
+ * for the stream's caller. A refusal is etcd 3.5's answer to a watch it does not permit, a
+ * response with {@code created} and {@code canceled} and the reason
+ * {@link #PERMISSION_DENIED_REASON}; a limit gets the same shape with a reason naming the limit
+ * and when to retry; a watch whose grant the reloaded policy revokes is canceled with etcd's
+ * reason and why. The grant ends whenever the watch does (canceled by the client or the node,
+ * or with the stream).
+ *
  * <p>Thread-safety: all state belongs to the stream's {@link SerialExecutor}; grpc's callbacks,
  * wake-ups and ticks are submitted to it.
  */
@@ -61,6 +73,10 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
 
     private static final int WATCH_CREATE_FRAGMENT = 8;
 
+    /** etcd 3.5's {@code cancel_reason} for a watch it does not permit ({@code rpctypes.ErrGRPCPermissionDenied.Error()}). */
+    static final String PERMISSION_DENIED_REASON =
+            "rpc error: code = PermissionDenied desc = " + ForwardedAccess.PERMISSION_DENIED;
+
     private final WatchCore core;
     private final EtcdHeaders headers;
     private final EtcdApiStats stats;
@@ -73,6 +89,11 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     private final ConcurrentLinkedDeque<EtcdWatch> ready = new ConcurrentLinkedDeque<>();
 
     private final Duration progressNotifyInterval;
+    private final AccessControl access;
+    /** The stream's caller, from its call's context. */
+    private final Identity identity;
+
+    private final String api;
     private long nextWatchId;
     private boolean progressRequested;
     private boolean closed;
@@ -83,8 +104,12 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
             EtcdApiStats stats,
             ServerCallStreamObserver<WatchResponseBytes> out,
             Executor pool,
-            Duration progressNotifyInterval) {
+            Duration progressNotifyInterval,
+            AccessControl access) {
         this.core = core;
+        this.access = access;
+        this.identity = EtcdAuth.identity();
+        this.api = EtcdAuth.api();
         this.headers = headers;
         this.stats = stats;
         this.out = out;
@@ -152,12 +177,31 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
             return;
         }
         long id = unknownVarint(c, WATCH_CREATE_WATCH_ID);
+        KeyRange range = range(c.getKey(), c.getRangeEnd());
+        io.watchfanout.fanout.security.WatchGrant grant = null;
+        if (range != null) {
+            try {
+                grant = access.admitWatch(identity, range, api);
+            } catch (AccessDeniedException e) {
+                refused(id, PERMISSION_DENIED_REASON);
+                return;
+            } catch (LimitExceededException e) {
+                refused(
+                        id,
+                        "etcdserver: too many watches: " + e.getMessage() + "; retry in " + e.retryAfterSeconds()
+                                + " s");
+                return;
+            }
+        }
         if (id == 0) {
             while (watches.containsKey(nextWatchId)) {
                 nextWatchId++;
             }
             id = nextWatchId++;
         } else if (watches.containsKey(id)) {
+            if (grant != null) {
+                grant.end("duplicate-id", 0);
+            }
             send(WatchResponse.newBuilder()
                     .setHeader(headers.at(core.status().revision()))
                     .setWatchId(id)
@@ -167,7 +211,6 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
                     .build());
             return;
         }
-        KeyRange range = range(c.getKey(), c.getRangeEnd());
         long start = c.getStartRevision();
         boolean noPut = false;
         boolean noDelete = false;
@@ -191,7 +234,11 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
                         false,
                         c.getProgressNotify() ? progressNotifyInterval : null);
         EtcdWatch w = new EtcdWatch(id, spec, unknownVarint(c, WATCH_CREATE_FRAGMENT) != 0, this);
+        w.grant = grant;
         watches.put(id, w);
+        if (grant != null) {
+            grant.onRevoked(reason -> serial.execute(() -> revoked(w, reason)));
+        }
         send(WatchResponse.newBuilder()
                 .setHeader(headers.at(core.status().revision()))
                 .setWatchId(id)
@@ -209,6 +256,32 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         } else {
             open(w);
         }
+    }
+
+    /** etcd's answer to a create request it refuses: created and canceled at once. */
+    private void refused(long id, String reason) {
+        send(WatchResponse.newBuilder()
+                .setHeader(headers.at(core.status().revision()))
+                .setWatchId(id)
+                .setCreated(true)
+                .setCanceled(true)
+                .setCancelReason(reason)
+                .build());
+    }
+
+    /** The reloaded policy no longer allows the watch: canceled, as etcd cancels a watch, with why. */
+    private void revoked(EtcdWatch w, String why) {
+        if (closed || watches.get(w.id) != w) {
+            return;
+        }
+        watches.remove(w.id);
+        release(w, "forbidden");
+        send(WatchResponse.newBuilder()
+                .setHeader(headers.at(core.status().revision()))
+                .setWatchId(w.id)
+                .setCanceled(true)
+                .setCancelReason(PERMISSION_DENIED_REASON + ": " + why)
+                .build());
     }
 
     private static long unknownVarint(WatchCreateRequest c, int field) {
@@ -243,6 +316,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
             return;
         } catch (TooManyReadsException e) {
             watches.remove(w.id);
+            release(w, "too-many-reads");
             send(WatchResponse.newBuilder()
                     .setHeader(headers.at(core.status().revision()))
                     .setWatchId(w.id)
@@ -257,6 +331,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
 
     private void compacted(EtcdWatch w) {
         watches.remove(w.id);
+        release(w, "compacted");
         send(WatchResponse.newBuilder()
                 .setHeader(headers.at(core.status().revision()))
                 .setWatchId(w.id)
@@ -271,7 +346,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         if (w == null) {
             return;
         }
-        release(w);
+        release(w, "canceled");
         send(WatchResponse.newBuilder()
                 .setHeader(headers.at(core.status().revision()))
                 .setWatchId(w.id)
@@ -279,7 +354,12 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
                 .build());
     }
 
-    private void release(EtcdWatch w) {
+    /** Lets go of the watch's waiter, watcher and grant; {@code reason} is the grant's end. */
+    private void release(EtcdWatch w, String reason) {
+        if (w.grant != null) {
+            w.grant.end(reason, w.frames);
+            w.grant = null;
+        }
         if (w.waiter != null) {
             core.cancel(w.waiter);
             w.waiter = null;
@@ -316,6 +396,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
                 polled.clear();
                 Watch.PollResult r = watcher.poll(polled, Integer.MAX_VALUE);
                 if (r == Watch.PollResult.FRAMES) {
+                    w.frames += polled.size();
                     if (!sendFrames(w, polled)) {
                         break;
                     }
@@ -446,8 +527,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
             r.setCompactRevision(core.servableFromRevision() + 1);
         }
         // Forget the watcher now; pump takes the watch out of the stream after its loop.
-        w.watcher.close();
-        w.watcher = null;
+        release(w, "ended");
         w.canceled = true;
         if (core.readiness().failure() != null) {
             // The node stopped serving: the client moves to another endpoint, as from a dead etcd member.
@@ -498,7 +578,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         }
         closed = true;
         for (EtcdWatch w : watches.values()) {
-            release(w);
+            release(w, "stream-ended");
         }
         watches.clear();
         stats.watchStreams.decrement();

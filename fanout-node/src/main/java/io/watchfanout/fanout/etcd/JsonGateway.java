@@ -21,6 +21,8 @@ import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
+import io.watchfanout.fanout.security.AuthenticationException;
+import io.watchfanout.fanout.security.Identity;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -41,6 +43,12 @@ import java.util.Map;
  * one {@code {"result":{...}}} line per response. Errors as etcd's gateway gives them:
  * {@code {"error":..,"message":..,"code":<grpc code>}} with the HTTP status grpc-gateway maps the
  * code to. Unknown request fields are ignored, as etcd's gateway ignores them.
+ *
+ * <p>Access (README.md, "Security"): the transport authenticates the HTTP request
+ * ({@link #authenticate}) and hands the identity to {@link #call}, which passes it to the
+ * in-process server under a one-time ticket that only that server reads ({@link EtcdAuth});
+ * the services then check it as for a gRPC client, and their refusals come back as the
+ * gateway's errors (HTTP 401, 403, 429).
  *
  * <p>The transport is the caller's: it hands in the body and a {@link Sink}. Thread-safety:
  * stateless after construction; calls run on grpc's threads.
@@ -71,11 +79,16 @@ public final class JsonGateway {
             Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
 
     private final Channel self;
+    private final EtcdAuth auth;
     private final Map<String, MethodDescriptor<?, ?>> routes = new HashMap<>();
 
-    /** @param self a channel to the node's own etcd API */
-    public JsonGateway(Channel self) {
+    /**
+     * @param self a channel to the node's own in-process etcd API
+     * @param auth the API's authentication, which trusts the identities this gateway hands over
+     */
+    JsonGateway(Channel self, EtcdAuth auth) {
         this.self = self;
+        this.auth = auth;
         route("/v3/kv/range", KVGrpc.getRangeMethod());
         route("/v3/kv/put", KVGrpc.getPutMethod());
         route("/v3/kv/deleterange", KVGrpc.getDeleteRangeMethod());
@@ -133,23 +146,43 @@ public final class JsonGateway {
     }
 
     /**
-     * Calls the method of {@code path} with the request(s) in {@code body} (one JSON object; for a
-     * client stream, any number of them one after the other) and writes the answer to {@code sink}.
+     * Who sent a request to {@code path}, on the HTTP listener's methods; a raw
+     * {@code Authorization: <token>} is an etcd token, as etcd's gateway reads it.
      *
-     * @param authorization the request's {@code Authorization} header (an etcd token), or null
+     * @param commonName the verified client certificate's CN, or null
+     * @param authorization the {@code Authorization} header, or null
+     * @return null for {@code /v3/auth/authenticate}, which needs no credentials
+     * @throws AuthenticationException when the credentials are missing or not accepted (HTTP 401)
      * @throws IllegalArgumentException if {@code path} is not a gateway path
      */
-    public Call call(String path, byte[] body, String authorization, Sink sink) {
+    public Identity authenticate(String path, String commonName, String authorization) throws AuthenticationException {
+        return auth.authenticateGateway(method(path).getFullMethodName(), commonName, authorization);
+    }
+
+    private MethodDescriptor<?, ?> method(String path) {
         MethodDescriptor<?, ?> method = routes.get(path);
         if (method == null) {
             throw new IllegalArgumentException("not a gateway path: " + path);
         }
-        return start(method, body, authorization, sink);
+        return method;
+    }
+
+    /**
+     * Calls the method of {@code path} with the request(s) in {@code body} (one JSON object; for a
+     * client stream, any number of them one after the other) and writes the answer to {@code sink}.
+     *
+     * @param identity who asks, from {@link #authenticate}; null only for {@code /v3/auth/authenticate}
+     * @param authorization the request's {@code Authorization} header (an etcd token), or null; it
+     *     goes on to etcd with forwarded calls, as the client's own
+     * @throws IllegalArgumentException if {@code path} is not a gateway path
+     */
+    public Call call(String path, byte[] body, Identity identity, String authorization, Sink sink) {
+        return start(method(path), body, identity, authorization, sink);
     }
 
     @SuppressWarnings("unchecked")
     private <Q extends Message, R extends Message> Call start(
-            MethodDescriptor<?, ?> m, byte[] body, String authorization, Sink sink) {
+            MethodDescriptor<?, ?> m, byte[] body, Identity identity, String authorization, Sink sink) {
         MethodDescriptor<Q, R> method = (MethodDescriptor<Q, R>) m;
         Q prototype = ((MethodDescriptor.PrototypeMarshaller<Q>) method.getRequestMarshaller()).getMessagePrototype();
         List<Q> requests;
@@ -164,12 +197,15 @@ public final class JsonGateway {
                             .withDescription(e.getMessage()));
             return () -> {};
         }
-        Channel ch = self;
+        Metadata md = new Metadata();
         if (authorization != null) {
-            Metadata md = new Metadata();
             md.put(AUTHORIZATION, authorization);
-            ch = ClientInterceptors.intercept(self, MetadataUtils.newAttachHeadersInterceptor(md));
         }
+        String ticket = identity == null ? null : auth.ticket(identity);
+        if (ticket != null) {
+            md.put(EtcdAuth.TICKET, ticket);
+        }
+        Channel ch = ClientInterceptors.intercept(self, MetadataUtils.newAttachHeadersInterceptor(md));
         ClientCall<Q, R> call = ch.newCall(method, CallOptions.DEFAULT);
         boolean streaming = method.getType() != MethodDescriptor.MethodType.UNARY;
         StreamObserver<R> answers = new StreamObserver<>() {
@@ -189,6 +225,7 @@ public final class JsonGateway {
 
             @Override
             public void onError(Throwable t) {
+                forget(ticket);
                 Status s = Status.fromThrowable(t);
                 if (started) {
                     // Mid-stream, as grpc-gateway: an error object in the stream.
@@ -201,6 +238,7 @@ public final class JsonGateway {
 
             @Override
             public void onCompleted() {
+                forget(ticket);
                 if (!started) {
                     started = true;
                     sink.start(200);
@@ -214,6 +252,7 @@ public final class JsonGateway {
                 error(
                         sink,
                         Status.INVALID_ARGUMENT.withDescription("expected one request object, got " + requests.size()));
+                forget(ticket);
                 return () -> {};
             }
             if (method.getType() == MethodDescriptor.MethodType.UNARY) {
@@ -227,6 +266,12 @@ public final class JsonGateway {
             // The stream stays open (etcd's watch keeps sending after the client's requests end).
         }
         return () -> call.cancel("the HTTP client went away", null);
+    }
+
+    private void forget(String ticket) {
+        if (ticket != null) {
+            auth.forget(ticket);
+        }
     }
 
     private static <Q extends Message> List<Q> parse(Q prototype, byte[] body) throws IOException {

@@ -5,6 +5,9 @@ import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.undertow.util.Methods;
 import io.watchfanout.fanout.etcd.JsonGateway;
+import io.watchfanout.fanout.security.AuthenticationException;
+import io.watchfanout.fanout.security.Credentials;
+import io.watchfanout.fanout.security.Identity;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.concurrent.ExecutorService;
@@ -20,6 +23,10 @@ import org.slf4j.LoggerFactory;
  * {@code /v1/watch} or the gRPC API, whose frames are shared. A client that went away is noticed
  * at the next write, which cancels the call.
  *
+ * <p>Access (README.md, "Security"): the request is authenticated here, on the HTTP
+ * listener's methods, before its body is read (401 in the gateway's error shape;
+ * {@code /v3/auth/authenticate} needs no credentials); the services judge the rest (403, 429).
+ *
  * <p>Thread-safety: one exchange per call; the gateway's sink hands lines to the writer thread.
  */
 final class GatewayHandler implements HttpHandler {
@@ -30,6 +37,11 @@ final class GatewayHandler implements HttpHandler {
      * (base64 makes values 4/3 as long); etcd's own limit judges what it forwards.
      */
     static final int MAX_BODY_BYTES = io.watchfanout.fanout.etcd.EtcdApi.MAX_REQUEST_BYTES / 3 * 4 + 64 * 1024;
+    /**
+     * The largest body of {@code /v3/watch} and {@code /v3/kv/range}, which the node serves from its
+     * cache: keys and options only, never values.
+     */
+    static final int MAX_CACHED_BODY_BYTES = 1024 * 1024;
 
     private final JsonGateway gateway;
     private final ExecutorService writers;
@@ -52,39 +64,50 @@ final class GatewayHandler implements HttpHandler {
             exchange.getResponseSender().send("Method Not Allowed\n");
             return;
         }
-        long declared = exchange.getRequestContentLength();
-        if (declared > MAX_BODY_BYTES) {
-            tooLarge(exchange, declared + " bytes");
+        Identity identity;
+        String authorization = exchange.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
+        try {
+            Credentials presented = HttpAccess.credentials(exchange);
+            identity = gateway.authenticate(path, presented.certificateCommonName(), presented.authorization());
+        } catch (AuthenticationException e) {
+            exchange.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, HttpAccess.CHALLENGE);
+            json(exchange, 401, JsonGateway.errorJson(16, e.getMessage()));
             return;
         }
-        String authorization = exchange.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
-        exchange.setMaxEntitySize(MAX_BODY_BYTES);
-        exchange.getRequestReceiver().setMaxBufferSize(MAX_BODY_BYTES);
+        int max = path.equals("/v3/watch") || path.equals("/v3/kv/range") ? MAX_CACHED_BODY_BYTES : MAX_BODY_BYTES;
+        long declared = exchange.getRequestContentLength();
+        if (declared > max) {
+            tooLarge(exchange, declared + " bytes", max);
+            return;
+        }
+        exchange.setMaxEntitySize(max);
+        exchange.getRequestReceiver().setMaxBufferSize(max);
         exchange.getRequestReceiver()
                 .receiveFullBytes(
                         (ex, body) -> ex.dispatch(writers, () -> {
                             LinkedBlockingQueue<Object> out = new LinkedBlockingQueue<>();
-                            JsonGateway.Call call = gateway.call(path, body, authorization, new JsonGateway.Sink() {
-                                @Override
-                                public void start(int httpStatus) {
-                                    out.add(httpStatus);
-                                }
+                            JsonGateway.Call call =
+                                    gateway.call(path, body, identity, authorization, new JsonGateway.Sink() {
+                                        @Override
+                                        public void start(int httpStatus) {
+                                            out.add(httpStatus);
+                                        }
 
-                                @Override
-                                public void line(byte[] json) {
-                                    out.add(json);
-                                }
+                                        @Override
+                                        public void line(byte[] json) {
+                                            out.add(json);
+                                        }
 
-                                @Override
-                                public void end() {
-                                    out.add(NEWLINE);
-                                }
-                            });
+                                        @Override
+                                        public void end() {
+                                            out.add(NEWLINE);
+                                        }
+                                    });
                             write(ex, out, call);
                         }),
                         (ex, e) -> {
                             if (e instanceof io.undertow.server.RequestTooBigException) {
-                                tooLarge(ex, "more than " + MAX_BODY_BYTES + " bytes");
+                                tooLarge(ex, "more than " + max + " bytes", max);
                             } else {
                                 json(
                                         ex,
@@ -95,12 +118,11 @@ final class GatewayHandler implements HttpHandler {
     }
 
     /** 413, in the gateway's error shape (grpc's ResourceExhausted). */
-    private static void tooLarge(HttpServerExchange exchange, String size) {
+    private static void tooLarge(HttpServerExchange exchange, String size, int max) {
         json(
                 exchange,
                 413,
-                JsonGateway.errorJson(
-                        8, "request body of " + size + " (expected: at most " + MAX_BODY_BYTES + " bytes)"));
+                JsonGateway.errorJson(8, "request body of " + size + " (expected: at most " + max + " bytes)"));
     }
 
     private static void json(HttpServerExchange exchange, int status, String body) {

@@ -12,6 +12,7 @@ import io.undertow.util.Methods;
 import io.watchfanout.common.tls.ServerTls;
 import io.watchfanout.fanout.etcd.JsonGateway;
 import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.watch.CurrentRevision;
 import io.watchfanout.fanout.watch.Statuses;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -58,11 +59,19 @@ import org.xnio.conduits.ConduitStreamSourceChannel;
  * set on the socket; the guard and Undertow then read the decrypted side. The certificate is
  * {@link ServerTls}'s, reloaded from disk for new handshakes.
  *
+ * <p>Access ({@link #secure}; README.md, "Security"): {@code /v1/watch}, {@code /v1/kv} and
+ * {@code /v3/*} authenticate and authorize every request and watch when it starts
+ * ({@link HttpAccess}); {@code /readyz}, {@code /livez} and {@code /metrics} stay open, for
+ * probes and scrapers, and show no key or value. Request headers are bounded
+ * ({@link #MAX_HEADER_BYTES}; Undertow refuses more with its own 400 and closes the connection).
+ *
  * <p>Thread-safety: {@link #start()} and {@link #stop()} from one controlling thread;
  * {@link #stopAccepting()} from any thread.
  */
 public final class HttpApi {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
+    /** The most bytes of a request's headers: room for a large JWT, not for a flood. */
+    static final int MAX_HEADER_BYTES = 64 * 1024;
 
     private final WatchCore core;
     private final HttpSettings settings;
@@ -165,8 +174,10 @@ public final class HttpApi {
      */
     public void start() {
         sweeper = new UnacknowledgedSweeper(settings.writeTimeout(), settings.nodeId());
-        WatchHandler watch = new WatchHandler(core, settings, sweeper);
-        KvHandler kv = new KvHandler(core, settings, currentRevision);
+        HttpAccess checks =
+                new HttpAccess(access != null ? access : AccessControl.open(settings.nodeId(), WatchLimits.NONE));
+        WatchHandler watch = new WatchHandler(core, settings, sweeper, checks);
+        KvHandler kv = new KvHandler(core, settings, currentRevision, checks);
         GatewayHandler v3 = null;
         if (gateway != null) {
             gatewayWriters = Executors.newCachedThreadPool(r -> {
@@ -195,6 +206,7 @@ public final class HttpApi {
                 .set(UndertowOptions.NO_REQUEST_TIMEOUT, -1)
                 // We decode the query ourselves, to raw bytes (etcd keys are not text).
                 .set(UndertowOptions.DECODE_URL, false)
+                .set(UndertowOptions.MAX_HEADER_SIZE, MAX_HEADER_BYTES)
                 .getMap();
         openListener = new HttpOpenListener(new DefaultByteBufferPool(true, 16 * 1024 - 20, -1, 4), undertowOptions);
         openListener.setRootHandler(root);

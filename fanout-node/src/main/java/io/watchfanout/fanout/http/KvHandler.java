@@ -7,6 +7,8 @@ import io.undertow.util.Headers;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.ProtoJson;
+import io.watchfanout.fanout.security.Identity;
+import io.watchfanout.fanout.security.Verb;
 import io.watchfanout.fanout.watch.CurrentRevision;
 import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.ListPage;
@@ -30,6 +32,9 @@ import java.util.concurrent.TimeUnit;
  * continue token carries {@code remainingItemCount}: counted once on the first page (a walk over
  * the rest of the range), then carried in the token and decreased page by page, so later pages
  * cost only their own key-values.
+ *
+ * <p>Access (README.md, "Security"): the request is authenticated first (401), then reading its
+ * whole normalised range is authorized (403).
  */
 final class KvHandler implements HttpHandler {
     /** The parameters of {@code GET /v1/kv}; any other is refused. */
@@ -41,10 +46,13 @@ final class KvHandler implements HttpHandler {
     /** etcd's current revision for a list without resourceVersion, or null (then the node's revision). */
     private final CurrentRevision currentRevision;
 
-    KvHandler(WatchCore core, HttpSettings settings, CurrentRevision currentRevision) {
+    private final HttpAccess access;
+
+    KvHandler(WatchCore core, HttpSettings settings, CurrentRevision currentRevision, HttpAccess access) {
         this.core = core;
         this.settings = settings;
         this.currentRevision = currentRevision;
+        this.access = access;
     }
 
     @Override
@@ -54,9 +62,11 @@ final class KvHandler implements HttpHandler {
             return;
         }
         try {
+            Identity identity = access.authenticate(exchange, HttpAccess.LIST_API);
             QueryParams q = QueryParams.parse(exchange.getQueryString());
             q.only("/v1/kv", PARAMETERS);
             KeyRange range = KeyRangeParams.parse(q);
+            access.authorize(identity, Verb.READ, range, HttpAccess.LIST_API);
             ListRead read = ListRead.parse(q);
             Encoding encoding =
                     AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT), false);

@@ -8,6 +8,9 @@ import io.undertow.util.HttpString;
 import io.undertow.util.SameThreadExecutor;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.security.Identity;
+import io.watchfanout.fanout.security.Verb;
+import io.watchfanout.fanout.security.WatchGrant;
 import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.RevisionWaiter;
 import io.watchfanout.fanout.watch.Statuses;
@@ -50,6 +53,12 @@ import org.slf4j.LoggerFactory;
  * node, until the node reaches N, then sends the initial state at the node's revision S at that
  * moment (S &gt;= N) and the events after S. {@code resourceVersionMatch} is checked by
  * {@link ListRead#checkWatch}: only {@code NotOlderThan}, and only with {@code sendInitialEvents}.
+ *
+ * <p>Access (README.md, "Security"): the request is authenticated first (401), then the watch of
+ * its normalised range is authorized (403) before any wait, and admitted when the stream starts
+ * (403, 429 at a limit), so that a grant is held exactly while the stream is open; the stream
+ * tells the grant when it ends, and a grant the reloaded policy revokes ends the stream with an
+ * ERROR frame carrying 403. Event streams get these refusals as any other (see above).
  */
 final class WatchHandler implements HttpHandler {
     /** The parameters of {@code GET /v1/watch}; any other is refused. */
@@ -72,12 +81,14 @@ final class WatchHandler implements HttpHandler {
     private final IoThreadWakeUps.Registry wakeUps = new IoThreadWakeUps.Registry();
 
     private final UnacknowledgedSweeper sweeper;
+    private final HttpAccess access;
 
     /** @param sweeper closes streams whose bytes go unacknowledged, or null */
-    WatchHandler(WatchCore core, HttpSettings settings, UnacknowledgedSweeper sweeper) {
+    WatchHandler(WatchCore core, HttpSettings settings, UnacknowledgedSweeper sweeper, HttpAccess access) {
         this.core = core;
         this.settings = settings;
         this.sweeper = sweeper;
+        this.access = access;
     }
 
     @Override
@@ -85,7 +96,9 @@ final class WatchHandler implements HttpHandler {
         WatchSpec spec;
         long timeoutSeconds;
         Instant sinceTime;
+        Identity identity;
         try {
+            identity = access.authenticate(exchange, "http-watch");
             QueryParams q = QueryParams.parse(exchange.getQueryString());
             q.only("/v1/watch", PARAMETERS);
             KeyRange range = KeyRangeParams.parse(q);
@@ -112,6 +125,7 @@ final class WatchHandler implements HttpHandler {
                     sinceTime = null;
                 }
             }
+            access.authorize(identity, Verb.WATCH, range, HttpAccess.watchApi(encoding));
             HttpApi.checkServing(core);
             spec = new WatchSpec(range, encoding, rv, bookmarks, initial, false, false, sinceTime != null);
         } catch (ApiException e) {
@@ -124,8 +138,8 @@ final class WatchHandler implements HttpHandler {
         exchange.dispatch(
                 SameThreadExecutor.INSTANCE,
                 since != null
-                        ? () -> startSince(exchange, spec, since, timeoutSeconds)
-                        : () -> startAt(exchange, spec, timeoutSeconds));
+                        ? () -> startSince(exchange, spec, since, timeoutSeconds, identity)
+                        : () -> startAt(exchange, spec, timeoutSeconds, identity));
     }
 
     /**
@@ -154,7 +168,8 @@ final class WatchHandler implements HttpHandler {
     }
 
     /** Resolves {@code sinceTime} to a revision off the IO thread, then starts like a resourceVersion. */
-    private void startSince(HttpServerExchange exchange, WatchSpec spec, Instant time, long timeoutSeconds) {
+    private void startSince(
+            HttpServerExchange exchange, WatchSpec spec, Instant time, long timeoutSeconds, Identity identity) {
         core.olderHistory()
                 .revisionAt(time)
                 .whenComplete((cursor, error) -> exchange.getIoThread().execute(() -> {
@@ -185,20 +200,21 @@ final class WatchHandler implements HttpHandler {
                                     false,
                                     false,
                                     true),
-                            timeoutSeconds);
+                            timeoutSeconds,
+                            identity);
                 }));
     }
 
     /** Starts the stream once the node has reached the spec's revision (IO thread, exchange dispatched). */
-    private void startAt(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds) {
+    private void startAt(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds, Identity identity) {
         if (spec.resourceVersion() <= core.status().revision()) {
-            start(exchange, spec, timeoutSeconds);
+            start(exchange, spec, timeoutSeconds, identity);
             return;
         }
         // The node is behind the requested revision: wait a bounded time for it (README.md, errors: 504).
         RevisionWaiter waiter = core.awaitRevision(
                 spec.resourceVersion(),
-                () -> exchange.getIoThread().execute(() -> start(exchange, spec, timeoutSeconds)));
+                () -> exchange.getIoThread().execute(() -> start(exchange, spec, timeoutSeconds, identity)));
         Duration wait = settings.resourceVersionWait();
         exchange.getIoThread()
                 .executeAfter(
@@ -241,8 +257,9 @@ final class WatchHandler implements HttpHandler {
     }
 
     /** Opens the watcher and starts streaming (IO thread). */
-    private void start(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds) {
+    private void start(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds, Identity identity) {
         Watch watcher;
+        WatchGrant grant;
         WatchStream stream = new WatchStream(
                 exchange,
                 wakeUps,
@@ -253,17 +270,29 @@ final class WatchHandler implements HttpHandler {
                 sweeper);
         try {
             HttpApi.checkServing(core);
-            watcher = core.watch(spec, stream);
+            grant = access.admitWatch(identity, spec.range(), HttpAccess.watchApi(spec.encoding()));
         } catch (ApiException e) {
             refuse(exchange, e);
             return;
+        }
+        try {
+            watcher = core.watch(spec, stream);
         } catch (HistoryExpiredException e) {
+            grant.end("expired", 0);
             refuse(exchange, new ApiException(Statuses.expired(e.getMessage())));
             return;
         } catch (TooManyReadsException e) {
+            grant.end("too-many-reads", 0);
             refuse(exchange, new ApiException(Statuses.tooManyRequests(e.getMessage()), settings.retryAfterSeconds()));
             return;
         }
+        boolean[] revoked = new boolean[1];
+        stream.onEnd((reason, frames) -> grant.end(revoked[0] ? "forbidden" : reason, frames));
+        // On the security thread; the ERROR frame reaches the client as any other ending.
+        grant.onRevoked(reason -> exchange.getIoThread().execute(() -> {
+            revoked[0] = true;
+            watcher.endWithError(Statuses.forbidden(reason));
+        }));
         LOG.debug("[node {}] {} from resourceVersion {}", settings.nodeId(), watcher, spec.resourceVersion());
         stream.start(
                 watcher,

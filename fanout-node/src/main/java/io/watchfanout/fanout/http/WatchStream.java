@@ -102,6 +102,12 @@ final class WatchStream implements WatchSink {
     private long stalledSinceNanos;
 
     private boolean writeTimerArmed;
+    /** Frames handed to the socket so far, for the end of the watch's grant. */
+    private long frames;
+    /** Why the stream ended when it ends by itself: the node ended it, or its timeoutSeconds ran out. */
+    private String endReason = "ended";
+    /** Told once, with the reason and the frames, when the stream ends however it ends; or null. */
+    private java.util.function.ObjLongConsumer<String> onEnd;
 
     WatchStream(
             HttpServerExchange exchange,
@@ -119,6 +125,16 @@ final class WatchStream implements WatchSink {
         this.stalledCloseAfter = stalledCloseAfter;
         this.writeTimeoutNanos = writeTimeout.toNanos();
         this.nodeId = nodeId;
+    }
+
+    /**
+     * What to tell when the stream ends, whatever ends it (its client, the node, a timeout, a
+     * write failure): the reason ({@code ended}, {@code timeout}, or a {@link CloseReason} such
+     * as {@code client_closed}; {@code closed} for other closes) and the frames handed to the
+     * socket. Call before {@link #start}; IO thread.
+     */
+    void onEnd(java.util.function.ObjLongConsumer<String> listener) {
+        this.onEnd = listener;
     }
 
     /**
@@ -151,6 +167,7 @@ final class WatchStream implements WatchSink {
             io.executeAfter(
                     () -> {
                         if (!closed) {
+                            endReason = "timeout";
                             watcher.finish();
                         }
                     },
@@ -281,6 +298,7 @@ final class WatchStream implements WatchSink {
                 polled.clear();
                 switch (watcher.poll(polled, MAX_FRAMES_PER_WRITE)) {
                     case FRAMES:
+                        frames += polled.size();
                         stage(polled);
                         break;
                     case END:
@@ -430,6 +448,7 @@ final class WatchStream implements WatchSink {
 
     private void finishExchange() {
         closed = true;
+        ended(endReason);
         unregister();
         watcher.close();
         try {
@@ -439,6 +458,12 @@ final class WatchStream implements WatchSink {
             LOG.debug("[node {}] closing {}: {}", nodeId, watcher, e.toString());
         }
         exchange.endExchange();
+    }
+
+    private void ended(String reason) {
+        if (onEnd != null) {
+            onEnd.accept(reason, frames);
+        }
     }
 
     private void unregister() {
@@ -458,6 +483,7 @@ final class WatchStream implements WatchSink {
             return;
         }
         closed = true;
+        ended(reason == null ? "closed" : reason.name().toLowerCase(java.util.Locale.ROOT));
         unregister();
         if (reason != null) {
             stats.addClosed(reason);

@@ -14,6 +14,16 @@ public final class Statuses {
         return of(400, "BadRequest", message);
     }
 
+    /** 401 Unauthorized: the request's credentials are missing or not accepted (README.md, "Security"). */
+    public static Status unauthorized(String message) {
+        return of(401, "Unauthorized", message);
+    }
+
+    /** 403 Forbidden: the identity may not do this with this key range (README.md, "Security"). */
+    public static Status forbidden(String message) {
+        return of(403, "Forbidden", message);
+    }
+
     /** 404 NotFound: no such path. */
     public static Status notFound(String message) {
         return of(404, "NotFound", message);

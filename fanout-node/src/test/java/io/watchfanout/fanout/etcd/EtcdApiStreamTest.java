@@ -19,6 +19,8 @@ import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.kafka.RecordApplier;
+import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -69,7 +71,8 @@ class EtcdApiStreamTest {
                 EtcdCredentials.none(),
                 progressNotifyInterval,
                 Duration.ofSeconds(1),
-                new CollectorRegistry());
+                new CollectorRegistry(),
+                AccessControl.open("etcd-api-test", WatchLimits.NONE));
         api.start();
         channel = ManagedChannelBuilder.forAddress("127.0.0.1", api.port())
                 .usePlaintext()

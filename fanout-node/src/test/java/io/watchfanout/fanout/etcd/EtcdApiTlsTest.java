@@ -77,7 +77,9 @@ class EtcdApiTlsTest {
                 EtcdCredentials.none(),
                 Duration.ofMinutes(10),
                 Duration.ofSeconds(1),
-                new CollectorRegistry());
+                new CollectorRegistry(),
+                io.watchfanout.fanout.security.AccessControl.open(
+                        "etcd-tls-test", io.watchfanout.fanout.security.WatchLimits.NONE));
         api.serveTls(ServerTls.load(new TlsFiles(server.cert(), server.key(), mutual ? pki.caCert() : null)));
         api.start();
     }

@@ -42,7 +42,12 @@ class EtcdForwarderAuthenticateTest {
         EtcdAuth.enable(toEtcd, "rootpw");
         String name = InProcessServerBuilder.generateName();
         node = InProcessServerBuilder.forName(name)
-                .fallbackHandlerRegistry(new EtcdForwarder(toEtcd, () -> {}, TOKENS))
+                .fallbackHandlerRegistry(new EtcdForwarder(
+                        toEtcd,
+                        () -> {},
+                        new ForwardedAccess(io.watchfanout.fanout.security.AccessControl.open(
+                                "forwarder-test", io.watchfanout.fanout.security.WatchLimits.NONE)),
+                        TOKENS))
                 .build()
                 .start();
         toNode = InProcessChannelBuilder.forName(name).build();

@@ -1,0 +1,106 @@
+package io.watchfanout.fanout.http;
+
+import io.undertow.server.HttpServerExchange;
+import io.undertow.server.SSLSessionInfo;
+import io.undertow.util.HeaderValues;
+import io.undertow.util.Headers;
+import io.watchfanout.common.KeyRange;
+import io.watchfanout.common.tls.PeerCertificates;
+import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.security.AccessDeniedException;
+import io.watchfanout.fanout.security.AuthenticationException;
+import io.watchfanout.fanout.security.Credentials;
+import io.watchfanout.fanout.security.Identity;
+import io.watchfanout.fanout.security.LimitExceededException;
+import io.watchfanout.fanout.security.Listener;
+import io.watchfanout.fanout.security.Verb;
+import io.watchfanout.fanout.security.WatchGrant;
+import io.watchfanout.fanout.watch.Statuses;
+
+/**
+ * The HTTP port's side of {@link AccessControl} (README.md, "Security"): the credentials of a
+ * request (the verified client certificate of its TLS connection, its {@code Authorization}
+ * header), and the refusals as {@code Status} answers: 401 {@code Unauthorized} with
+ * {@code WWW-Authenticate}, 403 {@code Forbidden}, 429 {@code TooManyRequests} with
+ * {@code Retry-After}. Used when a request or watch starts, never per event. Thread-safe.
+ */
+final class HttpAccess {
+    /** The challenge of a 401 (RFC 6750). */
+    static final String CHALLENGE = "Bearer realm=\"watch-fanout\"";
+    /** The audit name of {@code GET /v1/kv}. */
+    static final String LIST_API = "http-list";
+
+    private final AccessControl access;
+
+    HttpAccess(AccessControl access) {
+        this.access = access;
+    }
+
+    /** The audit name of a watch in {@code encoding}: {@code http-json}, {@code http-protobuf}, {@code http-sse}. */
+    static String watchApi(Encoding encoding) {
+        return switch (encoding) {
+            case JSON -> "http-json";
+            case SSE -> "http-sse";
+            default -> "http-protobuf";
+        };
+    }
+
+    /**
+     * Who sent the request.
+     *
+     * @throws ApiException 401, with {@code WWW-Authenticate} already set on the response
+     */
+    Identity authenticate(HttpServerExchange exchange, String api) throws ApiException {
+        if (access.isOpen()) {
+            return Identity.ANONYMOUS;
+        }
+        try {
+            return access.authenticate(Listener.HTTP, credentials(exchange), api);
+        } catch (AuthenticationException e) {
+            exchange.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, CHALLENGE);
+            throw new ApiException(Statuses.unauthorized(e.getMessage()));
+        }
+    }
+
+    /**
+     * What the request presented: the client certificate's common name and the one
+     * {@code Authorization} header (given twice, it is refused rather than one picked).
+     *
+     * @throws AuthenticationException when {@code Authorization} is given more than once
+     */
+    static Credentials credentials(HttpServerExchange exchange) throws AuthenticationException {
+        SSLSessionInfo tls = exchange.getConnection().getSslSessionInfo();
+        String commonName = tls == null ? null : PeerCertificates.commonName(tls.getSSLSession());
+        HeaderValues authorization = exchange.getRequestHeaders().get(Headers.AUTHORIZATION);
+        if (authorization != null && authorization.size() > 1) {
+            throw new AuthenticationException(
+                    "header Authorization given " + authorization.size() + " times (expected: at most once)");
+        }
+        return new Credentials(commonName, authorization == null ? null : authorization.getFirst(), null);
+    }
+
+    /** @throws ApiException 403 when {@code identity} may not {@code verb} the whole normalised {@code range} */
+    void authorize(Identity identity, Verb verb, KeyRange range, String api) throws ApiException {
+        try {
+            access.authorize(identity, verb, range, api);
+        } catch (AccessDeniedException e) {
+            throw new ApiException(Statuses.forbidden(e.getMessage()));
+        }
+    }
+
+    /**
+     * Admits a watch of the normalised {@code range}; the caller ends the grant when the stream ends.
+     *
+     * @throws ApiException 403 when the policy refuses it, 429 with {@code Retry-After} at a limit
+     */
+    WatchGrant admitWatch(Identity identity, KeyRange range, String api) throws ApiException {
+        try {
+            return access.admitWatch(identity, range, api);
+        } catch (AccessDeniedException e) {
+            throw new ApiException(Statuses.forbidden(e.getMessage()));
+        } catch (LimitExceededException e) {
+            throw new ApiException(Statuses.tooManyRequests(e.getMessage()), e.retryAfterSeconds());
+        }
+    }
+}
