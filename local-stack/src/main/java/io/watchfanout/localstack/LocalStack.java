@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -76,7 +77,11 @@ final class LocalStack {
     private final String brokerClasspath;
     private final PrintStream out;
     /** Gives the ingester and the nodes their flags; etcd and Kafka are the stack's own parts. */
-    private final StackLauncher tier;
+    private volatile StackLauncher tier;
+    /** TLS, credentials and the policy of {@code --secure}; null without it. */
+    private final SecureStack secure;
+
+    private volatile EtcdServer etcdServer;
 
     private final List<Part> parts = new CopyOnWriteArrayList<>();
     private final Set<Part> reportedExits = ConcurrentHashMap.newKeySet();
@@ -99,6 +104,7 @@ final class LocalStack {
         this.brokerClasspath = Objects.requireNonNull(brokerClasspath, "brokerClasspath");
         this.out = Objects.requireNonNull(out, "out");
         this.tier = StackLauncher.on(config.etcdUrl(), config.kafkaBootstrap(), config.topicPrefix());
+        this.secure = config.secure() ? SecureStack.create(dir.root()) : null;
     }
 
     /**
@@ -216,18 +222,22 @@ final class LocalStack {
     }
 
     private void startEtcd() {
-        EtcdServer etcd = EtcdServer.builder()
+        EtcdServer.Builder etcdBuilder = EtcdServer.builder()
                 .clientPort(config.etcdPort())
                 .peerPort(config.etcdPeerPort())
                 .workDir(dir.part("etcd"))
                 .keepData(true) // a temporary directory goes as a whole at the end
                 .progressNotifyInterval(EtcdServer.DEFAULT_PROGRESS_NOTIFY_INTERVAL)
                 .startTimeout(config.startTimeout())
-                .stopTimeout(Duration.ofSeconds(15))
-                .build();
+                .stopTimeout(Duration.ofSeconds(15));
+        EtcdServer etcd = (secure == null ? etcdBuilder : secure.etcd(etcdBuilder)).build();
         Part part = new Part(
                 "etcd", etcd.clientUrl(), etcd::pid, etcd::isAlive, OptionalInt::empty, etcd.logFile(), etcd::close);
         step(part, etcd::start);
+        etcdServer = etcd;
+        if (secure != null) {
+            secure.etcdStarted(etcd);
+        }
     }
 
     private void startKafka() {
@@ -245,16 +255,21 @@ final class LocalStack {
                 .startTimeout(config.startTimeout())
                 .stopTimeout(Duration.ofSeconds(30));
         formattedClusterId(kafkaDir.resolve("data")).ifPresent(builder::clusterId);
-        KafkaBroker kafka = builder.build();
+        KafkaBroker kafka = (secure == null ? builder : secure.kafka(builder)).build();
         Part part = new Part(
                 "kafka",
-                kafka.bootstrapServers(),
+                secure == null ? kafka.bootstrapServers() : kafka.saslSslBootstrapServers() + " (SASL_SSL)",
                 kafka::pid,
                 kafka::isAlive,
                 OptionalInt::empty,
                 kafka.logFile(),
                 kafka::close);
         step(part, kafka::start);
+        if (secure != null) {
+            secure.kafkaStarted(kafka);
+            // The tier's clients use the SASL_SSL listener; the PLAINTEXT one is the broker's own.
+            tier = StackLauncher.on(config.etcdUrl(), kafka.saslSslBootstrapServers(), config.topicPrefix());
+        }
     }
 
     /**
@@ -325,7 +340,10 @@ final class LocalStack {
                     "--min-insync-replicas",
                     Integer.toString(config.kafkaMinInsyncReplicas()));
         }
-        String url = "http://127.0.0.1:" + config.ingesterPort();
+        if (secure != null) {
+            builder.args(secure.ingesterFlags());
+        }
+        String url = config.httpScheme() + "://127.0.0.1:" + config.ingesterPort();
         AtomicReference<JavaProcess> process = new AtomicReference<>();
         Part part = javaProcessPart("ingester", url, process, INGESTER_STOP_TIMEOUT, logFile("ingester"));
         step(part, () -> {
@@ -342,18 +360,22 @@ final class LocalStack {
         for (int n = 0; n < config.fanoutPorts().size(); n++) {
             int port = config.fanoutPorts().get(n);
             String name = "fanout-" + port;
-            String url = "http://127.0.0.1:" + port;
+            String url = config.httpScheme() + "://127.0.0.1:" + port;
             AtomicReference<JavaProcess> process = new AtomicReference<>();
             Part part = javaProcessPart("fanout-node", url, process, FANOUT_STOP_TIMEOUT, logFile(name));
             parts.add(part);
             checkNotStopping();
-            process.set(tier.node(javaPart(name, config.fanoutNodeJar(), FANOUT_HEAP), port, name)
+            JavaProcess.Builder node = tier.node(
+                            javaPart(name, config.fanoutNodeJar(), FANOUT_HEAP), port, name, secure == null)
                     .args(
                             "--etcd-api-port",
                             Integer.toString(config.fanoutEtcdPorts().get(n)),
                             "--etcd-endpoints",
-                            config.etcdUrl())
-                    .start());
+                            config.etcdUrl());
+            if (secure != null) {
+                node.args(secure.nodeFlags());
+            }
+            process.set(node.start());
             nodes.add(part);
             processes.add(process);
             urls.add(url);
@@ -433,13 +455,19 @@ final class LocalStack {
     /** Waits until {@code readyz} answers 200; fails early if the process exits or the stack stops. */
     private void awaitReady(Part part, JavaProcess process, String readyz) {
         StackLauncher.awaitReady(
-                process, part.name() + " at " + part.address(), readyz, config.startTimeout(), this::checkNotStopping);
+                process,
+                part.name() + " at " + part.address(),
+                readyz,
+                config.startTimeout(),
+                this::checkNotStopping,
+                secure == null ? null : secure.probes());
     }
 
     // ---- running -----------------------------------------------------------------------
 
     private void printStatus(Duration took) {
-        String firstNode = "http://127.0.0.1:" + config.fanoutPorts().get(0);
+        String firstNode =
+                config.httpScheme() + "://127.0.0.1:" + config.fanoutPorts().get(0);
         StringBuilder s = new StringBuilder();
         s.append(
                 String.format(Locale.ROOT, "%nwatch-fanout local stack is ready (%.1f s)%n", took.toMillis() / 1000.0));
@@ -472,6 +500,19 @@ final class LocalStack {
                                 " (replication factor %d, min.insync.replicas %d)",
                                 config.kafkaReplicationFactor(),
                                 config.kafkaMinInsyncReplicas())));
+        if (secure == null) {
+            usage(s, firstNode);
+        } else {
+            secureUsage(s, firstNode);
+        }
+        s.append(String.format(Locale.ROOT, "%nPress Ctrl-C to stop everything.%n"));
+        out.print(s);
+        out.flush();
+        LOG.info("local stack ready:{}{}", System.lineSeparator(), s);
+    }
+
+    /** The lines that show a plain stack at work. */
+    private void usage(StringBuilder s, String firstNode) {
         s.append(String.format(Locale.ROOT, "%nWatch every key under /registry/ through a fan-out node:%n"));
         s.append(String.format(
                 Locale.ROOT,
@@ -493,10 +534,73 @@ final class LocalStack {
                         + " the rest forwarded to etcd):%n"));
         s.append(String.format(Locale.ROOT, "  etcdctl --endpoints=%s watch --prefix /registry/%n", etcdApi));
         s.append(String.format(Locale.ROOT, "  etcdctl --endpoints=%s get --prefix /registry/ --keys-only%n", etcdApi));
-        s.append(String.format(Locale.ROOT, "%nPress Ctrl-C to stop everything.%n"));
-        out.print(s);
-        out.flush();
-        LOG.info("local stack ready:{}{}", System.lineSeparator(), s);
+    }
+
+    /**
+     * The lines that show a secured stack at work: a watch and lists that are allowed (token,
+     * client certificate, etcd user) and one that is refused.
+     */
+    private void secureUsage(StringBuilder s, String firstNode) {
+        String ca = secure.caCert().toString();
+        String alice = "'Authorization: Bearer " + secure.token(SecureStack.ALICE) + "'";
+        String etcdApi = config.fanoutEtcdPorts().stream()
+                .map(p -> "https://127.0.0.1:" + p)
+                .collect(java.util.stream.Collectors.joining(","));
+        s.append(String.format(
+                Locale.ROOT,
+                "%nEverything speaks TLS and asks who is calling (docs/SECURITY.md); the CA, certificates, tokens and"
+                        + " policy are in %s.%n",
+                secure.dir()));
+        s.append(String.format(
+                Locale.ROOT, "Watch config maps through a fan-out node as alice (a bearer token of tokens.csv):%n"));
+        s.append(String.format(
+                Locale.ROOT,
+                "  curl -N --cacert %s -H %s '%s/v1/watch?key=/registry/configmaps/&prefix=true&allowWatchBookmarks=true'%n",
+                ca,
+                alice,
+                firstNode));
+        s.append(String.format(Locale.ROOT, "and write to etcd in another terminal, as etcd's root:%n"));
+        s.append(String.format(
+                Locale.ROOT,
+                "  etcdctl --endpoints=%s --cacert=%s --cert=%s --key=%s --user=root:$(cat %s) put"
+                        + " /registry/configmaps/demo hello%n",
+                config.etcdUrl(),
+                ca,
+                secure.etcdClientCert().cert(),
+                secure.etcdClientCert().key(),
+                secure.etcdPasswordFile("root")));
+        s.append(String.format(
+                Locale.ROOT, "List them through a node's etcd API as alice, by her client certificate:%n"));
+        s.append(String.format(
+                Locale.ROOT,
+                "  etcdctl --endpoints=%s --cacert=%s --cert=%s --key=%s get --prefix /registry/configmaps/"
+                        + " --keys-only%n",
+                etcdApi,
+                ca,
+                secure.aliceCert().cert(),
+                secure.aliceCert().key()));
+        s.append(String.format(Locale.ROOT, "or as the etcd user alice:%n"));
+        s.append(String.format(
+                Locale.ROOT,
+                "  etcdctl --endpoints=%s --cacert=%s --user=alice:$(cat %s) get --prefix /registry/configmaps/"
+                        + " --keys-only%n",
+                etcdApi,
+                ca,
+                secure.etcdPasswordFile(SecureStack.ALICE)));
+        s.append(String.format(
+                Locale.ROOT,
+                "Refused with 403 Forbidden (alice may watch and read only %s):%n",
+                String.join(" and ", SecureStack.ALICE_PREFIXES)));
+        s.append(String.format(
+                Locale.ROOT,
+                "  curl --cacert %s -H %s '%s/v1/kv?key=/registry/secrets/&prefix=true'%n",
+                ca,
+                alice,
+                firstNode));
+        s.append(String.format(
+                Locale.ROOT,
+                "The token of admin, who may do everything, is in %s.%n",
+                secure.dir().resolve("tokens.csv")));
     }
 
     private static boolean onPath(String program) {
@@ -511,7 +615,17 @@ final class LocalStack {
 
     private void startDemo() {
         try {
-            demo = DemoLoad.start(config.etcdUrl(), config.demoRate());
+            demo = secure == null
+                    ? DemoLoad.start(config.etcdUrl(), config.demoRate())
+                    : DemoLoad.start(
+                            etcdServer
+                                    .clientBuilder()
+                                    .user(io.etcd.jetcd.ByteSequence.from("root", StandardCharsets.UTF_8))
+                                    .password(io.etcd.jetcd.ByteSequence.from(
+                                            secure.etcdRootPassword(), StandardCharsets.UTF_8))
+                                    .build(),
+                            config.etcdUrl(),
+                            config.demoRate());
             out.println(String.format(
                     Locale.ROOT,
                     "Demo load: %d writes/s of pods, config maps, deployments, leases and"

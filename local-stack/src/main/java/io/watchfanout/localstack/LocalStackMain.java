@@ -85,6 +85,7 @@ public final class LocalStackMain implements Callable<Integer> {
                     v.get(StackFlags.TOPIC_PREFIX),
                     v.get(StackFlags.DEMO),
                     v.get(StackFlags.DEMO_RATE),
+                    v.get(StackFlags.SECURE),
                     v.get(StackFlags.START_TIMEOUT),
                     ingesterJar != null ? ingesterJar : root.resolve("ingester/target/ingester.jar"),
                     fanoutNodeJar != null ? fanoutNodeJar : root.resolve("fanout-node/target/fanout-node.jar"));

@@ -29,6 +29,8 @@ import java.util.Set;
  * @param topicPrefix the topics are {@code <prefix>.events} and {@code <prefix>.state}
  * @param demo whether to run the demo load generator
  * @param demoRate the demo's writes per second
+ * @param secure TLS and authentication everywhere, with a throwaway CA, certificates, tokens and
+ *     a policy made under the data directory ({@code --secure}; docs/SECURITY.md)
  * @param startTimeout how long each part may take to become ready
  * @param ingesterJar the ingester's runnable jar
  * @param fanoutNodeJar the fan-out node's runnable jar
@@ -46,6 +48,7 @@ public record StackConfig(
         String topicPrefix,
         boolean demo,
         int demoRate,
+        boolean secure,
         Duration startTimeout,
         Path ingesterJar,
         Path fanoutNodeJar) {
@@ -63,6 +66,10 @@ public record StackConfig(
         Objects.requireNonNull(startTimeout, "startTimeout");
         Objects.requireNonNull(ingesterJar, "ingesterJar");
         Objects.requireNonNull(fanoutNodeJar, "fanoutNodeJar");
+        if (secure && kafkaBrokers > 1) {
+            throw new IllegalArgumentException("--secure with --kafka-brokers " + kafkaBrokers
+                    + " (expected: --kafka-brokers 1; the secured stack runs one SASL_SSL broker)");
+        }
         if (fanoutPorts.isEmpty()) {
             throw new IllegalArgumentException("--fanout-ports: empty (expected: at least one port, e.g. 8081,8082)");
         }
@@ -105,10 +112,19 @@ public record StackConfig(
     /**
      * The etcd client URL.
      *
-     * @return {@code http://127.0.0.1:<etcdPort>}
+     * @return {@code http://127.0.0.1:<etcdPort>}, {@code https://} with {@link #secure}
      */
     public String etcdUrl() {
-        return "http://127.0.0.1:" + etcdPort;
+        return (secure ? "https" : "http") + "://127.0.0.1:" + etcdPort;
+    }
+
+    /**
+     * The scheme of the ingester's and the fan-out nodes' HTTP ports.
+     *
+     * @return {@code https} with {@link #secure}, else {@code http}
+     */
+    public String httpScheme() {
+        return secure ? "https" : "http";
     }
 
     /**

@@ -74,6 +74,11 @@ public final class StackFlags extends FlagTable {
             .help("Also run a load generator writing Kubernetes-like objects under /registry/.");
     static final Flag<Integer> DEMO_RATE =
             demoRate().help("Writes per second of --demo (etcd operations, a transaction counts once).");
+    static final Flag<Boolean> SECURE = Flag.optionalBoolean("--secure")
+            .defaultValue("false")
+            .unit("flag; `--secure=false` turns it off")
+            .help("TLS and authentication everywhere: a throwaway CA, certificates, tokens and a policy under the "
+                    + "data directory (docs/SECURITY.md); prints curl and etcdctl lines that work, and one refused.");
     static final Flag<Duration> START_TIMEOUT = Flag.duration("--start-timeout")
             .defaultValue("120s")
             .check(Check.positive())
@@ -101,6 +106,7 @@ public final class StackFlags extends FlagTable {
                 TOPIC_PREFIX,
                 DEMO,
                 DEMO_RATE,
+                SECURE,
                 START_TIMEOUT,
                 INGESTER_JAR,
                 FANOUT_NODE_JAR);

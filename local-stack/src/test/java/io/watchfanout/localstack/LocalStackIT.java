@@ -300,9 +300,63 @@ class LocalStackIT {
         assertThat(dataDir).doesNotExist();
     }
 
+    /**
+     * {@code --secure}: the lines the stack prints work as printed (a token's watch of config maps
+     * sees a write made with etcdctl as etcd's root; lists through a node's etcd API by client
+     * certificate and as an etcd user), and the one it prints as refused is a 403. Then the
+     * launcher is killed with SIGKILL: nothing of the (secured) stack may stay behind.
+     */
     @Test
-    void aSigkilledLauncherLeavesNoPartRunningOrListening() throws Exception {
-        StackProcess stack = startStack("sigkill", List.of());
+    void aSecuredStackServesThePrintedLinesAndASigkilledLauncherLeavesNoPartRunningOrListening() throws Exception {
+        StackProcess stack = startStack("sigkill-secure", List.of("--secure"));
+        List<String> commands = stack.output()
+                .lines()
+                .map(String::strip)
+                .filter(l -> l.startsWith("curl ") || l.startsWith("etcdctl "))
+                .toList();
+        assertThat(commands).as("the printed command lines").hasSize(5);
+        assertThat(commands.get(0)).contains("/v1/watch").contains("Authorization: Bearer");
+        Process watch = new ProcessBuilder("bash", "-c", commands.get(0).replace("curl -N", "curl -sN"))
+                .redirectErrorStream(true)
+                .start();
+        try {
+            assertThat(shell(commands.get(1))).as(commands.get(1)).contains("OK");
+            String seen = readUntil(watch, "L3JlZ2lzdHJ5L2NvbmZpZ21hcHMvZGVtbw"); // /registry/configmaps/demo
+            assertThat(seen).as("the watch of " + commands.get(0)).contains("\"type\":\"ADDED\"");
+        } finally {
+            watch.destroyForcibly();
+        }
+        assertThat(shell(commands.get(2))).as(commands.get(2)).contains("/registry/configmaps/demo");
+        assertThat(shell(commands.get(3))).as(commands.get(3)).contains("/registry/configmaps/demo");
+        assertThat(shell(commands.get(4).replace("curl ", "curl -s -w ' %{http_code}' ")))
+                .as(commands.get(4))
+                .contains("\"reason\":\"Forbidden\"")
+                .endsWith(" 403");
+        assertSigkillLeavesNothing(stack);
+    }
+
+    /** Runs a printed command line in bash; its output and errors. */
+    private static String shell(String command) throws Exception {
+        Process p = new ProcessBuilder("bash", "-c", command)
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(command + " exit status; output: " + out).isZero();
+        return out;
+    }
+
+    /** What {@code p} prints up to and including {@code text} (or its end). */
+    private static String readUntil(Process p, String text) throws IOException {
+        StringBuilder seen = new StringBuilder();
+        java.io.InputStream in = p.getInputStream();
+        int c;
+        while (seen.indexOf(text) < 0 && (c = in.read()) >= 0) {
+            seen.append((char) c);
+        }
+        return seen.toString();
+    }
+
+    private void assertSigkillLeavesNothing(StackProcess stack) throws Exception {
         List<ProcessHandle> below = stack.descendants();
         assertThat(below.stream().map(ProcessHandle::pid).toList())
                 .as("every part of the status table")

@@ -246,6 +246,27 @@ public final class StackLauncher implements AutoCloseable {
      */
     public static void awaitReady(
             JavaProcess p, String what, String readyz, Duration timeout, Runnable beforeEachPoll) {
+        awaitReady(p, what, readyz, timeout, beforeEachPoll, null);
+    }
+
+    /**
+     * As {@link #awaitReady(JavaProcess, String, String, Duration, Runnable)}, over {@code https}
+     * with {@code tls} (e.g. {@link TlsClientContext#of} trusting the process's CA), or plain
+     * {@code http} when it is null.
+     */
+    public static void awaitReady(
+            JavaProcess p,
+            String what,
+            String readyz,
+            Duration timeout,
+            Runnable beforeEachPoll,
+            javax.net.ssl.SSLContext tls) {
+        HttpClient http = tls == null
+                ? HTTP
+                : HttpClient.newBuilder()
+                        .sslContext(tls)
+                        .connectTimeout(Duration.ofSeconds(2))
+                        .build();
         long deadline = System.nanoTime() + timeout.toNanos();
         HttpRequest request = HttpRequest.newBuilder(URI.create(readyz))
                 .timeout(Duration.ofSeconds(2))
@@ -263,7 +284,7 @@ public final class StackLauncher implements AutoCloseable {
                         + p.logFile() + " ends with:\n" + p.logTail(LOG_TAIL_LINES));
             }
             try {
-                HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
                 if (response.statusCode() == 200) {
                     return;
                 }

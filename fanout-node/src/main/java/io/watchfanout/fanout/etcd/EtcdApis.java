@@ -131,8 +131,17 @@ public final class EtcdApis {
                 Executors.newSingleThreadScheduledExecutor(daemons("etcd-api-timer-" + nodeId));
         ServerServiceDefinition watch =
                 EtcdWatchService.definition(core, headers, stats, pool, progressNotifyInterval, access);
-        ServerServiceDefinition range =
-                new EtcdRangeService(core, headers, stats, etcd, resourceVersionWait, pool, timer, access).definition();
+        ServerServiceDefinition range = new EtcdRangeService(
+                        core,
+                        headers,
+                        stats,
+                        etcd,
+                        etcd == null ? null : asNode(etcd, credentials),
+                        resourceVersionWait,
+                        pool,
+                        timer,
+                        access)
+                .definition();
         if (etcd != null) {
             // etcd's cluster id and raft term for the headers, before any forwarded answer taught them.
             // A failed probe leaves the headers as they were; the next round tries again.

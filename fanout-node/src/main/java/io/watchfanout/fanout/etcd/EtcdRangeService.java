@@ -69,6 +69,9 @@ final class EtcdRangeService {
     private final EtcdHeaders headers;
     private final EtcdApiStats stats;
     private final Channel etcd;
+    /** {@link #etcd} with the node's own etcd user: for callers that brought no etcd token. */
+    private final Channel etcdAsNode;
+
     private final Duration wait;
     private final Executor pool;
     private final ScheduledExecutorService timer;
@@ -79,11 +82,13 @@ final class EtcdRangeService {
             EtcdHeaders headers,
             EtcdApiStats stats,
             Channel etcd,
+            Channel etcdAsNode,
             Duration wait,
             Executor pool,
             ScheduledExecutorService timer,
             AccessControl access) {
         this.access = access;
+        this.etcdAsNode = etcdAsNode;
         this.core = core;
         this.headers = headers;
         this.stats = stats;
@@ -204,9 +209,15 @@ final class EtcdRangeService {
         });
     }
 
+    /**
+     * A read of etcd for a caller whose range the node allowed: with the caller's own etcd token
+     * when it brought one (etcd judges it, as it would without the node), else as the node's own
+     * etcd user ({@code --etcd-user}) — a caller known by its certificate or a bearer token has no
+     * standing at etcd, and what it may read the node has checked already.
+     */
     private io.grpc.ClientCall<RangeRequest, RangeResponse> call(Metadata caller, Duration deadline) {
-        Channel ch = caller == null
-                ? etcd
+        Channel ch = caller == null || !caller.containsKey(EtcdCredentials.TOKEN)
+                ? etcdAsNode
                 : ClientInterceptors.intercept(etcd, MetadataUtils.newAttachHeadersInterceptor(caller));
         CallOptions opts = CallOptions.DEFAULT;
         io.grpc.Deadline d = Context.current().getDeadline();

@@ -102,6 +102,16 @@ public final class DemoLoad implements AutoCloseable {
      * @throws IllegalArgumentException if the rate is below 1
      */
     public static DemoLoad start(String etcdUrl, int writesPerSecond) {
+        return start(Client.builder().endpoints(etcdUrl.split(",")).build(), etcdUrl, writesPerSecond);
+    }
+
+    /**
+     * As {@link #start(String, int)}, through {@code client} (e.g. one with TLS and a user), which
+     * the load closes when it stops.
+     *
+     * @param where the etcd the client talks to, for the log line
+     */
+    public static DemoLoad start(Client client, String where, int writesPerSecond) {
         if (writesPerSecond < 1) {
             throw new IllegalArgumentException("writesPerSecond: " + writesPerSecond + " (expected: >= 1)");
         }
@@ -110,11 +120,10 @@ public final class DemoLoad implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        DemoLoad load =
-                new DemoLoad(Client.builder().endpoints(etcdUrl.split(",")).build(), scheduler);
+        DemoLoad load = new DemoLoad(client, scheduler);
         long periodMicros = Math.max(1, 1_000_000L / writesPerSecond);
         scheduler.scheduleAtFixedRate(load::tick, 0, periodMicros, TimeUnit.MICROSECONDS);
-        LOG.info("demo load: {} writes/s to {} under /registry/", writesPerSecond, etcdUrl);
+        LOG.info("demo load: {} writes/s to {} under /registry/", writesPerSecond, where);
         return load;
     }
 
