@@ -131,12 +131,14 @@ public final class EtcdApis {
                 Executors.newSingleThreadScheduledExecutor(daemons("etcd-api-timer-" + nodeId));
         ServerServiceDefinition watch =
                 EtcdWatchService.definition(core, headers, stats, pool, progressNotifyInterval, access);
-        ServerServiceDefinition range =
-                new EtcdRangeService(core, headers, stats, etcd, resourceVersionWait, pool, timer, access).definition();
-        if (etcd != null) {
+        EtcdRevisionProbe probe =
+                etcd == null ? null : new EtcdRevisionProbe(etcd, credentials, Duration.ofSeconds(5), headers);
+        ServerServiceDefinition range = new EtcdRangeService(
+                        core, headers, stats, etcd, probe, resourceVersionWait, pool, timer, access)
+                .definition();
+        if (probe != null) {
             // etcd's cluster id and raft term for the headers, before any forwarded answer taught them.
             // A failed probe leaves the headers as they were; the next round tries again.
-            EtcdRevisionProbe probe = new EtcdRevisionProbe(etcd, credentials, Duration.ofSeconds(5), headers);
             timer.scheduleWithFixedDelay(probe::current, 0, HEADER_REFRESH_SECONDS, TimeUnit.SECONDS);
         }
         return new EtcdApi(

@@ -25,6 +25,7 @@ import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.AccessDeniedException;
 import io.watchfanout.fanout.security.Verb;
+import io.watchfanout.fanout.watch.CurrentRevision;
 import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.ListPage;
 import io.watchfanout.fanout.watch.RevisionWaiter;
@@ -41,8 +42,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code etcdserverpb.KV/Range} from the cache, as etcd 3.5 answers it ({@code applierV3backend.Range}):
  * {@code serializable} reads at the node's revision; the default, a linearizable read, learns
- * etcd's current revision with one count-only read of the request's key (as kube-apiserver's
- * consistent reads from its cache do, KEP-2340), waits up to {@code --resource-version-wait} for the
+ * etcd's current revision with one count-only read (as kube-apiserver's consistent reads from its
+ * cache do, KEP-2340: of the request's key with the caller's metadata, or, on a node that
+ * authorizes, as the node's own user), waits up to {@code --resource-version-wait} for the
  * cache to reach it and answers from the cache, else forwards the read to etcd (counted). A
  * {@code revision} outside what the cache holds (older than its history, newer than it) is
  * forwarded, so that etcd gives its own answer or error. {@code limit}, {@code count_only},
@@ -73,17 +75,24 @@ final class EtcdRangeService {
     private final Executor pool;
     private final ScheduledExecutorService timer;
     private final AccessControl access;
+    private final CurrentRevision nodeProbe;
 
+    /**
+     * @param etcd the channel to etcd, or null without {@code --etcd-endpoints}
+     * @param nodeProbe etcd's revision asked as the node's own user, or null without {@code etcd}
+     */
     EtcdRangeService(
             WatchCore core,
             EtcdHeaders headers,
             EtcdApiStats stats,
             Channel etcd,
+            CurrentRevision nodeProbe,
             Duration wait,
             Executor pool,
             ScheduledExecutorService timer,
             AccessControl access) {
         this.access = access;
+        this.nodeProbe = nodeProbe;
         this.core = core;
         this.headers = headers;
         this.stats = stats;
@@ -158,8 +167,24 @@ final class EtcdRangeService {
         consistentRead(req, caller, out);
     }
 
-    /** Learns etcd's revision, then answers from the cache once it is there, or forwards after the wait. */
+    /**
+     * Learns etcd's revision, then answers from the cache once it is there, or forwards after the
+     * wait. A node that authorized the read itself asks etcd's revision as its own user: its caller
+     * may hold no credentials etcd knows (a client certificate, a token of {@code --token-auth-file},
+     * a JWT). An open node asks with the caller's own metadata, so that etcd with authentication
+     * on judges the caller.
+     */
     private void consistentRead(RangeRequest req, Metadata caller, StreamObserver<RangeResponse> out) {
+        if (!access.isOpen()) {
+            nodeProbe.current().whenComplete((target, failure) -> {
+                if (failure == null) {
+                    awaitAndAnswer(req, target, caller, out);
+                } else {
+                    out.onError(Status.fromThrowable(failure).asRuntimeException());
+                }
+            });
+            return;
+        }
         RangeRequest probe = RangeRequest.newBuilder()
                 .setKey(req.getKey())
                 .setCountOnly(true)
@@ -168,26 +193,7 @@ final class EtcdRangeService {
             @Override
             public void onNext(RangeResponse r) {
                 headers.learn(r.getHeader());
-                long target = r.getHeader().getRevision();
-                RevisionWaiter[] waiter = new RevisionWaiter[1];
-                waiter[0] = core.awaitRevision(
-                        target,
-                        () -> pool.execute(() -> {
-                            if (core.readiness().isRebuilt() && core.status().revision() >= target) {
-                                answer(req, 0, caller, out);
-                            } else {
-                                forward(req, caller, out);
-                            }
-                        }));
-                timer.schedule(
-                        () -> {
-                            if (core.cancel(waiter[0])) {
-                                stats.consistentReadFallbacks.increment();
-                                forward(req, caller, out);
-                            }
-                        },
-                        wait.toMillis(),
-                        TimeUnit.MILLISECONDS);
+                awaitAndAnswer(req, r.getHeader().getRevision(), caller, out);
             }
 
             @Override
@@ -202,6 +208,29 @@ final class EtcdRangeService {
             @Override
             public void onCompleted() {}
         });
+    }
+
+    /** Answers from the cache once it has reached etcd's revision {@code target}; forwards after the wait. */
+    private void awaitAndAnswer(RangeRequest req, long target, Metadata caller, StreamObserver<RangeResponse> out) {
+        RevisionWaiter[] waiter = new RevisionWaiter[1];
+        waiter[0] = core.awaitRevision(
+                target,
+                () -> pool.execute(() -> {
+                    if (core.readiness().isRebuilt() && core.status().revision() >= target) {
+                        answer(req, 0, caller, out);
+                    } else {
+                        forward(req, caller, out);
+                    }
+                }));
+        timer.schedule(
+                () -> {
+                    if (core.cancel(waiter[0])) {
+                        stats.consistentReadFallbacks.increment();
+                        forward(req, caller, out);
+                    }
+                },
+                wait.toMillis(),
+                TimeUnit.MILLISECONDS);
     }
 
     private io.grpc.ClientCall<RangeRequest, RangeResponse> call(Metadata caller, Duration deadline) {
