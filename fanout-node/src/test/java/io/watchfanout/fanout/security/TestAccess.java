@@ -5,12 +5,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
-import java.util.Map;
 
 /**
  * An {@link AccessControl} for the front ends' tests: a policy file the test writes and
- * rewrites, and fixed bearer tokens on both listeners ({@link #ALICE} and {@link #BOB}; any
- * other bearer token is refused); no anonymous access. {@link #reload()} applies a rewritten
+ * rewrites, and the node's {@code --token-auth-file} authenticator ({@link TokenFile}) on both
+ * listeners, with a token file ({@code tokens.csv} beside the policy) holding {@link #ALICE}'s
+ * and {@link #BOB}'s tokens; no anonymous access. {@link #replacePolicy} applies a rewritten
  * policy at once.
  */
 public final class TestAccess {
@@ -18,28 +18,6 @@ public final class TestAccess {
     public static final String ALICE = "alice-secret";
     /** bob's bearer token. */
     public static final String BOB = "bob-secret";
-
-    private static final Map<String, String> TOKENS = Map.of(ALICE, "alice", BOB, "bob");
-
-    private static final Authenticator TOKENS_AUTHENTICATOR = new Authenticator() {
-        @Override
-        public Identity authenticate(Credentials c) throws AuthenticationException {
-            String token = c.token();
-            if (token == null) {
-                return null;
-            }
-            String name = TOKENS.get(token);
-            if (name == null) {
-                throw new AuthenticationException("unknown bearer token");
-            }
-            return Identity.of(name, Identity.Method.TOKEN);
-        }
-
-        @Override
-        public String name() {
-            return "token";
-        }
-    };
 
     private final Path policy;
     private final AccessControl access;
@@ -55,9 +33,12 @@ public final class TestAccess {
      */
     public static TestAccess create(Path policy, String rules, WatchLimits limits) throws IOException {
         write(policy, rules);
+        Path tokenFile = policy.resolveSibling("tokens.csv");
+        Files.writeString(tokenFile, ALICE + ",alice,1001\n" + BOB + ",bob,1002\n");
+        TokenFile tokens = new TokenFile(tokenFile);
         AccessControl access = AccessControl.builder("test")
-                .authenticators(Listener.HTTP, List.of(TOKENS_AUTHENTICATOR))
-                .authenticators(Listener.ETCD_API, List.of(TOKENS_AUTHENTICATOR))
+                .authenticators(Listener.HTTP, List.of(tokens))
+                .authenticators(Listener.ETCD_API, List.of(tokens))
                 .policy(new PolicyFile(policy))
                 .limits(limits)
                 .build();
