@@ -43,8 +43,8 @@ function envVarsOf(root, module) {
       const src = fs.readFileSync(f, 'utf8');
       for (const m of src.matchAll(/\bFlag\.\w+\(\s*"(--[^"]+)"/g)) result.add(envFor(m[1]));
       const shared = commonFlags(root);
-      for (const m of src.matchAll(/\bCommonFlags\.(\w+)\(\)/g)) {
-        if (shared.has(m[1])) result.add(envFor(shared.get(m[1])));
+      for (const m of src.matchAll(/\bCommonFlags\.(\w+)\(/g)) {
+        for (const flag of shared.get(m[1]) || []) result.add(envFor(flag));
       }
       for (const m of src.matchAll(/@Option\s*\(([\s\S]*?)\)\s*(?:\n|\s)/g)) {
         const names = /names\s*=\s*(\{[^}]*\}|"[^"]*")/.exec(m[1]);
@@ -59,13 +59,32 @@ function envVarsOf(root, module) {
   return result;
 }
 
-/** common's shared flags: the method of CommonFlags -> the flag it defines. */
+/**
+ * common's shared flags: each method of CommonFlags -> the flags defined in its body, by literal
+ * (`Flag.path("--etcd-cert", ...)`) or by a String constant of common (`Flag.path(TlsFiles.CERT_FLAG, ...)`).
+ */
 function commonFlags(root) {
-  const f = path.join(root, 'common', 'src', 'main', 'java', 'io', 'watchfanout', 'common', 'CommonFlags.java');
+  const dir = path.join(root, 'common', 'src', 'main', 'java');
+  const f = path.join(dir, 'io', 'watchfanout', 'common', 'CommonFlags.java');
   const out = new Map();
   if (!fs.existsSync(f)) return out;
+  const constants = new Map();
+  for (const file of javaFiles(dir)) {
+    const src = fs.readFileSync(file, 'utf8');
+    const cls = path.basename(file, '.java');
+    for (const m of src.matchAll(/static\s+final\s+String\s+(\w+)\s*=\s*"(--[^"]+)"/g)) constants.set(cls + '.' + m[1], m[2]);
+  }
   const src = fs.readFileSync(f, 'utf8');
-  for (const m of src.matchAll(/\b(\w+)\(\)\s*\{\s*return\s+Flag\.\w+\(\s*"(--[^"]+)"/g)) out.set(m[1], m[2]);
+  const starts = [...src.matchAll(/public\s+static\s+[^;{=]*?\b(\w+)\s*\([^)]*\)[^{;]*\{/g)];
+  starts.forEach((m, i) => {
+    const body = src.slice(m.index, i + 1 < starts.length ? starts[i + 1].index : src.length);
+    const flags = [];
+    for (const x of body.matchAll(/\bFlag\.\w+\(\s*(?:"(--[^"]+)"|(\w+\.\w+))/g)) {
+      const flag = x[1] || constants.get(x[2]);
+      if (flag) flags.push(flag);
+    }
+    if (flags.length > 0) out.set(m[1], flags);
+  });
   return out;
 }
 
