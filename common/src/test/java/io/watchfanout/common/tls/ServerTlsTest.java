@@ -185,6 +185,25 @@ class ServerTlsTest {
     }
 
     @Test
+    void expiredNotYetValidAndSelfSignedClientCertificatesAreRefusedInTheHandshake() throws Exception {
+        ServerTls required = load(pki.server("server", "node-a"), pki.caCert());
+        ServerTls optional = required.withOptionalClientCertificates();
+        java.time.Instant now = java.time.Instant.now();
+        Pki.Issued expired = pki.client("expired", "alice", now.minus(Duration.ofDays(3)), Duration.ofDays(1));
+        Pki.Issued future = pki.client("future", "alice", now.plus(Duration.ofDays(1)), Duration.ofDays(1));
+        // Its own CA: a certificate that names alice but no CA of ours signed.
+        Pki.Issued selfMade = Pki.create(dir.resolve("self"), "alice").client("self", "alice");
+        for (ServerTls tls : new ServerTls[] {required, optional}) {
+            for (Pki.Issued bad : new Pki.Issued[] {expired, future, selfMade}) {
+                SSLContext client = TlsClientContext.of(pki.caCert(), bad);
+                assertThatThrownBy(() -> handshake(tls, client))
+                        .as(bad.cert() + " against " + tls)
+                        .isInstanceOf(IOException.class);
+            }
+        }
+    }
+
+    @Test
     void startupErrorsNameTheFlagAndTheFile() throws IOException {
         Pki.Issued a = pki.server("a", "a");
         Pki.Issued b = pki.server("b", "b");
