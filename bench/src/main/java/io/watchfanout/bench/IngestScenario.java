@@ -52,8 +52,28 @@ final class IngestScenario implements Callable<Integer> {
                     + "without etcd's own queueing (default: ${DEFAULT-VALUE}).")
     List<String> rates;
 
+    @Option(
+            names = "--ingester-flag",
+            paramLabel = "FLAG",
+            description = "A flag of the ingester, repeatable, e.g. --ingester-flag=--compression=zstd.")
+    List<String> ingesterFlags = List.of();
+
+    @Option(
+            names = "--ingester-jar",
+            paramLabel = "JAR",
+            description = "The ingester jar to run (default: ingester/target/ingester.jar of this repository), e.g. "
+                    + "a copy built from an earlier commit, to compare two builds on the same box.")
+    java.nio.file.Path ingesterJar;
+
+    /** The processes whose CPU per event the report gives, in its column order. */
+    private static final List<String> PROCESSES = List.of("etcd", "ingester", "kafka", "node");
+
+    /** The ingester's counter of Kafka transactions (every outcome). */
+    private static final String TRANSACTIONS = "watchfanout_ingester_transactions_total";
+
     @Override
     public Integer call() throws Exception {
+        String loadAverage = loadAverage();
         Progress progress = new Progress();
         Figures f = new Figures();
         String prefix = FanoutVsEtcdScenario.PREFIX;
@@ -79,8 +99,10 @@ final class IngestScenario implements Callable<Integer> {
                         "put p99 ms",
                         load.putLatency().getIntervalHistogram().getValueAtPercentile(99) / 1000.0);
                 f.add("etcd alone", "etcd CPU %", 100 * res.cores("etcd"));
+                f.add("etcd alone", "etcd CPU us/event", cpuMicrosPerEvent(res, "etcd", res.puts));
             }
-            stack.startKafka().startIngester();
+            stack.startKafka().startIngester(ingesterJar, ingesterFlags);
+            java.nio.file.Path eventsLog = stack.kafka().dataDir().resolve(Stack.TOPIC_PREFIX + ".events-0");
             Stack.Node node = stack.startNode(List.of(), List.of(), "2g");
             Recorder publishLag = new Recorder(TimeUnit.SECONDS.toMicros(60), 3);
             LongAdder published = new LongAdder();
@@ -104,6 +126,8 @@ final class IngestScenario implements Callable<Integer> {
                         pids.put("node", node.pid());
                         publishLag.getIntervalHistogram();
                         long pub0 = published.sum();
+                        long bytes0 = logBytes(eventsLog);
+                        double txns0 = Stack.sum(stack.ingesterMetrics(), TRANSACTIONS);
                         load.putLatency().getIntervalHistogram();
                         Round.Result res = Round.run(
                                 load,
@@ -132,6 +156,15 @@ final class IngestScenario implements Callable<Integer> {
                         f.add(row, "ingester CPU %", 100 * res.cores("ingester"));
                         f.add(row, "kafka CPU %", 100 * res.cores("kafka"));
                         f.add(row, "node CPU %", 100 * res.cores("node"));
+                        for (String process : PROCESSES) {
+                            f.add(row, process + " CPU us/event", cpuMicrosPerEvent(res, process, res.deliveries));
+                        }
+                        double txns = Stack.sum(stack.ingesterMetrics(), TRANSACTIONS) - txns0;
+                        f.add(row, "events/transaction", (published.sum() - pub0) / Math.max(1, txns));
+                        f.add(
+                                row,
+                                "events log B/event",
+                                (logBytes(eventsLog) - bytes0) / (double) Math.max(1, published.sum() - pub0));
                     }
                 }
             } finally {
@@ -146,6 +179,13 @@ final class IngestScenario implements Callable<Integer> {
         report.ratio(String.format(
                 "pipeline carries %.0f events/s to the node = %.2f x etcd's own write rate (%.0f puts/s)",
                 carried, carried / alone, alone));
+        report.ratio(String.format(
+                "target: pipeline >= 0.35 x etcd's own write rate: %s", carried / alone >= 0.35 ? "met" : "missed"));
+        double ingesterCpu = f.median(row, "ingester CPU us/event");
+        report.ratio(String.format(
+                "target: ingester <= 30 us of CPU per event at max rate: %.1f us, %s",
+                ingesterCpu, ingesterCpu <= 30 ? "met" : "missed"));
+        report.note("load average (/proc/loadavg) at the start: " + loadAverage + ", at the end: " + loadAverage());
         Report.Chart c = new Report.Chart(
                 "rates", "Write rate: etcd alone vs through the pipeline", "round", "per second", false);
         List<Double> a = f.values("etcd alone", "puts/s");
@@ -159,6 +199,37 @@ final class IngestScenario implements Callable<Integer> {
         report.note("publish lag: put sent -> record readable (read_committed) in " + Stack.TOPIC_PREFIX + ".events");
         report.chart(c).write(System.out, common.resultsDir());
         return 0;
+    }
+
+    /** The 1, 5 and 15 minute load averages of the box, as the kernel gives them. */
+    private static String loadAverage() {
+        try {
+            String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg"))
+                    .trim()
+                    .split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (java.io.IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+
+    /**
+     * Microseconds of CPU (user + system, {@code /proc/<pid>/stat}) a process spent per event of
+     * the round: its CPU over the round, settling included, divided by {@code events}.
+     */
+    private static double cpuMicrosPerEvent(Round.Result res, String process, long events) {
+        return 1e6 * res.cpuSeconds.getOrDefault(process, Double.NaN) / Math.max(1, events);
+    }
+
+    /** Bytes of the partition's log segments (not its preallocated indexes); 0 when unreadable. */
+    private static long logBytes(java.nio.file.Path partitionDir) {
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(partitionDir)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".log"))
+                    .mapToLong(f -> f.toFile().length())
+                    .sum();
+        } catch (java.io.IOException e) {
+            return 0;
+        }
     }
 
     private static void tailEvents(
