@@ -1,6 +1,5 @@
 package io.watchfanout.ingester.etcd;
 
-import com.google.protobuf.ByteString;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
@@ -9,14 +8,17 @@ import io.watchfanout.schema.v1.KeyValue;
 public final class EtcdEvents {
     private EtcdEvents() {}
 
-    /** Copies a jetcd key-value, field by field (etcd's mvccpb.KeyValue). */
+    /**
+     * Converts a jetcd key-value, field by field (etcd's mvccpb.KeyValue); the key and value share
+     * the bytes of the etcd response ({@link ByteSequences}).
+     */
     public static KeyValue toKeyValue(io.etcd.jetcd.KeyValue kv) {
         return KeyValue.newBuilder()
-                .setKey(ByteString.copyFrom(kv.getKey().getBytes()))
+                .setKey(ByteSequences.bytes(kv.getKey()))
                 .setCreateRevision(kv.getCreateRevision())
                 .setModRevision(kv.getModRevision())
                 .setVersion(kv.getVersion())
-                .setValue(ByteString.copyFrom(kv.getValue().getBytes()))
+                .setValue(ByteSequences.bytes(kv.getValue()))
                 .setLease(kv.getLease())
                 .build();
     }
