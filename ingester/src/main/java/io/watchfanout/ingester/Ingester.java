@@ -291,6 +291,7 @@ public final class Ingester implements AutoCloseable {
                     config.kafkaBootstrap(),
                     config.topicPrefix(),
                     config.maxRecordBytes(),
+                    config.compression(),
                     e -> fail("state materializer failed: " + e, e));
             materializer.start();
         }

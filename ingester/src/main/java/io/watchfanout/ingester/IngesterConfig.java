@@ -35,6 +35,8 @@ import java.util.List;
  *     heartbeat (a progress record that repeats the last revision)
  * @param dependencyTimeout how long a probe of etcd or Kafka may take before the ingester
  *     reports that dependency lost (not ready); probes run every second
+ * @param compression Kafka's {@code compression.type} of the events the publisher and the state
+ *     materializer write: none, gzip, snappy, lz4 or zstd
  */
 public record IngesterConfig(
         List<String> etcdEndpoints,
@@ -60,4 +62,5 @@ public record IngesterConfig(
         String electionName,
         Duration electionLeaseTtl,
         Duration heartbeatInterval,
-        Duration dependencyTimeout) {}
+        Duration dependencyTimeout,
+        String compression) {}

@@ -35,6 +35,9 @@ public final class IngesterFlags extends FlagTable {
     /** A floor against typos such as {@code 1ms}: heartbeats and probes that often would load etcd and Kafka for nothing. */
     private static final Duration MIN_PROBE_PERIOD = Duration.ofMillis(100);
 
+    /** Kafka's compression codecs ({@code compression.type} of a producer). */
+    private static final java.util.Set<String> CODECS = java.util.Set.of("none", "gzip", "snappy", "lz4", "zstd");
+
     private static final Check<Integer> REPLICAS =
             Check.of("-1 or >= 1", n -> n == BROKER_DEFAULT || n >= 1 && n <= Short.MAX_VALUE);
 
@@ -138,6 +141,12 @@ public final class IngesterFlags extends FlagTable {
             .check(Check.atLeast(MIN_PROBE_PERIOD))
             .help("etcd and Kafka are probed every second; one that does not answer within this makes the ingester not "
                     + "ready.");
+    static final Flag<String> COMPRESSION = Flag.text("--compression", "CODEC")
+            .defaultValue("lz4")
+            .unit("codec")
+            .check(Check.of("none, gzip, snappy, lz4 or zstd", CODECS::contains))
+            .help("compression.type of the records the ingester and its state materializer write; none spends no CPU "
+                    + "on it, zstd writes the fewest bytes.");
 
     /** The table in {@code --help}'s order; picocli makes it through {@code @Command(modelTransformer)}. */
     public IngesterFlags() {
@@ -166,7 +175,8 @@ public final class IngesterFlags extends FlagTable {
                 ELECTION_NAME,
                 ELECTION_LEASE_TTL,
                 HEARTBEAT_INTERVAL,
-                DEPENDENCY_TIMEOUT);
+                DEPENDENCY_TIMEOUT,
+                COMPRESSION);
     }
 
     /**
@@ -214,7 +224,8 @@ public final class IngesterFlags extends FlagTable {
                 electionName != null ? electionName : "/watchfanout/elections/" + topicPrefix + "/ingester",
                 v.get(ELECTION_LEASE_TTL),
                 v.get(HEARTBEAT_INTERVAL),
-                v.get(DEPENDENCY_TIMEOUT));
+                v.get(DEPENDENCY_TIMEOUT),
+                v.get(COMPRESSION));
     }
 
     private static ByteString keyBytes(String text) {

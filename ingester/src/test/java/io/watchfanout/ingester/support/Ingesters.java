@@ -39,7 +39,8 @@ public final class Ingesters {
                 "/watchfanout/elections/" + topicPrefix + "/ingester",
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(1),
-                Duration.ofSeconds(3));
+                Duration.ofSeconds(3),
+                "lz4");
     }
 
     /** Starts an ingester in this JVM with its own metrics registry. */
