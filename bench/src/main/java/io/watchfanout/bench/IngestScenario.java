@@ -68,6 +68,9 @@ final class IngestScenario implements Callable<Integer> {
     /** The processes whose CPU per event the report gives, in its column order. */
     private static final List<String> PROCESSES = List.of("etcd", "ingester", "kafka", "node");
 
+    /** The processes that are JVMs, whose CPU is also given without their JIT compiler threads. */
+    private static final List<String> JVMS = List.of("ingester", "kafka", "node");
+
     /** The ingester's counter of Kafka transactions (every outcome). */
     private static final String TRANSACTIONS = "watchfanout_ingester_transactions_total";
 
@@ -117,7 +120,11 @@ final class IngestScenario implements Callable<Integer> {
                 for (String rate : rates) {
                     double putRate = "max".equals(rate) ? 0 : Double.parseDouble(rate);
                     String row = "pipeline at " + ("max".equals(rate) ? "max" : rate + " puts/s");
-                    Round.warmUp(load, putRate, common.warmup, t::deliveries, progress, row);
+                    // The first configuration also warms up the ingester, Kafka and the node, which
+                    // started after etcd's rounds: four times as long, as the first warm-up of a run.
+                    java.time.Duration warmup =
+                            rate.equals(rates.get(0)) ? common.warmup.multipliedBy(4) : common.warmup;
+                    Round.warmUp(load, putRate, warmup, t::deliveries, progress, row);
                     for (int r = 0; r < common.rounds; r++) {
                         Map<String, Long> pids = new LinkedHashMap<>();
                         pids.put("etcd", stack.etcd().pid());
@@ -129,6 +136,7 @@ final class IngestScenario implements Callable<Integer> {
                         long bytes0 = logBytes(eventsLog);
                         double txns0 = Stack.sum(stack.ingesterMetrics(), TRANSACTIONS);
                         load.putLatency().getIntervalHistogram();
+                        Map<String, Double> jit0 = jitSeconds(pids);
                         Round.Result res = Round.run(
                                 load,
                                 putRate,
@@ -158,6 +166,11 @@ final class IngestScenario implements Callable<Integer> {
                         f.add(row, "node CPU %", 100 * res.cores("node"));
                         for (String process : PROCESSES) {
                             f.add(row, process + " CPU us/event", cpuMicrosPerEvent(res, process, res.deliveries));
+                        }
+                        Map<String, Double> jit = jitSeconds(pids);
+                        for (String process : JVMS) {
+                            double withoutJit = res.cpuSeconds.get(process) - (jit.get(process) - jit0.get(process));
+                            f.add(row, process + " us/event w/o JIT", 1e6 * withoutJit / Math.max(1, res.deliveries));
                         }
                         double txns = Stack.sum(stack.ingesterMetrics(), TRANSACTIONS) - txns0;
                         f.add(row, "events/transaction", (published.sum() - pub0) / Math.max(1, txns));
@@ -199,6 +212,22 @@ final class IngestScenario implements Callable<Integer> {
         report.note("publish lag: put sent -> record readable (read_committed) in " + Stack.TOPIC_PREFIX + ".events");
         report.chart(c).write(System.out, common.resultsDir());
         return 0;
+    }
+
+    /**
+     * CPU seconds of the JIT compiler threads (C1 and C2) of each JVM so far: on a busy box they
+     * still take a large share of a young JVM's CPU after the warm-up, which is compilation, not
+     * the cost of an event.
+     */
+    private static Map<String, Double> jitSeconds(Map<String, Long> pids) {
+        Map<String, Double> jit = new LinkedHashMap<>();
+        for (String process : JVMS) {
+            long pid = pids.get(process);
+            jit.put(
+                    process,
+                    Proc.threadCpuSeconds(pid, "C1 CompilerThre") + Proc.threadCpuSeconds(pid, "C2 CompilerThre"));
+        }
+        return jit;
     }
 
     /** The 1, 5 and 15 minute load averages of the box, as the kernel gives them. */
