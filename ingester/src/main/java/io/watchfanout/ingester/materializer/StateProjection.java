@@ -18,12 +18,15 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
  * of a revision, a progress record, or an empty resync). Checkpoints therefore never fall
  * inside a revision.
  *
- * <p>The checkpoint is written once every {@code checkpointInterval} of wall-clock time, not
+ * <p>A checkpoint is written at most once per {@code checkpointInterval} of wall-clock time, not
  * after every revision: compaction keeps only the newest one anyway, and at one event per
- * revision a checkpoint per revision doubled the records the materializer writes. A checkpoint
- * may lag the key-values written before it (docs/ARCHITECTURE.md, invariant 4: a node
- * re-applies the events after it, which leaves the same state); it is never ahead of them, since
- * it is forwarded after them in the same or a later transaction.
+ * revision a checkpoint per revision doubled the records the materializer writes. A boundary
+ * at least an interval after the last checkpoint is checkpointed at once (so the first one, and
+ * every one at a low rate, is, as before: a node refuses key-values without a checkpoint); one
+ * sooner waits for the next punctuation or boundary. A checkpoint may lag the key-values
+ * written before it (docs/ARCHITECTURE.md, invariant 4: a node re-applies the events after it,
+ * which leaves the same state); it is never ahead of them, since it is forwarded after them in
+ * the same or a later transaction.
  *
  * <p>One instance per stream task, driven by its stream thread; its only state is the pending
  * checkpoint.
@@ -39,6 +42,8 @@ final class StateProjection implements Processor<byte[], EventsRecord, byte[], S
     private long pendingOffset;
     /** The Kafka timestamp of the record at that boundary. */
     private long pendingTimestamp;
+    /** When the last checkpoint was forwarded (the stream thread's wall clock, ms); none yet: MIN_VALUE. */
+    private long lastCheckpointMillis = Long.MIN_VALUE;
 
     /** @param checkpointInterval how often the pending checkpoint is written (wall-clock), &gt; 0 */
     StateProjection(Duration checkpointInterval) {
@@ -89,6 +94,10 @@ final class StateProjection implements Processor<byte[], EventsRecord, byte[], S
                 + 1;
         pendingRevision = revision;
         pendingTimestamp = timestamp;
+        if (lastCheckpointMillis == Long.MIN_VALUE
+                || context.currentSystemTimeMs() - lastCheckpointMillis >= checkpointInterval.toMillis()) {
+            writeCheckpoint();
+        }
     }
 
     private void writeCheckpoint() {
@@ -102,5 +111,6 @@ final class StateProjection implements Processor<byte[], EventsRecord, byte[], S
                 .build();
         context.forward(new Record<>(CHECKPOINT_KEY, checkpoint, pendingTimestamp));
         pendingRevision = -1;
+        lastCheckpointMillis = context.currentSystemTimeMs();
     }
 }
