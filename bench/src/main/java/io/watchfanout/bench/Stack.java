@@ -75,6 +75,14 @@ final class Stack implements AutoCloseable {
         return this;
     }
 
+    /** Stops the ingester, if one runs (SIGTERM: it finishes its transaction). */
+    void stopIngester() {
+        if (ingester != null) {
+            ingester.close();
+            ingester = null;
+        }
+    }
+
     /** The ingester's metrics, name (with labels) → value. */
     Map<String, Double> ingesterMetrics() throws IOException, InterruptedException {
         return scrape("http://127.0.0.1:" + ingesterPort + "/metrics");
