@@ -14,15 +14,15 @@ public final class EtcdEvents {
 
     /**
      * Converts a jetcd key-value, field by field (etcd's mvccpb.KeyValue); the key and value share
-     * the bytes of the etcd response ({@link ByteSequences}).
+     * the bytes of the etcd response ({@link JetcdInternals}).
      */
     public static KeyValue toKeyValue(io.etcd.jetcd.KeyValue kv) {
         return KeyValue.newBuilder()
-                .setKey(ByteSequences.bytes(kv.getKey()))
+                .setKey(JetcdInternals.bytes(kv.getKey()))
                 .setCreateRevision(kv.getCreateRevision())
                 .setModRevision(kv.getModRevision())
                 .setVersion(kv.getVersion())
-                .setValue(ByteSequences.bytes(kv.getValue()))
+                .setValue(JetcdInternals.bytes(kv.getValue()))
                 .setLease(kv.getLease())
                 .build();
     }

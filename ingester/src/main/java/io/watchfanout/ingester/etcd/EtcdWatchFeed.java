@@ -189,9 +189,9 @@ public final class EtcdWatchFeed implements AutoCloseable {
                         response.getHeader().getRevision(), progress, events, bytes, System.currentTimeMillis())));
     }
 
-    /** The response's events, from etcd's own message where jetcd lets it be read ({@link WatchResponses}). */
+    /** The response's events, from etcd's own message where jetcd lets it be read ({@link JetcdInternals}). */
     private static List<Event> events(WatchResponse response) {
-        io.etcd.jetcd.api.WatchResponse raw = WatchResponses.raw(response);
+        io.etcd.jetcd.api.WatchResponse raw = JetcdInternals.raw(response);
         if (raw != null) {
             List<Event> events = new ArrayList<>(raw.getEventsCount());
             for (io.etcd.jetcd.api.Event e : raw.getEventsList()) {

@@ -49,7 +49,7 @@ class EtcdEventsTest {
                         .build());
         io.etcd.jetcd.watch.WatchResponse jetcd = new io.etcd.jetcd.watch.WatchResponse(raw);
 
-        assertThat(WatchResponses.raw(jetcd)).isSameAs(raw);
+        assertThat(JetcdInternals.raw(jetcd)).isSameAs(raw);
         for (int i = 0; i < raw.getEventsCount(); i++) {
             WatchEvent viaJetcd = jetcd.getEvents().get(i);
             assertThat(EtcdEvents.toEvent(raw.getEvents(i))).isEqualTo(EtcdEvents.toEvent(viaJetcd));

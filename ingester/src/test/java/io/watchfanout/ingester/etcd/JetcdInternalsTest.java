@@ -6,18 +6,18 @@ import com.google.protobuf.ByteString;
 import io.etcd.jetcd.ByteSequence;
 import org.junit.jupiter.api.Test;
 
-class ByteSequencesTest {
+class JetcdInternalsTest {
     @Test
     void sharesTheBytesOfTheSequence() {
         ByteString wrapped = ByteString.copyFromUtf8("/registry/pods/default/web-0");
         ByteSequence sequence = ByteSequence.from(wrapped);
 
-        assertThat(ByteSequences.aliasing()).isTrue();
-        assertThat(ByteSequences.bytes(sequence)).isSameAs(wrapped);
+        assertThat(JetcdInternals.aliasing()).isTrue();
+        assertThat(JetcdInternals.bytes(sequence)).isSameAs(wrapped);
     }
 
     @Test
     void keepsEmptyValuesEmpty() {
-        assertThat(ByteSequences.bytes(ByteSequence.EMPTY)).isEqualTo(ByteString.EMPTY);
+        assertThat(JetcdInternals.bytes(ByteSequence.EMPTY)).isEqualTo(ByteString.EMPTY);
     }
 }
