@@ -52,8 +52,43 @@ final class IngestScenario implements Callable<Integer> {
                     + "without etcd's own queueing (default: ${DEFAULT-VALUE}).")
     List<String> rates;
 
+    @Option(
+            names = "--ingester-flag",
+            paramLabel = "FLAG",
+            description = "A flag of the ingester, repeatable, e.g. --ingester-flag=--compression=zstd.")
+    List<String> ingesterFlags = List.of();
+
+    @Option(
+            names = "--ingester-jar",
+            paramLabel = "JAR",
+            description = "The ingester jar to run (default: ingester/target/ingester.jar of this repository), e.g. "
+                    + "a copy built from an earlier commit, to compare two builds on the same box.")
+    java.nio.file.Path ingesterJar;
+
+    @Option(
+            names = "--variant",
+            paramLabel = "NAME=JAR[,FLAG...]",
+            description =
+                    "An ingester to compare, repeatable: its rows are NAME at RATE; the variants take turns on one "
+                            + "etcd, Kafka and node, one round each in turn (an empty JAR is this repository's), e.g. "
+                            + "--variant before=/tmp/ingester-old.jar --variant zstd=,--compression=zstd.")
+    List<String> variantSpecs = List.of();
+
+    private List<Variant> variants = List.of();
+
+    /** The processes whose CPU per event the report gives, in its column order. */
+    private static final List<String> PROCESSES = List.of("etcd", "ingester", "kafka", "node");
+
+    /** The processes that are JVMs, whose CPU is also given without their JIT compiler threads. */
+    private static final List<String> JVMS = List.of("ingester", "kafka", "node");
+
+    /** The ingester's counter of Kafka transactions (every outcome). */
+    private static final String TRANSACTIONS = "watchfanout_ingester_transactions_total";
+
     @Override
     public Integer call() throws Exception {
+        String loadAverage = loadAverage();
+        variants = variantSpecs.stream().map(Variant::parse).toList();
         Progress progress = new Progress();
         Figures f = new Figures();
         String prefix = FanoutVsEtcdScenario.PREFIX;
@@ -79,8 +114,13 @@ final class IngestScenario implements Callable<Integer> {
                         "put p99 ms",
                         load.putLatency().getIntervalHistogram().getValueAtPercentile(99) / 1000.0);
                 f.add("etcd alone", "etcd CPU %", 100 * res.cores("etcd"));
+                f.add("etcd alone", "etcd CPU us/event", cpuMicrosPerEvent(res, "etcd", res.puts));
             }
-            stack.startKafka().startIngester();
+            stack.startKafka()
+                    .startIngester(
+                            variants.isEmpty() ? ingesterJar : variants.get(0).jar(),
+                            variants.isEmpty() ? ingesterFlags : variants.get(0).flags());
+            java.nio.file.Path eventsLog = stack.kafka().dataDir().resolve(Stack.TOPIC_PREFIX + ".events-0");
             Stack.Node node = stack.startNode(List.of(), List.of(), "2g");
             Recorder publishLag = new Recorder(TimeUnit.SECONDS.toMicros(60), 3);
             LongAdder published = new LongAdder();
@@ -92,46 +132,28 @@ final class IngestScenario implements Callable<Integer> {
             try (WatchTarget t = WatchTarget.http(
                     node.port, FanoutVsEtcdScenario.PREFIX_QUERY, 1, WatchLoadClient.Format.JSON, 1, 1)) {
                 WatchTarget.awaitLive(t, stack.etcdClient(), prefix, 1, 60_000);
-                for (String rate : rates) {
-                    double putRate = "max".equals(rate) ? 0 : Double.parseDouble(rate);
-                    String row = "pipeline at " + ("max".equals(rate) ? "max" : rate + " puts/s");
-                    Round.warmUp(load, putRate, common.warmup, t::deliveries, progress, row);
+                Measure m = new Measure(f, stack, node, load, t, published, publishLag, eventsLog, progress);
+                if (variants.isEmpty()) {
+                    for (String rate : rates) {
+                        String row = "pipeline at " + rateLabel(rate);
+                        Round.warmUp(load, putRate(rate), pipelineWarmup(rate), t::deliveries, progress, row);
+                        for (int r = 0; r < common.rounds; r++) {
+                            m.round(row, rate, r);
+                        }
+                    }
+                } else {
+                    // Variants take turns on the same etcd, Kafka and node, round by round, so
+                    // that a change in the box's load falls on all of them alike.
                     for (int r = 0; r < common.rounds; r++) {
-                        Map<String, Long> pids = new LinkedHashMap<>();
-                        pids.put("etcd", stack.etcd().pid());
-                        pids.put("ingester", stack.ingester().pid());
-                        pids.put("kafka", stack.kafka().pid());
-                        pids.put("node", node.pid());
-                        publishLag.getIntervalHistogram();
-                        long pub0 = published.sum();
-                        load.putLatency().getIntervalHistogram();
-                        Round.Result res = Round.run(
-                                load,
-                                putRate,
-                                common.duration.toNanos(),
-                                pids,
-                                t::deliveries,
-                                t.latency(),
-                                progress,
-                                row + " round " + (r + 1) + "/" + common.rounds);
-                        org.HdrHistogram.Histogram lag = publishLag.getIntervalHistogram();
-                        f.add(row, "puts/s", res.putsPerSecond);
-                        f.add(
-                                row,
-                                "put p99 ms",
-                                load.putLatency().getIntervalHistogram().getValueAtPercentile(99) / 1000.0);
-                        f.add(row, "published/s", (published.sum() - pub0) / res.seconds);
-                        f.add(row, "node events/s", res.deliveriesPerSecond);
-                        f.add(row, "node got %", 100.0 * res.deliveries / Math.max(1, res.puts));
-                        f.add(row, "publish lag p50 ms", lag.getValueAtPercentile(50) / 1000.0);
-                        f.add(row, "publish lag p99 ms", lag.getValueAtPercentile(99) / 1000.0);
-                        f.add(row, "publish lag p999 ms", lag.getValueAtPercentile(99.9) / 1000.0);
-                        f.add(row, "put->frame p50 ms", res.percentileMillis(50));
-                        f.add(row, "put->frame p99 ms", res.percentileMillis(99));
-                        f.add(row, "etcd CPU %", 100 * res.cores("etcd"));
-                        f.add(row, "ingester CPU %", 100 * res.cores("ingester"));
-                        f.add(row, "kafka CPU %", 100 * res.cores("kafka"));
-                        f.add(row, "node CPU %", 100 * res.cores("node"));
+                        for (Variant v : variants) {
+                            stack.stopIngester();
+                            stack.startIngester(v.jar(), v.flags());
+                            for (String rate : rates) {
+                                String row = v.name() + " at " + rateLabel(rate);
+                                Round.warmUp(load, putRate(rate), pipelineWarmup(rate), t::deliveries, progress, row);
+                                m.round(row, rate, r);
+                            }
+                        }
                     }
                 }
             } finally {
@@ -140,25 +162,206 @@ final class IngestScenario implements Callable<Integer> {
             }
         }
         Report report = new Report("ingest", f);
-        String row = "pipeline at max";
         double alone = f.median("etcd alone", "puts/s");
-        double carried = f.median(row, "node events/s");
-        report.ratio(String.format(
-                "pipeline carries %.0f events/s to the node = %.2f x etcd's own write rate (%.0f puts/s)",
-                carried, carried / alone, alone));
+        List<String> names = variants.isEmpty()
+                ? List.of("pipeline")
+                : variants.stream().map(Variant::name).toList();
+        for (String name : names) {
+            String max = name + " at max";
+            double carried = f.median(max, "node events/s");
+            double ingesterCpu = f.median(max, "ingester CPU us/event");
+            report.ratio(String.format(
+                    "%s carries %.0f events/s to the node = %.2f x etcd's own write rate (%.0f puts/s): target >= 0.35 "
+                            + "%s; ingester %.1f us of CPU per event at max rate (%.1f without JIT): target <= 30 %s",
+                    name,
+                    carried,
+                    carried / alone,
+                    alone,
+                    carried / alone >= 0.35 ? "met" : "missed",
+                    ingesterCpu,
+                    f.median(max, "ingester us/event w/o JIT"),
+                    ingesterCpu <= 30 ? "met" : "missed"));
+        }
+        report.note("load average (/proc/loadavg) at the start: " + loadAverage + ", at the end: " + loadAverage());
         Report.Chart c = new Report.Chart(
                 "rates", "Write rate: etcd alone vs through the pipeline", "round", "per second", false);
         List<Double> a = f.values("etcd alone", "puts/s");
-        List<Double> b = f.values(row, "node events/s");
         for (int i = 0; i < a.size(); i++) {
             c.point("etcd alone puts/s", i + 1, a.get(i));
         }
-        for (int i = 0; i < b.size(); i++) {
-            c.point("pipeline events/s at the node", i + 1, b.get(i));
+        for (String name : names) {
+            List<Double> b = f.values(name + " at max", "node events/s");
+            for (int i = 0; i < b.size(); i++) {
+                c.point(name + " events/s at the node", i + 1, b.get(i));
+            }
         }
         report.note("publish lag: put sent -> record readable (read_committed) in " + Stack.TOPIC_PREFIX + ".events");
         report.chart(c).write(System.out, common.resultsDir());
         return 0;
+    }
+
+    /** One measured round of the pipeline, its figures added to a row. */
+    private final class Measure {
+        private final Figures f;
+        private final Stack stack;
+        private final Stack.Node node;
+        private final LoadGenerator load;
+        private final WatchTarget t;
+        private final LongAdder published;
+        private final Recorder publishLag;
+        private final java.nio.file.Path eventsLog;
+        private final Progress progress;
+
+        Measure(
+                Figures f,
+                Stack stack,
+                Stack.Node node,
+                LoadGenerator load,
+                WatchTarget t,
+                LongAdder published,
+                Recorder publishLag,
+                java.nio.file.Path eventsLog,
+                Progress progress) {
+            this.f = f;
+            this.stack = stack;
+            this.node = node;
+            this.load = load;
+            this.t = t;
+            this.published = published;
+            this.publishLag = publishLag;
+            this.eventsLog = eventsLog;
+            this.progress = progress;
+        }
+
+        void round(String row, String rate, int r) throws Exception {
+            double putRate = putRate(rate);
+            Map<String, Long> pids = new LinkedHashMap<>();
+            pids.put("etcd", stack.etcd().pid());
+            pids.put("ingester", stack.ingester().pid());
+            pids.put("kafka", stack.kafka().pid());
+            pids.put("node", node.pid());
+            publishLag.getIntervalHistogram();
+            long pub0 = published.sum();
+            long bytes0 = logBytes(eventsLog);
+            double txns0 = Stack.sum(stack.ingesterMetrics(), TRANSACTIONS);
+            load.putLatency().getIntervalHistogram();
+            Map<String, Double> jit0 = jitSeconds(pids);
+            Round.Result res = Round.run(
+                    load,
+                    putRate,
+                    common.duration.toNanos(),
+                    pids,
+                    t::deliveries,
+                    t.latency(),
+                    progress,
+                    row + " round " + (r + 1) + "/" + common.rounds);
+            org.HdrHistogram.Histogram lag = publishLag.getIntervalHistogram();
+            f.add(row, "puts/s", res.putsPerSecond);
+            f.add(row, "put p99 ms", load.putLatency().getIntervalHistogram().getValueAtPercentile(99) / 1000.0);
+            f.add(row, "published/s", (published.sum() - pub0) / res.seconds);
+            f.add(row, "node events/s", res.deliveriesPerSecond);
+            f.add(row, "node got %", 100.0 * res.deliveries / Math.max(1, res.puts));
+            f.add(row, "publish lag p50 ms", lag.getValueAtPercentile(50) / 1000.0);
+            f.add(row, "publish lag p99 ms", lag.getValueAtPercentile(99) / 1000.0);
+            f.add(row, "publish lag p999 ms", lag.getValueAtPercentile(99.9) / 1000.0);
+            f.add(row, "put->frame p50 ms", res.percentileMillis(50));
+            f.add(row, "put->frame p99 ms", res.percentileMillis(99));
+            f.add(row, "etcd CPU %", 100 * res.cores("etcd"));
+            f.add(row, "ingester CPU %", 100 * res.cores("ingester"));
+            f.add(row, "kafka CPU %", 100 * res.cores("kafka"));
+            f.add(row, "node CPU %", 100 * res.cores("node"));
+            for (String process : PROCESSES) {
+                f.add(row, process + " CPU us/event", cpuMicrosPerEvent(res, process, res.deliveries));
+            }
+            Map<String, Double> jit = jitSeconds(pids);
+            for (String process : JVMS) {
+                double withoutJit = res.cpuSeconds.get(process) - (jit.get(process) - jit0.get(process));
+                f.add(row, process + " us/event w/o JIT", 1e6 * withoutJit / Math.max(1, res.deliveries));
+            }
+            double txns = Stack.sum(stack.ingesterMetrics(), TRANSACTIONS) - txns0;
+            f.add(row, "events/transaction", (published.sum() - pub0) / Math.max(1, txns));
+            f.add(
+                    row,
+                    "events log B/event",
+                    (logBytes(eventsLog) - bytes0) / (double) Math.max(1, published.sum() - pub0));
+        }
+    }
+
+    private static double putRate(String rate) {
+        return "max".equals(rate) ? 0 : Double.parseDouble(rate);
+    }
+
+    private static String rateLabel(String rate) {
+        return "max".equals(rate) ? "max" : rate + " puts/s";
+    }
+
+    /**
+     * The first configuration also warms up the ingester, Kafka and the node, which started after
+     * etcd's rounds (or the ingester of a variant, just started): four times as long, as the first
+     * warm-up of a run.
+     */
+    private java.time.Duration pipelineWarmup(String rate) {
+        return rate.equals(rates.get(0)) ? common.warmup.multipliedBy(4) : common.warmup;
+    }
+
+    /** An ingester build and flags to compare with others: {@code NAME=JAR[,FLAG...]}. */
+    record Variant(String name, java.nio.file.Path jar, List<String> flags) {
+        static Variant parse(String text) {
+            int eq = text.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("--variant " + text + " (expected: NAME=JAR[,FLAG...])");
+            }
+            List<String> parts = List.of(text.substring(eq + 1).split(","));
+            java.nio.file.Path jar = parts.get(0).isEmpty() ? null : java.nio.file.Path.of(parts.get(0));
+            return new Variant(text.substring(0, eq), jar, parts.subList(1, parts.size()));
+        }
+    }
+
+    /**
+     * CPU seconds of the JIT compiler threads (C1 and C2) of each JVM so far: on a busy box they
+     * still take a large share of a young JVM's CPU after the warm-up, which is compilation, not
+     * the cost of an event.
+     */
+    private static Map<String, Double> jitSeconds(Map<String, Long> pids) {
+        Map<String, Double> jit = new LinkedHashMap<>();
+        for (String process : JVMS) {
+            long pid = pids.get(process);
+            jit.put(
+                    process,
+                    Proc.threadCpuSeconds(pid, "C1 CompilerThre") + Proc.threadCpuSeconds(pid, "C2 CompilerThre"));
+        }
+        return jit;
+    }
+
+    /** The 1, 5 and 15 minute load averages of the box, as the kernel gives them. */
+    private static String loadAverage() {
+        try {
+            String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg"))
+                    .trim()
+                    .split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (java.io.IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+
+    /**
+     * Microseconds of CPU (user + system, {@code /proc/<pid>/stat}) a process spent per event of
+     * the round: its CPU over the round, settling included, divided by {@code events}.
+     */
+    private static double cpuMicrosPerEvent(Round.Result res, String process, long events) {
+        return 1e6 * res.cpuSeconds.getOrDefault(process, Double.NaN) / Math.max(1, events);
+    }
+
+    /** Bytes of the partition's log segments (not its preallocated indexes); 0 when unreadable. */
+    private static long logBytes(java.nio.file.Path partitionDir) {
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(partitionDir)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".log"))
+                    .mapToLong(f -> f.toFile().length())
+                    .sum();
+        } catch (java.io.IOException e) {
+            return 0;
+        }
     }
 
     private static void tailEvents(

@@ -30,6 +30,33 @@ final class Proc {
         }
     }
 
+    /**
+     * CPU seconds (user + system) that the threads of a process whose name starts with
+     * {@code threadPrefix} have used so far ({@code /proc/<pid>/task/<tid>/stat}), e.g. the JIT
+     * compilers' ("C2 CompilerThre", as the kernel truncates it); threads that ended are not
+     * counted. 0 when the process is gone.
+     */
+    static double threadCpuSeconds(long pid, String threadPrefix) {
+        long ticks = 0;
+        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    String stat = Files.readString(task.resolve("stat"), StandardCharsets.US_ASCII);
+                    String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                    if (comm.startsWith(threadPrefix)) {
+                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended meanwhile
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+        return ticks / (double) CLOCK_TICKS_PER_SECOND;
+    }
+
     /** Resident set size in bytes, or -1 when the process is gone. */
     static long rssBytes(long pid) {
         try {

@@ -30,6 +30,7 @@ final class Stack implements AutoCloseable {
     private EtcdServer etcd;
     private KafkaBroker kafka;
     private JavaProcess ingester;
+    private int ingesterPort;
     private final List<AutoCloseable> others = new ArrayList<>();
     private Client client;
 
@@ -51,15 +52,52 @@ final class Stack implements AutoCloseable {
     }
 
     Stack startIngester() {
-        Path jar = StackLauncher.jar(repo, "ingester");
-        progress.log("starting the ingester " + jar);
+        return startIngester(null, List.of());
+    }
+
+    /**
+     * Starts the ingester and waits until it is ready.
+     *
+     * @param jar the ingester jar to run, or null for this repository's
+     * @param flags further flags of the ingester (e.g. {@code --compression=zstd})
+     */
+    Stack startIngester(Path jar, List<String> flags) {
+        Path run = jar != null ? jar.toAbsolutePath() : StackLauncher.jar(repo, "ingester");
+        progress.log("starting the ingester " + run + (flags.isEmpty() ? "" : " " + flags));
         int port = FreePorts.pick();
-        ingester = tier.startReady(
-                tier.ingester(JavaProcess.builderForJar(jar).name("ingester").maxHeap("512m"), port),
-                "ingester",
-                port,
-                Duration.ofSeconds(90));
+        JavaProcess.Builder b =
+                tier.ingester(JavaProcess.builderForJar(run).name("ingester").maxHeap("512m"), port);
+        b.args(flags);
+        // BENCH_INGESTER_JAVA_OPTS: extra JVM options of the ingester, e.g. a JFR recording (docs/BENCHMARKS.md).
+        javaOpts("BENCH_INGESTER_JAVA_OPTS", "ingester").forEach(b::jvmArg);
+        ingester = tier.startReady(b, "ingester", port, Duration.ofSeconds(90));
+        ingesterPort = port;
         return this;
+    }
+
+    /** Stops the ingester, if one runs (SIGTERM: it finishes its transaction). */
+    void stopIngester() {
+        if (ingester != null) {
+            ingester.close();
+            ingester = null;
+        }
+    }
+
+    /** The ingester's metrics, name (with labels) → value. */
+    Map<String, Double> ingesterMetrics() throws IOException, InterruptedException {
+        return scrape("http://127.0.0.1:" + ingesterPort + "/metrics");
+    }
+
+    /** The whitespace-separated options of an environment variable, {@code {port}} replaced by {@code port}. */
+    private static List<String> javaOpts(String variable, String port) {
+        String extra = System.getenv(variable);
+        List<String> opts = new ArrayList<>();
+        if (extra != null && !extra.isBlank()) {
+            for (String opt : extra.trim().split("\\s+")) {
+                opts.add(opt.replace("{port}", port));
+            }
+        }
+        return opts;
     }
 
     /** A running fan-out node. */
@@ -105,12 +143,7 @@ final class Stack implements AutoCloseable {
         b.args(flags);
         jvmArgs.forEach(b::jvmArg);
         // BENCH_NODE_JAVA_OPTS: extra JVM options of every node, e.g. a JFR recording (docs/BENCHMARKS.md).
-        String extra = System.getenv("BENCH_NODE_JAVA_OPTS");
-        if (extra != null && !extra.isBlank()) {
-            for (String opt : extra.trim().split("\\s+")) {
-                b.jvmArg(opt.replace("{port}", Integer.toString(port)));
-            }
-        }
+        javaOpts("BENCH_NODE_JAVA_OPTS", Integer.toString(port)).forEach(b::jvmArg);
         progress.log("starting a fan-out node on port " + port + (flags.isEmpty() ? "" : " " + flags));
         JavaProcess p = b.start();
         Node node = new Node(p, port);

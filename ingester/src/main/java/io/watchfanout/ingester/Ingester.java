@@ -303,6 +303,7 @@ public final class Ingester implements AutoCloseable {
                     config.kafkaSettings(),
                     config.topicPrefix(),
                     config.maxRecordBytes(),
+                    config.compression(),
                     e -> fail("state materializer failed: " + e, e));
             materializer.start();
         }

@@ -43,6 +43,8 @@ import java.util.List;
  *     KafkaClientSettings#NONE} for none
  * @param tls the certificate, key and client CAs of TLS on the operations port, or null for
  *     plaintext
+ * @param compression Kafka's {@code compression.type} of the events the publisher and the state
+ *     materializer write: none, gzip, snappy, lz4 or zstd
  */
 public record IngesterConfig(
         List<String> etcdEndpoints,
@@ -71,4 +73,5 @@ public record IngesterConfig(
         Duration dependencyTimeout,
         EtcdSecurity etcdSecurity,
         KafkaClientSettings kafkaSettings,
-        TlsFiles tls) {}
+        TlsFiles tls,
+        String compression) {}

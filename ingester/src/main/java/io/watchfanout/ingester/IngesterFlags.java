@@ -37,6 +37,9 @@ public final class IngesterFlags extends FlagTable {
     /** A floor against typos such as {@code 1ms}: heartbeats and probes that often would load etcd and Kafka for nothing. */
     private static final Duration MIN_PROBE_PERIOD = Duration.ofMillis(100);
 
+    /** Kafka's compression codecs ({@code compression.type} of a producer). */
+    private static final java.util.Set<String> CODECS = java.util.Set.of("none", "gzip", "snappy", "lz4", "zstd");
+
     private static final Check<Integer> REPLICAS =
             Check.of("-1 or >= 1", n -> n == BROKER_DEFAULT || n >= 1 && n <= Short.MAX_VALUE);
 
@@ -156,6 +159,12 @@ public final class IngesterFlags extends FlagTable {
     static final Flag<Path> CLIENT_CA_FILE = CommonFlags.clientCaFile()
             .help("PEM bundle of CAs: with it, the operations port requires a client certificate signed by one of "
                     + "them (mutual TLS); any other is refused in the handshake. Reloaded when the file changes.");
+    static final Flag<String> COMPRESSION = Flag.text("--compression", "CODEC")
+            .defaultValue("lz4")
+            .unit("codec")
+            .check(Check.of("none, gzip, snappy, lz4 or zstd", CODECS::contains))
+            .help("compression.type of the records the ingester and its state materializer write; none spends no CPU "
+                    + "on it, zstd writes the fewest bytes.");
 
     /** The table in {@code --help}'s order; picocli makes it through {@code @Command(modelTransformer)}. */
     public IngesterFlags() {
@@ -193,7 +202,8 @@ public final class IngesterFlags extends FlagTable {
                 KAFKA_CONFIG,
                 TLS_CERT_FILE,
                 TLS_KEY_FILE,
-                CLIENT_CA_FILE);
+                CLIENT_CA_FILE,
+                COMPRESSION);
     }
 
     /**
@@ -245,7 +255,8 @@ public final class IngesterFlags extends FlagTable {
                 v.get(DEPENDENCY_TIMEOUT),
                 CommonFlags.etcdSecurity(spec, v, ETCD_SECURITY, v.get(ETCD_ENDPOINTS)),
                 kafkaSettings != null ? kafkaSettings : KafkaClientSettings.NONE,
-                CommonFlags.tlsFiles(spec, v, TLS_CERT_FILE, TLS_KEY_FILE, CLIENT_CA_FILE));
+                CommonFlags.tlsFiles(spec, v, TLS_CERT_FILE, TLS_KEY_FILE, CLIENT_CA_FILE),
+                v.get(COMPRESSION));
     }
 
     private static ByteString keyBytes(String text) {

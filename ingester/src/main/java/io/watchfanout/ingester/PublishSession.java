@@ -164,7 +164,7 @@ final class PublishSession {
                     config.transactionalId(),
                     config.maxRecordBytes(),
                     config.transactionTimeout(),
-                    fencingBound())) {
+                    producerSettings())) {
                 long from = startPoint(publisher);
                 retry.reset();
                 stream(feed, publisher, from);
@@ -430,6 +430,13 @@ final class PublishSession {
         publish(publisher, List.of(assembler.heartbeat()));
         metrics.progressRecords.inc();
         metrics.heartbeats.inc();
+    }
+
+    /** What the publisher's producer sets beyond its defaults: the compression, and {@link #fencingBound()}. */
+    private Map<String, Object> producerSettings() throws PublishFailure.LeadershipLost {
+        Map<String, Object> settings = new java.util.HashMap<>(fencingBound());
+        settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, config.compression());
+        return settings;
     }
 
     /**

@@ -160,18 +160,16 @@ public final class EtcdWatchFeed implements AutoCloseable {
         if (!live(gen)) {
             return;
         }
-        List<WatchEvent> raw = response.getEvents();
-        List<Event> events = new ArrayList<>(raw.size());
-        long bytes = 64;
+        List<Event> events;
         try {
-            for (WatchEvent e : raw) {
-                Event event = EtcdEvents.toEvent(e);
-                bytes += EtcdEvents.approximateBytes(event);
-                events.add(event);
-            }
+            events = events(response);
         } catch (RuntimeException e) {
             fail(gen, handle, e, 0);
             return;
+        }
+        long bytes = 64;
+        for (Event event : events) {
+            bytes += EtcdEvents.approximateBytes(event);
         }
         long before = queuedBytes.getAndAdd(bytes);
         // One response always fits, however large: otherwise a catch-up response bigger than the
@@ -184,11 +182,28 @@ public final class EtcdWatchFeed implements AutoCloseable {
             }
             return;
         }
-        boolean progress = response.isProgressNotify() || raw.isEmpty();
+        boolean progress = response.isProgressNotify() || events.isEmpty();
         queue.add(new WatchSignal.Batch(
                 gen,
                 new WatchBatch(
                         response.getHeader().getRevision(), progress, events, bytes, System.currentTimeMillis())));
+    }
+
+    /** The response's events, from etcd's own message where jetcd lets it be read ({@link JetcdInternals}). */
+    private static List<Event> events(WatchResponse response) {
+        io.etcd.jetcd.api.WatchResponse raw = JetcdInternals.raw(response);
+        if (raw != null) {
+            List<Event> events = new ArrayList<>(raw.getEventsCount());
+            for (io.etcd.jetcd.api.Event e : raw.getEventsList()) {
+                events.add(EtcdEvents.toEvent(e));
+            }
+            return events;
+        }
+        List<Event> events = new ArrayList<>();
+        for (WatchEvent e : response.getEvents()) {
+            events.add(EtcdEvents.toEvent(e));
+        }
+        return events;
     }
 
     private void onError(long gen, Handle handle, Throwable error) {

@@ -47,6 +47,7 @@ public final class StateMaterializer implements AutoCloseable {
      * @param settings the {@code --kafka-config} client settings, for every client of Kafka Streams
      * @param topicPrefix the topic prefix; the application id is {@code <prefix>.state-materializer}
      * @param maxRecordBytes the largest record to write
+     * @param compression {@code compression.type} of the state records: none, gzip, snappy, lz4 or zstd
      * @param onFailure called once when the materializer stops on an error
      */
     public StateMaterializer(
@@ -54,6 +55,7 @@ public final class StateMaterializer implements AutoCloseable {
             KafkaClientSettings settings,
             String topicPrefix,
             int maxRecordBytes,
+            String compression,
             Consumer<Throwable> onFailure) {
         Properties props = new Properties();
         settings.applyTo(props);
@@ -66,6 +68,7 @@ public final class StateMaterializer implements AutoCloseable {
         // tail the events topic from the checkpoint anyway, so one second of staleness costs nothing.
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, STATE_COMMIT_INTERVAL_MS);
         props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), maxRecordBytes);
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), compression);
         try {
             stateDir = Files.createTempDirectory("watchfanout-materializer");
         } catch (IOException e) {
@@ -86,7 +89,7 @@ public final class StateMaterializer implements AutoCloseable {
         builder.stream(
                         WatchFanoutSerdes.eventsTopic(topicPrefix),
                         Consumed.with(Serdes.ByteArray(), WatchFanoutSerdes.eventsRecord()))
-                .process(StateProjection::new)
+                .process(() -> new StateProjection(Duration.ofMillis(STATE_COMMIT_INTERVAL_MS)))
                 .to(
                         WatchFanoutSerdes.stateTopic(topicPrefix),
                         Produced.with(Serdes.ByteArray(), WatchFanoutSerdes.stateRecord()));

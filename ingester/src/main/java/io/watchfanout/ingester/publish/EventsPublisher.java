@@ -45,7 +45,8 @@ public final class EventsPublisher implements AutoCloseable {
      * @param maxRecordBytes the largest record to send (the topic's {@code max.message.bytes})
      * @param transactionTimeout bound of an open transaction; read_committed readers stall
      *     behind an open transaction for at most this long
-     * @param overrides further producer settings (tests)
+     * @param overrides further producer settings: the compression, the bound of
+     *     {@code initTransactions()} under an election lease, tests' own
      * @throws KafkaException when Kafka cannot be reached in {@code max.block.ms}, or (a
      *     {@code ProducerFencedException} or its kin) when a newer producer holds the id already
      */

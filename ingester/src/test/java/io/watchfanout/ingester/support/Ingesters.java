@@ -44,7 +44,8 @@ public final class Ingesters {
                 Duration.ofSeconds(3),
                 EtcdSecurity.NONE,
                 KafkaClientSettings.NONE,
-                null);
+                null,
+                "lz4");
     }
 
     /** Starts an ingester in this JVM with its own metrics registry. */
