@@ -37,9 +37,10 @@ import javax.net.ssl.SSLContext;
  *       {@code /registry/configmaps/} and {@code /registry/pods/}; nothing else.
  * </ul>
  *
- * Passwords and tokens are made once per data directory and kept in {@code secrets.properties}
- * (etcd keeps its users across restarts on the same directory); certificates are made anew at
- * every start. Not thread-safe: used by the stack's starting thread.
+ * Passwords, tokens and the CA are made once per data directory (etcd keeps its users across
+ * restarts on the same directory, and clients keep their copy of the CA's certificate); the other
+ * certificates are issued anew by that CA at every start. Keys, passwords and tokens are readable
+ * by their owner only. Not thread-safe: used by the stack's starting thread.
  */
 final class SecureStack {
     /** The subjects of the policy and the tokens. */
@@ -105,7 +106,8 @@ final class SecureStack {
             try (OutputStream out = Files.newOutputStream(file)) {
                 secrets.store(out, "bin/local-stack --secure: throwaway passwords and tokens of this data directory");
             }
-            SecureStack s = new SecureStack(dir, Pki.create(dir.resolve("pki"), "ca"), secrets);
+            Pki.ownerOnly(file);
+            SecureStack s = new SecureStack(dir, Pki.open(dir.resolve("pki"), "ca"), secrets);
             s.writeFiles();
             return s;
         } catch (IOException e) {
@@ -146,6 +148,7 @@ final class SecureStack {
 
     private void write(String name, String content) throws IOException {
         Files.writeString(dir.resolve(name), content, StandardCharsets.UTF_8);
+        Pki.ownerOnly(dir.resolve(name));
     }
 
     /** The directory of the material. */

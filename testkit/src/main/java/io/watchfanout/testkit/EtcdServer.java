@@ -100,6 +100,9 @@ public final class EtcdServer extends ServerProcess {
     private final int metricsPort;
 
     private final String rootPassword;
+    /** Written into the work directory once authentication is enabled, so that a restart on the kept data skips it. */
+    private static final String AUTH_ENABLED_MARKER = "auth-enabled";
+
     private final List<User> users;
     private boolean authEnabled; // guarded by this: the users exist and authentication is on
     private final HttpClient http =
@@ -161,9 +164,19 @@ public final class EtcdServer extends ServerProcess {
         }
         process.launch();
         awaitHealthy();
+        // A restart on kept data finds the users and authentication already there.
+        if (rootPassword != null && !authEnabled && Files.exists(workDir.resolve(AUTH_ENABLED_MARKER))) {
+            authEnabled = true;
+        }
         if (rootPassword != null && !authEnabled) {
             enableAuth();
             authEnabled = true;
+            try {
+                Files.writeString(
+                        workDir.resolve(AUTH_ENABLED_MARKER), "users and authentication are in etcd's data\n");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("cannot write " + workDir.resolve(AUTH_ENABLED_MARKER), e);
+            }
         }
         LOG.info("etcd ready at {} (pid {}, data {}, log {})", clientUrl(), process.pid(), dataDir, logFile);
         return this;

@@ -111,6 +111,42 @@ public final class Pki {
         }
     }
 
+    /**
+     * The CA of {@code <dir>/<name>.pem} and {@code <dir>/<name>-key.pem} when both exist (an
+     * earlier {@code open} wrote them), else a new one whose key is kept there too (owner-only), so
+     * that certificates issued across restarts share one CA and copies of its certificate held by
+     * clients stay valid.
+     *
+     * @throws UncheckedIOException if the files cannot be read or written
+     */
+    public static Pki open(Path dir, String name) {
+        Path cert = dir.resolve(name + ".pem");
+        Path key = dir.resolve(name + "-key.pem");
+        try {
+            if (Files.isRegularFile(cert) && Files.isRegularFile(key)) {
+                X509Certificate caCert;
+                try (java.io.InputStream in = Files.newInputStream(cert)) {
+                    caCert = (X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
+                            .generateCertificate(in);
+                }
+                PrivateKey caKey;
+                try (org.bouncycastle.openssl.PEMParser parser = new org.bouncycastle.openssl.PEMParser(
+                        Files.newBufferedReader(key, StandardCharsets.US_ASCII))) {
+                    caKey = new org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter()
+                            .getPrivateKey((org.bouncycastle.asn1.pkcs.PrivateKeyInfo) parser.readObject());
+                }
+                return new Pki(dir, name, new KeyPair(caCert.getPublicKey(), caKey), caCert);
+            }
+            Pki pki = create(dir, name);
+            pki.writePem(key, new JcaPKCS8Generator(pki.caKeys.getPrivate(), null).generate());
+            return pki;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (GeneralSecurityException | ClassCastException e) {
+            throw new IllegalStateException("cannot read the CA of " + cert + " and " + key, e);
+        }
+    }
+
     /** The CA's certificate file ({@code --client-ca-file}, etcd's {@code --trusted-ca-file}, curl's {@code --cacert}). */
     public Path caCert() {
         return dir.resolve(name + ".pem");
@@ -232,7 +268,19 @@ public final class Pki {
                 JcaPEMWriter pw = new JcaPEMWriter(w)) {
             pw.writeObject(pem);
         }
+        if (file.getFileName().toString().endsWith("-key.pem")) {
+            ownerOnly(tmp);
+        }
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** Makes {@code file} readable and writable by its owner only, where the file system has POSIX permissions. */
+    public static void ownerOnly(Path file) throws IOException {
+        try {
+            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        } catch (UnsupportedOperationException e) {
+            // Not a POSIX file system: its own defaults apply.
+        }
     }
 
     private static boolean isIpLiteral(String host) {

@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * of its own with blocking writes, each line flushed (a watch's responses as they come). Not the
  * path for fleets of watchers (one thread per open stream, JSON printed per response): those use
  * {@code /v1/watch} or the gRPC API, whose frames are shared. A client that went away is noticed
- * at the next write, which cancels the call.
+ * at the next write, which cancels the call; the client of a {@code /v3/watch} stream also when
+ * it hangs up while nothing is written ({@link HangUp}), since a watch of a quiet range (or one
+ * that was refused) may write nothing for ever. A watch stream's connection closes at its end.
  *
  * <p>Access (README.md, "Security"): the request is authenticated here, on the HTTP
  * listener's methods, before its body is read (401 in the gateway's error shape;
@@ -32,6 +34,8 @@ import org.slf4j.LoggerFactory;
 final class GatewayHandler implements HttpHandler {
     private static final Logger LOG = LoggerFactory.getLogger(GatewayHandler.class);
     private static final byte[] NEWLINE = {'\n'};
+    /** Put on a call's queue when its client hung up: the writer stops. */
+    private static final Object HUNG_UP = new Object();
     /**
      * The largest request body the gateway reads: the largest gRPC request of the etcd API in JSON
      * (base64 makes values 4/3 as long); etcd's own limit judges what it forwards.
@@ -103,6 +107,19 @@ final class GatewayHandler implements HttpHandler {
                                             out.add(NEWLINE);
                                         }
                                     });
+                            if (path.equals("/v3/watch")) {
+                                ex.setPersistent(false);
+                                HangUp.watch(
+                                        ex,
+                                        () -> {
+                                            call.cancel();
+                                            out.add(HUNG_UP);
+                                        },
+                                        e -> {
+                                            call.cancel();
+                                            out.add(HUNG_UP);
+                                        });
+                            }
                             write(ex, out, call);
                         }),
                         (ex, e) -> {
@@ -136,11 +153,18 @@ final class GatewayHandler implements HttpHandler {
         ex.startBlocking();
         try {
             Object first = out.take();
+            if (first == HUNG_UP) {
+                return;
+            }
             ex.setStatusCode((Integer) first);
             ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
             OutputStream os = ex.getOutputStream();
             while (true) {
                 Object next = out.take();
+                if (next == HUNG_UP) {
+                    LOG.debug("gateway watch client hung up");
+                    return;
+                }
                 if (next == NEWLINE) {
                     break;
                 }

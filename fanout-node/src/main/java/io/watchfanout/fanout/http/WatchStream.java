@@ -19,7 +19,6 @@ import org.slf4j.LoggerFactory;
 import org.xnio.IoUtils;
 import org.xnio.XnioIoThread;
 import org.xnio.channels.StreamSinkChannel;
-import org.xnio.channels.StreamSourceChannel;
 
 /**
  * The HTTP transport of one {@link Watch}: non-blocking writes on the exchange's IO
@@ -184,66 +183,14 @@ final class WatchStream implements WatchSink {
     /**
      * Notices a client that closed its connection even when no frame is due for a long time (a
      * quiet key without bookmarks): a watch request has no body, so the connection's read side is
-     * idle until the client hangs up and it reads end-of-stream. Bytes a client sends after its
-     * request (pipelining) are dropped: the connection closes after the stream anyway.
+     * idle until the client hangs up ({@link HangUp}).
      */
     private void watchForHangUp() {
-        StreamSourceChannel source = sourceChannel(exchange);
-        if (source == null) {
-            return;
-        }
-        ByteBuffer scratch = ByteBuffer.allocate(512);
-        source.getReadSetter().set(ch -> {
-            try {
-                int n;
-                do {
-                    scratch.clear();
-                    n = ch.read(scratch);
-                } while (n > 0);
-                if (n < 0) {
-                    abort(CloseReason.CLIENT_CLOSED, null);
-                }
-            } catch (IOException e) {
+        HangUp.watch(
+                exchange,
+                () -> abort(CloseReason.CLIENT_CLOSED, null),
                 // A reset, or TCP keepalive probes went unanswered (the client vanished without a FIN).
-                abort(CloseReason.CONNECTION_ERROR, e);
-            }
-        });
-        source.resumeReads();
-    }
-
-    /**
-     * The connection's read side. Undertow keeps {@code ServerConnection.getSourceChannel()}
-     * protected; it is the only handle on a GET's connection once its (empty) request body is
-     * done, so it is opened once by reflection. Null, and no hang-up detection, if that fails.
-     */
-    private static StreamSourceChannel sourceChannel(HttpServerExchange exchange) {
-        if (SOURCE_CHANNEL == null) {
-            return null;
-        }
-        try {
-            return (StreamSourceChannel) SOURCE_CHANNEL.invoke(exchange.getConnection());
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            LOG.debug("no read side for {}: {}", exchange.getConnection(), e.toString());
-            return null;
-        }
-    }
-
-    private static final java.lang.reflect.Method SOURCE_CHANNEL = openSourceChannel();
-
-    private static java.lang.reflect.Method openSourceChannel() {
-        try {
-            java.lang.reflect.Method m =
-                    io.undertow.server.ServerConnection.class.getDeclaredMethod("getSourceChannel");
-            m.setAccessible(true);
-            return m;
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            LoggerFactory.getLogger(WatchStream.class)
-                    .warn(
-                            "cannot open Undertow's connection read side ({}); watches of quiet keys without bookmarks "
-                                    + "notice a client that hung up only at their next frame",
-                            e.toString());
-            return null;
-        }
+                e -> abort(CloseReason.CONNECTION_ERROR, e));
     }
 
     @Override
