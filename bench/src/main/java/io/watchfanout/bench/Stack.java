@@ -96,7 +96,9 @@ final class Stack implements AutoCloseable {
     Node startNode(String topicPrefix, List<String> flags, List<String> jvmArgs, String maxHeap) {
         Path jar = StackLauncher.jar(repo, "fanout-node");
         int port = FreePorts.pick();
-        JavaProcess.Builder b = StackLauncher.on(etcd.clientUrl(), kafka.bootstrapServers(), topicPrefix)
+        // Scenarios that read Kafka alone (rebuild, resume) start no etcd.
+        JavaProcess.Builder b = StackLauncher.on(
+                        etcd == null ? null : etcd.clientUrl(), kafka.bootstrapServers(), topicPrefix)
                 .node(JavaProcess.builderForJar(jar).name("fanout-" + port).maxHeap(maxHeap), port, "bench-" + port);
         if (!flags.contains("--max-feed-staleness")) {
             // Topics that bench's own feeder wrote carry no heartbeats: a node must not call them stale.
