@@ -5,6 +5,7 @@ import io.watchfanout.schema.v1.StateCheckpoint;
 import io.watchfanout.schema.v1.StateRecord;
 import io.watchfanout.testkit.JavaProcess;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -55,6 +56,13 @@ final class RebuildScenario implements Callable<Integer> {
                     + "e.g. 4g,1600m).")
     List<String> nodeHeaps;
 
+    @Option(
+            names = "--baseline-jar",
+            paramLabel = "JAR",
+            description = "A fan-out node jar of other code (e.g. before a change): its rows beside this checkout's, "
+                    + "at every heap, in every round.")
+    Path baselineJar;
+
     private static final Pattern PLAIN_LINE =
             Pattern.compile("PLAIN-CONSUMER records=(\\d+) seconds=([0-9.]+) cpu=([0-9.]+)");
 
@@ -78,28 +86,32 @@ final class RebuildScenario implements Callable<Integer> {
                     double plainRead = plain(bootstrap, prefix, keys, plainRow, f);
                     f.add(plainRow, "Kafka CPU us/key", kafkaCpu.seconds() / keys * 1e6);
                     for (String heap : nodeHeaps) {
-                        String row = "K=" + keys + " node -Xmx" + heap;
-                        progress.log(row + round + ": fan-out node rebuild");
-                        kafkaCpu.start();
-                        long t0 = System.nanoTime();
-                        try (Stack.Node node = stack.startNode(prefix, List.of(), List.of(), heap)) {
-                            double ready = (System.nanoTime() - t0) / 1e9;
-                            double cpu = Proc.cpuSeconds(node.pid());
-                            double kafka = kafkaCpu.seconds();
-                            Map<String, Double> m = node.metrics();
-                            double rebuild = m.getOrDefault("watchfanout_rebuild_duration_seconds", Double.NaN);
-                            double loaded = m.getOrDefault("watchfanout_rebuild_keys_loaded", Double.NaN);
-                            if (loaded < keys) {
-                                throw new IllegalStateException(
-                                        "node loaded " + loaded + " keys (expected: " + keys + ")");
+                        for (Path jar : jars()) {
+                            String row = rowName(keys, heap, jar);
+                            progress.log(row + round + ": fan-out node rebuild");
+                            kafkaCpu.start();
+                            long t0 = System.nanoTime();
+                            try (Stack.Node node = jar == null
+                                    ? stack.startNode(prefix, List.of(), List.of(), heap)
+                                    : stack.startNode(jar, prefix, List.of(), List.of(), heap)) {
+                                double ready = (System.nanoTime() - t0) / 1e9;
+                                double cpu = Proc.cpuSeconds(node.pid());
+                                double kafka = kafkaCpu.seconds();
+                                Map<String, Double> m = node.metrics();
+                                double rebuild = m.getOrDefault("watchfanout_rebuild_duration_seconds", Double.NaN);
+                                double loaded = m.getOrDefault("watchfanout_rebuild_keys_loaded", Double.NaN);
+                                if (loaded < keys) {
+                                    throw new IllegalStateException(
+                                            "node loaded " + loaded + " keys (expected: " + keys + ")");
+                                }
+                                f.add(row, "launch->ready s", ready);
+                                f.add(row, "read s", rebuild);
+                                f.add(row, "keys/s", keys / rebuild);
+                                f.add(row, "CPU us/key", cpu / keys * 1e6);
+                                f.add(row, "Kafka CPU us/key", kafka / keys * 1e6);
+                                f.add(row, "RSS MiB", Proc.rssBytes(node.pid()) / 1048576.0);
+                                f.add(row, "node/plain speed", plainRead / rebuild);
                             }
-                            f.add(row, "launch->ready s", ready);
-                            f.add(row, "read s", rebuild);
-                            f.add(row, "keys/s", keys / rebuild);
-                            f.add(row, "CPU us/key", cpu / keys * 1e6);
-                            f.add(row, "Kafka CPU us/key", kafka / keys * 1e6);
-                            f.add(row, "RSS MiB", Proc.rssBytes(node.pid()) / 1048576.0);
-                            f.add(row, "node/plain speed", plainRead / rebuild);
                         }
                     }
                 }
@@ -110,14 +122,16 @@ final class RebuildScenario implements Callable<Integer> {
         for (int k : keyCounts) {
             c.point("plain consumer", k, f.median("K=" + k + " plain", "keys/s"));
             for (String heap : nodeHeaps) {
-                String row = "K=" + k + " node -Xmx" + heap;
-                c.point("fan-out node -Xmx" + heap, k, f.median(row, "keys/s"));
-                double kps = f.median(row, "keys/s");
-                double ratio = f.median(row, "node/plain speed");
-                report.ratio(String.format(
-                        "K=%d, -Xmx%s: node %.0f keys/s, %.2f x plain consumer (targets: >= 0.7 x at the default heap, "
-                                + ">= 0.5 x at 1.5 x the data)",
-                        k, heap, kps, ratio));
+                for (Path jar : jars()) {
+                    String row = rowName(k, heap, jar);
+                    c.point(row.substring(row.indexOf(' ') + 1), k, f.median(row, "keys/s"));
+                    double kps = f.median(row, "keys/s");
+                    double ratio = f.median(row, "node/plain speed");
+                    report.ratio(String.format(
+                            "K=%d, -Xmx%s: node %.0f keys/s, %.2f x plain consumer (targets: >= 0.7 x at the default heap, "
+                                    + ">= 0.5 x at 1.5 x the data)",
+                            k, heap + (jar == null ? "" : " (baseline)"), kps, ratio));
+                }
             }
         }
         report.note("read s = the node's watchfanout_rebuild_duration_seconds (state topic + events tail), or the "
@@ -126,6 +140,20 @@ final class RebuildScenario implements Callable<Integer> {
                 + "included; Kafka CPU us/key = the broker's over the same span");
         report.chart(c).write(System.out, common.resultsDir());
         return 0;
+    }
+
+    /** The node jars of a round: this checkout's (null), then the baseline's if given. */
+    private List<Path> jars() {
+        List<Path> jars = new java.util.ArrayList<>();
+        jars.add(null);
+        if (baselineJar != null) {
+            jars.add(baselineJar.toAbsolutePath());
+        }
+        return jars;
+    }
+
+    private static String rowName(int keys, String heap, Path jar) {
+        return "K=" + keys + " node -Xmx" + heap + (jar == null ? "" : " baseline");
     }
 
     /** One plain consumer read of the state topic: its figures into {@code row}; returns its read seconds. */

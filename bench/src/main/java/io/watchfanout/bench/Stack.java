@@ -94,7 +94,11 @@ final class Stack implements AutoCloseable {
 
     /** As {@link #startNode(List, List, String)} on the topics of {@code topicPrefix}. */
     Node startNode(String topicPrefix, List<String> flags, List<String> jvmArgs, String maxHeap) {
-        Path jar = StackLauncher.jar(repo, "fanout-node");
+        return startNode(StackLauncher.jar(repo, "fanout-node"), topicPrefix, flags, jvmArgs, maxHeap);
+    }
+
+    /** As {@link #startNode(String, List, List, String)} from another node jar (e.g. a build of older code). */
+    Node startNode(Path jar, String topicPrefix, List<String> flags, List<String> jvmArgs, String maxHeap) {
         int port = FreePorts.pick();
         // Scenarios that read Kafka alone (rebuild, resume) start no etcd.
         JavaProcess.Builder b = StackLauncher.on(
