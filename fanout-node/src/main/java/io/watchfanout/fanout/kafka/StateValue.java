@@ -12,9 +12,9 @@ import io.watchfanout.schema.v1.StateRecord;
  *     deleted key (a tombstone kept in the rebuild's list)
  * @param other a record that holds no key-value (the checkpoint), else null
  */
-record StateValue(byte[] key, KeyValue kv, StateRecord other) {
+public record StateValue(byte[] key, KeyValue kv, StateRecord other) {
     /** The deletion of {@code key}: a tombstone, in the rebuild's list of records read. */
-    static StateValue deleted(byte[] key) {
+    public static StateValue deleted(byte[] key) {
         return new StateValue(key, null, null);
     }
 }

@@ -23,13 +23,15 @@ import org.apache.kafka.common.serialization.Deserializer;
  * consumer reports as a {@code RecordDeserializationException} with the partition and offset
  * (docs/ARCHITECTURE.md, invariant 8: the rebuild stops).
  *
+ * <p>Public for the memory benchmark, which loads a core as the rebuild does.
+ *
  * <p>Not thread-safe (the arena is not): one consumer, used from its polling thread.
  */
-final class StateValueDeserializer implements Deserializer<StateValue> {
+public final class StateValueDeserializer implements Deserializer<StateValue> {
     private final ValueArena arena;
 
     /** @param arena where the values go */
-    StateValueDeserializer(ValueArena arena) {
+    public StateValueDeserializer(ValueArena arena) {
         this.arena = arena;
     }
 

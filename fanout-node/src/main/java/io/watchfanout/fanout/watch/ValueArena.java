@@ -82,19 +82,9 @@ public final class ValueArena {
         return c.add(key, n);
     }
 
-    /** As {@link #copy(ByteString, ByteBuffer)} from a {@link ByteString}. */
+    /** As {@link #copy(ByteString, ByteBuffer)} from a {@link ByteString} (a flat one is read in place). */
     public ByteString copy(ByteString key, ByteString value) {
-        int n = value.size();
-        if (n == 0) {
-            return ByteString.EMPTY;
-        }
-        if (n > chunkBytes / 2) {
-            return ByteString.copyFrom(value.toByteArray());
-        }
-        Chunk c = chunkFor(n);
-        value.copyTo(ByteBuffer.wrap(c.bytes, c.used, n));
-        liveBytes += n;
-        return c.add(key, n);
+        return value.isEmpty() ? ByteString.EMPTY : copy(key, value.asReadOnlyByteBuffer());
     }
 
     /** Whether {@code value} is a view of bytes stored in this arena (and not dropped). */

@@ -22,7 +22,6 @@ import io.watchfanout.schema.StateRecordSerializer;
 import io.watchfanout.schema.WatchFanoutSerdes;
 import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.schema.v1.KeyValue;
-import io.watchfanout.schema.v1.StateCheckpoint;
 import io.watchfanout.schema.v1.StateRecord;
 import io.watchfanout.schema.v1.WatchEvent;
 import io.watchfanout.testkit.KafkaBroker;
@@ -75,16 +74,7 @@ class KafkaCacheLoaderTest {
                         ss.serialize(state, StateRecord.newBuilder().setKv(kv).build())));
             }
             // Offsets 0..2 hold events; offset 3 the commit marker: the next event record is at 4.
-            producer.send(new ProducerRecord<>(
-                    state,
-                    new byte[0],
-                    ss.serialize(
-                            state,
-                            StateRecord.newBuilder()
-                                    .setCheckpoint(StateCheckpoint.newBuilder()
-                                            .setRevision(3)
-                                            .setEventsOffset(4))
-                                    .build())));
+            producer.send(NodeTopics.checkpoint(state, 3, 4));
             producer.commitTransaction();
             // After the checkpoint: a transaction of two events, a delete and a progress record.
             send(producer, events, etcd.txn(EtcdLog.Op.put("/a", "2"), EtcdLog.Op.put("/d", "1")));
@@ -268,16 +258,7 @@ class KafkaCacheLoaderTest {
                                                 .setKv(r.getValue())
                                                 .build())));
             }
-            producer.send(new ProducerRecord<>(
-                    state,
-                    new byte[0],
-                    ss.serialize(
-                            state,
-                            StateRecord.newBuilder()
-                                    .setCheckpoint(StateCheckpoint.newBuilder()
-                                            .setRevision(10)
-                                            .setEventsOffset(0))
-                                    .build())));
+            producer.send(NodeTopics.checkpoint(state, 10, 0));
             producer.commitTransaction();
         }
         WatchCore core =
