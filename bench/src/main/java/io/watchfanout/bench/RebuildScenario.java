@@ -63,6 +63,13 @@ final class RebuildScenario implements Callable<Integer> {
                     + "at every heap, in every round.")
     Path baselineJar;
 
+    @Option(
+            names = "--node-java-opts",
+            paramLabel = "OPTS",
+            description = "JVM options of one more node of this checkout at every heap, in every round, e.g. "
+                    + "\"-XX:MaxTenuringThreshold=1\" (spaces separate options).")
+    String nodeJavaOpts;
+
     private static final Pattern PLAIN_LINE =
             Pattern.compile("PLAIN-CONSUMER records=(\\d+) seconds=([0-9.]+) cpu=([0-9.]+)");
 
@@ -86,14 +93,14 @@ final class RebuildScenario implements Callable<Integer> {
                     double plainRead = plain(bootstrap, prefix, keys, plainRow, f);
                     f.add(plainRow, "Kafka CPU us/key", kafkaCpu.seconds() / keys * 1e6);
                     for (String heap : nodeHeaps) {
-                        for (Path jar : jars()) {
-                            String row = rowName(keys, heap, jar);
+                        for (Variant v : variants()) {
+                            String row = v.row(keys, heap);
                             progress.log(row + round + ": fan-out node rebuild");
                             kafkaCpu.start();
                             long t0 = System.nanoTime();
-                            try (Stack.Node node = jar == null
-                                    ? stack.startNode(prefix, List.of(), List.of(), heap)
-                                    : stack.startNode(jar, prefix, List.of(), List.of(), heap)) {
+                            try (Stack.Node node = v.jar() == null
+                                    ? stack.startNode(prefix, List.of(), v.jvmArgs(), heap)
+                                    : stack.startNode(v.jar(), prefix, List.of(), v.jvmArgs(), heap)) {
                                 double ready = (System.nanoTime() - t0) / 1e9;
                                 double cpu = Proc.cpuSeconds(node.pid());
                                 double kafka = kafkaCpu.seconds();
@@ -122,15 +129,15 @@ final class RebuildScenario implements Callable<Integer> {
         for (int k : keyCounts) {
             c.point("plain consumer", k, f.median("K=" + k + " plain", "keys/s"));
             for (String heap : nodeHeaps) {
-                for (Path jar : jars()) {
-                    String row = rowName(k, heap, jar);
+                for (Variant v : variants()) {
+                    String row = v.row(k, heap);
                     c.point(row.substring(row.indexOf(' ') + 1), k, f.median(row, "keys/s"));
                     double kps = f.median(row, "keys/s");
                     double ratio = f.median(row, "node/plain speed");
                     report.ratio(String.format(
                             "K=%d, -Xmx%s: node %.0f keys/s, %.2f x plain consumer (targets: >= 0.7 x at the default heap, "
                                     + ">= 0.5 x at 1.5 x the data)",
-                            k, heap + (jar == null ? "" : " (baseline)"), kps, ratio));
+                            k, heap + v.label(), kps, ratio));
                 }
             }
         }
@@ -142,18 +149,25 @@ final class RebuildScenario implements Callable<Integer> {
         return 0;
     }
 
-    /** The node jars of a round: this checkout's (null), then the baseline's if given. */
-    private List<Path> jars() {
-        List<Path> jars = new java.util.ArrayList<>();
-        jars.add(null);
-        if (baselineJar != null) {
-            jars.add(baselineJar.toAbsolutePath());
+    /** One kind of node of a round: a jar (null: this checkout's) and JVM options, named by its label. */
+    private record Variant(String label, Path jar, List<String> jvmArgs) {
+        String row(int keys, String heap) {
+            return "K=" + keys + " node -Xmx" + heap + label;
         }
-        return jars;
     }
 
-    private static String rowName(int keys, String heap, Path jar) {
-        return "K=" + keys + " node -Xmx" + heap + (jar == null ? "" : " baseline");
+    /** This checkout's node, then the baseline jar's and this checkout's with the extra JVM options, if given. */
+    private List<Variant> variants() {
+        List<Variant> variants = new java.util.ArrayList<>();
+        variants.add(new Variant("", null, List.of()));
+        if (baselineJar != null) {
+            variants.add(new Variant(" baseline", baselineJar.toAbsolutePath(), List.of()));
+        }
+        if (nodeJavaOpts != null && !nodeJavaOpts.isBlank()) {
+            variants.add(new Variant(
+                    " " + nodeJavaOpts.trim(), null, List.of(nodeJavaOpts.trim().split("\\s+"))));
+        }
+        return variants;
     }
 
     /** One plain consumer read of the state topic: its figures into {@code row}; returns its read seconds. */
