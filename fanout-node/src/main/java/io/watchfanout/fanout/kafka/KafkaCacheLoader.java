@@ -220,6 +220,7 @@ public final class KafkaCacheLoader implements AutoCloseable {
     private Snapshot readState() throws FeedException {
         progress.phase = "state";
         ValueArena arena = new ValueArena();
+        // The deserializer instances given here take the place of the classes named in the settings.
         try (KafkaConsumer<byte[], StateValue> consumer = new KafkaConsumer<>(
                 props(StateRecordDeserializer.class, "state"),
                 new ByteArrayDeserializer(),

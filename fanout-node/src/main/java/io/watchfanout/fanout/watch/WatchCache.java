@@ -22,7 +22,8 @@ import java.util.function.LongSupplier;
 
 /**
  * The fan-out node's copy of the watched etcd range, as Kubernetes' {@code watchCache}:
- * the current state (an ordered map by key, unsigned byte order, for range reads) and a
+ * the current state (an ordered map by key, unsigned byte order, for range reads; the loaded
+ * values in a {@link ValueArena}, compacted here as updates and deletes empty its chunks) and a
  * {@link HistoryWindow} of recent events for watches that start in the past.
  *
  * <p>Its revision is the newest revision the cache is consistent to: advanced by complete
