@@ -3,13 +3,14 @@ package io.watchfanout.bench;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.kafka.StateValueDeserializer;
 import io.watchfanout.fanout.watch.CacheFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
+import io.watchfanout.fanout.watch.ValueArena;
 import io.watchfanout.fanout.watch.Watch;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.fanout.watch.WatchSpec;
 import io.watchfanout.schema.EventsRecordDeserializer;
-import io.watchfanout.schema.StateRecordDeserializer;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.schema.v1.KeyValue;
@@ -28,9 +29,10 @@ import javax.management.ObjectName;
 
 /**
  * The memory scenario's child JVM: a fan-out node's watch core in a fresh heap, fed as the
- * Kafka side feeds it, measured after full GCs at each step. Records go through the schema's
- * own deserializers (aliasing, as the node's consumers parse them), so every key-value is a
- * view of its record's array, as in the node.
+ * Kafka side feeds it, measured after full GCs at each step. Records go through the node's own
+ * deserializers: state records as the rebuild parses them (values into its {@code ValueArena}, keys
+ * into arrays of their own), events records through the schema's (aliasing, so every event's
+ * key-value is a view of its record's array), as in the node.
  *
  * <p>Steps: the empty JVM; the state of K keys loaded ({@code loadState}, {@code startAt}) with
  * the window empty; W single-event revisions applied (MODIFIED with their previous key-value,
@@ -86,16 +88,17 @@ public final class MemoryProbeMain {
     /** A core with the state of {@code keys} keys loaded from parsed state records, its window empty. */
     private static WatchCore load(int keys, int valueBytes, int historyMaxEvents) {
         List<KeyValue> sorted = new ArrayList<>(keys);
-        StateRecordDeserializer parser = new StateRecordDeserializer();
+        ValueArena arena = new ValueArena();
+        StateValueDeserializer parser = new StateValueDeserializer(arena);
         for (int i = 0; i < keys; i++) {
             KeyValue kv = kv(i, 0, valueBytes);
             sorted.add(parser.deserialize(
                             "state", StateRecord.newBuilder().setKv(kv).build().toByteArray())
-                    .getKv());
+                    .kv());
         }
         WatchCore core = new WatchCore(
                 CoreSettings.of(Math.max(1, historyMaxEvents), Duration.ofDays(1), 1000, "memory"), new FrameEncoder());
-        core.feed().loadState(sorted);
+        core.feed().loadState(sorted, arena);
         core.feed().startAt(keys);
         core.feed().markReady();
         return core;

@@ -1,5 +1,6 @@
 package io.watchfanout.bench;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * The rebuild and resume scenarios' baseline, run as a fresh child JVM like the node: a plain
  * consumer that reads partition 0 of a topic from the beginning (or from a given offset) to its
  * end offset (read_committed, as the node reads) and does nothing with the records. Prints
- * {@code PLAIN-CONSUMER records=N seconds=S}.
+ * {@code PLAIN-CONSUMER records=N seconds=S cpu=C}: C = this JVM's CPU seconds from its start to
+ * the end of the read (user + system, all threads), for the rebuild scenario's CPU per key.
  */
 public final class PlainConsumerMain {
     private PlainConsumerMain() {}
@@ -43,6 +45,10 @@ public final class PlainConsumerMain {
                 records += rs.count();
             }
         }
-        System.out.printf("PLAIN-CONSUMER records=%d seconds=%.3f%n", records, (System.nanoTime() - t0) / 1e9);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        double cpu = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                        .getProcessCpuTime()
+                / 1e9;
+        System.out.printf("PLAIN-CONSUMER records=%d seconds=%.3f cpu=%.3f%n", records, seconds, cpu);
     }
 }

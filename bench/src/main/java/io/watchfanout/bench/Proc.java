@@ -72,6 +72,19 @@ final class Proc {
         return -1;
     }
 
+    /**
+     * The pid of the first descendant of this JVM whose command line holds {@code fragment}
+     * (e.g. {@code kafka.Kafka}, the broker's main class), or -1 when there is none.
+     */
+    static long descendant(String fragment) {
+        return ProcessHandle.current()
+                .descendants()
+                .filter(p -> p.info().commandLine().orElse("").contains(fragment))
+                .mapToLong(ProcessHandle::pid)
+                .findFirst()
+                .orElse(-1);
+    }
+
     /** This JVM's pid. */
     static long self() {
         return ProcessHandle.current().pid();

@@ -132,9 +132,15 @@ final class Stack implements AutoCloseable {
 
     /** As {@link #startNode(List, List, String)} on the topics of {@code topicPrefix}. */
     Node startNode(String topicPrefix, List<String> flags, List<String> jvmArgs, String maxHeap) {
-        Path jar = StackLauncher.jar(repo, "fanout-node");
+        return startNode(StackLauncher.jar(repo, "fanout-node"), topicPrefix, flags, jvmArgs, maxHeap);
+    }
+
+    /** As {@link #startNode(String, List, List, String)} from another node jar (e.g. a build of older code). */
+    Node startNode(Path jar, String topicPrefix, List<String> flags, List<String> jvmArgs, String maxHeap) {
         int port = FreePorts.pick();
-        JavaProcess.Builder b = StackLauncher.on(etcd.clientUrl(), kafka.bootstrapServers(), topicPrefix)
+        // Scenarios that read Kafka alone (rebuild, resume) start no etcd.
+        JavaProcess.Builder b = StackLauncher.on(
+                        etcd == null ? null : etcd.clientUrl(), kafka.bootstrapServers(), topicPrefix)
                 .node(JavaProcess.builderForJar(jar).name("fanout-" + port).maxHeap(maxHeap), port, "bench-" + port);
         if (!flags.contains("--max-feed-staleness")) {
             // Topics that bench's own feeder wrote carry no heartbeats: a node must not call them stale.

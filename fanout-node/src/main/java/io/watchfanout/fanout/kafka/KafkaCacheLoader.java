@@ -1,11 +1,11 @@
 package io.watchfanout.fanout.kafka;
 
-import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.watch.CacheFeed;
 import io.watchfanout.fanout.watch.PreloadedRevision;
+import io.watchfanout.fanout.watch.ValueArena;
 import io.watchfanout.schema.EventsRecordDeserializer;
 import io.watchfanout.schema.RevisionChainException;
 import io.watchfanout.schema.StateRecordDeserializer;
@@ -14,11 +14,9 @@ import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.StateCheckpoint;
-import io.watchfanout.schema.v1.StateRecord;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -221,8 +219,12 @@ public final class KafkaCacheLoader implements AutoCloseable {
 
     private Snapshot readState() throws FeedException {
         progress.phase = "state";
-        try (KafkaConsumer<byte[], StateRecord> consumer =
-                new KafkaConsumer<>(props(StateRecordDeserializer.class, "state"))) {
+        ValueArena arena = new ValueArena();
+        // The deserializer instances given here take the place of the classes named in the settings.
+        try (KafkaConsumer<byte[], StateValue> consumer = new KafkaConsumer<>(
+                props(StateRecordDeserializer.class, "state"),
+                new ByteArrayDeserializer(),
+                new StateValueDeserializer(arena))) {
             current = consumer;
             List<TopicPartition> tps = waitForPartitions(consumer, stateTopic);
             if (tps == null) {
@@ -247,60 +249,61 @@ public final class KafkaCacheLoader implements AutoCloseable {
                     stateTopic,
                     tps.size(),
                     total);
-            Map<ByteString, KeyValue> keys = new HashMap<>();
+            // Every record in the order read; the sort below keeps the last of each key. Sized from the
+            // offsets, so that a million records are not copied while the list grows.
+            List<StateValue> read = new ArrayList<>((int) Math.min(total, 1 << 26));
             StateCheckpoint checkpoint = null;
             long records = 0;
             long lastLog = System.nanoTime();
             while (running && !caughtUp(consumer, tps, end)) {
-                ConsumerRecords<byte[], StateRecord> batch = consumer.poll(POLL);
-                for (ConsumerRecord<byte[], StateRecord> r : batch) {
+                ConsumerRecords<byte[], StateValue> batch = consumer.poll(POLL);
+                for (ConsumerRecord<byte[], StateValue> r : batch) {
                     records++;
-                    if (r.key() == null) {
+                    byte[] key = r.key();
+                    if (key == null) {
                         throw new FeedException("state record without a key in " + r.topic() + "-" + r.partition()
                                 + " at offset " + r.offset());
                     }
-                    // Kafka hands each record a fresh key array: wrap it, no copy.
-                    ByteString key = UnsafeByteOperations.unsafeWrap(r.key());
-                    StateRecord v = r.value();
-                    if (key.isEmpty()) {
-                        if (v != null && !v.hasCheckpoint()) {
+                    StateValue v = r.value();
+                    if (key.length == 0) {
+                        if (v != null && (v.other() == null || !v.other().hasCheckpoint())) {
                             throw new FeedException("the empty key of " + stateTopic + " at offset " + r.offset()
-                                    + " holds a " + v.getBodyCase() + " (expected: a StateCheckpoint)");
+                                    + " holds a " + bodyCase(v) + " (expected: a StateCheckpoint)");
                         }
-                        checkpoint = v == null ? null : v.getCheckpoint();
+                        checkpoint = v == null ? null : v.other().getCheckpoint();
                     } else if (v == null) {
-                        keys.remove(key);
-                    } else if (v.hasKv()) {
-                        keys.put(key, v.getKv());
+                        read.add(StateValue.deleted(key));
+                    } else if (v.kv() == null) {
+                        throw new FeedException("key " + KeyRange.printable(UnsafeByteOperations.unsafeWrap(key))
+                                + " of " + stateTopic + " at offset " + r.offset() + " holds a " + bodyCase(v)
+                                + " (expected: a KeyValue)");
+                    } else if (!Arrays.equals(key, v.key())) {
+                        throw new FeedException("key " + KeyRange.printable(UnsafeByteOperations.unsafeWrap(key))
+                                + " of " + stateTopic + " at offset " + r.offset() + " holds the key-value of "
+                                + KeyRange.printable(v.kv().getKey()));
                     } else {
-                        throw new FeedException("key " + KeyRange.printable(key) + " of " + stateTopic + " at offset "
-                                + r.offset() + " holds a " + v.getBodyCase() + " (expected: a KeyValue)");
+                        read.add(v);
                     }
                 }
                 progress.stateRecords = records;
-                progress.keysLoaded = keys.size();
+                progress.keysLoaded = read.size();
                 progress.stateRatio = total == 0 ? 1 : Math.min(1, (double) records / total);
                 if (System.nanoTime() - lastLog > PROGRESS_LOG_NANOS) {
                     lastLog = System.nanoTime();
                     LOG.info(
-                            "[node {}] rebuild: {} keys loaded, {} % of {}",
-                            nodeId, keys.size(), Math.round(progress.stateRatio * 100), stateTopic);
+                            "[node {}] rebuild: {} records read, {} % of {}",
+                            nodeId, read.size(), Math.round(progress.stateRatio * 100), stateTopic);
                 }
             }
             if (!running) {
                 return null;
             }
-            if (checkpoint == null && !keys.isEmpty()) {
-                throw new FeedException(stateTopic + " holds " + keys.size()
+            List<KeyValue> sorted = lastOfEachKey(read, arena);
+            if (checkpoint == null && !sorted.isEmpty()) {
+                throw new FeedException(stateTopic + " holds " + sorted.size()
                         + " keys but no checkpoint under the empty key: cannot tell their revision");
             }
-            KeyValue[] byKey = keys.values().toArray(new KeyValue[0]);
-            keys.clear();
-            // Everything is fetched by now, so the sort may have the cores: a million keys with
-            // long common prefixes cost about a second of compares on one.
-            Arrays.parallelSort(byKey, (a, b) -> KeyRange.KEY_ORDER.compare(a.getKey(), b.getKey()));
-            List<KeyValue> sorted = Arrays.asList(byKey);
-            feed.loadState(sorted);
+            feed.loadState(sorted, arena);
             progress.stateRatio = 1;
             progress.keysLoaded = sorted.size();
             LOG.info(
@@ -312,6 +315,37 @@ public final class KafkaCacheLoader implements AutoCloseable {
                     checkpoint == null ? 0 : checkpoint.getEventsOffset());
             return new Snapshot(checkpoint, sorted.size());
         }
+    }
+
+    /**
+     * The live key-values of the records read, sorted by key: of several records of a key (a state
+     * topic not yet compacted) the last one read, none for a key whose last record is a tombstone.
+     * The values left behind are released in the arena. Everything is fetched by now, so the sort
+     * may have both cores (a stable merge sort: records of one key stay in the order read).
+     */
+    private static List<KeyValue> lastOfEachKey(List<StateValue> read, ValueArena arena) {
+        StateValue[] byKey = read.toArray(new StateValue[0]);
+        read.clear();
+        Arrays.parallelSort(byKey, (a, b) -> Arrays.compareUnsigned(a.key(), b.key()));
+        List<KeyValue> sorted = new ArrayList<>(byKey.length);
+        for (int i = 0; i < byKey.length; i++) {
+            StateValue v = byKey[i];
+            byKey[i] = null;
+            boolean superseded = i + 1 < byKey.length && Arrays.equals(v.key(), byKey[i + 1].key());
+            if (v.kv() == null) {
+                continue;
+            }
+            if (superseded) {
+                arena.release(v.kv().getValue());
+            } else {
+                sorted.add(v.kv());
+            }
+        }
+        return sorted;
+    }
+
+    private static String bodyCase(StateValue v) {
+        return v.other() != null ? v.other().getBodyCase().toString() : "KV";
     }
 
     private void tailEvents(Snapshot snapshot, long startNanos) throws FeedException {

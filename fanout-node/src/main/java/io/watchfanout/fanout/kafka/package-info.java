@@ -6,7 +6,8 @@
  * is its progress for logs and metrics; {@link io.watchfanout.fanout.kafka.RecordApplier} turns
  * events-topic records into whole-revision updates after checking them against the schema's
  * {@code RevisionChain}; {@link io.watchfanout.fanout.kafka.KafkaHistory} serves older history
- * from the events topic.
+ * from the events topic; {@link io.watchfanout.fanout.kafka.StateValueDeserializer} parses state
+ * records into the cache's value arena.
  *
  * <p>Imports: this is the only package of the node that uses the Kafka client library (besides
  * the deserializers of {@code io.watchfanout.schema}). It feeds the watch core only through

@@ -18,6 +18,17 @@ public interface CacheFeed {
      */
     void loadState(List<KeyValue> sortedByKey);
 
+    /**
+     * As {@link #loadState(List)}, with the arena that the values were stored into while the state
+     * topic was read: the cache keeps them there (no copy) and takes the arena over; the caller must
+     * not touch it again.
+     *
+     * @throws IllegalArgumentException if the keys are not strictly ascending
+     */
+    default void loadState(List<KeyValue> sortedByKey, ValueArena values) {
+        loadState(sortedByKey);
+    }
+
     /** The loaded snapshot is the state at {@code revision}; events follow after it. */
     void startAt(long revision);
 

@@ -67,9 +67,14 @@ final class Dispatcher implements CacheFeed {
 
     @Override
     public void loadState(List<KeyValue> sortedByKey) {
+        loadState(sortedByKey, new ValueArena());
+    }
+
+    @Override
+    public void loadState(List<KeyValue> sortedByKey, ValueArena values) {
         lock.lock();
         try {
-            cache.loadState(sortedByKey);
+            cache.loadState(sortedByKey, values);
             status.publishLocked(cache);
         } finally {
             lock.unlock();

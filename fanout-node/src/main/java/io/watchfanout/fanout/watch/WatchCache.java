@@ -1,6 +1,7 @@
 package io.watchfanout.fanout.watch;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.schema.v1.Event;
@@ -21,7 +22,8 @@ import java.util.function.LongSupplier;
 
 /**
  * The fan-out node's copy of the watched etcd range, as Kubernetes' {@code watchCache}:
- * the current state (an ordered map by key, unsigned byte order, for range reads) and a
+ * the current state (an ordered map by key, unsigned byte order, for range reads; the loaded
+ * values in a {@link ValueArena}, compacted here as updates and deletes empty its chunks) and a
  * {@link HistoryWindow} of recent events for watches that start in the past.
  *
  * <p>Its revision is the newest revision the cache is consistent to: advanced by complete
@@ -36,6 +38,8 @@ final class WatchCache {
     private final LongSupplier clockMillis;
     private long revision;
     private final List<CachedEvent> evicted = new ArrayList<>();
+    /** Where the loaded state's values are; values written by events stay in their records. */
+    private ValueArena arena = new ValueArena();
 
     /**
      * @param historyMaxEvents events kept in the history window, {@code >= 1}
@@ -75,14 +79,27 @@ final class WatchCache {
     // ---- rebuild from the state topic -------------------------------------------------
 
     /**
-     * Loads the state topic's snapshot (before {@link #startAt}), replacing the current state.
-     * The keys come sorted, so the map is built bottom-up in linear time ({@link TreeMap}'s
-     * constructor from a sorted map) instead of a million rebalancing inserts.
+     * Loads the state topic's snapshot (before {@link #startAt}), replacing the current state;
+     * the values are copied into a {@link ValueArena} of the cache's own.
      *
      * @param sortedByKey every live key once, strictly ascending by {@link KeyRange#KEY_ORDER}
      * @throws IllegalArgumentException if the keys are not strictly ascending
      */
     public void loadState(List<KeyValue> sortedByKey) {
+        loadState(sortedByKey, new ValueArena());
+    }
+
+    /**
+     * As {@link #loadState(List)}, the cache adopting {@code values}: the values already stored
+     * there stay where they are (the rebuild stores them as it reads), the others are copied into it.
+     * The keys come sorted, so the map is built bottom-up in linear time ({@link TreeMap}'s
+     * constructor from a sorted map) instead of a million rebalancing inserts.
+     *
+     * @param sortedByKey every live key once, strictly ascending by {@link KeyRange#KEY_ORDER}
+     * @param values the arena the cache keeps its loaded values in from now on
+     * @throws IllegalArgumentException if the keys are not strictly ascending
+     */
+    public void loadState(List<KeyValue> sortedByKey, ValueArena values) {
         for (int i = 1; i < sortedByKey.size(); i++) {
             if (KeyRange.KEY_ORDER.compare(
                             sortedByKey.get(i - 1).getKey(), sortedByKey.get(i).getKey())
@@ -93,7 +110,9 @@ final class WatchCache {
             }
         }
         state.clear();
-        state.putAll(new SortedStateView(sortedByKey));
+        arena = values;
+        state.putAll(new SortedStateView(sortedByKey, values));
+        compactArena();
     }
 
     /** Declares the loaded state to be the state at {@code revision}; history starts after it. */
@@ -166,15 +185,12 @@ final class WatchCache {
             }
             CachedEvent ce = new CachedEvent(e, now);
             cached.add(ce);
-            if (e.getType() == Event.Type.DELETE) {
-                state.remove(e.getKv().getKey());
-            } else {
-                state.put(e.getKv().getKey(), new StateEntry(e.getKv(), ce));
-            }
+            replace(e, ce);
         }
         history.appendRevision(cached, evicted);
         revision = rev;
         releaseEvicted();
+        compactArena();
         return cached;
     }
 
@@ -192,15 +208,51 @@ final class WatchCache {
      */
     public void applyResync(long resyncRevision, List<Event> entries) {
         for (Event e : entries) {
-            if (e.getType() == Event.Type.DELETE) {
-                state.remove(e.getKv().getKey());
-            } else {
-                state.put(e.getKv().getKey(), new StateEntry(e.getKv(), null));
-            }
+            replace(e, null);
         }
         revision = Math.max(revision, resyncRevision);
         history.reset(resyncRevision, evicted);
         releaseEvicted();
+        compactArena();
+    }
+
+    /** The state of {@code e}'s key becomes {@code e}'s; a value it replaces leaves a hole in the arena. */
+    private void replace(Event e, CachedEvent cached) {
+        StateEntry old = e.getType() == Event.Type.DELETE
+                ? state.remove(e.getKv().getKey())
+                : state.put(e.getKv().getKey(), new StateEntry(e.getKv(), cached));
+        if (old != null && old.lastEvent() == null) {
+            arena.release(old.kv().getValue());
+        }
+    }
+
+    /**
+     * Moves the live values of every arena chunk that is less than half live into the chunk being
+     * filled, so that the loaded values take at most about twice their bytes however many are replaced
+     * or deleted. A chunk holds a few thousand values: a move costs as many lookups and copies.
+     */
+    private void compactArena() {
+        ValueArena.Chunk chunk;
+        while ((chunk = arena.nextSparse()) != null) {
+            for (ByteString key : chunk.keys()) {
+                StateEntry entry = state.get(key);
+                if (entry != null
+                        && entry.lastEvent() == null
+                        && arena.isIn(chunk, entry.kv().getValue())) {
+                    ByteString moved = arena.copy(key, entry.kv().getValue());
+                    state.put(
+                            key,
+                            new StateEntry(
+                                    entry.kv().toBuilder().setValue(moved).build(), null));
+                }
+            }
+            arena.drop(chunk);
+        }
+    }
+
+    /** The arena of the loaded values (tests and the memory benchmark look at it). */
+    ValueArena arena() {
+        return arena;
     }
 
     /** Evicts the history older than the maximum age; call periodically. */
@@ -373,9 +425,11 @@ final class WatchCache {
     private static final class SortedStateView extends AbstractMap<ByteString, StateEntry>
             implements SortedMap<ByteString, StateEntry> {
         private final List<KeyValue> sorted;
+        private final ValueArena values;
 
-        SortedStateView(List<KeyValue> sorted) {
+        SortedStateView(List<KeyValue> sorted, ValueArena values) {
             this.sorted = sorted;
+            this.values = values;
         }
 
         @Override
@@ -403,6 +457,16 @@ final class WatchCache {
                         @Override
                         public Map.Entry<ByteString, StateEntry> next() {
                             KeyValue kv = it.next();
+                            if (!kv.getValue().isEmpty() && !values.holds(kv.getValue())) {
+                                // The key too gets an array of its own: a parsed key may be a view of
+                                // its whole record, which it would keep alive.
+                                ByteString key = UnsafeByteOperations.unsafeWrap(
+                                        kv.getKey().toByteArray());
+                                kv = kv.toBuilder()
+                                        .setKey(key)
+                                        .setValue(values.copy(key, kv.getValue()))
+                                        .build();
+                            }
                             return new AbstractMap.SimpleImmutableEntry<>(kv.getKey(), new StateEntry(kv, null));
                         }
                     };

@@ -22,7 +22,6 @@ import io.watchfanout.schema.StateRecordSerializer;
 import io.watchfanout.schema.WatchFanoutSerdes;
 import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.schema.v1.KeyValue;
-import io.watchfanout.schema.v1.StateCheckpoint;
 import io.watchfanout.schema.v1.StateRecord;
 import io.watchfanout.schema.v1.WatchEvent;
 import io.watchfanout.testkit.KafkaBroker;
@@ -75,16 +74,7 @@ class KafkaCacheLoaderTest {
                         ss.serialize(state, StateRecord.newBuilder().setKv(kv).build())));
             }
             // Offsets 0..2 hold events; offset 3 the commit marker: the next event record is at 4.
-            producer.send(new ProducerRecord<>(
-                    state,
-                    new byte[0],
-                    ss.serialize(
-                            state,
-                            StateRecord.newBuilder()
-                                    .setCheckpoint(StateCheckpoint.newBuilder()
-                                            .setRevision(3)
-                                            .setEventsOffset(4))
-                                    .build())));
+            producer.send(NodeTopics.checkpoint(state, 3, 4));
             producer.commitTransaction();
             // After the checkpoint: a transaction of two events, a delete and a progress record.
             send(producer, events, etcd.txn(EtcdLog.Op.put("/a", "2"), EtcdLog.Op.put("/d", "1")));
@@ -186,6 +176,103 @@ class KafkaCacheLoaderTest {
                 api.stop();
             }
         }
+    }
+
+    @Test
+    void anUncompactedStateTopicLoadsTheLastRecordOfEachKeyAndAKeyValueUnderAnotherKeyStopsTheRebuild(
+            KafkaBroker kafka, TestInfo info) throws Exception {
+        // What compaction has not reached yet: several records of a key, tombstones, a key put again after one.
+        List<Map.Entry<String, KeyValue>> records = new java.util.ArrayList<>();
+        records.add(Map.entry("/a", kv("/a", "a1", 1)));
+        records.add(Map.entry("/b", kv("/b", "b1", 2)));
+        records.add(Map.entry("/c", kv("/c", "c1", 3)));
+        records.add(Map.entry("/a", kv("/a", "a2", 4)));
+        records.add(new java.util.AbstractMap.SimpleEntry<String, KeyValue>("/b", null));
+        records.add(new java.util.AbstractMap.SimpleEntry<String, KeyValue>("/c", null));
+        records.add(Map.entry("/c", kv("/c", "c2", 7)));
+        records.add(Map.entry("/e", kv("/e", "", 8)));
+        records.add(Map.entry("/d", kv("/d", "x".repeat(5000), 9)));
+        records.add(Map.entry("/a", kv("/a", "a3", 10)));
+        Map<Object, Object> expected = Map.of(
+                key("/a"), kv("/a", "a3", 10),
+                key("/c"), kv("/c", "c2", 7),
+                key("/d"), kv("/d", "x".repeat(5000), 9),
+                key("/e"), kv("/e", "", 8));
+        try (Rebuilt r = rebuild(kafka, TopicPrefixes.unique(info) + "-uncompacted", records)) {
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> r.core().readiness().isRebuilt());
+            assertThat(r.core().snapshot(KeyRange.all()).stream()
+                            .collect(Collectors.toMap(e -> e.kv().getKey(), StateEntry::kv)))
+                    .isEqualTo(expected);
+        }
+
+        List<Map.Entry<String, KeyValue>> mismatched =
+                List.of(Map.entry("/a", kv("/a", "a1", 1)), Map.entry("/b", kv("/not-b", "b1", 2)));
+        try (Rebuilt failed = rebuild(kafka, TopicPrefixes.unique(info) + "-mismatched", mismatched)) {
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> failed.core().readiness().failure() != null);
+            assertThat(failed.core().readiness().failure()).contains("holds the key-value of /not-b");
+            assertThat(failed.core().readiness().isRebuilt()).isFalse();
+        }
+    }
+
+    private static KeyValue kv(String key, String value, long modRevision) {
+        return KeyValue.newBuilder()
+                .setKey(key(key))
+                .setValue(com.google.protobuf.ByteString.copyFromUtf8(value))
+                .setCreateRevision(1)
+                .setModRevision(modRevision)
+                .setVersion(1)
+                .build();
+    }
+
+    /** A core and the loader that feeds it. */
+    private record Rebuilt(WatchCore core, KafkaCacheLoader loader) implements AutoCloseable {
+        @Override
+        public void close() {
+            loader.close();
+            core.close();
+        }
+    }
+
+    /**
+     * A core rebuilt by a loader from a state topic of {@code records} (a null key-value is a tombstone),
+     * a checkpoint at revision 10 and an empty events topic.
+     */
+    private static Rebuilt rebuild(KafkaBroker kafka, String prefix, List<Map.Entry<String, KeyValue>> records)
+            throws Exception {
+        String state = WatchFanoutSerdes.stateTopic(prefix);
+        NodeTopics.create(kafka.bootstrapServers(), prefix);
+        try (KafkaProducer<byte[], byte[]> producer = NodeTopics.producer(kafka.bootstrapServers(), prefix)) {
+            StateRecordSerializer ss = new StateRecordSerializer();
+            producer.beginTransaction();
+            for (Map.Entry<String, KeyValue> r : records) {
+                producer.send(new ProducerRecord<>(
+                        state,
+                        key(r.getKey()).toByteArray(),
+                        r.getValue() == null
+                                ? null
+                                : ss.serialize(
+                                        state,
+                                        StateRecord.newBuilder()
+                                                .setKv(r.getValue())
+                                                .build())));
+            }
+            producer.send(NodeTopics.checkpoint(state, 10, 0));
+            producer.commitTransaction();
+        }
+        WatchCore core =
+                new WatchCore(CoreSettings.of(1000, Duration.ofMinutes(10), 256, "kafka-test"), new FrameEncoder());
+        KafkaCacheLoader loader = new KafkaCacheLoader(
+                kafka.bootstrapServers(),
+                KafkaClientSettings.NONE,
+                prefix,
+                core.feed(),
+                new RebuildProgress(),
+                "kafka-test",
+                Duration.ZERO);
+        loader.start();
+        return new Rebuilt(core, loader);
     }
 
     private static void send(KafkaProducer<byte[], byte[]> producer, String topic, List<EventsRecord> records) {

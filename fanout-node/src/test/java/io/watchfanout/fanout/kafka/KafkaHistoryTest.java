@@ -20,11 +20,8 @@ import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.fanout.watch.WatchSink;
 import io.watchfanout.fanout.watch.WatchSpec;
 import io.watchfanout.schema.EventsRecordSerializer;
-import io.watchfanout.schema.StateRecordSerializer;
 import io.watchfanout.schema.WatchFanoutSerdes;
 import io.watchfanout.schema.v1.EventsRecord;
-import io.watchfanout.schema.v1.StateCheckpoint;
-import io.watchfanout.schema.v1.StateRecord;
 import io.watchfanout.schema.v1.WatchEvent;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
@@ -80,17 +77,7 @@ class KafkaHistoryTest {
         etcd = new EtcdLog(0);
         // The state topic says: revision 0, events from offset 0 (the node reads every event).
         producer.beginTransaction();
-        producer.send(new ProducerRecord<>(
-                state,
-                new byte[0],
-                new StateRecordSerializer()
-                        .serialize(
-                                state,
-                                StateRecord.newBuilder()
-                                        .setCheckpoint(StateCheckpoint.newBuilder()
-                                                .setRevision(0)
-                                                .setEventsOffset(0))
-                                        .build())));
+        producer.send(NodeTopics.checkpoint(state, 0, 0));
         producer.commitTransaction();
         write(writes);
         return prefix;

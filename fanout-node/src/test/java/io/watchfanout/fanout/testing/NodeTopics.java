@@ -1,12 +1,16 @@
 package io.watchfanout.fanout.testing;
 
+import io.watchfanout.schema.StateRecordSerializer;
 import io.watchfanout.schema.WatchFanoutSerdes;
+import io.watchfanout.schema.v1.StateCheckpoint;
+import io.watchfanout.schema.v1.StateRecord;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -38,5 +42,20 @@ public final class NodeTopics {
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p);
         producer.initTransactions();
         return producer;
+    }
+
+    /** The state topic's checkpoint record: the state is at {@code revision}, events follow from {@code eventsOffset}. */
+    public static ProducerRecord<byte[], byte[]> checkpoint(String stateTopic, long revision, long eventsOffset) {
+        return new ProducerRecord<>(
+                stateTopic,
+                new byte[0],
+                new StateRecordSerializer()
+                        .serialize(
+                                stateTopic,
+                                StateRecord.newBuilder()
+                                        .setCheckpoint(StateCheckpoint.newBuilder()
+                                                .setRevision(revision)
+                                                .setEventsOffset(eventsOffset))
+                                        .build()));
     }
 }

@@ -317,6 +317,63 @@ class WatchCacheTest {
     }
 
     @Test
+    void aStateInSmallArenaChunksEqualsEtcdThroughUpdatesDeletesCompactionsAndResyncs() throws Exception {
+        for (int i = 0; i < 300; i++) {
+            etcd.put(String.format("/k/%03d", i), "value-" + i);
+        }
+        WatchCache c = new WatchCache(50, Duration.ofMinutes(10), clock);
+        ValueArena arena = new ValueArena(128);
+        c.loadState(
+                etcd.state().values().stream()
+                        .sorted((a, b) -> KeyRange.KEY_ORDER.compare(a.getKey(), b.getKey()))
+                        .toList(),
+                arena);
+        c.startAt(etcd.revision());
+        assertThat(c.arena()).isSameAs(arena);
+        assertThat(state(c, KeyRange.all())).isEqualTo(etcd.state());
+        int loadedChunks = arena.chunkCount();
+        assertThat(loadedChunks).isGreaterThan(20);
+        RecordApplier applier = new RecordApplier(new Direct(c), etcd.revision());
+        java.util.Random random = new java.util.Random(7);
+        Map<ByteString, KeyValue> earlier = null;
+        long earlierRevision = 0;
+        for (int step = 0; step < 400; step++) {
+            String k = String.format("/k/%03d", random.nextInt(300));
+            if (step % 3 == 0) {
+                feed(applier, etcd.delete(k));
+            } else if (step % 3 == 1) {
+                feed(applier, etcd.put(k, "update-" + step));
+            } else {
+                feed(applier, etcd.txn(EtcdLog.Op.delete(k), EtcdLog.Op.put(k + "/new", "n" + step)));
+            }
+            assertThat(state(c, KeyRange.all())).as("after step %d", step).isEqualTo(etcd.state());
+            if (step == 380) {
+                earlier = etcd.state();
+                earlierRevision = c.revision();
+            }
+        }
+        assertThat(arena.chunkCount())
+                .as("chunks emptied by updates and deletes were compacted")
+                .isLessThan(loadedChunks / 2);
+        assertThat(arena.chunkBytesHeld())
+                .as("every chunk but the one being filled is at least half live (less the unfilled end of a chunk)")
+                .isLessThanOrEqualTo((long) (2.5 * arena.liveBytes()) + 2 * 128);
+        ListPage atEarlier = c.list(KeyRange.all(), ByteString.EMPTY, earlierRevision, 1000);
+        assertThat(atEarlier.kvs())
+                .as("a list at a revision in the window, values moved meanwhile")
+                .containsExactlyElementsOf(earlier.values());
+        feed(applier, etcd.resync(Map.of("/k/000", "r0", "/k/001", "r1")));
+        assertThat(state(c, KeyRange.all())).isEqualTo(etcd.state());
+        c.loadState(List.of(KeyValue.newBuilder()
+                .setKey(key("/z"))
+                .setValue(ByteString.copyFromUtf8("reloaded"))
+                .build()));
+        assertThat(c.arena()).as("a reload brings its own arena").isNotSameAs(arena);
+        assertThat(c.arena().holds(c.snapshot(KeyRange.all()).get(0).kv().getValue()))
+                .isTrue();
+    }
+
+    @Test
     void pagedListsAreConsistentAtTheFirstPagesRevision() throws Exception {
         WatchCache c = cache(1000, Duration.ofMinutes(10));
         RecordApplier applier = new RecordApplier(new Direct(c), 100);
