@@ -80,6 +80,8 @@ public final class WatchClient implements AutoCloseable {
     private final Resume resume;
     private final List<WatchEvent> frames = new ArrayList<>(); // guarded by itself
     private final List<String> connections = new ArrayList<>(); // guarded by this
+    private HttpClient http = HTTP; // guarded by this
+    private String authorization; // guarded by this
     /** SSE: how many frames had arrived when the last {@code id} came, and that id (-1: none). Guarded by frames. */
     private int framesAtLastId;
 
@@ -177,6 +179,20 @@ public final class WatchClient implements AutoCloseable {
     }
 
     /**
+     * Connects through {@code http} from now on, e.g. one trusting a TLS node's certificate, and
+     * sends {@code authorization} as every connection's {@code Authorization} header.
+     *
+     * @param http the client connections go through
+     * @param authorization the header's value, e.g. {@code Bearer <token>}; null: none
+     * @return this
+     */
+    public synchronized WatchClient through(HttpClient http, String authorization) {
+        this.http = http;
+        this.authorization = authorization;
+        return this;
+    }
+
+    /**
      * Opens the stream on {@code baseUrl} from {@code resourceVersion}.
      *
      * @param baseUrl a node's {@code http://host:port}
@@ -217,7 +233,10 @@ public final class WatchClient implements AutoCloseable {
         if (lastId >= 0) {
             b.header("Last-Event-ID", Long.toString(lastId));
         }
-        HttpResponse<InputStream> response = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
+        if (authorization != null) {
+            b.header("Authorization", authorization);
+        }
+        HttpResponse<InputStream> response = http.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
         if (response.statusCode() != 200) {
             response.body().close();
             return response.statusCode();

@@ -4,15 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.google.protobuf.ByteString;
+import com.google.protobuf.util.JsonFormat;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.auth.Permission;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.OptionsUtil;
 import io.etcd.jetcd.options.WatchOption;
 import io.grpc.Status;
 import io.watchfanout.fanout.testing.NodeApps;
+import io.watchfanout.schema.v1.KeyValue;
+import io.watchfanout.schema.v1.KeyValueList;
 import io.watchfanout.testkit.Closer;
 import io.watchfanout.testkit.Curl;
 import io.watchfanout.testkit.EtcdServer;
@@ -22,8 +28,10 @@ import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.Pki;
 import io.watchfanout.testkit.StackLauncher;
 import io.watchfanout.testkit.TlsClientContext;
+import io.watchfanout.testkit.WatchClient;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -35,29 +43,43 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Clients nobody here wrote, as real processes, against one node with TLS, authentication and a
- * policy file (README.md, "TLS" and "Security"): etcdctl with a client certificate and with an
- * etcd user, curl with a bearer token, jetcd and Node's {@code etcd3} with an etcd user. The
- * policy lets {@code alice} (a token), {@code reader} (an etcd user) and {@code carol} (a client
- * certificate's common name) watch and read {@code /registry/configmaps/}; each client reads and
- * watches that prefix and is refused every range reaching outside it however it is spelled.
+ * The tier against a secured etcd and Kafka (README.md, "Connecting to a secured etcd and Kafka"),
+ * and clients nobody here wrote, as real processes, against one node with TLS, authentication and
+ * a policy file (README.md, "TLS" and "Security").
  *
- * <p>One stack for the class: etcd with TLS, client certificates and authentication (root, the
- * ingester's user, and {@code reader} with etcd's own READ on the prefix), plain Kafka, the
- * ingester, and a node without {@code --anonymous} taking certificates, a token file and etcd's
- * users, which asks for client certificates without requiring one so that token and password
- * clients get through the handshake.
+ * <p>The tier: the ingester and the node reach etcd and Kafka with {@code --etcd-*} and
+ * {@code --kafka-config}; a watch through the node sees every write under {@code /secured/}
+ * exactly once in revision order, a consistent list (the node's own authenticated revision probe)
+ * is what etcd holds, and the node's etcd API forwards a client's own token, never its own.
+ *
+ * <p>The clients: etcdctl with a client certificate and with an etcd user, curl with a bearer
+ * token, jetcd and Node's {@code etcd3} with an etcd user. The policy lets {@code alice} (a
+ * token), {@code reader} (an etcd user) and {@code carol} (a client certificate's common name)
+ * watch and read {@code /registry/configmaps/}; each client reads and watches that prefix and is
+ * refused every range reaching outside it however it is spelled.
+ *
+ * <p>One stack for the class: etcd serving only https with client certificates and authentication
+ * (root, the ingester's user, and {@code reader} with etcd's own READ on the prefix), Kafka taking
+ * clients only on SASL_SSL, the ingester, and a node without {@code --anonymous} taking
+ * certificates, a token file and etcd's users, which asks for client certificates without
+ * requiring one so that token and password clients get through the handshake.
  */
 class SecuredClientsEndToEndTest {
     private static final String TOPIC_PREFIX = "secured-clients";
     private static final String CONFIGMAPS = "/registry/configmaps/";
+    /** The tier's keys: apart from the clients' so that its counts and its list are its own. */
+    private static final String KEYS = "/secured/";
+
+    private static final int KEY_COUNT = 30;
     private static final String ROOT_PASSWORD = "root-pw";
     private static final String READER_PASSWORD = "reader-pw";
     private static final String ALICE_TOKEN = "alice-5d0c6b7e-9f2a-4c1e-8a3b-token";
@@ -75,7 +97,11 @@ class SecuredClientsEndToEndTest {
     private static Pki pki;
     private static Pki.Issued carol;
     private static Pki.Issued otherCaClient;
+    private static Client root;
     private static KV etcdKv;
+    /** Trusts the node's certificate. */
+    private static HttpClient https;
+
     private static int httpPort;
     private static int apiPort;
     /** etcd's revision before the test's first write. */
@@ -93,8 +119,13 @@ class SecuredClientsEndToEndTest {
                 .user("reader", READER_PASSWORD, Permission.Type.READ, CONFIGMAPS)
                 .build()
                 .start());
-        KafkaBroker kafka = CLOSER.keep(KafkaBroker.builder().build().start());
-        Client root = CLOSER.keep(etcd.clientBuilder()
+        KafkaBroker kafka = CLOSER.keep(KafkaBroker.builder()
+                .saslSsl(pki)
+                .saslUser("ingester", "ingester-kafka-pw")
+                .saslUser("fanout", "fanout-kafka-pw")
+                .build()
+                .start());
+        root = CLOSER.keep(etcd.clientBuilder()
                 .user(bs("root"))
                 .password(bs(ROOT_PASSWORD))
                 .build());
@@ -105,20 +136,29 @@ class SecuredClientsEndToEndTest {
                 "--etcd-cert", etcd.clientCert().cert().toString(),
                 "--etcd-key", etcd.clientCert().key().toString());
         List<String> ingesterFlags = new ArrayList<>(etcdTls);
-        ingesterFlags.addAll(
-                List.of("--etcd-user", "ingester", "--etcd-password-file", write("ingester.pw", "ingester-pw")));
+        ingesterFlags.addAll(List.of(
+                "--etcd-user",
+                "ingester",
+                "--etcd-password-file",
+                write("ingester.pw", "ingester-pw"),
+                "--kafka-config",
+                kafkaConfig(kafka, "ingester")));
         CLOSER.keep(Stack.ingester(
-                etcd.clientUrl(), kafka.bootstrapServers(), TOPIC_PREFIX, ingesterFlags.toArray(new String[0])));
+                etcd.clientUrl(), kafka.saslSslBootstrapServers(), TOPIC_PREFIX, ingesterFlags.toArray(new String[0])));
         // Written once the ingester watches, so that the events topic holds them for watches from before.
         startRevision = currentRevision();
         put(CONFIGMAPS + "a", "1");
         put(CONFIGMAPS + "b", "2");
         put("/registry/secrets/s", "hidden");
 
+        https = HttpClient.newBuilder()
+                .sslContext(TlsClientContext.of(pki.caCert(), null))
+                .connectTimeout(Duration.ofSeconds(2))
+                .build();
         Pki.Issued server = pki.server("node", "node");
         httpPort = FreePorts.pick();
         apiPort = FreePorts.pick();
-        JavaProcess node = CLOSER.keep(StackLauncher.on(null, kafka.bootstrapServers(), TOPIC_PREFIX)
+        JavaProcess node = CLOSER.keep(StackLauncher.on(null, kafka.saslSslBootstrapServers(), TOPIC_PREFIX)
                 .node(
                         JavaProcess.builder("io.watchfanout.fanout.FanoutNodeMain")
                                 .name("secured-clients-node")
@@ -138,6 +178,7 @@ class SecuredClientsEndToEndTest {
                 .args(etcdTls)
                 .args("--etcd-user", "root", "--etcd-password-file", write("root.pw", ROOT_PASSWORD))
                 .args("--authz", "file:" + write("policy.json", policy()))
+                .args("--kafka-config", kafkaConfig(kafka, "fanout"))
                 .start());
         awaitReady(node);
     }
@@ -145,6 +186,94 @@ class SecuredClientsEndToEndTest {
     @AfterAll
     static void stopStack() throws Exception {
         CLOSER.close();
+    }
+
+    // ---- the tier ----------------------------------------------------------------------
+
+    @Test
+    void everyWriteReachesTheWatchOnceAndAConsistentListIsWhatEtcdHolds() throws Exception {
+        KV kv = etcdKv;
+        long start = kv.get(bs(KEYS)).get(30, TimeUnit.SECONDS).getHeader().getRevision();
+        try (WatchClient watch =
+                new WatchClient("secured", KEYS, "prefix", true).through(https, "Bearer " + ALICE_TOKEN)) {
+            assertThat(watch.connect(url(""), start)).isEqualTo(200);
+
+            long last = 0;
+            for (int i = 0; i < KEY_COUNT; i++) {
+                last = put(kv, KEYS + "k" + i, "v" + i);
+            }
+            for (int i = 0; i < KEY_COUNT; i += 3) {
+                last = put(kv, KEYS + "k" + i, "again" + i);
+            }
+            for (int i = 1; i < KEY_COUNT; i += 5) {
+                last = kv.delete(bs(KEYS + "k" + i))
+                        .get(30, TimeUnit.SECONDS)
+                        .getHeader()
+                        .getRevision();
+            }
+            // Through the node's etcd API: the client's own token is forwarded and the put is root's.
+            try (Client viaNode =
+                    etcdApiClient().user(bs("root")).password(bs(ROOT_PASSWORD)).build()) {
+                last = put(viaNode.getKVClient(), KEYS + "forwarded", "by root");
+            }
+            // Without a token of its own, a call is not the node's user (root): it is refused.
+            try (Client anonymous = etcdApiClient().build()) {
+                assertThatThrownBy(() -> put(anonymous.getKVClient(), KEYS + "anonymous", "x"))
+                        .isInstanceOf(ExecutionException.class);
+            }
+
+            // A consistent list, asked right after the last write: the node probes etcd's revision.
+            KeyValueList list = listSecured();
+            assertThat(list.getResourceVersion()).isGreaterThanOrEqualTo(last);
+            assertThat(list.getKvsList()).isEqualTo(etcdHolds(kv));
+            assertThat(list.getKvsCount()).isEqualTo(KEY_COUNT - KEY_COUNT / 5 + 1);
+
+            long end = last;
+            await().atMost(Duration.ofSeconds(60)).until(() -> watch.lastResourceVersion() >= end);
+            List<Expected.Frame> expected = Expected.directWatch(
+                    root,
+                    ByteString.copyFromUtf8(KEYS),
+                    ByteString.copyFrom(OptionsUtil.prefixEndOf(bs(KEYS)).getBytes()),
+                    start,
+                    end);
+            assertThat(expected).hasSize(KEY_COUNT + KEY_COUNT / 3 + KEY_COUNT / 5 + 1);
+            assertThat(Expected.received(watch.frames())).isEqualTo(expected);
+        }
+    }
+
+    private static ClientBuilder etcdApiClient() throws SSLException {
+        return Client.builder()
+                .endpoints("https://127.0.0.1:" + apiPort)
+                .sslContext(ssl -> ssl.trustManager(pki.caCert().toFile()));
+    }
+
+    private static long put(KV kv, String key, String value) throws Exception {
+        return kv.put(bs(key), bs(value)).get(30, TimeUnit.SECONDS).getHeader().getRevision();
+    }
+
+    /** A consistent list of {@link #KEYS} through the node, as {@code alice}. */
+    private static KeyValueList listSecured() throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(
+                        url("/v1/kv?key=" + URLEncoder.encode(KEYS, StandardCharsets.UTF_8) + "&prefix=true")))
+                .header("Authorization", "Bearer " + ALICE_TOKEN)
+                .timeout(WAIT)
+                .build();
+        HttpResponse<String> r = https.send(request, HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        KeyValueList.Builder b = KeyValueList.newBuilder();
+        JsonFormat.parser().merge(r.body(), b);
+        return b.build();
+    }
+
+    private static List<KeyValue> etcdHolds(KV kv) throws Exception {
+        List<KeyValue> out = new ArrayList<>();
+        for (io.etcd.jetcd.KeyValue k : kv.get(
+                        bs(KEYS), GetOption.builder().isPrefix(true).build())
+                .get(30, TimeUnit.SECONDS)
+                .getKvs()) {
+            out.add(Expected.kv(k));
+        }
+        return out;
     }
 
     // ---- etcdctl -----------------------------------------------------------------------
@@ -425,15 +554,13 @@ class SecuredClientsEndToEndTest {
 
     private static String policy() {
         return "{\"rules\": [{\"subjects\": [\"alice\", \"reader\", \"carol\"], \"verbs\": [\"watch\", \"read\"], "
-                + "\"prefixes\": [\"" + CONFIGMAPS + "\"]}]}";
+                + "\"prefixes\": [\"" + CONFIGMAPS + "\"]},"
+                + " {\"subjects\": [\"alice\", \"carol\"], \"verbs\": [\"watch\", \"read\"], \"prefixes\": [\"" + KEYS
+                + "\"]}, {\"subjects\": [\"root\"], \"verbs\": [\"write\"], \"prefixes\": [\"" + KEYS + "\"]}]}";
     }
 
     /** Polls the node's {@code /readyz} over TLS (the testkit's poll speaks plain HTTP) until it answers 200. */
     private static void awaitReady(JavaProcess node) {
-        HttpClient https = HttpClient.newBuilder()
-                .sslContext(TlsClientContext.of(pki.caCert(), null))
-                .connectTimeout(Duration.ofSeconds(2))
-                .build();
         HttpRequest readyz = HttpRequest.newBuilder(URI.create(url("/readyz")))
                 .timeout(Duration.ofSeconds(2))
                 .build();
@@ -458,7 +585,12 @@ class SecuredClientsEndToEndTest {
     }
 
     private static void put(String key, String value) throws Exception {
-        etcdKv.put(bs(key), bs(value)).get(30, TimeUnit.SECONDS);
+        put(etcdKv, key, value);
+    }
+
+    private static String kafkaConfig(KafkaBroker kafka, String user) {
+        return kafka.writeSaslClientConfig(dir.resolve(user + "-kafka.properties"), user)
+                .toString();
     }
 
     private static String write(String file, String text) throws IOException {
