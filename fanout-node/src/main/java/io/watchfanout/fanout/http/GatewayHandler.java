@@ -21,9 +21,9 @@ import org.slf4j.LoggerFactory;
  * of its own with blocking writes, each line flushed (a watch's responses as they come). Not the
  * path for fleets of watchers (one thread per open stream, JSON printed per response): those use
  * {@code /v1/watch} or the gRPC API, whose frames are shared. A client that went away is noticed
- * at the next write, which cancels the call; the client of a {@code /v3/watch} stream also when
- * it hangs up while nothing is written ({@link HangUp}), since a watch of a quiet range (or one
- * that was refused) may write nothing for ever. A watch stream's connection closes at its end.
+ * at the next write, which cancels the call; since a watch of a quiet range (or one the policy
+ * refused) may write nothing for long, at most {@link #MAX_WATCH_STREAMS} {@code /v3/watch}
+ * streams are open at once, and one more gets 429 in the gateway's error shape.
  *
  * <p>Access (README.md, "Security"): the request is authenticated here, on the HTTP
  * listener's methods, before its body is read (401 in the gateway's error shape;
@@ -34,8 +34,6 @@ import org.slf4j.LoggerFactory;
 final class GatewayHandler implements HttpHandler {
     private static final Logger LOG = LoggerFactory.getLogger(GatewayHandler.class);
     private static final byte[] NEWLINE = {'\n'};
-    /** Put on a call's queue when its client hung up: the writer stops. */
-    private static final Object HUNG_UP = new Object();
     /**
      * The largest request body the gateway reads: the largest gRPC request of the etcd API in JSON
      * (base64 makes values 4/3 as long); etcd's own limit judges what it forwards.
@@ -47,8 +45,13 @@ final class GatewayHandler implements HttpHandler {
      */
     static final int MAX_CACHED_BODY_BYTES = 1024 * 1024;
 
+    /** Open {@code /v3/watch} streams at most: each holds a writer thread until its next write fails. */
+    static final int MAX_WATCH_STREAMS = 256;
+
     private final JsonGateway gateway;
     private final ExecutorService writers;
+    private final java.util.concurrent.atomic.AtomicInteger watchStreams =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     GatewayHandler(JsonGateway gateway, ExecutorService writers) {
         this.gateway = gateway;
@@ -77,6 +80,25 @@ final class GatewayHandler implements HttpHandler {
             exchange.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, HttpAccess.CHALLENGE);
             json(exchange, 401, JsonGateway.errorJson(16, e.getMessage()));
             return;
+        }
+        boolean watch = path.equals("/v3/watch");
+        if (watch && watchStreams.incrementAndGet() > MAX_WATCH_STREAMS) {
+            watchStreams.decrementAndGet();
+            exchange.getResponseHeaders().put(Headers.RETRY_AFTER, "1");
+            json(
+                    exchange,
+                    429,
+                    JsonGateway.errorJson(
+                            8,
+                            "this node has its most /v3/watch streams open (" + MAX_WATCH_STREAMS
+                                    + "); watch through /v1/watch or the etcd gRPC API, or another node"));
+            return;
+        }
+        if (watch) {
+            exchange.addExchangeCompleteListener((ex, next) -> {
+                watchStreams.decrementAndGet();
+                next.proceed();
+            });
         }
         int max = path.equals("/v3/watch") || path.equals("/v3/kv/range") ? MAX_CACHED_BODY_BYTES : MAX_BODY_BYTES;
         long declared = exchange.getRequestContentLength();
@@ -107,19 +129,6 @@ final class GatewayHandler implements HttpHandler {
                                             out.add(NEWLINE);
                                         }
                                     });
-                            if (path.equals("/v3/watch")) {
-                                ex.setPersistent(false);
-                                HangUp.watch(
-                                        ex,
-                                        () -> {
-                                            call.cancel();
-                                            out.add(HUNG_UP);
-                                        },
-                                        e -> {
-                                            call.cancel();
-                                            out.add(HUNG_UP);
-                                        });
-                            }
                             write(ex, out, call);
                         }),
                         (ex, e) -> {
@@ -153,18 +162,11 @@ final class GatewayHandler implements HttpHandler {
         ex.startBlocking();
         try {
             Object first = out.take();
-            if (first == HUNG_UP) {
-                return;
-            }
             ex.setStatusCode((Integer) first);
             ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
             OutputStream os = ex.getOutputStream();
             while (true) {
                 Object next = out.take();
-                if (next == HUNG_UP) {
-                    LOG.debug("gateway watch client hung up");
-                    return;
-                }
                 if (next == NEWLINE) {
                     break;
                 }
