@@ -95,6 +95,16 @@ final class PublishFailures {
         if (e instanceof KafkaException && e.getCause() instanceof ProducerFencedException) {
             return e.getCause();
         }
+        // A coordinator answer the producer has no case for (Kafka's "Unhandled error in
+        // EndTxnResponse: ... unexpected error"), as seen when a newer producer's initTransactions
+        // bumps the epoch while this one commits: possibly fenced, so it goes through the check for
+        // another ingester rather than straight into a new producer, whose initTransactions would
+        // fence the newer one in turn. Kafka gives it no type of its own, only this wording.
+        if (e instanceof KafkaException
+                && !(e instanceof org.apache.kafka.common.errors.RetriableException)
+                && String.valueOf(e.getMessage()).startsWith("Unhandled error in ")) {
+            return e;
+        }
         return null;
     }
 

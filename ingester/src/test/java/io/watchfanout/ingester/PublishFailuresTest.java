@@ -57,6 +57,16 @@ class PublishFailuresTest {
     }
 
     @Test
+    void anUnhandledCoordinatorAnswerIsPossiblyFencedAndAPlainKafkaErrorIsNot() {
+        org.apache.kafka.common.KafkaException endTxn = new org.apache.kafka.common.KafkaException(
+                "Unhandled error in EndTxnResponse: The server experienced an unexpected error when processing the "
+                        + "request.");
+        assertThat(classify(endTxn)).isInstanceOf(PublishFailure.Fenced.class).hasCause(endTxn);
+        assertThat(classify(new org.apache.kafka.common.KafkaException("Failed to construct kafka producer")))
+                .isInstanceOf(PublishFailure.DependencyDown.class);
+    }
+
+    @Test
     void aBumpedProducerEpochIsFencedWithKafkasExceptionAsTheCause() {
         ProducerFencedException fenced = new ProducerFencedException("epoch bumped");
         assertThat(classify(fenced))
