@@ -41,9 +41,23 @@ public final class EnvironmentDefaults implements IDefaultValueProvider {
         return PREFIX + bare.replace('-', '_').toUpperCase(java.util.Locale.ROOT);
     }
 
+    /**
+     * The value of the variable of {@code longName}, or null when it is not set.
+     *
+     * @param longName the option's long name, with or without leading dashes
+     */
+    public String variable(String longName) {
+        return environment.get(variableFor(longName));
+    }
+
+    /**
+     * The variable's value as the option's default, or the option's own default. Not for a
+     * negatable toggle ({@code --[no-]x}): picocli would read a default of true as "--x means
+     * false"; {@link FlagTable#values} reads a toggle's variable itself.
+     */
     @Override
     public String defaultValue(ArgSpec argSpec) {
-        if (!(argSpec instanceof OptionSpec)) {
+        if (!(argSpec instanceof OptionSpec) || ((OptionSpec) argSpec).negatable()) {
             return null;
         }
         String value = environment.get(variableFor(((OptionSpec) argSpec).longestName()));

@@ -73,6 +73,9 @@ public class FlagTable implements CommandLine.IModelTransformer {
                 OptionSpec.builder(f.name()).description(description(f)).hidden(f.hidden());
         switch (f.arity()) {
             case NEGATABLE:
+                // No default for picocli: with one, its --x sets the opposite of the default and --no-x the
+                // default itself (so --x would turn a flag that is on by default off). Without one, --x is
+                // true and --no-x false; values() applies the environment and the default when neither is given.
                 b.type(boolean.class).negatable(true).arity("0");
                 break;
             case OPTIONAL_VALUE:
@@ -87,7 +90,7 @@ public class FlagTable implements CommandLine.IModelTransformer {
         if (f.converter() != null) {
             b.converters(f.converter());
         }
-        if (f.defaultValue() != null) {
+        if (f.defaultValue() != null && f.arity() != Flag.Arity.NEGATABLE) {
             b.defaultValue(f.defaultValue());
         }
         return b.build();
@@ -102,7 +105,9 @@ public class FlagTable implements CommandLine.IModelTransformer {
             parts.add(f.check().expected());
         }
         String line = parts.isEmpty() ? "" : UNIT_LINE + String.join(", ", parts);
-        String defaults = f.defaultValue() != null ? "${DEFAULT-VALUE}" : f.defaultText();
+        String defaults = f.defaultValue() == null
+                ? f.defaultText()
+                : f.arity() == Flag.Arity.NEGATABLE ? f.defaultValue() : "${DEFAULT-VALUE}";
         if (f.required()) {
             line = (line.isEmpty() ? "" : line + " ") + "(required)";
         } else if (defaults != null && style == DefaultStyle.PARENTHESES) {
@@ -130,7 +135,9 @@ public class FlagTable implements CommandLine.IModelTransformer {
         Map<Flag<?>, Object> values = new IdentityHashMap<>();
         List<String> missing = new ArrayList<>();
         for (Flag<?> f : flags) {
-            Object value = spec.findOption(f.name()).getValue();
+            Object value = f.arity() == Flag.Arity.NEGATABLE
+                    ? toggle(spec, f)
+                    : spec.findOption(f.name()).getValue();
             if (value == null && f.required()) {
                 missing.add(f.name());
             }
@@ -155,6 +162,32 @@ public class FlagTable implements CommandLine.IModelTransformer {
             }
         }
         return new Values(values);
+    }
+
+    /**
+     * A toggle's value: {@code --x} or {@code --no-x} on the command line (the last one given),
+     * else its environment variable ({@code true} or {@code false}), else its default.
+     */
+    private static Boolean toggle(CommandSpec spec, Flag<?> f) {
+        CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+        if (parsed != null && parsed.hasMatchedOption(f.name())) {
+            return (Boolean) spec.findOption(f.name()).getValue();
+        }
+        if (spec.defaultValueProvider() instanceof EnvironmentDefaults env) {
+            String text = env.variable(f.name());
+            if (text != null) {
+                String variable = EnvironmentDefaults.variableFor(f.name());
+                return switch (text.trim().toLowerCase(java.util.Locale.ROOT)) {
+                    case "true" -> Boolean.TRUE;
+                    case "false" -> Boolean.FALSE;
+                    default ->
+                        throw new CommandLine.ParameterException(
+                                spec.commandLine(),
+                                variable + " (" + f.name() + "): '" + text + "' (expected: true or false)");
+                };
+            }
+        }
+        return f.defaultValue() == null ? Boolean.FALSE : Boolean.valueOf(f.defaultValue());
     }
 
     @SuppressWarnings("unchecked")
