@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: {@link #start} and {@link #close} from any thread; the rest of the
  * state belongs to the publisher thread.
  */
-public final class Ingester implements AutoCloseable {
+public final class Ingester implements IngesterRole {
     private static final Logger log = LoggerFactory.getLogger(Ingester.class);
     /** Time between two rounds of dependency probes. */
     private static final Duration PROBE_INTERVAL = Duration.ofSeconds(1);
@@ -87,6 +87,9 @@ public final class Ingester implements AutoCloseable {
      * @param registry where the metrics are registered
      */
     public Ingester(IngesterConfig config, CollectorRegistry registry) {
+        if (!config.runPublisher()) {
+            throw new IllegalArgumentException("a configuration without the publisher is a MaterializerProcess's");
+        }
         this.config = config;
         this.registry = registry;
         this.range = KeyRange.prefix(config.keyPrefix());
@@ -121,6 +124,7 @@ public final class Ingester implements AutoCloseable {
      * @throws io.watchfanout.common.tls.TlsMaterialException if the TLS files cannot be used (the
      *     message names the flag and the file)
      */
+    @Override
     public synchronized void startOperationsEndpoints() {
         if (config.httpPort() >= 0 && ops == null) {
             // /readyz answers what the ready gauge says: the publisher's state, and also a lost
@@ -138,6 +142,7 @@ public final class Ingester implements AutoCloseable {
     }
 
     /** Starts the operations endpoints (if not yet), the publisher and the materializer. */
+    @Override
     public void start() {
         startOperationsEndpoints();
         log.info(
@@ -171,6 +176,7 @@ public final class Ingester implements AutoCloseable {
     }
 
     /** Empty unless the ingester stopped for good (fenced, misconfigured topics, ...). */
+    @Override
     public String fatalReason() {
         return readiness.fatal();
     }
@@ -180,6 +186,7 @@ public final class Ingester implements AutoCloseable {
      *
      * @return false when the timeout passed first
      */
+    @Override
     public boolean awaitStop(Duration timeout) throws InterruptedException {
         return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }

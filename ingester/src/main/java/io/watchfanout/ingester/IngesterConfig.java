@@ -4,13 +4,15 @@ import com.google.protobuf.ByteString;
 import io.watchfanout.common.EtcdSecurity;
 import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.common.tls.TlsFiles;
+import io.watchfanout.ingester.topics.TopicSettings;
+import io.watchfanout.schema.WatchFanoutSerdes;
 import java.time.Duration;
 import java.util.List;
 
 /**
  * Settings of one ingester, as parsed from the command line by {@link IngesterMain}.
  *
- * @param etcdEndpoints etcd client URLs
+ * @param etcdEndpoints etcd client URLs; empty for a process that only materializes
  * @param kafkaBootstrap Kafka bootstrap servers
  * @param topicPrefix prefix of the topics {@code <prefix>.events} and {@code <prefix>.state}
  * @param keyPrefix the etcd key prefix to publish; empty for every key
@@ -29,6 +31,8 @@ import java.util.List;
  * @param maxBatchRecords records per Kafka transaction before it is cut (between revisions)
  * @param etcdMaxInboundBytes largest gRPC message accepted from etcd
  * @param snapshotPageSize keys per range request of an initial load or resync
+ * @param runPublisher whether this process watches etcd and publishes to the events topic; a
+ *     process without it runs only the state materializer
  * @param runMaterializer whether this process also runs the state materializer
  * @param retryBackoffMax longest wait between retries of etcd or Kafka
  * @param leaderElection whether replicas elect one publisher through etcd's election API
@@ -64,6 +68,7 @@ public record IngesterConfig(
         int maxBatchRecords,
         int etcdMaxInboundBytes,
         int snapshotPageSize,
+        boolean runPublisher,
         boolean runMaterializer,
         Duration retryBackoffMax,
         boolean leaderElection,
@@ -74,4 +79,26 @@ public record IngesterConfig(
         EtcdSecurity etcdSecurity,
         KafkaClientSettings kafkaSettings,
         TlsFiles tls,
-        String compression) {}
+        String compression) {
+    /**
+     * How long the state topic's active segment may stay open before it rolls: the active segment
+     * is never compacted, so this bounds how long superseded state records stay readable.
+     */
+    private static final Duration STATE_SEGMENT = Duration.ofHours(1);
+
+    /**
+     * The settings the topics are created with and checked against, the same for a publisher and
+     * a process that only materializes, so that either may start first.
+     */
+    public TopicSettings topicSettings() {
+        return new TopicSettings(
+                WatchFanoutSerdes.eventsTopic(topicPrefix),
+                WatchFanoutSerdes.stateTopic(topicPrefix),
+                eventsRetention,
+                STATE_SEGMENT,
+                maxRecordBytes,
+                statePartitions,
+                replicationFactor,
+                minInsyncReplicas);
+    }
+}

@@ -3,6 +3,7 @@ package io.watchfanout.ingester;
 import com.google.protobuf.ByteString;
 import io.watchfanout.common.Check;
 import io.watchfanout.common.CommonFlags;
+import io.watchfanout.common.EnvironmentDefaults;
 import io.watchfanout.common.Flag;
 import io.watchfanout.common.FlagTable;
 import io.watchfanout.common.KafkaClientSettings;
@@ -44,7 +45,7 @@ public final class IngesterFlags extends FlagTable {
             Check.of("-1 or >= 1", n -> n == BROKER_DEFAULT || n >= 1 && n <= Short.MAX_VALUE);
 
     static final Flag<List<String>> ETCD_ENDPOINTS = CommonFlags.etcdEndpoints()
-            .required()
+            .defaultText("required unless --no-publisher")
             .help("etcd client URLs, comma-separated, e.g. http://127.0.0.1:2379; host:port means http://host:port.");
     static final Flag<String> KAFKA_BOOTSTRAP =
             CommonFlags.kafkaBootstrap().required().help("Kafka bootstrap servers, e.g. 127.0.0.1:9092.");
@@ -115,9 +116,15 @@ public final class IngesterFlags extends FlagTable {
             .unit("keys")
             .check(Check.atLeast(1))
             .help("Keys per etcd range request of an initial load or resync.");
+    static final Flag<Boolean> PUBLISHER = Flag.toggle("--publisher")
+            .defaultValue("true")
+            .help("Watch etcd and publish to the events topic. --no-publisher runs only the state materializer, "
+                    + "which needs Kafka alone: the production layout runs it so, as a process of its own beside "
+                    + "ingesters started with --no-materializer.");
     static final Flag<Boolean> MATERIALIZER = Flag.toggle("--materializer")
             .defaultValue("true")
-            .help("Run the state materializer (Kafka Streams) in this process.");
+            .help("Run the state materializer (Kafka Streams) in this process; it keeps the state topic that fan-out "
+                    + "nodes rebuild from, so some process must run it.");
     static final Flag<Duration> RETRY_BACKOFF_MAX = Flag.duration("--retry-backoff-max")
             .defaultValue("5s")
             .help("Longest wait between retries of etcd or Kafka.");
@@ -187,6 +194,7 @@ public final class IngesterFlags extends FlagTable {
                 MAX_BATCH_RECORDS,
                 ETCD_MAX_INBOUND_BYTES,
                 SNAPSHOT_PAGE_SIZE,
+                PUBLISHER,
                 MATERIALIZER,
                 RETRY_BACKOFF_MAX,
                 LEADER_ELECTION,
@@ -223,13 +231,31 @@ public final class IngesterFlags extends FlagTable {
                     MIN_INSYNC_REPLICAS + ": " + minInsyncReplicas + " (expected: <= " + REPLICATION_FACTOR + " "
                             + replicationFactor + ")");
         }
+        boolean publisher = v.get(PUBLISHER);
+        List<String> etcdEndpoints = v.get(ETCD_ENDPOINTS);
+        if (!publisher && !v.get(MATERIALIZER)) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    negated(PUBLISHER) + " and " + negated(MATERIALIZER)
+                            + " leave nothing to run (expected: at most one of them)");
+        }
+        if (publisher && (etcdEndpoints == null || etcdEndpoints.isEmpty())) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "Missing required option " + ETCD_ENDPOINTS + " (or environment variable "
+                            + EnvironmentDefaults.variableFor(ETCD_ENDPOINTS.name()) + "), unless "
+                            + negated(PUBLISHER));
+        }
+        if (etcdEndpoints == null) {
+            etcdEndpoints = List.of();
+        }
         String topicPrefix = v.get(TOPIC_PREFIX);
         ByteString keyPrefix = v.get(KEY_PREFIX);
         String transactionalId = v.get(TRANSACTIONAL_ID);
         String electionName = v.get(ELECTION_NAME);
         KafkaClientSettings kafkaSettings = v.get(KAFKA_CONFIG);
         return new IngesterConfig(
-                v.get(ETCD_ENDPOINTS),
+                etcdEndpoints,
                 v.get(KAFKA_BOOTSTRAP),
                 topicPrefix,
                 keyPrefix == null ? ByteString.EMPTY : keyPrefix,
@@ -246,6 +272,7 @@ public final class IngesterFlags extends FlagTable {
                 v.get(MAX_BATCH_RECORDS),
                 v.get(ETCD_MAX_INBOUND_BYTES),
                 v.get(SNAPSHOT_PAGE_SIZE),
+                publisher,
                 v.get(MATERIALIZER),
                 v.get(RETRY_BACKOFF_MAX),
                 v.get(LEADER_ELECTION),
@@ -253,10 +280,15 @@ public final class IngesterFlags extends FlagTable {
                 v.get(ELECTION_LEASE_TTL),
                 v.get(HEARTBEAT_INTERVAL),
                 v.get(DEPENDENCY_TIMEOUT),
-                CommonFlags.etcdSecurity(spec, v, ETCD_SECURITY, v.get(ETCD_ENDPOINTS)),
+                CommonFlags.etcdSecurity(spec, v, ETCD_SECURITY, etcdEndpoints),
                 kafkaSettings != null ? kafkaSettings : KafkaClientSettings.NONE,
                 CommonFlags.tlsFiles(spec, v, TLS_CERT_FILE, TLS_KEY_FILE, CLIENT_CA_FILE),
                 v.get(COMPRESSION));
+    }
+
+    /** A toggle's off form, e.g. {@code --no-publisher}. */
+    private static String negated(Flag<Boolean> toggle) {
+        return "--no-" + toggle.name().substring("--".length());
     }
 
     private static ByteString keyBytes(String text) {

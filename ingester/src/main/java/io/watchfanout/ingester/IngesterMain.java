@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
 
 /**
  * Command line of the ingester ({@code java -jar ingester.jar}); its flags are {@link IngesterFlags}.
+ * With {@code --no-publisher} the process runs only the state materializer ({@link MaterializerProcess}).
  * Every flag also reads from {@code WATCHFANOUT_<FLAG_NAME>}. Exit codes: 0 after SIGTERM, 1 when the ingester
  * stopped on a fatal error (fenced, misconfigured topics, oversize event), 2 for bad flags.
  */
@@ -53,7 +54,9 @@ public final class IngesterMain implements Callable<Integer> {
     public Integer call() throws Exception {
         IngesterConfig config = config();
         DefaultExports.initialize();
-        Ingester ingester = new Ingester(config, CollectorRegistry.defaultRegistry);
+        IngesterRole ingester = config.runPublisher()
+                ? new Ingester(config, CollectorRegistry.defaultRegistry)
+                : new MaterializerProcess(config, CollectorRegistry.defaultRegistry);
         try {
             ingester.startOperationsEndpoints();
         } catch (OpsServer.CannotListenException e) {

@@ -21,7 +21,6 @@ import io.watchfanout.ingester.publish.Resynchronizer;
 import io.watchfanout.ingester.publish.RevisionAssembler;
 import io.watchfanout.ingester.publish.SkippedRevision;
 import io.watchfanout.ingester.topics.TopicManager;
-import io.watchfanout.ingester.topics.TopicSettings;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.Resync;
@@ -62,11 +61,6 @@ final class PublishSession {
     private static final long MAX_REBUILT_REVISIONS = 64;
     /** First wait after a failed watch or publish of the running publisher; doubles up to {@code --retry-backoff-max}. */
     private static final Duration WATCH_BACKOFF_START = Duration.ofMillis(100);
-    /**
-     * How long the state topic's active segment may stay open before it rolls: the active segment
-     * is never compacted, so this bounds how long superseded state records stay readable.
-     */
-    private static final Duration STATE_SEGMENT = Duration.ofHours(1);
     /**
      * Upper bound of how long a producer may block in {@code initTransactions()} under an
      * election lease, even when the lease has longer left: a stuck broker is retried sooner.
@@ -146,16 +140,7 @@ final class PublishSession {
                 metrics.ready.set(0);
                 election.awaitLeadership();
             }
-            new TopicManager(config.kafkaBootstrap(), config.kafkaSettings())
-                    .ensure(new TopicSettings(
-                            eventsTopic,
-                            stateTopic,
-                            config.eventsRetention(),
-                            STATE_SEGMENT,
-                            config.maxRecordBytes(),
-                            config.statePartitions(),
-                            config.replicationFactor(),
-                            config.minInsyncReplicas()));
+            new TopicManager(config.kafkaBootstrap(), config.kafkaSettings()).ensure(config.topicSettings());
             afterTopics.run();
             try (EventsPublisher publisher = new EventsPublisher(
                     config.kafkaBootstrap(),

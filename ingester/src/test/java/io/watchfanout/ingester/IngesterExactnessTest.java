@@ -95,6 +95,109 @@ class IngesterExactnessTest {
         }
     }
 
+    /**
+     * The production layout: the publisher without the materializer, and the materializer as a
+     * process of its own (started first: it creates the topics), killed with SIGKILL in the middle
+     * of the writes and started again. Kafka Streams' exactly-once transactions make the state
+     * topic equal etcd at the end all the same.
+     */
+    @Test
+    void aMaterializerProcessOfItsOwnSurvivesSigkillAndKeepsTheStateTopicEqualToEtcd() throws Exception {
+        EtcdWorkload workload = new EtcdWorkload(etcd, keyPrefix, 7, 40);
+        workload.run(50);
+        String events = WatchFanoutSerdes.eventsTopic(topicPrefix);
+        IngesterConfig publisherOnly = withoutMaterializer(
+                Ingesters.config(etcdServer.clientUrl(), kafka.bootstrapServers(), topicPrefix, keyPrefix));
+        try (io.watchfanout.testkit.JavaProcess first = materializerProcess("materializer-1")) {
+            first.awaitLog("materializing", Duration.ofSeconds(60));
+            try (Ingester ingester = Ingesters.inProcess(publisherOnly)) {
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> ingester.notReadyReason().isEmpty());
+                workload.run(300);
+                first.kill();
+                workload.run(300);
+                try (io.watchfanout.testkit.JavaProcess second = materializerProcess("materializer-2")) {
+                    long last = workload.run(300);
+                    await().atMost(Duration.ofSeconds(60)).until(() -> lastRevision(events) >= last);
+                    await().atMost(Duration.ofSeconds(90))
+                            .until(() -> readState(topicPrefix).checkpoint().getRevision() >= last);
+                    assertStateEqualsEtcd(readState(topicPrefix));
+                    String line = second.awaitLog("operations endpoints on", Duration.ofSeconds(10));
+                    String ops = "http://127.0.0.1:" + line.replaceAll(".*127\\.0\\.0\\.1:(\\d+).*", "$1");
+                    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+                    await().atMost(Duration.ofSeconds(30))
+                            .until(() -> get(http, ops + "/readyz").equals("200 ok\n"));
+                    assertThat(get(http, ops + "/metrics"))
+                            .contains("watchfanout_materializer_ready 1.0")
+                            .contains("watchfanout_materializer_lag_records");
+                }
+            }
+        }
+    }
+
+    private static String get(java.net.http.HttpClient http, String url) throws Exception {
+        java.net.http.HttpResponse<String> r = http.send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        return r.statusCode() + " " + r.body();
+    }
+
+    private static IngesterConfig withoutMaterializer(IngesterConfig c) {
+        return new IngesterConfig(
+                c.etcdEndpoints(),
+                c.kafkaBootstrap(),
+                c.topicPrefix(),
+                c.keyPrefix(),
+                c.httpHost(),
+                c.httpPort(),
+                c.transactionalId(),
+                c.eventsRetention(),
+                c.maxRecordBytes(),
+                c.statePartitions(),
+                c.replicationFactor(),
+                c.minInsyncReplicas(),
+                c.transactionTimeout(),
+                c.watchQueueBytes(),
+                c.maxBatchRecords(),
+                c.etcdMaxInboundBytes(),
+                c.snapshotPageSize(),
+                true,
+                false,
+                c.retryBackoffMax(),
+                c.leaderElection(),
+                c.electionName(),
+                c.electionLeaseTtl(),
+                c.heartbeatInterval(),
+                c.dependencyTimeout(),
+                c.etcdSecurity(),
+                c.kafkaSettings(),
+                c.tls(),
+                c.compression());
+    }
+
+    /** {@code IngesterMain --no-publisher} as a child JVM: no etcd flags at all. */
+    private io.watchfanout.testkit.JavaProcess materializerProcess(String name) {
+        return io.watchfanout.testkit.JavaProcess.builder(IngesterMain.class.getName())
+                .name(name)
+                .maxHeap("256m")
+                .args(
+                        "--no-publisher",
+                        "--kafka-bootstrap",
+                        kafka.bootstrapServers(),
+                        "--topic-prefix",
+                        topicPrefix,
+                        "--http-host",
+                        "127.0.0.1",
+                        "--http-port",
+                        "0",
+                        "--retry-backoff-max",
+                        "1s")
+                .jvmArg("-XX:TieredStopAtLevel=1")
+                .jvmArg("-XX:+UseSerialGC")
+                .systemProperty("logback.configurationFile", "logback.xml")
+                .start();
+    }
+
     private long waitForLeaseExpiry(long lease, long since) throws Exception {
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> etcd.getLeaseClient()

@@ -59,7 +59,13 @@ class IngesterMainTest {
 
     @Test
     void requiredFlagsAndRangesAreChecked() {
-        assertThat(run("--kafka-bootstrap", "k:9092")[2]).contains("Missing required options");
+        assertThat(run("--kafka-bootstrap", "k:9092")[2]).contains("Missing required option --topic-prefix");
+        String[] noEtcd = run(withRequired());
+        assertThat(noEtcd[0]).isEqualTo("2");
+        assertThat(noEtcd[2])
+                .contains(
+                        "Missing required option --etcd-endpoints (or environment variable WATCHFANOUT_ETCD_ENDPOINTS)"
+                                + ", unless --no-publisher");
         String[] bad = run(withRequired("--etcd-endpoints", "http://e:2379", "--state-partitions", "0"));
         assertThat(bad[0]).isEqualTo("2");
         assertThat(bad[2]).contains("--state-partitions: 0 (expected: >= 1)");
@@ -115,6 +121,20 @@ class IngesterMainTest {
         System.arraycopy(REQUIRED, 0, all, 0, REQUIRED.length);
         System.arraycopy(args, 0, all, REQUIRED.length, args.length);
         return all;
+    }
+
+    @Test
+    void aProcessWithoutThePublisherMaterializesAndNeedsNoEtcd() {
+        CommandLine cl = IngesterMain.commandLine();
+        cl.parseArgs(withRequired("--no-publisher"));
+        IngesterConfig config = ((IngesterMain) cl.getCommand()).config();
+        assertThat(config.runPublisher()).isFalse();
+        assertThat(config.runMaterializer()).isTrue();
+        assertThat(config.etcdEndpoints()).isEmpty();
+        String[] nothing = run(withRequired("--no-publisher", "--no-materializer"));
+        assertThat(nothing[0]).isEqualTo("2");
+        assertThat(nothing[2])
+                .contains("--no-publisher and --no-materializer leave nothing to run (expected: at most one of them)");
     }
 
     @Test

@@ -106,6 +106,28 @@ public final class StateMaterializer implements AutoCloseable {
         return streams.state();
     }
 
+    /**
+     * Events records not yet projected: the largest {@code records-lag-max} of the Streams main
+     * consumer's partitions (Kafka's own measure, over its last fetches), NaN before the first
+     * fetch. Any thread.
+     */
+    public double lagRecords() {
+        double lag = Double.NaN;
+        for (var e : streams.metrics().entrySet()) {
+            org.apache.kafka.common.MetricName name = e.getKey();
+            String client = name.tags().getOrDefault("client-id", "");
+            if (name.name().equals("records-lag-max")
+                    && name.group().equals("consumer-fetch-manager-metrics")
+                    && client.endsWith("-consumer")
+                    && !client.endsWith("-restore-consumer")
+                    && e.getValue().metricValue() instanceof Double v
+                    && !v.isNaN()) {
+                lag = Double.isNaN(lag) ? v : Math.max(lag, v);
+            }
+        }
+        return lag;
+    }
+
     /** Stops the stream thread, committing what it processed, within 10 s. */
     @Override
     public void close() {

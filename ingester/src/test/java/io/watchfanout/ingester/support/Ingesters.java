@@ -36,6 +36,7 @@ public final class Ingesters {
                 512 << 20,
                 1000,
                 true,
+                true,
                 Duration.ofSeconds(1),
                 false,
                 "/watchfanout/elections/" + topicPrefix + "/ingester",
