@@ -3,7 +3,8 @@
 //   1. schema: each object against the Kubernetes OpenAPI schema of its apiVersion/kind, with
 //      kubernetes-models' validators (types, required fields, enums, formats);
 //   2. strict fields: no field the schema does not define (lib/strict-fields.js);
-//   3. references and watch-fanout's own rules (the "K8S-*" messages below).
+//   3. references and watch-fanout's own rules (the "K8S-*" messages below), among them that some
+//      container runs the state materializer (K8S-MATERIALIZER).
 
 const path = require('path');
 const { unknownFields, NODE_MODULES } = require('./strict-fields');
@@ -133,6 +134,8 @@ function validateObjects(objects, ctx) {
 
   const configMaps = new Map(byKind('ConfigMap').map((c) => [c.metadata.name, c]));
   const deployments = byKind('Deployment');
+  // Containers of the ingester image that run the state materializer (in process or on its own).
+  const materializers = [];
 
   for (const d of deployments) {
     const w = name(d);
@@ -207,14 +210,20 @@ function validateObjects(objects, ctx) {
       if (module === 'ingester') {
         const replicas = spec.replicas === undefined ? 1 : spec.replicas;
         const election = String(env.WATCHFANOUT_LEADER_ELECTION || 'false').toLowerCase() === 'true';
-        if (replicas > 1 && !election) {
+        const publisher = String(env.WATCHFANOUT_PUBLISHER || 'true').toLowerCase() !== 'false';
+        if (String(env.WATCHFANOUT_MATERIALIZER || 'true').toLowerCase() !== 'false') materializers.push(cw);
+        if (publisher && replicas > 1 && !election) {
           errors.push(`K8S-INGESTER ${w}: ${replicas} replicas need WATCHFANOUT_LEADER_ELECTION=true (else they fence each other)`);
         }
-        if (((c.readinessProbe || {}).httpGet || {}).path === '/readyz' && replicas > 1) {
+        if (publisher && ((c.readinessProbe || {}).httpGet || {}).path === '/readyz' && replicas > 1) {
           errors.push(`K8S-INGESTER ${cw}: readiness on /readyz would keep the standby replica unready and stall rollouts`);
         }
       }
     }
+  }
+
+  if (deployments.some((d) => containersOf(d).some((c) => moduleOfImage(c.image) === 'ingester')) && materializers.length === 0) {
+    errors.push('K8S-MATERIALIZER no container runs the state materializer (every ingester has WATCHFANOUT_MATERIALIZER=false): fan-out nodes could not rebuild');
   }
 
   for (const s of byKind('Service')) {
