@@ -76,11 +76,17 @@ final class IngestScenario implements Callable<Integer> {
 
     private List<Variant> variants = List.of();
 
-    /** The processes whose CPU per event the report gives, in its column order. */
-    private static final List<String> PROCESSES = List.of("etcd", "ingester", "kafka", "node");
+    /**
+     * The processes whose CPU per event the report gives, in its column order; the materializer
+     * only where it runs as a process of its own (an ingester with {@code --no-materializer}).
+     */
+    private static final List<String> PROCESSES = List.of("etcd", "ingester", "materializer", "kafka", "node");
 
     /** The processes that are JVMs, whose CPU is also given without their JIT compiler threads. */
-    private static final List<String> JVMS = List.of("ingester", "kafka", "node");
+    private static final List<String> JVMS = List.of("ingester", "materializer", "kafka", "node");
+
+    /** The ingester flag that moves the materializer into a process of its own, which the bench then runs. */
+    private static final String NO_MATERIALIZER = "--no-materializer";
 
     /** The ingester's counter of Kafka transactions (every outcome). */
     private static final String TRANSACTIONS = "watchfanout_ingester_transactions_total";
@@ -116,10 +122,11 @@ final class IngestScenario implements Callable<Integer> {
                 f.add("etcd alone", "etcd CPU %", 100 * res.cores("etcd"));
                 f.add("etcd alone", "etcd CPU us/event", cpuMicrosPerEvent(res, "etcd", res.puts));
             }
-            stack.startKafka()
-                    .startIngester(
-                            variants.isEmpty() ? ingesterJar : variants.get(0).jar(),
-                            variants.isEmpty() ? ingesterFlags : variants.get(0).flags());
+            stack.startKafka();
+            startIngester(
+                    stack,
+                    variants.isEmpty() ? ingesterJar : variants.get(0).jar(),
+                    variants.isEmpty() ? ingesterFlags : variants.get(0).flags());
             java.nio.file.Path eventsLog = stack.kafka().dataDir().resolve(Stack.TOPIC_PREFIX + ".events-0");
             Stack.Node node = stack.startNode(List.of(), List.of(), "2g");
             Recorder publishLag = new Recorder(TimeUnit.SECONDS.toMicros(60), 3);
@@ -146,8 +153,7 @@ final class IngestScenario implements Callable<Integer> {
                     // that a change in the box's load falls on all of them alike.
                     for (int r = 0; r < common.rounds; r++) {
                         for (Variant v : variants) {
-                            stack.stopIngester();
-                            stack.startIngester(v.jar(), v.flags());
+                            startIngester(stack, v.jar(), v.flags());
                             for (String rate : rates) {
                                 String row = v.name() + " at " + rateLabel(rate);
                                 Round.warmUp(load, putRate(rate), pipelineWarmup(rate), t::deliveries, progress, row);
@@ -162,6 +168,8 @@ final class IngestScenario implements Callable<Integer> {
             }
         }
         Report report = new Report("ingest", f);
+        report.note("materializer: the state materializer as a process of its own (production layout), where the "
+                + "ingester runs with " + NO_MATERIALIZER + "; elsewhere it is inside the ingester and in its figures");
         double alone = f.median("etcd alone", "puts/s");
         List<String> names = variants.isEmpty()
                 ? List.of("pipeline")
@@ -169,6 +177,12 @@ final class IngestScenario implements Callable<Integer> {
         for (String name : names) {
             String max = name + " at max";
             double carried = f.median(max, "node events/s");
+            double materializerCpu = f.median(max, "materializer CPU us/event");
+            if (!Double.isNaN(materializerCpu)) {
+                report.ratio(String.format(
+                        "%s: the materializer process %.1f us of CPU per event at max rate (%.1f without JIT)",
+                        name, materializerCpu, f.median(max, "materializer us/event w/o JIT")));
+            }
             double ingesterCpu = f.median(max, "ingester CPU us/event");
             report.ratio(String.format(
                     "%s carries %.0f events/s to the node = %.2f x etcd's own write rate (%.0f puts/s): target >= 0.35 "
@@ -238,6 +252,9 @@ final class IngestScenario implements Callable<Integer> {
             Map<String, Long> pids = new LinkedHashMap<>();
             pids.put("etcd", stack.etcd().pid());
             pids.put("ingester", stack.ingester().pid());
+            if (stack.materializer() != null) {
+                pids.put("materializer", stack.materializer().pid());
+            }
             pids.put("kafka", stack.kafka().pid());
             pids.put("node", node.pid());
             publishLag.getIntervalHistogram();
@@ -271,10 +288,12 @@ final class IngestScenario implements Callable<Integer> {
             f.add(row, "kafka CPU %", 100 * res.cores("kafka"));
             f.add(row, "node CPU %", 100 * res.cores("node"));
             for (String process : PROCESSES) {
-                f.add(row, process + " CPU us/event", cpuMicrosPerEvent(res, process, res.deliveries));
+                if (pids.containsKey(process)) {
+                    f.add(row, process + " CPU us/event", cpuMicrosPerEvent(res, process, res.deliveries));
+                }
             }
             Map<String, Double> jit = jitSeconds(pids);
-            for (String process : JVMS) {
+            for (String process : jit.keySet()) {
                 double withoutJit = res.cpuSeconds.get(process) - (jit.get(process) - jit0.get(process));
                 f.add(row, process + " us/event w/o JIT", 1e6 * withoutJit / Math.max(1, res.deliveries));
             }
@@ -284,6 +303,22 @@ final class IngestScenario implements Callable<Integer> {
                     row,
                     "events log B/event",
                     (logBytes(eventsLog) - bytes0) / (double) Math.max(1, published.sum() - pub0));
+        }
+    }
+
+    /**
+     * (Re)starts the ingester; with {@code --no-materializer} also the materializer as a process of
+     * its own, as deployments run it, else none beside it.
+     */
+    private static void startIngester(Stack stack, java.nio.file.Path jar, List<String> flags) {
+        stack.stopIngester();
+        boolean apart = flags.contains(NO_MATERIALIZER);
+        if (!apart) {
+            stack.stopMaterializer();
+        }
+        stack.startIngester(jar, flags);
+        if (apart && stack.materializer() == null) {
+            stack.startMaterializer();
         }
     }
 
@@ -325,6 +360,9 @@ final class IngestScenario implements Callable<Integer> {
     private static Map<String, Double> jitSeconds(Map<String, Long> pids) {
         Map<String, Double> jit = new LinkedHashMap<>();
         for (String process : JVMS) {
+            if (!pids.containsKey(process)) {
+                continue;
+            }
             long pid = pids.get(process);
             jit.put(
                     process,

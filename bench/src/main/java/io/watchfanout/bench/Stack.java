@@ -27,6 +27,7 @@ final class Stack implements AutoCloseable {
     private final Path repo;
     private final Progress progress;
     private final StackLauncher tier = new StackLauncher(TOPIC_PREFIX);
+    private JavaProcess materializer;
     private EtcdServer etcd;
     private KafkaBroker kafka;
     private JavaProcess ingester;
@@ -73,6 +74,45 @@ final class Stack implements AutoCloseable {
         ingester = tier.startReady(b, "ingester", port, Duration.ofSeconds(90));
         ingesterPort = port;
         return this;
+    }
+
+    /**
+     * Starts the state materializer as a process of its own, the production layout (this
+     * repository's ingester jar with {@code --no-publisher}), and waits until it runs.
+     */
+    Stack startMaterializer() {
+        Path run = StackLauncher.jar(repo, "ingester");
+        progress.log("starting the state materializer " + run + " --no-publisher");
+        int port = FreePorts.pick();
+        JavaProcess.Builder b = JavaProcess.builderForJar(run)
+                .name("materializer")
+                .maxHeap("512m")
+                .args(
+                        "--no-publisher",
+                        "--kafka-bootstrap",
+                        kafka.bootstrapServers(),
+                        "--topic-prefix",
+                        TOPIC_PREFIX,
+                        "--http-host",
+                        "127.0.0.1",
+                        "--http-port",
+                        Integer.toString(port));
+        javaOpts("BENCH_INGESTER_JAVA_OPTS", "materializer").forEach(b::jvmArg);
+        materializer = tier.startReady(b, "materializer", port, Duration.ofSeconds(90));
+        return this;
+    }
+
+    /** Stops the materializer process, if one runs. */
+    void stopMaterializer() {
+        if (materializer != null) {
+            materializer.close();
+            materializer = null;
+        }
+    }
+
+    /** The materializer process, or null when none runs (the ingester runs it, or nothing does). */
+    JavaProcess materializer() {
+        return materializer;
     }
 
     /** Stops the ingester, if one runs (SIGTERM: it finishes its transaction). */
