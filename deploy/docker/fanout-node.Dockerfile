@@ -30,11 +30,13 @@ COPY --from=build /src/fanout-node/target/fanout-node.jar /app/fanout-node.jar
 # Container defaults: listen on every interface (the node's own default is 127.0.0.1) on 8080.
 # WATCHFANOUT_KAFKA_BOOTSTRAP and WATCHFANOUT_TOPIC_PREFIX are required and have no default.
 # JVM: heap sized from the container's memory limit, and exit (so the orchestrator restarts
-# the container) rather than limp on after an OutOfMemoryError. Replace JAVA_TOOL_OPTIONS to
-# change them.
+# the container) rather than limp on after an OutOfMemoryError. MaxTenuringThreshold=0: what
+# survives one young collection is old at once (the cache and the history live long; copying
+# them between survivor spaces was most of a rebuild's collection cost: docs/BENCHMARKS.md,
+# "rebuild"). Replace JAVA_TOOL_OPTIONS to change them.
 ENV WATCHFANOUT_PORT=8080 \
     WATCHFANOUT_BIND_ADDRESS=0.0.0.0 \
-    JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError"
+    JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError -XX:MaxTenuringThreshold=0"
 
 USER 10001:10001
 EXPOSE 8080

@@ -171,6 +171,16 @@ public final class StackLauncher implements AutoCloseable {
     }
 
     /**
+     * The JVM options a fan-out node runs with, as its image sets them
+     * ({@code deploy/docker/fanout-node.Dockerfile}, {@code JAVA_TOOL_OPTIONS}): objects that
+     * survive one young collection go straight to the old generation. Nearly everything a node
+     * keeps lives long (the cache's keys and values, the history's frames), and the default (up to
+     * 15 copies between survivor spaces) made G1 copy the growing cache again and again during a
+     * rebuild (docs/BENCHMARKS.md, "rebuild").
+     */
+    public static final List<String> NODE_JVM_OPTIONS = List.of("-XX:MaxTenuringThreshold=0");
+
+    /**
      * A fan-out node of the tier that serves anyone, not started: {@code base} with the flags
      * {@code --kafka-bootstrap}, {@code --topic-prefix}, {@code --bind-address 127.0.0.1},
      * {@code --port}, {@code --node-id} and {@code --anonymous}. More flags (e.g.
@@ -190,6 +200,7 @@ public final class StackLauncher implements AutoCloseable {
      * {@code anonymous} is false, for a node whose authentication flags follow.
      */
     public JavaProcess.Builder node(JavaProcess.Builder base, int port, String nodeId, boolean anonymous) {
+        NODE_JVM_OPTIONS.forEach(base::jvmArg);
         base.args(
                 "--kafka-bootstrap",
                 kafkaBootstrap(),
