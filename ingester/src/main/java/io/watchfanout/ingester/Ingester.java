@@ -3,7 +3,6 @@ package io.watchfanout.ingester;
 import io.etcd.jetcd.Client;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.common.tls.ServerTls;
 import io.watchfanout.ingester.election.LeaderElection;
 import io.watchfanout.ingester.etcd.EtcdWatchFeed;
 import io.watchfanout.ingester.materializer.StateMaterializer;
@@ -129,15 +128,7 @@ public final class Ingester implements IngesterRole {
         if (config.httpPort() >= 0 && ops == null) {
             // /readyz answers what the ready gauge says: the publisher's state, and also a lost
             // dependency or a commit that waits too long, which the publisher itself may be stuck in.
-            ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
-            ops = new OpsServer(
-                    config.httpHost(), config.httpPort(), registry, readiness::reason, readiness::fatal, tls);
-            log.info(
-                    "operations endpoints on {}://{}:{} (/metrics, /readyz, /livez){}",
-                    tls == null ? "http" : "https",
-                    config.httpHost(),
-                    ops.port(),
-                    tls == null ? "" : ", " + tls);
+            ops = IngesterRole.openOperationsEndpoints(config, registry, readiness::reason, readiness::fatal, log);
         }
     }
 

@@ -1,6 +1,11 @@
 package io.watchfanout.ingester;
 
+import io.prometheus.client.CollectorRegistry;
+import io.watchfanout.common.tls.ServerTls;
+import io.watchfanout.ingester.ops.OpsServer;
 import java.time.Duration;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
 
 /**
  * What a process started by {@link IngesterMain} runs: the {@link Ingester} (the publisher, with
@@ -17,6 +22,31 @@ interface IngesterRole extends AutoCloseable {
      * @throws io.watchfanout.common.tls.TlsMaterialException if the TLS files cannot be used
      */
     void startOperationsEndpoints();
+
+    /**
+     * Opens the operations endpoints of {@code config} (over HTTPS with its TLS files, if any) and
+     * logs where they listen: the one way both roles do it.
+     *
+     * @throws OpsServer.CannotListenException if the address is taken
+     * @throws io.watchfanout.common.tls.TlsMaterialException if the TLS files cannot be used
+     */
+    static OpsServer openOperationsEndpoints(
+            IngesterConfig config,
+            CollectorRegistry registry,
+            Supplier<String> notReadyReason,
+            Supplier<String> notLiveReason,
+            Logger log) {
+        ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
+        OpsServer ops =
+                new OpsServer(config.httpHost(), config.httpPort(), registry, notReadyReason, notLiveReason, tls);
+        log.info(
+                "operations endpoints on {}://{}:{} (/metrics, /readyz, /livez){}",
+                tls == null ? "http" : "https",
+                config.httpHost(),
+                ops.port(),
+                tls == null ? "" : ", " + tls);
+        return ops;
+    }
 
     /** Starts the work (and the endpoints, if not yet). */
     void start();

@@ -2,7 +2,6 @@ package io.watchfanout.ingester;
 
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.Gauge;
-import io.watchfanout.common.tls.ServerTls;
 import io.watchfanout.ingester.materializer.StateMaterializer;
 import io.watchfanout.ingester.ops.OpsServer;
 import io.watchfanout.ingester.topics.TopicManager;
@@ -86,14 +85,7 @@ public final class MaterializerProcess implements IngesterRole {
     @Override
     public synchronized void startOperationsEndpoints() {
         if (config.httpPort() >= 0 && ops == null) {
-            ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
-            ops = new OpsServer(config.httpHost(), config.httpPort(), registry, this::notReadyReason, fatal::get, tls);
-            log.info(
-                    "operations endpoints on {}://{}:{} (/metrics, /readyz, /livez){}",
-                    tls == null ? "http" : "https",
-                    config.httpHost(),
-                    ops.port(),
-                    tls == null ? "" : ", " + tls);
+            ops = IngesterRole.openOperationsEndpoints(config, registry, this::notReadyReason, fatal::get, log);
         }
     }
 
