@@ -29,8 +29,9 @@ WORKDIR /app
 COPY --from=build /src/ingester/target/ingester.jar /app/ingester.jar
 
 # Operations endpoints (/metrics, /readyz, /livez) on 9100 on every interface (the ingester's
-# defaults, spelled out). WATCHFANOUT_ETCD_ENDPOINTS, WATCHFANOUT_KAFKA_BOOTSTRAP and
-# WATCHFANOUT_TOPIC_PREFIX are required and have no default. The Kafka Streams state
+# defaults, spelled out). WATCHFANOUT_KAFKA_BOOTSTRAP and WATCHFANOUT_TOPIC_PREFIX are required
+# and have no default; so is WATCHFANOUT_ETCD_ENDPOINTS, except for a materializer process
+# (WATCHFANOUT_PUBLISHER=false). The Kafka Streams state
 # materializer keeps its state under java.io.tmpdir (/tmp), writable by the user below.
 # JVM: heap sized from the container's memory limit, and exit rather than limp on after an
 # OutOfMemoryError. Replace JAVA_TOOL_OPTIONS to change them.
