@@ -43,6 +43,8 @@ public final class StateValueDeserializer implements Deserializer<StateValue> {
     };
 
     private final ValueArena arena;
+    /** The read position of {@link #keyValueRecord} in the record's buffer (absolute). */
+    private int pos;
 
     /** @param arena where the values go */
     public StateValueDeserializer(ValueArena arena) {
@@ -72,63 +74,104 @@ public final class StateValueDeserializer implements Deserializer<StateValue> {
 
     /**
      * The record as nearly all of them are, a {@code kv} with known fields only, read field by
-     * field into one {@link KeyValue}: no parsed message to rebuild around the arena's view. Null
-     * for anything else (a checkpoint, unknown or repeated fields, an unexpected wire type), which
-     * {@link #parsed} then reads the general way, so that nothing the schema allows is lost.
+     * field with absolute reads of the fetched buffer into one {@link KeyValue}: no parser object,
+     * no view of the value, no parsed message to rebuild around the arena's copy. Null for
+     * anything else (a checkpoint, unknown or repeated fields, an unexpected wire type, a varint
+     * or length that runs past its message), which {@link #parsed} then reads the general way, so
+     * that nothing the schema allows is lost and a malformed record gets protobuf's own error.
      */
     private StateValue keyValueRecord(ByteBuffer data) {
-        CodedInputStream in = CodedInputStream.newInstance(data.duplicate());
-        in.enableAliasing(true);
-        try {
-            if (in.readTag() != KV_TAG) {
+        int end = data.limit();
+        pos = data.position();
+        if (pos >= end || data.get(pos++) != KV_TAG) {
+            return null;
+        }
+        long kvLength = varint(data, end);
+        if (kvLength < 0 || kvLength > end - pos) {
+            return null;
+        }
+        int kvEnd = pos + (int) kvLength;
+        if (kvEnd != end) {
+            return null; // more fields after the kv: a merge the general parser does
+        }
+        byte[] key = null;
+        int valueOffset = 0;
+        int valueLength = 0;
+        long createRevision = 0;
+        long modRevision = 0;
+        long version = 0;
+        long lease = 0;
+        int seen = 0;
+        while (pos < kvEnd) {
+            long tag = varint(data, kvEnd);
+            int field = (int) (tag >>> 3);
+            if (tag < 0
+                    || tag > 0xFFFF_FFFFL
+                    || field < KeyValue.KEY_FIELD_NUMBER
+                    || field > KeyValue.LEASE_FIELD_NUMBER
+                    || (seen & (1 << field)) != 0
+                    || (tag & 7) != WIRE_TYPES[field]) {
                 return null;
             }
-            int oldLimit = in.pushLimit(in.readRawVarint32());
-            byte[] key = null;
-            ByteString value = null;
-            long createRevision = 0;
-            long modRevision = 0;
-            long version = 0;
-            long lease = 0;
-            int seen = 0;
-            for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
-                int field = WireFormat.getTagFieldNumber(tag);
-                if (field < KeyValue.KEY_FIELD_NUMBER
-                        || field > KeyValue.LEASE_FIELD_NUMBER
-                        || (seen & (1 << field)) != 0
-                        || WireFormat.getTagWireType(tag) != WIRE_TYPES[field]) {
+            seen |= 1 << field;
+            if (WIRE_TYPES[field] == WireFormat.WIRETYPE_LENGTH_DELIMITED) {
+                long length = varint(data, kvEnd);
+                if (length < 0 || length > kvEnd - pos) {
                     return null;
                 }
-                seen |= 1 << field;
-                switch (field) {
-                    case KeyValue.KEY_FIELD_NUMBER -> key = in.readByteArray();
-                    case KeyValue.CREATE_REVISION_FIELD_NUMBER -> createRevision = in.readInt64();
-                    case KeyValue.MOD_REVISION_FIELD_NUMBER -> modRevision = in.readInt64();
-                    case KeyValue.VERSION_FIELD_NUMBER -> version = in.readInt64();
-                    case KeyValue.VALUE_FIELD_NUMBER -> value = in.readBytes(); // a view of the fetch
-                    default -> lease = in.readInt64();
+                if (field == KeyValue.KEY_FIELD_NUMBER) {
+                    key = new byte[(int) length];
+                    data.get(pos, key);
+                } else {
+                    valueOffset = pos;
+                    valueLength = (int) length;
                 }
+                pos += (int) length;
+                continue;
             }
-            in.popLimit(oldLimit);
-            if (!in.isAtEnd()) {
-                return null; // more fields after the kv: a merge the general parser does
+            long number = varint(data, kvEnd);
+            if (pos < 0) {
+                return null;
             }
-            if (key == null) {
-                key = new byte[0];
+            switch (field) {
+                case KeyValue.CREATE_REVISION_FIELD_NUMBER -> createRevision = number;
+                case KeyValue.MOD_REVISION_FIELD_NUMBER -> modRevision = number;
+                case KeyValue.VERSION_FIELD_NUMBER -> version = number;
+                default -> lease = number;
             }
-            ByteString keyString = UnsafeByteOperations.unsafeWrap(key);
-            KeyValue kv = KeyValue.newBuilder()
-                    .setKey(keyString)
-                    .setCreateRevision(createRevision)
-                    .setModRevision(modRevision)
-                    .setVersion(version)
-                    .setValue(value == null ? ByteString.EMPTY : arena.copy(keyString, value))
-                    .setLease(lease)
-                    .build();
-            return new StateValue(key, kv, null);
-        } catch (java.io.IOException e) {
-            return null; // the general parser gives the error its full message
         }
+        if (key == null) {
+            key = new byte[0];
+        }
+        ByteString keyString = UnsafeByteOperations.unsafeWrap(key);
+        KeyValue kv = KeyValue.newBuilder()
+                .setKey(keyString)
+                .setCreateRevision(createRevision)
+                .setModRevision(modRevision)
+                .setVersion(version)
+                .setValue(arena.copy(keyString, data, valueOffset, valueLength))
+                .setLease(lease)
+                .build();
+        return new StateValue(key, kv, null);
+    }
+
+    /**
+     * The base-128 varint at {@link #pos} (as protobuf's int64: ten bytes at most), moving
+     * {@link #pos} past it; -1 with {@link #pos} at -1 when it does not end before {@code end}.
+     * Callers that need a length or tag (never negative) check for a negative result; an int64
+     * field may be negative, so they check {@link #pos} instead.
+     */
+    private long varint(ByteBuffer data, int end) {
+        long result = 0;
+        for (int shift = 0; shift < 64 && pos < end; shift += 7) {
+            byte b = data.get(pos++);
+            result |= (long) (b & 0x7f) << shift;
+            if (b >= 0) {
+                return result;
+            }
+        }
+        pos = -1;
+        return -1;
     }
 
     private StateValue parsed(ByteBuffer data) throws InvalidProtocolBufferException {

@@ -69,17 +69,26 @@ public final class ValueArena {
      * @param value the bytes to store, read from its position to its limit (the position does not move)
      */
     public ByteString copy(ByteString key, ByteBuffer value) {
-        int n = value.remaining();
-        if (n == 0) {
+        return copy(key, value, value.position(), value.remaining());
+    }
+
+    /**
+     * As {@link #copy(ByteString, ByteBuffer)}, the {@code length} bytes of {@code source} at
+     * {@code offset} (absolute; neither its position nor its limit is used or moved).
+     *
+     * @throws IndexOutOfBoundsException if the bytes are not all within {@code source}'s capacity
+     */
+    public ByteString copy(ByteString key, ByteBuffer source, int offset, int length) {
+        if (length == 0) {
             return ByteString.EMPTY;
         }
-        if (n > chunkBytes / 2) {
-            return ByteString.copyFrom(value.duplicate());
+        if (length > chunkBytes / 2) {
+            return ByteString.copyFrom(source.slice(offset, length));
         }
-        Chunk c = chunkFor(n);
-        value.duplicate().get(c.bytes, c.used, n);
-        liveBytes += n;
-        return c.add(key, n);
+        Chunk c = chunkFor(length);
+        source.get(offset, c.bytes, c.used, length);
+        liveBytes += length;
+        return c.add(key, length);
     }
 
     /** As {@link #copy(ByteString, ByteBuffer)} from a {@link ByteString} (a flat one is read in place). */

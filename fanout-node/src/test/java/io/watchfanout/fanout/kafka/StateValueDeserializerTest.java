@@ -128,6 +128,33 @@ class StateValueDeserializerTest {
                 .isInstanceOf(SerializationException.class);
     }
 
+    @Test
+    void everyTruncationAndAnOverlongVarintIsAnErrorAsProtobufSaysAndNothingReadsPastTheRecord() {
+        byte[] whole = StateRecord.newBuilder()
+                .setKv(KeyValue.newBuilder()
+                        .setKey(ByteString.copyFromUtf8("/registry/pods/ns/a"))
+                        .setCreateRevision(300)
+                        .setModRevision(70_000_000_000L)
+                        .setVersion(2)
+                        .setValue(ByteString.copyFromUtf8("a value of some length"))
+                        .setLease(-1))
+                .build()
+                .toByteArray();
+        for (int n = 1; n < whole.length; n++) {
+            // the bytes after the cut are still in the buffer's array: a read past the record's
+            // limit would find them and succeed
+            byte[] around = new byte[n + whole.length + 7];
+            System.arraycopy(whole, 0, around, 7, whole.length);
+            ByteBuffer cut = ByteBuffer.wrap(around, 7, n);
+            int length = n;
+            assertThatThrownBy(() -> deserializer.deserialize("t.state", null, cut))
+                    .as("cut at %d of %d", length, whole.length)
+                    .isInstanceOf(SerializationException.class);
+        }
+        byte[] overlong = {0x0a, 13, 0x10, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 0};
+        assertThatThrownBy(() -> read(overlong)).isInstanceOf(SerializationException.class);
+    }
+
     private static ByteString bytes(Random random, int n) {
         byte[] b = new byte[n];
         random.nextBytes(b);
