@@ -84,19 +84,8 @@ final class Stack implements AutoCloseable {
         Path run = StackLauncher.jar(repo, "ingester");
         progress.log("starting the state materializer " + run + " --no-publisher");
         int port = FreePorts.pick();
-        JavaProcess.Builder b = JavaProcess.builderForJar(run)
-                .name("materializer")
-                .maxHeap("512m")
-                .args(
-                        "--no-publisher",
-                        "--kafka-bootstrap",
-                        kafka.bootstrapServers(),
-                        "--topic-prefix",
-                        TOPIC_PREFIX,
-                        "--http-host",
-                        "127.0.0.1",
-                        "--http-port",
-                        Integer.toString(port));
+        JavaProcess.Builder b = tier.materializer(
+                JavaProcess.builderForJar(run).name("materializer").maxHeap("512m"), port);
         javaOpts("BENCH_INGESTER_JAVA_OPTS", "materializer").forEach(b::jvmArg);
         materializer = tier.startReady(b, "materializer", port, Duration.ofSeconds(90));
         return this;

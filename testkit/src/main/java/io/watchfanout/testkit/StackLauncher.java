@@ -171,6 +171,28 @@ public final class StackLauncher implements AutoCloseable {
     }
 
     /**
+     * The tier's state materializer as a process of its own, not started: {@code base} (the
+     * ingester jar) with {@code --no-publisher}, {@code --kafka-bootstrap}, {@code --topic-prefix},
+     * {@code --http-host 127.0.0.1} and {@code --http-port}; no etcd flags, as it needs Kafka alone.
+     *
+     * @param base the process: {@link JavaProcess#builderForJar} of the ingester jar, with its name, heap, log
+     * @param httpPort the port of its {@code /readyz}, {@code /metrics}; 0 for any (then wait for its log)
+     * @return {@code base}
+     */
+    public JavaProcess.Builder materializer(JavaProcess.Builder base, int httpPort) {
+        return base.args(
+                "--no-publisher",
+                "--kafka-bootstrap",
+                kafkaBootstrap(),
+                "--topic-prefix",
+                topicPrefix,
+                "--http-host",
+                HOST,
+                "--http-port",
+                Integer.toString(httpPort));
+    }
+
+    /**
      * The JVM options a fan-out node runs with, as its image sets them
      * ({@code deploy/docker/fanout-node.Dockerfile}, {@code JAVA_TOOL_OPTIONS}): objects that
      * survive one young collection go straight to the old generation. Nearly everything a node

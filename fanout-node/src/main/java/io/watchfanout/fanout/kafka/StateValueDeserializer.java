@@ -86,13 +86,9 @@ public final class StateValueDeserializer implements Deserializer<StateValue> {
         if (pos >= end || data.get(pos++) != KV_TAG) {
             return null;
         }
-        long kvLength = varint(data, end);
-        if (kvLength < 0 || kvLength > end - pos) {
-            return null;
-        }
-        int kvEnd = pos + (int) kvLength;
-        if (kvEnd != end) {
-            return null; // more fields after the kv: a merge the general parser does
+        int kvLength = length(data, end);
+        if (kvLength < 0 || pos + kvLength != end) {
+            return null; // malformed, or more fields after the kv: a merge the general parser does
         }
         byte[] key = null;
         int valueOffset = 0;
@@ -102,11 +98,11 @@ public final class StateValueDeserializer implements Deserializer<StateValue> {
         long version = 0;
         long lease = 0;
         int seen = 0;
-        while (pos < kvEnd) {
-            long tag = varint(data, kvEnd);
+        while (pos < end) {
+            long tag = varint(data, end);
             int field = (int) (tag >>> 3);
-            if (tag < 0
-                    || tag > 0xFFFF_FFFFL
+            if (pos < 0
+                    || (tag >>> 32) != 0
                     || field < KeyValue.KEY_FIELD_NUMBER
                     || field > KeyValue.LEASE_FIELD_NUMBER
                     || (seen & (1 << field)) != 0
@@ -115,21 +111,21 @@ public final class StateValueDeserializer implements Deserializer<StateValue> {
             }
             seen |= 1 << field;
             if (WIRE_TYPES[field] == WireFormat.WIRETYPE_LENGTH_DELIMITED) {
-                long length = varint(data, kvEnd);
-                if (length < 0 || length > kvEnd - pos) {
+                int length = length(data, end);
+                if (length < 0) {
                     return null;
                 }
                 if (field == KeyValue.KEY_FIELD_NUMBER) {
-                    key = new byte[(int) length];
+                    key = new byte[length];
                     data.get(pos, key);
                 } else {
                     valueOffset = pos;
-                    valueLength = (int) length;
+                    valueLength = length;
                 }
-                pos += (int) length;
+                pos += length;
                 continue;
             }
-            long number = varint(data, kvEnd);
+            long number = varint(data, end);
             if (pos < 0) {
                 return null;
             }
@@ -156,10 +152,17 @@ public final class StateValueDeserializer implements Deserializer<StateValue> {
     }
 
     /**
+     * The length prefix at {@link #pos} of a length-delimited field, moving {@link #pos} past it;
+     * -1 unless it is a well-formed varint and that many bytes remain before {@code end}.
+     */
+    private int length(ByteBuffer data, int end) {
+        long length = varint(data, end);
+        return pos < 0 || length < 0 || length > end - pos ? -1 : (int) length;
+    }
+
+    /**
      * The base-128 varint at {@link #pos} (as protobuf's int64: ten bytes at most), moving
-     * {@link #pos} past it; -1 with {@link #pos} at -1 when it does not end before {@code end}.
-     * Callers that need a length or tag (never negative) check for a negative result; an int64
-     * field may be negative, so they check {@link #pos} instead.
+     * {@link #pos} past it; {@link #pos} is -1 afterwards when it does not end before {@code end}.
      */
     private long varint(ByteBuffer data, int end) {
         long result = 0;
