@@ -28,6 +28,10 @@ final class LoadGenerator implements Load {
     private final int maxInFlight;
     private final LongAdder acked = new LongAdder();
     private final LongAdder failed = new LongAdder();
+    /** The first put etcd refused, for the error that stops the run. */
+    private final java.util.concurrent.atomic.AtomicReference<Throwable> firstFailure =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
     private final LongAdder late = new LongAdder();
     private final Recorder putLatency = new Recorder(TimeUnit.SECONDS.toMicros(60), 3);
     private long sent;
@@ -80,6 +84,7 @@ final class LoadGenerator implements Load {
                     putLatency.recordValue(Math.max(0, (System.nanoTime() - stamp) / 1000));
                 } else {
                     failed.increment();
+                    firstFailure.compareAndSet(null, e);
                 }
             });
             i++;
@@ -87,11 +92,20 @@ final class LoadGenerator implements Load {
         }
     }
 
-    /** Waits up to {@code millis} for outstanding puts. */
+    /**
+     * Waits up to {@code millis} for outstanding puts.
+     *
+     * @throws IllegalStateException when etcd has refused a put: a round whose puts fail (etcd's
+     *     quota exceeded, say) measures nothing and must not enter a median as a low figure
+     */
     @Override
     public void drain(long millis) throws InterruptedException {
         if (inFlight.tryAcquire(maxInFlight, millis, TimeUnit.MILLISECONDS)) {
             inFlight.release(maxInFlight);
+        }
+        Throwable failure = firstFailure.get();
+        if (failure != null) {
+            throw new IllegalStateException(failed.sum() + " puts failed; the first: " + failure, failure);
         }
     }
 
