@@ -74,6 +74,15 @@ final class IngestScenario implements Callable<Integer> {
                             + "--variant before=/tmp/ingester-old.jar --variant zstd=,--compression=zstd.")
     List<String> variantSpecs = List.of();
 
+    @Option(
+            names = "--pipeline-warmup",
+            paramLabel = "DURATION",
+            converter = io.watchfanout.common.DurationConverter.class,
+            description = "Unmeasured load before the first rate's rounds, after the ingester, Kafka and the node "
+                    + "started (default: 4 x --warmup). Their JIT compilers take minutes to settle on a busy "
+                    + "2-core box: a steady-state figure needs 5 minutes or more, e.g. --pipeline-warmup 6m.")
+    java.time.Duration pipelineWarmup;
+
     private List<Variant> variants = List.of();
 
     /**
@@ -332,11 +341,14 @@ final class IngestScenario implements Callable<Integer> {
 
     /**
      * The first configuration also warms up the ingester, Kafka and the node, which started after
-     * etcd's rounds (or the ingester of a variant, just started): four times as long, as the first
-     * warm-up of a run.
+     * etcd's rounds (or the ingester of a variant, just started): {@code --pipeline-warmup}, by
+     * default four times as long, as the first warm-up of a run.
      */
     private java.time.Duration pipelineWarmup(String rate) {
-        return rate.equals(rates.get(0)) ? common.warmup.multipliedBy(4) : common.warmup;
+        if (!rate.equals(rates.get(0))) {
+            return common.warmup;
+        }
+        return pipelineWarmup != null ? pipelineWarmup : common.warmup.multipliedBy(4);
     }
 
     /** An ingester build and flags to compare with others: {@code NAME=JAR[,FLAG...]}. */
