@@ -31,6 +31,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <p>Not thread-safe: owned by the publisher thread.
  */
 public final class EventsPublisher implements AutoCloseable {
+    /** Longer than the appends of any transaction; within delivery.timeout.ms - request.timeout.ms. */
+    static final int LINGER_MS = 1000;
+
     private final KafkaProducer<byte[], EventsRecord> producer;
     private final String topic;
 
@@ -68,7 +71,11 @@ public final class EventsPublisher implements AutoCloseable {
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, maxRecordBytes);
         props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, (int) transactionTimeout.toMillis());
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        // publish() flushes right after its last send, and flush() sends every batch at once
+        // whatever linger.ms says. A linger longer than any transaction's sends therefore costs no
+        // latency, but keeps the sender thread from shipping a transaction in small pieces while
+        // they are appended: one produce request per transaction (up to batch.size) instead of many.
+        props.put(ProducerConfig.LINGER_MS_CONFIG, LINGER_MS);
         props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
         props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
@@ -113,6 +120,11 @@ public final class EventsPublisher implements AutoCloseable {
         } catch (ExecutionException e) {
             throw e.getCause() instanceof RuntimeException re ? re : new KafkaException(e.getCause());
         }
+    }
+
+    /** The producer's own metrics (its {@code producer-metrics} group among them); any thread. */
+    Map<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> producerMetrics() {
+        return producer.metrics();
     }
 
     /** Closes the producer without waiting; an open transaction is aborted by the broker or the next producer. */
