@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import io.watchfanout.common.KafkaClientSettings;
+import io.watchfanout.ingester.IngesterConfig;
+import io.watchfanout.ingester.support.Ingesters;
+import io.watchfanout.ingester.topics.TopicManager;
+import io.watchfanout.schema.WatchFanoutSerdes;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.schema.v1.KeyValue;
@@ -11,14 +15,9 @@ import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
 import io.watchfanout.testkit.TestPrefix;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -44,22 +43,24 @@ class EventsPublisherTest {
     @Test
     void aTransactionLeavesInOneProduceRequest(TestInfo info) throws Exception {
         TestPrefix prefix = TestPrefix.unique(info);
-        String topic = prefix.topicPrefix() + ".events";
-        createTopic(topic);
+        // The topics and the producer as the ingester makes them (no etcd is needed here).
+        IngesterConfig config =
+                Ingesters.config("http://127.0.0.1:1", kafka.bootstrapServers(), prefix.topicPrefix(), "");
+        new TopicManager(kafka.bootstrapServers(), KafkaClientSettings.NONE).ensure(config.topicSettings());
         // One request per transaction. With linger.ms=0 the same transactions took 32 and 76
         // requests on an idle box (how many depends on the threads' timing, so not asserted).
-        assertThat(produceRequests(topic, prefix.topicPrefix() + "-ingester")).isEqualTo(TRANSACTIONS);
+        assertThat(produceRequests(config)).isEqualTo(TRANSACTIONS);
     }
 
     /** Publishes the transactions and returns the producer's count of produce requests. */
-    private double produceRequests(String topic, String transactionalId) throws InterruptedException {
+    private double produceRequests(IngesterConfig config) throws InterruptedException {
         try (EventsPublisher publisher = new EventsPublisher(
-                kafka.bootstrapServers(),
+                config.kafkaBootstrap(),
                 KafkaClientSettings.NONE,
-                topic,
-                transactionalId,
-                1024 * 1024,
-                Duration.ofSeconds(30),
+                WatchFanoutSerdes.eventsTopic(config.topicPrefix()),
+                config.transactionalId(),
+                config.maxRecordBytes(),
+                config.transactionTimeout(),
                 Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"))) {
             long revision = 1;
             for (int t = 0; t < TRANSACTIONS; t++) {
@@ -102,13 +103,5 @@ class EventsPublisherTest {
                         .setCount(1))
                 .build();
         return new KeyedRecord(key, value, revision);
-    }
-
-    private void createTopic(String topic) throws Exception {
-        Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        try (Admin admin = Admin.create(props)) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-        }
     }
 }
