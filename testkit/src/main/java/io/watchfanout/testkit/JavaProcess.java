@@ -330,6 +330,7 @@ public final class JavaProcess implements AutoCloseable {
             cmd.add("-Djava.awt.headless=true");
             // a child that uses the testkit itself keeps its work directories next to ours
             cmd.add("-D" + WorkDirs.BASE_DIR_PROPERTY + "=" + WorkDirs.base().toAbsolutePath());
+            cmd.addAll(ManagedProcess.childJvmOptions());
             cmd.addAll(jvmArgs);
             if (jar != null) {
                 cmd.add("-jar");

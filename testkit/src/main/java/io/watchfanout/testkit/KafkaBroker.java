@@ -309,6 +309,7 @@ public final class KafkaBroker extends ServerProcess {
         cmd.add("-Djava.awt.headless=true");
         cmd.add("-Dlogback.configurationFile=" + workDir.resolve("logback.xml"));
         cmd.add("-Dlog4j2.configurationFile=" + workDir.resolve("log4j2.properties"));
+        cmd.addAll(ManagedProcess.childJvmOptions());
         cmd.addAll(jvmArgs);
         cmd.add("@" + workDir.resolve("classpath.args"));
         cmd.add(mainClass);

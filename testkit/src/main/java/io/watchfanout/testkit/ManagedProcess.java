@@ -352,6 +352,21 @@ final class ManagedProcess {
         return new IllegalStateException("interrupted while " + doing, e);
     }
 
+    /**
+     * System property holding JVM options, separated by whitespace, that every child JVM started
+     * by the testkit ({@link JavaProcess}, {@link KafkaBroker}) gets before its own options. The
+     * root pom's test runs set {@code -XX:TieredStopAtLevel=1}: children live seconds to minutes,
+     * and C2 compiling their code would take a large share of two cores for no gain in what a
+     * test asserts. Unset (as in {@code bin/bench} and {@code bin/local-stack}): none.
+     */
+    static final String CHILD_JVM_OPTIONS_PROPERTY = "watchfanout.testkit.childJvmOptions";
+
+    /** The options of {@link #CHILD_JVM_OPTIONS_PROPERTY}, empty if it is unset or blank. */
+    static List<String> childJvmOptions() {
+        String options = System.getProperty(CHILD_JVM_OPTIONS_PROPERTY, "").strip();
+        return options.isEmpty() ? List.of() : List.of(options.split("\\s+"));
+    }
+
     /** The java launcher of the running JVM. */
     static String javaExecutable() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();

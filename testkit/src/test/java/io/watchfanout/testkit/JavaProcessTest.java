@@ -37,6 +37,21 @@ class JavaProcessTest {
     }
 
     @Test
+    void childrenGetTheTestRunsJvmOptionsBeforeTheirOwn() {
+        List<String> options = ManagedProcess.childJvmOptions();
+        assertThat(options).as("set by the root pom's test runs").containsExactly("-XX:TieredStopAtLevel=1");
+        try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName())
+                .jvmArg("-XX:TieredStopAtLevel=4")
+                .start()) {
+            assertThat(child.awaitLog("ready", TIMEOUT)).isEqualTo("ready");
+            List<String> cmd = List.of(ProcessHandle.of(child.pid())
+                    .flatMap(h -> h.info().arguments())
+                    .orElseThrow());
+            assertThat(cmd).containsSubsequence("-XX:TieredStopAtLevel=1", "-XX:TieredStopAtLevel=4");
+        }
+    }
+
+    @Test
     void stopSendsSigtermSoShutdownHooksRun() {
         try (JavaProcess child = JavaProcess.builder(ChildMain.class.getName()).start()) {
             child.awaitLog("ready", TIMEOUT);
