@@ -1,6 +1,7 @@
 package io.watchfanout.fanout.frame;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import java.util.Arrays;
 
 /**
@@ -9,9 +10,12 @@ import java.util.Arrays;
  * Writing straight to bytes avoids the {@code String}/{@code StringBuilder} round trips
  * (and the ~80 KB of garbage per message) of {@code JsonFormat}.
  *
+ * <p>Public for the encoders of other front ends (the Kubernetes API writes its objects into
+ * one); nothing here knows a front end's format.
+ *
  * <p>Not thread-safe: one instance per encoding call.
  */
-final class JsonBuffer {
+public final class JsonBuffer {
     private static final byte[] BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
             .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -21,15 +25,18 @@ final class JsonBuffer {
     private byte[] buf;
     private int len;
 
-    JsonBuffer(int initialCapacity) {
+    /** Makes an empty buffer of at least {@code initialCapacity} bytes; it grows as needed. */
+    public JsonBuffer(int initialCapacity) {
         buf = new byte[Math.max(16, initialCapacity)];
     }
 
-    int length() {
+    /** Bytes written so far. */
+    public int length() {
         return len;
     }
 
-    byte[] array() {
+    /** The backing array: valid from 0 to {@link #length()}, replaced when the buffer grows. */
+    public byte[] array() {
         return buf;
     }
 
@@ -39,14 +46,15 @@ final class JsonBuffer {
         }
     }
 
-    JsonBuffer raw(char c) {
+    /** Appends one ASCII character as it is (punctuation: braces, commas, colons). */
+    public JsonBuffer raw(char c) {
         ensure(1);
         buf[len++] = (byte) c;
         return this;
     }
 
     /** Appends ASCII text that needs no escaping (field names, enum names, literals). */
-    JsonBuffer ascii(String s) {
+    public JsonBuffer ascii(String s) {
         ensure(s.length());
         for (int i = 0; i < s.length(); i++) {
             buf[len++] = (byte) s.charAt(i);
@@ -55,7 +63,7 @@ final class JsonBuffer {
     }
 
     /** Appends a decimal integer without quotes (proto3 JSON of int32). */
-    JsonBuffer number(long v) {
+    public JsonBuffer number(long v) {
         if (v == Long.MIN_VALUE) {
             ensure(MIN_LONG.length);
             System.arraycopy(MIN_LONG, 0, buf, len, MIN_LONG.length);
@@ -81,14 +89,14 @@ final class JsonBuffer {
     }
 
     /** Appends a quoted decimal integer (proto3 JSON of int64). */
-    JsonBuffer quotedNumber(long v) {
+    public JsonBuffer quotedNumber(long v) {
         raw('"');
         number(v);
         return raw('"');
     }
 
     /** Appends bytes as a quoted standard base64 string with padding (proto3 JSON of bytes). */
-    JsonBuffer base64(ByteString bytes) {
+    public JsonBuffer base64(ByteString bytes) {
         int n = bytes.size();
         ensure(2 + ((n + 2) / 3) * 4);
         buf[len++] = '"';
@@ -118,7 +126,7 @@ final class JsonBuffer {
      * and all non-ASCII characters are written as escapes ({@code \\uXXXX}, surrogate pairs
      * as two escapes), so the output is plain ASCII and any Java string round-trips.
      */
-    JsonBuffer string(String s) {
+    public JsonBuffer string(String s) {
         ensure(s.length() + 2);
         buf[len++] = '"';
         for (int i = 0; i < s.length(); i++) {
@@ -142,6 +150,55 @@ final class JsonBuffer {
                 buf[len++] = HEX[(c >>> 8) & 15];
                 buf[len++] = HEX[(c >>> 4) & 15];
                 buf[len++] = HEX[c & 15];
+            }
+        }
+        ensure(1);
+        buf[len++] = '"';
+        return this;
+    }
+
+    /** Forgets what was written; the array is kept for the next use. */
+    public void reset() {
+        len = 0;
+    }
+
+    /** Appends bytes as they are: JSON text made elsewhere (an inline raw JSON value). */
+    public JsonBuffer bytes(byte[] src, int off, int n) {
+        ensure(n);
+        System.arraycopy(src, off, buf, len, n);
+        len += n;
+        return this;
+    }
+
+    /** Appends {@code n} bytes as a quoted standard base64 string with padding. */
+    public JsonBuffer base64(byte[] src, int off, int n) {
+        return base64(UnsafeByteOperations.unsafeWrap(src, off, n));
+    }
+
+    /**
+     * Appends UTF-8 text as a quoted JSON string without decoding it: bytes of 0x80 and above
+     * (multi-byte UTF-8 sequences) are copied as they are, which JSON in UTF-8 allows; quotes,
+     * backslashes and control characters are escaped.
+     */
+    public JsonBuffer utf8String(byte[] src, int off, int n) {
+        ensure(n + 2);
+        buf[len++] = '"';
+        for (int i = off, end = off + n; i < end; i++) {
+            byte b = src[i];
+            if (b == '"' || b == '\\') {
+                ensure(2 + end - i);
+                buf[len++] = '\\';
+                buf[len++] = b;
+            } else if (b >= 0 && b < 0x20) {
+                ensure(6 + end - i);
+                buf[len++] = '\\';
+                buf[len++] = 'u';
+                buf[len++] = '0';
+                buf[len++] = '0';
+                buf[len++] = HEX[(b >>> 4) & 15];
+                buf[len++] = HEX[b & 15];
+            } else {
+                buf[len++] = b;
             }
         }
         ensure(1);

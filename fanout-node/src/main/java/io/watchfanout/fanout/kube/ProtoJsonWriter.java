@@ -1,0 +1,429 @@
+package io.watchfanout.fanout.kube;
+
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import io.watchfanout.fanout.frame.JsonBuffer;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+
+/**
+ * Writes a Kubernetes object stored as protobuf as the JSON kube-apiserver would send for it,
+ * straight from the stored bytes: no message objects, no {@code JsonFormat}, one pass over the
+ * fields, the {@code resourceVersion} written from the key's revision (kube-apiserver does not
+ * store it).
+ *
+ * <p>The JSON forms follow the Go types' marshalling (k8s.io/apimachinery): {@code metav1.Time}
+ * as RFC 3339 in seconds ({@code null} when zero), {@code MicroTime} with six fraction digits,
+ * {@code Duration} as a Go duration string, {@code IntOrString} as a bare number or string,
+ * {@code Quantity} as its string, {@code RawExtension}, {@code FieldsV1} and apiextensions'
+ * {@code JSON} inline, {@code bytes} as base64, maps as objects, embedded structs inline, int64 as
+ * numbers. Empty strings are dropped as Go's {@code omitempty} drops them; numbers, booleans and
+ * messages present on the wire are written, so that a pointer field set to its zero value
+ * ({@code replicas: 0}) is not lost.
+ *
+ * <p>Fields the schema does not know (a cluster newer than the schema) are counted and skipped:
+ * the caller announces them to JSON clients, while protobuf clients get the stored bytes.
+ *
+ * <p>Thread-safe: the plans are immutable once made and shared; each call writes only into the
+ * caller's buffer.
+ */
+public final class ProtoJsonWriter {
+    private static final DateTimeFormatter SECONDS =
+            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss'Z'").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter MICROS =
+            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
+    private static final int OBJECT_META_FIELD = 1;
+    private static final int RESOURCE_VERSION_FIELD = 6;
+
+    private final MessagePlans plans;
+
+    private ProtoJsonWriter(MessagePlans plans) {
+        this.plans = plans;
+    }
+
+    /** A writer over the plans of {@code schema}'s messages, made as they are first needed. */
+    public static ProtoJsonWriter create() {
+        return new ProtoJsonWriter(new MessagePlans());
+    }
+
+    /**
+     * Appends the object {@code buf[off, off + len)} (the typed message of a stored envelope, see
+     * {@link StoredObject}) as one JSON object.
+     *
+     * @param type the object's message ({@link KubeSchema#type})
+     * @param apiVersion written as {@code apiVersion} first, with {@code kind}, unless {@code null}
+     *     (items of a typed list carry neither)
+     * @param resourceVersion written as {@code metadata.resourceVersion}; below 1, the stored
+     *     value (normally empty) is kept
+     * @return the number of fields the schema did not know, 0 when the JSON holds everything
+     * @throws UndecodableObjectException if the bytes are not a valid message of {@code type}
+     */
+    public int writeObject(
+            JsonBuffer out,
+            Descriptor type,
+            String apiVersion,
+            String kind,
+            byte[] buf,
+            int off,
+            int len,
+            long resourceVersion)
+            throws UndecodableObjectException {
+        Counter unknown = new Counter();
+        try {
+            out.raw('{');
+            boolean first = true;
+            if (apiVersion != null) {
+                out.ascii("\"kind\":").string(kind).ascii(",\"apiVersion\":").string(apiVersion);
+                first = false;
+            }
+            fields(out, plans.of(type), new ProtoReader(buf, off, off + len), first, resourceVersion, unknown);
+            out.raw('}');
+        } catch (ProtoReader.MalformedException e) {
+            throw new UndecodableObjectException("not a valid " + type.getName() + " message: " + e.getMessage());
+        }
+        return unknown.count;
+    }
+
+    /** Unknown fields seen while writing one object. */
+    private static final class Counter {
+        int count;
+    }
+
+    /**
+     * Writes the fields of one message (without braces). Returns whether nothing was written, so
+     * that an inlined message continues its parent's comma state.
+     */
+    private boolean fields(
+            JsonBuffer out,
+            MessagePlans.MessagePlan plan,
+            ProtoReader in,
+            boolean first,
+            long resourceVersion,
+            Counter unknown)
+            throws ProtoReader.MalformedException {
+        FieldRuns runs = FieldRuns.read(in);
+        for (int r = 0; r < runs.size(); r++) {
+            int number = runs.number(r);
+            FieldPlan field = plan.field(number);
+            if (field == null) {
+                unknown.count++;
+                continue;
+            }
+            if (resourceVersion > 0 && plan.isObjectMeta() && number == RESOURCE_VERSION_FIELD) {
+                continue;
+            }
+            long metaVersion =
+                    resourceVersion > 0 && !plan.isObjectMeta() && number == OBJECT_META_FIELD ? resourceVersion : 0;
+            int from = runs.start(r);
+            int to = runs.end(r);
+            if (field.inline()) {
+                ProtoReader value = runs.valueReader(in.buffer(), to - 1);
+                first = fields(out, plans.of(field.descriptor().getMessageType()), value, first, 0, unknown);
+                continue;
+            }
+            if (!field.descriptor().isRepeated()
+                    && field.descriptor().getType() == FieldDescriptor.Type.STRING
+                    && runs.length(to - 1) == 0) {
+                continue;
+            }
+            if (!first) {
+                out.raw(',');
+            }
+            first = false;
+            out.bytes(field.name(), 0, field.name().length);
+            if (field.descriptor().isMapField()) {
+                map(out, field, runs, in.buffer(), from, to, unknown);
+            } else if (field.descriptor().isRepeated()) {
+                out.raw('[');
+                boolean firstItem = true;
+                for (int i = from; i < to; i++) {
+                    if (runs.isPacked(i, field.descriptor())) {
+                        ProtoReader packed = runs.valueReader(in.buffer(), i);
+                        while (packed.hasMore()) {
+                            firstItem = comma(out, firstItem);
+                            packedScalar(out, field.descriptor(), packed);
+                        }
+                    } else {
+                        firstItem = comma(out, firstItem);
+                        value(out, field.descriptor(), runs, in.buffer(), i, 0, unknown);
+                    }
+                }
+                out.raw(']');
+            } else {
+                value(out, field.descriptor(), runs, in.buffer(), to - 1, metaVersion, unknown);
+            }
+        }
+        if (resourceVersion > 0 && plan.isObjectMeta()) {
+            if (!first) {
+                out.raw(',');
+            }
+            first = false;
+            out.ascii("\"resourceVersion\":\"").number(resourceVersion).raw('"');
+        }
+        return first;
+    }
+
+    private static boolean comma(JsonBuffer out, boolean first) {
+        if (!first) {
+            out.raw(',');
+        }
+        return false;
+    }
+
+    private void map(JsonBuffer out, FieldPlan field, FieldRuns runs, byte[] buf, int from, int to, Counter unknown)
+            throws ProtoReader.MalformedException {
+        Descriptor entry = field.descriptor().getMessageType();
+        FieldDescriptor keyField = entry.findFieldByNumber(1);
+        FieldDescriptor valueField = entry.findFieldByNumber(2);
+        out.raw('{');
+        for (int i = from; i < to; i++) {
+            if (i > from) {
+                out.raw(',');
+            }
+            FieldRuns kv = FieldRuns.read(runs.valueReader(buf, i));
+            int keyIndex = kv.last(1);
+            int valueIndex = kv.last(2);
+            if (keyIndex < 0) {
+                out.ascii("\"\"");
+            } else if (keyField.getType() == FieldDescriptor.Type.STRING) {
+                out.utf8String(buf, kv.valueOffset(keyIndex), kv.length(keyIndex));
+            } else {
+                out.raw('"');
+                scalar(out, keyField, kv, buf, keyIndex);
+                out.raw('"');
+            }
+            out.raw(':');
+            if (valueIndex < 0) {
+                zero(out, valueField);
+            } else {
+                value(out, valueField, kv, buf, valueIndex, 0, unknown);
+            }
+        }
+        out.raw('}');
+    }
+
+    private static void zero(JsonBuffer out, FieldDescriptor field) {
+        switch (field.getJavaType()) {
+            case STRING, BYTE_STRING -> out.ascii("\"\"");
+            case BOOLEAN -> out.ascii("false");
+            case MESSAGE -> out.ascii("{}");
+            default -> out.raw('0');
+        }
+    }
+
+    private void value(
+            JsonBuffer out, FieldDescriptor field, FieldRuns runs, byte[] buf, int i, long metaVersion, Counter unknown)
+            throws ProtoReader.MalformedException {
+        if (field.getJavaType() != FieldDescriptor.JavaType.MESSAGE) {
+            scalar(out, field, runs, buf, i);
+            return;
+        }
+        ProtoReader value = runs.valueReader(buf, i);
+        MessagePlans.MessagePlan plan = plans.of(field.getMessageType());
+        switch (plan.special()) {
+            case NONE -> {
+                out.raw('{');
+                fields(out, plan, value, true, metaVersion, unknown);
+                out.raw('}');
+            }
+            case TIME, MICRO_TIME -> time(out, value, plan.special() == Special.MICRO_TIME);
+            case DURATION -> {
+                FieldRuns d = FieldRuns.read(value);
+                int at = d.last(1);
+                out.raw('"').ascii(GoDuration.format(at < 0 ? 0 : d.varint(at))).raw('"');
+            }
+            case INT_OR_STRING -> {
+                FieldRuns v = FieldRuns.read(value);
+                int type = v.last(1);
+                if (type >= 0 && v.varint(type) == 1) {
+                    int s = v.last(3);
+                    if (s < 0) {
+                        out.ascii("\"\"");
+                    } else {
+                        out.utf8String(buf, v.valueOffset(s), v.length(s));
+                    }
+                } else {
+                    int n = v.last(2);
+                    out.number(n < 0 ? 0 : (int) v.varint(n));
+                }
+            }
+            case QUANTITY -> {
+                FieldRuns q = FieldRuns.read(value);
+                int s = q.last(1);
+                if (s < 0) {
+                    out.ascii("\"0\"");
+                } else {
+                    out.utf8String(buf, q.valueOffset(s), q.length(s));
+                }
+            }
+            case RAW_JSON -> {
+                FieldRuns raw = FieldRuns.read(value);
+                int s = raw.last(1);
+                if (s < 0 || !looksLikeJson(buf, raw.valueOffset(s), raw.length(s))) {
+                    out.ascii("null");
+                } else {
+                    out.bytes(buf, raw.valueOffset(s), raw.length(s));
+                }
+            }
+            case STRING_LIST -> {
+                FieldRuns items = FieldRuns.read(value);
+                out.raw('[');
+                boolean firstItem = true;
+                for (int k = 0; k < items.size(); k++) {
+                    if (items.number(k) == 1) {
+                        for (int j = items.start(k); j < items.end(k); j++) {
+                            firstItem = comma(out, firstItem);
+                            out.utf8String(buf, items.valueOffset(j), items.length(j));
+                        }
+                    }
+                }
+                out.raw(']');
+            }
+            case SCHEMA_OR_ARRAY, SCHEMA_OR_STRING_ARRAY -> {
+                FieldRuns v = FieldRuns.read(value);
+                int schema = v.last(1);
+                FieldPlan alternative = plan.field(2);
+                if (v.last(2) >= 0 || schema < 0) {
+                    // JSONSchemaPropsOrArray {schema, JSONSchemas}, ...OrStringArray {schema, property}
+                    out.raw('[');
+                    boolean firstItem = true;
+                    for (int k = 0; k < v.size(); k++) {
+                        if (v.number(k) == 2) {
+                            for (int j = v.start(k); j < v.end(k); j++) {
+                                firstItem = comma(out, firstItem);
+                                value(out, alternative.descriptor(), v, buf, j, 0, unknown);
+                            }
+                        }
+                    }
+                    out.raw(']');
+                } else {
+                    value(out, plan.field(1).descriptor(), v, buf, schema, 0, unknown);
+                }
+            }
+            case SCHEMA_OR_BOOL -> {
+                // JSONSchemaPropsOrBool {allows 1, schema 2}: a schema wins, else the boolean.
+                FieldRuns v = FieldRuns.read(value);
+                int schema = v.last(2);
+                if (schema >= 0) {
+                    value(out, plan.field(2).descriptor(), v, buf, schema, 0, unknown);
+                } else {
+                    int allows = v.last(1);
+                    out.ascii(allows >= 0 && v.varint(allows) != 0 ? "true" : "false");
+                }
+            }
+        }
+    }
+
+    private static void time(JsonBuffer out, ProtoReader value, boolean micro) throws ProtoReader.MalformedException {
+        FieldRuns t = FieldRuns.read(value);
+        if (t.size() == 0) {
+            out.ascii("null");
+            return;
+        }
+        int s = t.last(1);
+        int n = t.last(2);
+        Instant at = Instant.ofEpochSecond(s < 0 ? 0 : t.varint(s), n < 0 ? 0 : (int) t.varint(n));
+        out.raw('"').ascii((micro ? MICROS : SECONDS).format(at)).raw('"');
+    }
+
+    private static void scalar(JsonBuffer out, FieldDescriptor field, FieldRuns runs, byte[] buf, int i)
+            throws ProtoReader.MalformedException {
+        switch (field.getType()) {
+            case STRING -> out.utf8String(buf, runs.valueOffset(i), runs.length(i));
+            case BYTES -> out.base64(buf, runs.valueOffset(i), runs.length(i));
+            case BOOL -> out.ascii(runs.varint(i) != 0 ? "true" : "false");
+            case INT32, ENUM -> out.number((int) runs.varint(i));
+            case UINT32 -> out.number(runs.varint(i) & 0xffffffffL);
+            case SINT32, SINT64 -> {
+                long v = runs.varint(i);
+                out.number((v >>> 1) ^ -(v & 1));
+            }
+            case FIXED32, SFIXED32 ->
+                out.number(
+                        field.getType() == FieldDescriptor.Type.FIXED32
+                                ? runs.varint(i) & 0xffffffffL
+                                : (int) runs.varint(i));
+            case FLOAT -> number(out, Float.intBitsToFloat((int) runs.varint(i)));
+            case DOUBLE -> number(out, Double.longBitsToDouble(runs.varint(i)));
+            default -> out.number(runs.varint(i)); // INT64, UINT64, FIXED64, SFIXED64
+        }
+    }
+
+    private static void packedScalar(JsonBuffer out, FieldDescriptor field, ProtoReader in)
+            throws ProtoReader.MalformedException {
+        switch (field.getType()) {
+            case FIXED32, SFIXED32, FLOAT -> {
+                int bits = in.readFixed32();
+                if (field.getType() == FieldDescriptor.Type.FLOAT) {
+                    number(out, Float.intBitsToFloat(bits));
+                } else {
+                    out.number(field.getType() == FieldDescriptor.Type.FIXED32 ? bits & 0xffffffffL : bits);
+                }
+            }
+            case FIXED64, SFIXED64, DOUBLE -> {
+                long bits = in.readFixed64();
+                if (field.getType() == FieldDescriptor.Type.DOUBLE) {
+                    number(out, Double.longBitsToDouble(bits));
+                } else {
+                    out.number(bits);
+                }
+            }
+            case BOOL -> out.ascii(in.readVarint() != 0 ? "true" : "false");
+            case INT32, ENUM -> out.number((int) in.readVarint());
+            case SINT32, SINT64 -> {
+                long v = in.readVarint();
+                out.number((v >>> 1) ^ -(v & 1));
+            }
+            default -> out.number(in.readVarint());
+        }
+    }
+
+    /** A float64 as Go's encoding/json writes it: integral values without a fraction, no exponent in [1e-6, 1e21). */
+    private static void number(JsonBuffer out, double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            out.ascii("null");
+        } else if (v == Math.rint(v) && Math.abs(v) < 1e18) {
+            out.number((long) v);
+        } else if (Math.abs(v) >= 1e-6 && Math.abs(v) < 1e21) {
+            out.ascii(new BigDecimal(Double.toString(v)).toPlainString());
+        } else {
+            out.ascii(Double.toString(v).replace("E", "e"));
+        }
+    }
+
+    private static boolean looksLikeJson(byte[] buf, int off, int len) {
+        for (int i = off; i < off + len; i++) {
+            byte b = buf[i];
+            if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+                return b == '{'
+                        || b == '['
+                        || b == '"'
+                        || b == 't'
+                        || b == 'f'
+                        || b == 'n'
+                        || b == '-'
+                        || (b >= '0' && b <= '9');
+            }
+        }
+        return false;
+    }
+
+    /** Messages whose JSON form is not an object of their fields. */
+    enum Special {
+        NONE,
+        TIME,
+        MICRO_TIME,
+        DURATION,
+        INT_OR_STRING,
+        QUANTITY,
+        RAW_JSON,
+        STRING_LIST,
+        SCHEMA_OR_ARRAY,
+        SCHEMA_OR_BOOL,
+        SCHEMA_OR_STRING_ARRAY
+    }
+
+    record FieldPlan(FieldDescriptor descriptor, byte[] name, boolean inline) {}
+}
