@@ -69,7 +69,10 @@ public final class KubeWatchFrames {
                         object.rawOffset(),
                         object.rawLength(),
                         resourceVersion);
-            case JSON -> jsonObject(out, value, off, len, resourceVersion);
+            case JSON -> {
+                byte[] rendered = jsonStoredObject(Arrays.copyOfRange(value, off, off + len), resourceVersion);
+                out.bytes(rendered, 0, rendered.length);
+            }
             default -> throw undecodable(object);
         }
         out.ascii("}\n");
@@ -178,7 +181,7 @@ public final class KubeWatchFrames {
                         "no schema for " + object.apiVersion() + " " + object.kind() + " on this node"));
     }
 
-    private static UndecodableObjectException undecodable(StoredObject object) {
+    static UndecodableObjectException undecodable(StoredObject object) {
         return new UndecodableObjectException(
                 switch (object.encoding()) {
                     case ENCRYPTED -> "encrypted at rest (" + object.detail() + ") and not decrypted by this node";
@@ -193,11 +196,10 @@ public final class KubeWatchFrames {
      * written again: such objects carry no schema, and their number is small next to the
      * built-ins'.
      */
-    private static void jsonObject(JsonBuffer out, byte[] value, int off, int len, long resourceVersion)
-            throws UndecodableObjectException {
+    static byte[] jsonStoredObject(byte[] value, long resourceVersion) throws UndecodableObjectException {
         JsonElement parsed;
         try {
-            parsed = JsonParser.parseString(new String(value, off, len, StandardCharsets.UTF_8));
+            parsed = JsonParser.parseString(new String(value, StandardCharsets.UTF_8));
         } catch (JsonParseException e) {
             throw new UndecodableObjectException("invalid JSON: " + e.getMessage());
         }
@@ -211,8 +213,7 @@ public final class KubeWatchFrames {
             object.add("metadata", meta);
         }
         meta.getAsJsonObject().addProperty("resourceVersion", Long.toString(resourceVersion));
-        byte[] text = object.toString().getBytes(StandardCharsets.UTF_8);
-        out.bytes(text, 0, text.length);
+        return object.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private static byte[] envelope(String apiVersion, String kind, byte[] object) {

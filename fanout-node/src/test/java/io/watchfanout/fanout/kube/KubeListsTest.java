@@ -1,0 +1,154 @@
+package io.watchfanout.fanout.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.DynamicMessage;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** List pages, continue tokens and discovery documents as kubectl and client-go read them. */
+class KubeListsTest {
+    private final KubeResources resources = KubeResources.builtIn("/registry");
+    private final KubeResource pods = resources.byPlural("", "v1", "pods").orElseThrow();
+    private final KubeListWriter lists = new KubeListWriter(KubeSchema.standard(), ProtoJsonWriter.create());
+
+    @Test
+    void jsonListCarriesListMetaAndItemsWithoutTypeMeta() throws Exception {
+        List<KubeListWriter.Item> items = pods(300);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        List<Integer> chunks = new ArrayList<>();
+        lists.json(pods, items, 900, "tok", 12, (b, off, len) -> {
+            out.write(b, off, len);
+            chunks.add(len);
+        });
+        JsonObject list =
+                JsonParser.parseString(out.toString(StandardCharsets.UTF_8)).getAsJsonObject();
+        assertThat(list.get("kind").getAsString()).isEqualTo("PodList");
+        assertThat(list.get("apiVersion").getAsString()).isEqualTo("v1");
+        JsonObject meta = list.getAsJsonObject("metadata");
+        assertThat(meta.get("resourceVersion").getAsString()).isEqualTo("900");
+        assertThat(meta.get("continue").getAsString()).isEqualTo("tok");
+        assertThat(meta.get("remainingItemCount").getAsLong()).isEqualTo(12);
+        JsonArray array = list.getAsJsonArray("items");
+        assertThat(array).hasSize(300);
+        for (int i = 0; i < 300; i++) {
+            JsonObject item = array.get(i).getAsJsonObject();
+            assertThat(item.has("kind")).isFalse();
+            assertThat(item.getAsJsonObject("metadata").get("resourceVersion").getAsString())
+                    .isEqualTo(Long.toString(100 + i));
+        }
+        // Streamed through a bounded buffer: 64 KiB plus at most one item (a fixture pod is ~29 KB of JSON).
+        assertThat(chunks.size()).isGreaterThan(1);
+        assertThat(chunks).allMatch(len -> len < 64 * 1024 + 32 * 1024);
+    }
+
+    @Test
+    void protobufListIsAnEnvelopeOfListMetaAndBareItems() throws Exception {
+        List<KubeListWriter.Item> items = pods(50);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        lists.protobuf(pods, items, 900, null, -1, (b, off, len) -> out.write(b, off, len));
+        byte[] bytes = out.toByteArray();
+        StoredObject envelope = StoredObject.of(bytes, 0, bytes.length);
+        assertThat(envelope.kind()).isEqualTo("PodList");
+        assertThat(envelope.rawOffset() + envelope.rawLength()).isEqualTo(bytes.length - 4);
+        Descriptor type = KubeSchema.standard().type("v1", "PodList").orElseThrow();
+        DynamicMessage list = DynamicMessage.parseFrom(
+                type, Arrays.copyOfRange(bytes, envelope.rawOffset(), envelope.rawOffset() + envelope.rawLength()));
+        DynamicMessage meta = (DynamicMessage) list.getField(type.findFieldByName("metadata"));
+        assertThat(meta.getField(meta.getDescriptorForType().findFieldByName("resourceVersion")))
+                .isEqualTo("900");
+        FieldDescriptor itemsField = type.findFieldByName("items");
+        assertThat(list.getRepeatedFieldCount(itemsField)).isEqualTo(50);
+        DynamicMessage last = (DynamicMessage) list.getRepeatedField(itemsField, 49);
+        DynamicMessage lastMeta =
+                (DynamicMessage) last.getField(last.getDescriptorForType().findFieldByName("metadata"));
+        assertThat(lastMeta.getField(lastMeta.getDescriptorForType().findFieldByName("resourceVersion")))
+                .isEqualTo("149");
+    }
+
+    @Test
+    void aCustomResourceHasNoProtobufList() {
+        byte[] widget = "{\"kind\":\"Widget\",\"apiVersion\":\"example.com/v1\",\"metadata\":{\"name\":\"w\"}}"
+                .getBytes(StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> lists.protobuf(
+                        pods, List.of(new KubeListWriter.Item(widget, 3)), 5, null, -1, (b, off, len) -> {}))
+                .isInstanceOf(UndecodableObjectException.class);
+    }
+
+    @Test
+    void continueTokensRoundTripAndBadOnesAreRefusedInKubeApiserversWords() {
+        KubeContinueToken token = new KubeContinueToken(77, "default/web-3\u0000", 40);
+        assertThat(KubeContinueToken.decode(token.encode())).isEqualTo(token);
+        assertThat(KubeContinueToken.decode(new KubeContinueToken(77, "a", -1).encode())
+                        .remaining())
+                .isEqualTo(-1);
+        for (String bad : List.of(
+                "%%%",
+                "bm90IGpzb24",
+                base64("{\"v\":\"x\",\"rv\":1,\"start\":\"a\"}"),
+                base64("{\"v\":\"meta.k8s.io/v1\",\"rv\":0,\"start\":\"a\"}"),
+                base64("{\"v\":\"meta.k8s.io/v1\",\"rv\":5,\"start\":\"/etc\"}"))) {
+            assertThatThrownBy(() -> KubeContinueToken.decode(bad))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("continue key is not valid");
+        }
+    }
+
+    @Test
+    void discoveryAnnouncesEveryResourceWithReadVerbsInBothForms() {
+        KubeDiscovery discovery = new KubeDiscovery(resources);
+        JsonObject core = json(discovery.resourceList("v1"));
+        assertThat(core.get("groupVersion").getAsString()).isEqualTo("v1");
+        JsonObject podResource = core.getAsJsonArray("resources").get(0).getAsJsonObject();
+        assertThat(podResource.get("name").getAsString()).isEqualTo("pods");
+        assertThat(podResource.get("namespaced").getAsBoolean()).isTrue();
+        assertThat(podResource.getAsJsonArray("verbs").toString()).isEqualTo("[\"get\",\"list\",\"watch\"]");
+        assertThat(podResource.getAsJsonArray("shortNames").get(0).getAsString())
+                .isEqualTo("po");
+
+        JsonObject groups = json(discovery.legacyGroups());
+        assertThat(groups.get("kind").getAsString()).isEqualTo("APIGroupList");
+        assertThat(groups.getAsJsonArray("groups").toString()).contains("\"apps/v1\"", "rbac.authorization.k8s.io");
+        assertThat(discovery.resourceList("apps/v1")).isNotNull();
+        assertThat(discovery.resourceList("nope/v1")).isNull();
+
+        JsonObject aggregated = json(discovery.aggregatedGroups());
+        assertThat(aggregated.get("kind").getAsString()).isEqualTo("APIGroupDiscoveryList");
+        assertThat(aggregated.toString()).contains("\"scope\":\"Namespaced\"", "\"responseKind\"");
+        assertThat(json(discovery.aggregatedCore()).getAsJsonArray("items")).hasSize(1);
+        assertThat(json(discovery.legacyCore())
+                        .getAsJsonArray("versions")
+                        .get(0)
+                        .getAsString())
+                .isEqualTo("v1");
+    }
+
+    private static List<KubeListWriter.Item> pods(int n) {
+        byte[] pod = KubeFixtures.protobuf("core.v1.Pod");
+        List<KubeListWriter.Item> items = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            items.add(new KubeListWriter.Item(pod, 100 + i));
+        }
+        return items;
+    }
+
+    private static JsonObject json(byte[] bytes) {
+        return JsonParser.parseString(new String(bytes, StandardCharsets.UTF_8)).getAsJsonObject();
+    }
+
+    private static String base64(String s) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(s.getBytes(StandardCharsets.UTF_8));
+    }
+}
