@@ -53,7 +53,8 @@ import org.junit.jupiter.api.io.TempDir;
  * deleted (the real ingester, Kafka's real cleaner, the node as a process): with a short
  * {@code delete.retention.ms} the cleaner removes both the keys' values and their tombstones
  * before the read gets to them, so the read is dropped and started again, and the node serves
- * exactly etcd's keys; with the default retention the same read is served as it is.
+ * exactly etcd's keys; with the default retention the same read is served as it is. A node that
+ * no read can satisfy says so on {@code /readyz} and heeds a new setting at its next read.
  *
  * <p>The hold is the node's test hook (a file that the read waits on after a fetch that brought
  * key-values); the node fetches one record batch at a time ({@code max.partition.fetch.bytes=1}
@@ -88,6 +89,52 @@ class RebuildOutlivingTombstonesTest {
         Map<String, Double> metrics = rebuildAcrossDeletes(info, null);
         assertThat(metrics.get("watchfanout_rebuild_restarts_total")).isZero();
         assertThat(metrics.get("watchfanout_state_delete_retention_seconds")).isEqualTo(86_400.0);
+    }
+
+    @Test
+    void aRebuildThatCannotFinishInTimeSaysSoAndHeedsANewSetting(TestInfo info) throws Exception {
+        TestPrefix prefix = TestPrefix.unique(info);
+        String stateTopic = WatchFanoutSerdes.stateTopic(prefix.topicPrefix());
+        try (JavaProcess ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), prefix.topicPrefix());
+                Client client = Client.builder().endpoints(etcd.clientUrl()).build();
+                Admin admin = admin()) {
+            client.getKVClient().put(bs(prefix.keyPrefix() + "a"), bs("a")).get();
+            await("the state topic holds the key")
+                    .atMost(WAIT)
+                    .until(() -> read(stateTopic).containsKey(prefix.keyPrefix() + "a"));
+            // No read is quick enough for a retention of 0: every one starts over.
+            alter(admin, stateTopic, Map.of(TopicConfig.DELETE_RETENTION_MS_CONFIG, "0"));
+            int port = FreePorts.pick();
+            String url = "http://127.0.0.1:" + port;
+            try (JavaProcess node = StackLauncher.on(null, kafka.bootstrapServers(), prefix.topicPrefix())
+                    .node(
+                            JavaProcess.builder("io.watchfanout.fanout.FanoutNodeMain")
+                                    .name("slow-node")
+                                    .maxHeap("256m"),
+                            port,
+                            "slow-node")
+                    .start()) {
+                await("the node says that its rebuild cannot finish in time")
+                        .atMost(WAIT)
+                        .until(() -> Stack.get(url + "/readyz").body().contains("cannot finish in time"));
+                var readyz = Stack.get(url + "/readyz");
+                assertThat(readyz.statusCode()).isEqualTo(503);
+                assertThat(readyz.body()).contains("delete.retention.ms=0").contains(stateTopic);
+                assertThat(Stack.get(url + "/v1/kv?key=" + prefix.keyPrefix() + "&prefix=true")
+                                .statusCode())
+                        .isEqualTo(503);
+
+                // The next read learns the new setting and is served.
+                alter(admin, stateTopic, Map.of(TopicConfig.DELETE_RETENTION_MS_CONFIG, "86400000"));
+                StackLauncher.awaitReady(node, "slow-node", url + "/readyz", WAIT, () -> {});
+                assertThat(listed(url, prefix.keyPrefix())).containsExactly(prefix.keyPrefix() + "a");
+                Map<String, Double> metrics = StackLauncher.metrics(url + "/metrics");
+                assertThat(metrics.get("watchfanout_rebuild_restarts_total")).isGreaterThan(3);
+                assertThat(metrics.get("watchfanout_state_delete_retention_seconds"))
+                        .isEqualTo(86_400.0);
+                assertThat(ingester.isAlive()).isTrue();
+            }
+        }
     }
 
     /**
