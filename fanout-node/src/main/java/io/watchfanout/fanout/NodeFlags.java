@@ -234,7 +234,9 @@ public final class NodeFlags extends FlagTable {
                     + "zero-byte key, which the probe counts. Calls forwarded for etcd API clients carry the client's "
                     + "own token instead.");
     static final Flag<KafkaClientSettings> KAFKA_CONFIG = CommonFlags.kafkaConfig()
-            .help("Kafka client settings for every Kafka consumer of the node (rebuild, tail, reads of older history): "
+            .help("Kafka client settings for every Kafka client of the node (the consumers of the rebuild, the tail "
+                    + "and reads of older history; the admin client that reads the state topic's delete.retention.ms, "
+                    + "which needs DescribeConfigs on it): "
                     + "security, ssl, sasl and tuning keys, e.g. security.protocol=SASL_SSL; settings the node sets itself "
                     + "(bootstrap.servers, deserializers, isolation.level, ...) are refused.");
 

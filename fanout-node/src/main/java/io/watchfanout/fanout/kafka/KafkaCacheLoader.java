@@ -9,17 +9,21 @@ import io.watchfanout.fanout.watch.ValueArena;
 import io.watchfanout.schema.EventsRecordDeserializer;
 import io.watchfanout.schema.RevisionChainException;
 import io.watchfanout.schema.StateRecordDeserializer;
+import io.watchfanout.schema.StateScan;
 import io.watchfanout.schema.WatchFanoutSerdes;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.StateCheckpoint;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -47,6 +51,13 @@ import org.slf4j.LoggerFactory;
  * offset, since transaction markers take offsets. Ready once the events topic's end offset
  * at start has been reached.
  *
+ * <p>A read of the state topic that may have outlived a tombstone is never served
+ * ({@link StateScan}: it took half the topic's {@code delete.retention.ms} or more, counted from
+ * its first fetch, pauses included): what it loaded is dropped and the read starts again, with a
+ * log line, {@link RebuildProgress#rebuildRestarts()} and the reason on {@code /readyz}
+ * ({@link CacheFeed#rebuildRestarted}). After {@link #QUIET_RESTARTS} restarts the reason says that
+ * the rebuild cannot finish in time and what to change, and the reads go on, a pause apart.
+ *
  * <p>Fail closed (docs/ARCHITECTURE.md, invariant 8): an undecodable record, a broken revision chain, a state topic
  * without a checkpoint or an events topic that no longer holds the checkpoint's offset stops
  * the feed for good ({@link CacheFeed#fail}); nothing is skipped. An unreachable Kafka or a
@@ -61,6 +72,16 @@ public final class KafkaCacheLoader implements AutoCloseable {
     private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(5);
     private static final long PROGRESS_LOG_NANOS = 5_000_000_000L;
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+    /** Restarts of the state read after which the node says it cannot finish in time, and pauses between reads. */
+    static final int QUIET_RESTARTS = 3;
+    /** The pause between reads of the state topic once {@link #QUIET_RESTARTS} were not enough. */
+    private static final Duration RESTART_PAUSE = Duration.ofSeconds(10);
+    /**
+     * Test hook (a system property naming a file): while that file exists, the read of the state
+     * topic stands still after each fetch that brought key-values, as a node paused or starved in
+     * the middle of its rebuild would. Never set in production.
+     */
+    static final String HOLD_STATE_READ_PROPERTY = "watchfanout.test.holdStateReadWhileExists";
 
     private final String bootstrap;
     private final KafkaClientSettings settings;
@@ -82,6 +103,8 @@ public final class KafkaCacheLoader implements AutoCloseable {
     private boolean feedStale;
     /** Feed thread only: whether the events consumer was last connected to a broker. */
     private boolean kafkaConnected = true;
+    /** {@link #HOLD_STATE_READ_PROPERTY}'s file, or null. */
+    private final Path holdStateRead;
 
     /**
      * @param bootstrap Kafka's bootstrap servers, {@code host:port[,host:port]}
@@ -127,6 +150,8 @@ public final class KafkaCacheLoader implements AutoCloseable {
         this.feed = feed;
         this.progress = progress;
         this.nodeId = nodeId;
+        String hold = System.getProperty(HOLD_STATE_READ_PROPERTY);
+        this.holdStateRead = hold == null || hold.isEmpty() ? null : Path.of(hold);
         this.thread = new Thread(this::run, "watchfanout-feed-" + nodeId);
         this.thread.setDaemon(true);
     }
@@ -187,7 +212,15 @@ public final class KafkaCacheLoader implements AutoCloseable {
     private void run() {
         long start = System.nanoTime();
         try {
-            Snapshot snapshot = readState();
+            Snapshot snapshot = null;
+            for (int restarts = 0; snapshot == null && running; ) {
+                try {
+                    snapshot = readState();
+                } catch (StateReadOutlived e) {
+                    restarts++;
+                    restarted(restarts, e.getMessage());
+                }
+            }
             if (snapshot == null) {
                 return;
             }
@@ -208,6 +241,48 @@ public final class KafkaCacheLoader implements AutoCloseable {
         }
     }
 
+    /**
+     * A read of the state topic was dropped ({@link StateScan}): count, log, tell {@code /readyz};
+     * past {@link #QUIET_RESTARTS}, say that the rebuild cannot finish in time and pause before the
+     * next read, so that a node that is too slow does not read the topic over and over at full speed.
+     */
+    private void restarted(int restarts, String why) {
+        progress.rebuildRestarts = restarts;
+        String problem;
+        if (restarts <= QUIET_RESTARTS) {
+            problem = "started over (" + restarts + (restarts == 1 ? " time" : " times") + ") because " + why;
+            LOG.warn(
+                    "[node {}] rebuild: dropped what was read and starts over ({} of {} tries before giving notice): {}",
+                    nodeId,
+                    restarts,
+                    QUIET_RESTARTS,
+                    why);
+        } else {
+            problem = "cannot finish in time: it started over " + restarts + " times; the last time, " + why
+                    + ". Raise " + stateTopic + "'s delete.retention.ms above twice the time the read takes, or give"
+                    + " this node the CPU and network to read faster; it reads again every "
+                    + RESTART_PAUSE.toSeconds() + " s";
+            LOG.error("[node {}] rebuild {}", nodeId, problem);
+        }
+        progress.phase = "restarting";
+        feed.rebuildRestarted(problem);
+        if (restarts > QUIET_RESTARTS) {
+            sleepWhileRunning(RESTART_PAUSE);
+        }
+    }
+
+    private void sleepWhileRunning(Duration d) {
+        long until = System.nanoTime() + d.toNanos();
+        try {
+            while (running && System.nanoTime() < until) {
+                Thread.sleep(50);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+        }
+    }
+
     private void fail(String reason) {
         progress.phase = "failed";
         LOG.error("[node {}] CACHE FAILED, this node stops serving (not ready, /v1/* answer 503): {}", nodeId, reason);
@@ -217,17 +292,29 @@ public final class KafkaCacheLoader implements AutoCloseable {
     /** A checkpointed snapshot read from the state topic; checkpoint null = topic empty. */
     private record Snapshot(StateCheckpoint checkpoint, int keys) {}
 
-    private Snapshot readState() throws FeedException {
+    /**
+     * Reads the state topic to its end offsets and loads what it holds into the feed.
+     *
+     * @return the snapshot, or null when the loader was stopped meanwhile
+     * @throws StateReadOutlived when the read took too long to be trusted ({@link StateScan}):
+     *     nothing was loaded, read again
+     */
+    private Snapshot readState() throws FeedException, StateReadOutlived {
         progress.phase = "state";
         ValueArena arena = new ValueArena();
         // The deserializer instances given here take the place of the classes named in the settings.
-        try (KafkaConsumer<byte[], StateValue> consumer = new KafkaConsumer<>(
-                props(StateRecordDeserializer.class, "state"),
-                new ByteArrayDeserializer(),
-                new StateValueDeserializer(arena))) {
+        try (DeleteRetentionLookup retention = new DeleteRetentionLookup(adminProps(), stateTopic, METADATA_TIMEOUT);
+                KafkaConsumer<byte[], StateValue> consumer = new KafkaConsumer<>(
+                        props(StateRecordDeserializer.class, "state"),
+                        new ByteArrayDeserializer(),
+                        new StateValueDeserializer(arena))) {
             current = consumer;
             List<TopicPartition> tps = waitForPartitions(consumer, stateTopic);
             if (tps == null) {
+                return null;
+            }
+            Duration deleteRetention = learn(retention);
+            if (deleteRetention == null) {
                 return null;
             }
             consumer.assign(tps);
@@ -255,8 +342,11 @@ public final class KafkaCacheLoader implements AutoCloseable {
             StateCheckpoint checkpoint = null;
             long records = 0;
             long lastLog = System.nanoTime();
+            // Timed from right before the first fetch: the window in which a tombstone must not vanish.
+            StateScan scan = StateScan.begin(deleteRetention);
             while (running && !caughtUp(consumer, tps, end)) {
                 ConsumerRecords<byte[], StateValue> batch = consumer.poll(POLL);
+                int before = read.size();
                 for (ConsumerRecord<byte[], StateValue> r : batch) {
                     records++;
                     byte[] key = r.key();
@@ -288,6 +378,13 @@ public final class KafkaCacheLoader implements AutoCloseable {
                 progress.stateRecords = records;
                 progress.keysLoaded = read.size();
                 progress.stateRatio = total == 0 ? 1 : Math.min(1, (double) records / total);
+                if (holdStateRead != null && read.size() > before) {
+                    holdWhileAsked();
+                }
+                // Given up as soon as it is too late: what follows could not be trusted either.
+                if (!scan.trustworthy()) {
+                    throw new StateReadOutlived(scan.outlived(stateTopic, progress.stateRatio));
+                }
                 if (System.nanoTime() - lastLog > PROGRESS_LOG_NANOS) {
                     lastLog = System.nanoTime();
                     LOG.info(
@@ -297,6 +394,15 @@ public final class KafkaCacheLoader implements AutoCloseable {
             }
             if (!running) {
                 return null;
+            }
+            // Asked again: an operator who shortened the setting during the read is heeded.
+            Duration now = learn(retention);
+            if (now == null) {
+                return null;
+            }
+            scan.retentionNow(now);
+            if (!scan.trustworthy()) {
+                throw new StateReadOutlived(scan.outlived(stateTopic, 1));
             }
             List<KeyValue> sorted = lastOfEachKey(read, arena);
             if (checkpoint == null && !sorted.isEmpty()) {
@@ -315,6 +421,48 @@ public final class KafkaCacheLoader implements AutoCloseable {
                     checkpoint == null ? 0 : checkpoint.getEventsOffset());
             return new Snapshot(checkpoint, sorted.size());
         }
+    }
+
+    /** The state topic's delete.retention.ms now (waiting for Kafka as other metadata calls do), or null when closed. */
+    private Duration learn(DeleteRetentionLookup retention) {
+        Duration d = retry(retention::get, "delete.retention.ms of " + stateTopic);
+        if (d != null) {
+            if (d.toMillis() != progress.deleteRetentionMillis) {
+                LOG.info(
+                        "[node {}] {} has delete.retention.ms={}: a read of it must take less than {} ms to be trusted",
+                        nodeId,
+                        stateTopic,
+                        d.toMillis(),
+                        d.toMillis() / 2);
+            }
+            progress.deleteRetentionMillis = d.toMillis();
+        }
+        return d;
+    }
+
+    /** The test hook {@link #HOLD_STATE_READ_PROPERTY}: stands still while its file exists. */
+    private void holdWhileAsked() {
+        if (!Files.exists(holdStateRead)) {
+            return;
+        }
+        LOG.info(
+                "[node {}] rebuild: holding the read of {} while {} exists (test hook)",
+                nodeId,
+                stateTopic,
+                holdStateRead);
+        while (running && Files.exists(holdStateRead)) {
+            sleepWhileRunning(Duration.ofMillis(50));
+        }
+        LOG.info("[node {}] rebuild: the read of {} goes on", nodeId, stateTopic);
+    }
+
+    /** The settings of the node's admin client: the {@code --kafka-config} settings, bootstrap servers, client id. */
+    private Properties adminProps() {
+        Properties p = new Properties();
+        settings.applyTo(p);
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(AdminClientConfig.CLIENT_ID_CONFIG, "watchfanout-" + nodeId + "-admin");
+        return p;
     }
 
     /**
@@ -627,6 +775,15 @@ public final class KafkaCacheLoader implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /** A read of the state topic that took too long to be trusted ({@link StateScan}); its message says why. */
+    private static final class StateReadOutlived extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        StateReadOutlived(String message) {
+            super(message);
+        }
     }
 
     /** Bad data: the feed stops for good. */

@@ -14,8 +14,10 @@ public final class RebuildProgress {
     volatile long consumerLag = -1;
     volatile double rebuildSeconds = -1;
     volatile long newestRecordMillis;
+    volatile int rebuildRestarts;
+    volatile long deleteRetentionMillis = -1;
 
-    /** "starting", "waiting for Kafka", "state", "events", "serving" or "failed". */
+    /** "starting", "waiting for Kafka", "state", "restarting", "events", "serving" or "failed". */
     public String phase() {
         return phase;
     }
@@ -59,6 +61,19 @@ public final class RebuildProgress {
     /** Records between the consumer's position and the events topic's end, -1 when unknown. */
     public long consumerLag() {
         return consumerLag;
+    }
+
+    /**
+     * Times the read of the state topic was dropped and started again because it took half the
+     * topic's {@code delete.retention.ms} or more ({@link io.watchfanout.schema.StateScan}).
+     */
+    public int rebuildRestarts() {
+        return rebuildRestarts;
+    }
+
+    /** The state topic's {@code delete.retention.ms} as last learnt from Kafka, milliseconds; -1 before. */
+    public long deleteRetentionMillis() {
+        return deleteRetentionMillis;
     }
 
     /** Seconds from start until the node first caught up, -1 before. */

@@ -237,6 +237,17 @@ public final class NodeMetrics extends Collector {
                     "watchfanout_rebuild_events_progress_ratio",
                     "Fraction of the events topic's end offset at start that was applied (0..1).",
                     rebuild.eventsRatio()));
+            out.add(counter(
+                    "watchfanout_rebuild_restarts_total",
+                    "Reads of the state topic dropped and started again because they took half its delete.retention.ms "
+                            + "or more (a tombstone may have been removed before it was read).",
+                    rebuild.rebuildRestarts()));
+            long retention = rebuild.deleteRetentionMillis();
+            out.add(gauge(
+                    "watchfanout_state_delete_retention_seconds",
+                    "The state topic's delete.retention.ms as last read from Kafka, in seconds; a rebuild's read of the "
+                            + "state topic is trusted only if it takes less than half of it. NaN before it is known.",
+                    retention < 0 ? Double.NaN : retention / 1000.0));
             long lag = rebuild.consumerLag();
             out.add(gauge(
                     "watchfanout_consumer_lag_records",

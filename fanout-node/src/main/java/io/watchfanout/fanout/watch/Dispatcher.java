@@ -284,6 +284,11 @@ final class Dispatcher implements CacheFeed {
     }
 
     @Override
+    public void rebuildRestarted(String problem) {
+        readiness.rebuildRestarted(problem);
+    }
+
+    @Override
     public void feedStale(String problem) {
         readiness.feedStale(problem);
     }

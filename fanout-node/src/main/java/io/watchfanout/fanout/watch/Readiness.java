@@ -15,6 +15,7 @@ public final class Readiness {
     private volatile String failure;
     private volatile String feedProblem;
     private volatile boolean draining;
+    private volatile String rebuildProblem;
 
     void markRebuilt() {
         rebuilt = true;
@@ -22,6 +23,10 @@ public final class Readiness {
 
     void fail(String reason) {
         failure = reason;
+    }
+
+    void rebuildRestarted(String problem) {
+        rebuildProblem = problem;
     }
 
     void feedStale(String problem) {
@@ -63,12 +68,18 @@ public final class Readiness {
             return "this node stopped serving: " + f;
         }
         if (!rebuilt) {
-            return "the cache is rebuilding from Kafka; retry, or ask another node";
+            return "the cache is rebuilding from Kafka" + because() + "; retry, or ask another node";
         }
         if (draining) {
             return "this node is shutting down; ask another node";
         }
         return null;
+    }
+
+    /** Why the rebuild takes longer than it should (it started over), as a clause; empty when it does not. */
+    private String because() {
+        String p = rebuilt ? null : rebuildProblem;
+        return p == null ? "" : ": it " + p;
     }
 
     /** Why {@code /readyz} fails, or null when the node is ready: {@link #notServing} or a stale feed. */
@@ -81,7 +92,7 @@ public final class Readiness {
             return "cache failed: " + f;
         }
         if (!rebuilt) {
-            return "cache is rebuilding from Kafka";
+            return "cache is rebuilding from Kafka" + because();
         }
         String stale = feedProblem;
         return stale == null ? null : "feed is stale: " + stale;

@@ -2,10 +2,12 @@ package io.watchfanout.ingester.publish;
 
 import com.google.protobuf.ByteString;
 import io.watchfanout.common.KafkaClientSettings;
+import io.watchfanout.ingester.topics.StateRetention;
 import io.watchfanout.ingester.topics.TopicReader;
 import io.watchfanout.schema.EventsRecordDeserializer;
 import io.watchfanout.schema.EventsRecords;
 import io.watchfanout.schema.StateRecordDeserializer;
+import io.watchfanout.schema.StateScan;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.schema.v1.KeyValue;
@@ -15,6 +17,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the ingester has published so far, read back from Kafka: the last revision in the
@@ -22,13 +26,20 @@ import java.util.Optional;
  * retention has emptied the events topic), and — for a resynchronisation — the whole
  * published state of the range.
  *
+ * <p>A read of the whole state topic is trusted only if it took less than half the topic's
+ * {@code delete.retention.ms} ({@link StateScan}, the rule every reader of the state topic
+ * follows); otherwise a tombstone may have vanished before it was read, and the read is made again.
+ *
  * <p>Only valid after {@code initTransactions()} of the ingester's own producer: that
  * aborts whatever an earlier instance left open, so the read_committed tail is final.
  *
  * <p>Stateless; each method opens its own consumers.
  */
 public final class PublishedLog {
+    private static final Logger log = LoggerFactory.getLogger(PublishedLog.class);
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+    /** Reads of the state topic that took too long, after which {@link #state()} gives up. */
+    static final int MAX_STATE_READS = 3;
 
     private final String bootstrap;
     private final KafkaClientSettings settings;
@@ -90,10 +101,28 @@ public final class PublishedLog {
      * end.
      *
      * @return the key-values by key
+     * @throws IllegalStateException when {@link #MAX_STATE_READS} reads of the state topic in a row
+     *     took too long to be trusted ({@link StateScan}), or Kafka does not tell the topic's
+     *     {@code delete.retention.ms}
      */
     public Map<ByteString, KeyValue> state() {
         Map<ByteString, KeyValue> state = new HashMap<>();
-        Optional<StateCheckpoint> checkpoint = readState(state, true);
+        Optional<StateCheckpoint> checkpoint = Optional.empty();
+        for (int read = 1; ; read++) {
+            state.clear();
+            StateScan scan = StateScan.begin(stateDeleteRetention());
+            checkpoint = readState(state, true);
+            scan.retentionNow(stateDeleteRetention());
+            if (scan.trustworthy()) {
+                break;
+            }
+            String why = scan.outlived(stateTopic, 1);
+            if (read == MAX_STATE_READS) {
+                throw new IllegalStateException("cannot read the published state in time: " + read
+                        + " reads in a row were too slow; the last time, " + why);
+            }
+            log.warn("reading the published state again ({} of {}): {}", read, MAX_STATE_READS, why);
+        }
         long from = checkpoint.map(StateCheckpoint::getEventsOffset).orElse(0L);
         try (TopicReader<EventsRecord> reader =
                 new TopicReader<>(bootstrap, settings, clientId + "-events", new EventsRecordDeserializer())) {
@@ -115,6 +144,11 @@ public final class PublishedLog {
                     READ_TIMEOUT);
         }
         return state;
+    }
+
+    /** The state topic's effective delete.retention.ms now. */
+    private Duration stateDeleteRetention() {
+        return StateRetention.deleteRetention(bootstrap, settings, stateTopic, clientId + "-admin", READ_TIMEOUT);
     }
 
     private Optional<StateCheckpoint> readState(Map<ByteString, KeyValue> state, boolean keepKeys) {

@@ -41,8 +41,10 @@ import org.slf4j.LoggerFactory;
  * ({@link #STATE_DELETE_RETENTION}) rather than the broker's {@code log.cleaner.delete.retention.ms}:
  * a reader rebuilding from the state topic (a fan-out node at start) must see the tombstone of
  * every key deleted after it read the key's value, and the cleaner keeps a tombstone only that
- * long once it has compacted past it. A rebuild that takes longer could keep a deleted key for
- * good; with a day against rebuilds of seconds to minutes there is room to spare.
+ * long once it has compacted past it. Every such reader trusts its read only if it took less than
+ * half of that ({@link io.watchfanout.schema.StateScan}) and reads again otherwise, so a short
+ * setting never brings a deleted key back, but may keep a slow node rebuilding; with a day
+ * against rebuilds of seconds to minutes there is room to spare.
  *
  * <p>Thread-safe (stateless over a thread-safe admin client).
  */
@@ -51,7 +53,7 @@ public final class TopicManager {
     private static final long TIMEOUT_MS = 30_000;
     /**
      * {@code delete.retention.ms} of a new state topic: how long a tombstone stays readable after
-     * compaction reached it, hence the longest a rebuild may take to read the state topic. Kafka's
+     * compaction reached it; a rebuild's read of the state topic must take less than half of it. Kafka's
      * default, set explicitly so that a broker-wide change does not silently shorten it.
      */
     public static final Duration STATE_DELETE_RETENTION = Duration.ofDays(1);
@@ -212,8 +214,9 @@ public final class TopicManager {
         long deleteRetention = Long.parseLong(value(configs.get(state), TopicConfig.DELETE_RETENTION_MS_CONFIG));
         if (deleteRetention < STATE_DELETE_RETENTION_WARNING.toMillis()) {
             log.warn(
-                    "topic {} has delete.retention.ms={}: a fan-out node whose rebuild reads the state topic for longer "
-                            + "may miss a tombstone and keep a deleted key; {} ms is the default of new state topics",
+                    "topic {} has delete.retention.ms={}: a fan-out node whose rebuild reads the state topic for half "
+                            + "of that or longer drops what it read and starts again, and may never be ready; {} ms is "
+                            + "the default of new state topics",
                     s.stateTopic(),
                     deleteRetention,
                     STATE_DELETE_RETENTION.toMillis());
