@@ -1,0 +1,41 @@
+package io.watchfanout.fanout.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.watchfanout.fanout.security.Rbac;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Stored RBAC objects read into the authorizer's records. */
+class RbacObjectsTest {
+    @Test
+    void rolesAndBindingsAsKubeApiserverStoresThem() throws Exception {
+        for (String kind : List.of("Role", "ClusterRole")) {
+            List<Rbac.Rule> rules = RbacObjects.rules(KubeFixtures.protobuf("rbac.authorization.k8s.io.v1." + kind));
+            assertThat(rules).hasSize(1);
+            Rbac.Rule rule = rules.get(0);
+            assertThat(rule.verbs()).containsExactly("verbsValue");
+            assertThat(rule.apiGroups()).containsExactly("apiGroupsValue");
+            assertThat(rule.resources()).containsExactly("resourcesValue");
+            assertThat(rule.resourceNames()).containsExactly("resourceNamesValue");
+            assertThat(rule.nonResourceURLs()).containsExactly("nonResourceURLsValue");
+        }
+        Rbac.Binding binding =
+                RbacObjects.binding(KubeFixtures.protobuf("rbac.authorization.k8s.io.v1.RoleBinding"), "ns", "b");
+        assertThat(binding.roleKind()).isEqualTo("kindValue");
+        assertThat(binding.roleName()).isEqualTo("nameValue");
+        assertThat(binding.subjects()).containsExactly(new Rbac.Subject("kindValue", "nameValue", "namespaceValue"));
+        assertThat(RbacObjects.binding(
+                                KubeFixtures.protobuf("rbac.authorization.k8s.io.v1.ClusterRoleBinding"), "", "c")
+                        .namespace())
+                .isEmpty();
+    }
+
+    @Test
+    void anotherKindIsRefused() {
+        assertThatThrownBy(() -> RbacObjects.rules(KubeFixtures.protobuf("core.v1.Pod")))
+                .isInstanceOf(UndecodableObjectException.class)
+                .hasMessageContaining("Pod");
+    }
+}
