@@ -22,6 +22,8 @@ public record Identity(String name, Set<String> groups, Method method) {
         TOKEN,
         /** A JWT verified against the JWKS with issuer and audience. */
         JWT,
+        /** A Kubernetes ServiceAccount token (kube-apiserver's {@code --service-account-key-file}). */
+        SERVICE_ACCOUNT,
         /** A token etcd returned for a forwarded {@code Authenticate}. */
         ETCD,
         /** No credentials, served because {@code --anonymous} allows it. */

@@ -2,7 +2,6 @@ package io.watchfanout.fanout.security;
 
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
-import com.nimbusds.jose.JWSVerifier;
 import com.nimbusds.jose.crypto.ECDSAVerifier;
 import com.nimbusds.jose.crypto.RSASSAVerifier;
 import com.nimbusds.jose.jwk.Curve;
@@ -11,11 +10,7 @@ import com.nimbusds.jose.jwk.JWK;
 import com.nimbusds.jose.jwk.JWKSet;
 import com.nimbusds.jose.jwk.KeyUse;
 import com.nimbusds.jose.jwk.RSAKey;
-import com.nimbusds.jwt.EncryptedJWT;
-import com.nimbusds.jwt.JWT;
 import com.nimbusds.jwt.JWTClaimsSet;
-import com.nimbusds.jwt.JWTParser;
-import com.nimbusds.jwt.PlainJWT;
 import com.nimbusds.jwt.SignedJWT;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,9 +19,7 @@ import java.nio.file.Path;
 import java.text.ParseException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Date;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -49,16 +42,17 @@ import java.util.Set;
  */
 final class JwtAuthenticator implements Authenticator {
     /** How far the clocks of the issuer and this node may disagree for exp, nbf and iat. */
-    static final Duration CLOCK_SKEW = Duration.ofSeconds(30);
+    static final Duration CLOCK_SKEW = SignedTokens.CLOCK_SKEW;
 
-    private record Key(String id, JWSAlgorithm algorithm, JWSVerifier verifier) {}
+    private static final Set<JWSAlgorithm> ALGORITHMS = Set.of(JWSAlgorithm.RS256, JWSAlgorithm.ES256);
+    private static final String KEY_SOURCE = "--jwt-jwks-file";
 
     private final String issuer;
     private final String audience;
     private final String usernameClaim;
     private final String groupsClaim;
     private final Clock clock;
-    private final ReloadingFile<List<Key>> keys;
+    private final ReloadingFile<List<SignedTokens.VerificationKey>> keys;
 
     /**
      * Reads the key set.
@@ -82,15 +76,10 @@ final class JwtAuthenticator implements Authenticator {
         if (token == null || TokenKind.of(token) != TokenKind.JWT) {
             return null;
         }
-        SignedJWT jwt = signed(token);
-        verifySignature(jwt);
-        JWTClaimsSet claims;
-        try {
-            claims = jwt.getJWTClaimsSet();
-        } catch (ParseException e) {
-            throw new AuthenticationException("malformed JWT: the payload is not a claims set");
-        }
-        checkTimes(claims);
+        SignedJWT jwt = SignedTokens.signed(token, ALGORITHMS);
+        SignedTokens.verify(jwt, keys.get(), KEY_SOURCE);
+        JWTClaimsSet claims = SignedTokens.claims(jwt);
+        SignedTokens.checkTimes(claims, clock.instant(), false);
         if (!issuer.equals(claims.getIssuer())) {
             throw new AuthenticationException("JWT issuer " + quoted(claims.getIssuer()) + " is not " + quoted(issuer));
         }
@@ -99,70 +88,6 @@ final class JwtAuthenticator implements Authenticator {
                     "JWT audience " + claims.getAudience() + " does not contain " + quoted(audience));
         }
         return new Identity(username(claims), groups(claims), Identity.Method.JWT);
-    }
-
-    private static SignedJWT signed(String token) throws AuthenticationException {
-        JWT jwt;
-        try {
-            jwt = JWTParser.parse(token);
-        } catch (ParseException e) {
-            throw new AuthenticationException("malformed JWT: " + e.getMessage());
-        }
-        if (jwt instanceof PlainJWT) {
-            throw new AuthenticationException("unsigned JWT (alg none) refused");
-        }
-        if (jwt instanceof EncryptedJWT) {
-            throw new AuthenticationException("encrypted JWT refused (expected: signed with RS256 or ES256)");
-        }
-        SignedJWT signed = (SignedJWT) jwt;
-        JWSAlgorithm alg = signed.getHeader().getAlgorithm();
-        if (!JWSAlgorithm.RS256.equals(alg) && !JWSAlgorithm.ES256.equals(alg)) {
-            throw new AuthenticationException("JWT algorithm " + alg + " refused (expected: RS256 or ES256)");
-        }
-        return signed;
-    }
-
-    private void verifySignature(SignedJWT jwt) throws AuthenticationException {
-        String kid = jwt.getHeader().getKeyID();
-        JWSAlgorithm alg = jwt.getHeader().getAlgorithm();
-        boolean candidate = false;
-        for (Key k : keys.get()) {
-            if (!k.algorithm().equals(alg) || (kid != null && !kid.equals(k.id()))) {
-                continue;
-            }
-            candidate = true;
-            try {
-                if (jwt.verify(k.verifier())) {
-                    return;
-                }
-            } catch (JOSEException e) {
-                // A key that cannot check this signature is just not its key.
-            }
-        }
-        throw new AuthenticationException(
-                candidate
-                        ? "JWT signature does not verify (bad signature or a key not in --jwt-jwks-file)"
-                        : "JWT signed by an unknown key (" + alg + (kid == null ? "" : ", kid " + quoted(kid))
-                                + " is not in --jwt-jwks-file)");
-    }
-
-    private void checkTimes(JWTClaimsSet claims) throws AuthenticationException {
-        Instant now = clock.instant();
-        Date exp = claims.getExpirationTime();
-        if (exp == null) {
-            throw new AuthenticationException("JWT has no exp claim");
-        }
-        if (!exp.toInstant().plus(CLOCK_SKEW).isAfter(now)) {
-            throw new AuthenticationException("JWT expired at " + exp.toInstant());
-        }
-        Date nbf = claims.getNotBeforeTime();
-        if (nbf != null && nbf.toInstant().minus(CLOCK_SKEW).isAfter(now)) {
-            throw new AuthenticationException("JWT not valid before " + nbf.toInstant());
-        }
-        Date iat = claims.getIssueTime();
-        if (iat != null && iat.toInstant().minus(CLOCK_SKEW).isAfter(now)) {
-            throw new AuthenticationException("JWT issued in the future (iat " + iat.toInstant() + ")");
-        }
     }
 
     private String username(JWTClaimsSet claims) throws AuthenticationException {
@@ -205,25 +130,27 @@ final class JwtAuthenticator implements Authenticator {
         return "jwt";
     }
 
-    private static List<Key> parse(Path file) throws IOException {
+    private static List<SignedTokens.VerificationKey> parse(Path file) throws IOException {
         JWKSet set;
         try {
             set = JWKSet.parse(Files.readString(file, StandardCharsets.UTF_8));
         } catch (ParseException e) {
             throw new IOException(file + ": not a JSON Web Key Set: " + e.getMessage(), e);
         }
-        List<Key> out = new ArrayList<>();
+        List<SignedTokens.VerificationKey> out = new ArrayList<>();
         for (JWK jwk : set.getKeys()) {
             if (KeyUse.ENCRYPTION.equals(jwk.getKeyUse())) {
                 continue;
             }
             try {
                 if (jwk instanceof RSAKey rsa && accepts(jwk, JWSAlgorithm.RS256)) {
-                    out.add(new Key(jwk.getKeyID(), JWSAlgorithm.RS256, new RSASSAVerifier(rsa.toPublicJWK())));
+                    out.add(new SignedTokens.VerificationKey(
+                            jwk.getKeyID(), JWSAlgorithm.RS256, new RSASSAVerifier(rsa.toPublicJWK())));
                 } else if (jwk instanceof ECKey ec
                         && Curve.P_256.equals(ec.getCurve())
                         && accepts(jwk, JWSAlgorithm.ES256)) {
-                    out.add(new Key(jwk.getKeyID(), JWSAlgorithm.ES256, new ECDSAVerifier(ec.toPublicJWK())));
+                    out.add(new SignedTokens.VerificationKey(
+                            jwk.getKeyID(), JWSAlgorithm.ES256, new ECDSAVerifier(ec.toPublicJWK())));
                 }
             } catch (JOSEException e) {
                 throw new IOException(file + ": key " + quoted(jwk.getKeyID()) + ": " + e.getMessage(), e);
@@ -240,6 +167,6 @@ final class JwtAuthenticator implements Authenticator {
     }
 
     private static String quoted(String s) {
-        return s == null ? "(none)" : "\"" + s + "\"";
+        return SignedTokens.quoted(s);
     }
 }
