@@ -367,6 +367,10 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
             }
         } catch (KafkaException | IllegalStateException e) {
             LOG.debug("[node {}] could not check the events topic's oldest record: {}", nodeId, e.toString());
+        } catch (RuntimeException e) {
+            // Anything else too: a task of scheduleWithFixedDelay that throws is never run again, and the
+            // floor would stay unknown for the node's life.
+            LOG.warn("[node {}] could not check the events topic's oldest record: {}", nodeId, e.toString());
         }
     }
 
