@@ -25,8 +25,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The revisions right after the ingester's first resynchronisation are all servable: on an empty
  * etcd (revision 1) the ingester publishes an initial resync at revision 1 with no keys, then the
  * first writes come as revisions 2, 3, ... A node that started before the first write, one that
- * started after it, and one started after it with a window too small to reach back (so that the
- * first revisions come from the events topic) each resume from every one of the first five
+ * started after it, one started after it with a window too small to reach back, and one started
+ * before it whose window let the first revisions go by age (so that they come from the events
+ * topic on those two) each resume from every one of the first five
  * revisions over the etcd API ({@code start_revision} R: events {@code >= R}), HTTP JSON and SSE
  * ({@code resourceVersion} R - 1: events {@code > R - 1}), with exactly etcd's events; and from the
  * resync's own revision ({@code resourceVersion=1}).
@@ -48,6 +49,7 @@ class FirstRevisionsResumeTest {
                 EtcdApiStack stack = EtcdApiStack.start(info, etcd, kafka)) {
             stack.ingester.awaitLog("published a resync (INITIAL)", WAIT);
             Stack.Node early = stack.node("first-early");
+            Stack.Node earlyAged = stack.node("first-early-aged", "--history-max-age", "1s");
             KV kv = stack.kv();
             long last = 0;
             for (int i = 0; i < WRITES; i++) {
@@ -62,13 +64,20 @@ class FirstRevisionsResumeTest {
             assertThat(last).as("the writes are revisions 2.." + (WRITES + 1)).isEqualTo(WRITES + 1);
             Stack.Node late = stack.node("first-late");
             Stack.Node lateSmall = stack.node("first-late-small", "--history-max-events", "3");
-            for (Stack.Node node : List.of(early, late, lateSmall)) {
+            await().atMost(WAIT)
+                    .until(() -> Stack.metrics(earlyAged).getOrDefault("watchfanout_history_start_revision", 0.0) >= 6);
+            for (Stack.Node node : List.of(early, earlyAged, late, lateSmall)) {
                 for (long rev = 2; rev <= 6; rev++) {
                     assertEtcdApiResumes(stack, node, rev, last);
                     assertHttpResumes(stack, node, rev - 1, last, Encoding.JSON);
                     assertHttpResumes(stack, node, rev - 1, last, Encoding.SSE);
                 }
                 assertHttpResumes(stack, node, 1, last, Encoding.PROTOBUF);
+            }
+            for (Stack.Node node : List.of(earlyAged, lateSmall)) {
+                assertThat(Stack.metrics(node).get("watchfanout_resumes_from_kafka_total"))
+                        .as(node + ": the first revisions came from the events topic")
+                        .isPositive();
             }
         }
     }
