@@ -104,7 +104,8 @@ final class UnreadableRequests {
     /** The call as the service sees it: after the guard closed it, it is cancelled and takes nothing more. */
     private static final class GuardedCall<Q, R> extends ForwardingServerCall<Q, R> {
         private final ServerCall<Object, R> call;
-        private boolean closed; // guarded by this
+        /** Written under this object's monitor (with the sends it orders); read without it. */
+        private volatile boolean closed;
 
         GuardedCall(ServerCall<Object, R> call) {
             this.call = call;
@@ -127,7 +128,7 @@ final class UnreadableRequests {
             return true;
         }
 
-        synchronized boolean isClosed() {
+        boolean isClosed() {
             return closed;
         }
 
