@@ -117,7 +117,8 @@ public final class EtcdApi {
         b.intercept(authentication);
         b.fallbackHandlerRegistry(fallback);
         for (ServerServiceDefinition s : services) {
-            b.addService(s);
+            // A request that is not the method's protobuf gets etcd's status, not grpc-java's logged UNKNOWN.
+            b.addService(UnreadableRequests.guard(s));
         }
         return b.build();
     }
@@ -128,6 +129,7 @@ public final class EtcdApi {
      * @throws UncheckedIOException if the address cannot be bound (the message names it)
      */
     public void start() {
+        GrpcStreamErrors.install();
         NettyServerBuilder netty = NettyServerBuilder.forAddress(new InetSocketAddress(bindAddress, requestedPort));
         if (tls != null) {
             netty.sslContext(nettyTls(tls));

@@ -80,7 +80,8 @@ final class ForwardedAccess {
         } catch (AccessDeniedException e) {
             return Status.PERMISSION_DENIED.withDescription(PERMISSION_DENIED);
         } catch (InvalidProtocolBufferException e) {
-            return Status.INVALID_ARGUMENT.withDescription("cannot read the " + method + " request: " + e.getMessage());
+            // The methods parsed here are unary: etcd's answer to their unreadable request.
+            return UnreadableRequests.unreadable(true, e.getMessage());
         }
     }
 

@@ -36,6 +36,7 @@ import org.xnio.StreamConnection;
 import org.xnio.Xnio;
 import org.xnio.XnioWorker;
 import org.xnio.channels.AcceptingChannel;
+import org.xnio.conduits.ConduitStreamSinkChannel;
 import org.xnio.conduits.ConduitStreamSourceChannel;
 
 /**
@@ -48,7 +49,9 @@ import org.xnio.conduits.ConduitStreamSourceChannel;
  * {@link HttpOpenListener}) as {@code Undertow.start()} does, with one difference: each
  * accepted connection's read side first gets a {@link RequestTargetGuard}, so that a request
  * target Undertow's parser would refuse with a bare 400 (a bad percent-escape such as
- * {@code key=%zz}, a raw {@code ^}) is answered with a JSON {@code Status} instead. URL
+ * {@code key=%zz}, a raw {@code ^}) is answered with a JSON {@code Status} instead; and its
+ * write side a {@link ParserRefusalBody}, which gives the 400 of a request Undertow's parser
+ * cannot read at all (a malformed request line or header) a {@code Status} body too. URL
  * decoding is off: the query is decoded to raw bytes by {@link QueryParams}. Accepted
  * connections have TCP keepalive on with the settings' timings ({@link TcpKeepalive}), so a
  * client that vanished without a FIN is noticed on an idle watch too; one that vanished while a
@@ -63,7 +66,8 @@ import org.xnio.conduits.ConduitStreamSourceChannel;
  * {@code /v3/*} authenticate and authorize every request and watch when it starts
  * ({@link HttpAccess}); {@code /readyz}, {@code /livez} and {@code /metrics} stay open, for
  * probes and scrapers, and show no key or value. Request headers are bounded
- * ({@link #MAX_HEADER_BYTES}; Undertow refuses more with its own 400 and closes the connection).
+ * ({@link #MAX_HEADER_BYTES}; Undertow refuses more with its own 400, given a {@code Status} body
+ * by {@link ParserRefusalBody}, and closes the connection).
  *
  * <p>Thread-safety: {@link #start()} and {@link #stop()} from one controlling thread;
  * {@link #stopAccepting()} from any thread.
@@ -219,6 +223,8 @@ public final class HttpApi {
             StreamConnection connection = ssl == null ? accepted : tlsOver(ssl, accepted);
             ConduitStreamSourceChannel source = connection.getSourceChannel();
             source.setConduit(new RequestTargetGuard(source.getConduit()));
+            ConduitStreamSinkChannel sink = connection.getSinkChannel();
+            sink.setConduit(new ParserRefusalBody(sink.getConduit()));
             openListener.handleEvent(connection);
         };
         OptionMap socketOptions = OptionMap.builder()

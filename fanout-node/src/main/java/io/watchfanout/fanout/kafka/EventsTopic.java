@@ -27,11 +27,21 @@ final class EventsTopic {
     private EventsTopic() {}
 
     /**
-     * True when every record before this one has a smaller revision: the first event of a
-     * revision, or a progress or resync record (each follows the whole of the revisions before it).
+     * The least revision R such that every record before this one has a revision below R, or -1 when
+     * the record does not bound them (an event after the first of its revision, or a resync entry).
+     * The first event of revision R and a resync record at R give R; a progress record at R gives
+     * R + 1, as it follows the events of R itself (the ingester's heartbeat after the last write
+     * repeats that write's revision), so a read of the events after R - 1 must not start at it.
      */
-    static boolean startsRevision(EventsRecord r) {
-        return !r.hasEvent() || r.getEvent().getIndex() == 0 && !r.getEvent().getResync();
+    static long revisionsBelow(EventsRecord r) {
+        long rev = EventsRecords.revision(r);
+        if (r.hasProgress()) {
+            return rev + 1;
+        }
+        if (r.hasResync()) {
+            return rev;
+        }
+        return r.hasEvent() && r.getEvent().getIndex() == 0 && !r.getEvent().getResync() ? rev : -1;
     }
 
     /**

@@ -259,8 +259,9 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
         if (record.hasResync()) {
             resyncFloor = Math.max(resyncFloor, record.getResync().getRevision());
         }
-        if (offset >= nextNoteOffset && EventsTopic.startsRevision(record)) {
-            index.note(EventsRecords.revision(record), offset);
+        long below = offset >= nextNoteOffset ? EventsTopic.revisionsBelow(record) : -1;
+        if (below >= 0) {
+            index.note(below, offset);
             nextNoteOffset = offset + INDEX_SPACING;
         }
     }
@@ -344,7 +345,7 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
         }
         long rev = EventsRecords.revision(r.value());
         // A revision whose first record is at or after the time is in; one that began before it is not.
-        return r.value().hasEvent() && EventsTopic.startsRevision(r.value()) ? rev - 1 : rev;
+        return r.value().hasEvent() && EventsTopic.revisionsBelow(r.value()) == rev ? rev - 1 : rev;
     }
 
     private void refreshFloor() {
@@ -366,6 +367,10 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
             }
         } catch (KafkaException | IllegalStateException e) {
             LOG.debug("[node {}] could not check the events topic's oldest record: {}", nodeId, e.toString());
+        } catch (RuntimeException e) {
+            // Anything else too: a task of scheduleWithFixedDelay that throws is never run again, and the
+            // floor would stay unknown for the node's life.
+            LOG.warn("[node {}] could not check the events topic's oldest record: {}", nodeId, e.toString());
         }
     }
 

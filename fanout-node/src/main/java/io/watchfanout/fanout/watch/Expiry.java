@@ -39,7 +39,8 @@ final class Expiry {
     /**
      * The oldest cursor a watch may start from now: the window's start, or with an
      * {@link OlderHistory} the older of it and that history's floor (never across the latest
-     * resync). A watch from before it gets 410; so does a parked watcher that falls behind it.
+     * resync; while the floor is not known yet, the latest resync). A watch from before it gets 410;
+     * so does a parked watcher that falls behind it.
      */
     long servableFromRevision() {
         long windowStart = status.historyStartRevision();
@@ -47,7 +48,14 @@ final class Expiry {
         if (o == null) {
             return windowStart;
         }
-        return Math.min(windowStart, Math.max(o.floorRevision(), status.resyncRevision()));
+        long floor = o.floorRevision();
+        if (floor == Long.MAX_VALUE) {
+            // Not checked yet (a node that just started, Kafka slow to answer): the read that serves the
+            // watch checks the topic's first record itself and ends it with 410 if that is too late. A
+            // 410 up front would send a client that resumes inside retention to list again.
+            floor = 0;
+        }
+        return Math.min(windowStart, Math.max(floor, status.resyncRevision()));
     }
 
     /** True when a watcher at {@code cursor} can no longer be served. */

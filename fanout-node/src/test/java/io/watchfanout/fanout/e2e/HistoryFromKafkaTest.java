@@ -92,13 +92,6 @@ class HistoryFromKafkaTest {
                 .containsExactlyElementsOf(expected);
     }
 
-    private static List<String> grpcEvents(RawWatchStream s) {
-        List<String> out = new ArrayList<>();
-        s.received.forEach(r ->
-                r.getEventsList().forEach(e -> out.add(e.toString().replace('\n', ' '))));
-        return out;
-    }
-
     private static double metric(Stack.Node node, String name) throws InterruptedException {
         return Stack.metrics(node).getOrDefault(name, -1.0);
     }
@@ -151,7 +144,7 @@ class HistoryFromKafkaTest {
                         r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last)
                                 || r.getCanceled(),
                         WAIT);
-                assertThat(grpcEvents(onNode)).isEqualTo(grpcEvents(onEtcd)).hasSizeGreaterThan(2000);
+                assertThat(onNode.eventLines()).isEqualTo(onEtcd.eventLines()).hasSizeGreaterThan(2000);
             }
             assertThat(metric(b, "watchfanout_resumes_from_kafka_total")).isGreaterThanOrEqualTo(4.0);
             assertThat(metric(b, "watchfanout_catchup_events_total{source=\"kafka\",}"))

@@ -16,8 +16,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -89,18 +87,11 @@ class HistoryPreloadTest {
                         r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last)
                                 || r.getCanceled(),
                         WAIT);
-                assertThat(events(onNode)).isEqualTo(events(onEtcd)).hasSize((int) (last - first + 1));
+                assertThat(onNode.eventLines()).isEqualTo(onEtcd.eventLines()).hasSize((int) (last - first + 1));
             }
             assertThat(node.process().logTail(200)).contains("revisions from offsets");
             assertThat(stack.ingester.isAlive()).isTrue();
         }
-    }
-
-    private static List<String> events(RawWatchStream s) {
-        List<String> out = new ArrayList<>();
-        s.received.forEach(r ->
-                r.getEventsList().forEach(e -> out.add(e.toString().replace('\n', ' '))));
-        return out;
     }
 
     private static String prefix(String p) {

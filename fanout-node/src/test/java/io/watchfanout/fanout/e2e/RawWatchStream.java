@@ -70,6 +70,14 @@ final class RawWatchStream implements AutoCloseable {
         }
     }
 
+    /** Every event received so far, one line each, for comparing two streams. */
+    List<String> eventLines() {
+        List<String> out = new ArrayList<>();
+        received.forEach(r ->
+                r.getEventsList().forEach(e -> out.add(e.toString().replace('\n', ' '))));
+        return out;
+    }
+
     Throwable error() {
         return error;
     }

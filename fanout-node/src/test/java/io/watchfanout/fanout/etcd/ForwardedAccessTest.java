@@ -55,6 +55,10 @@ class ForwardedAccessTest {
                 PutRequest.newBuilder().setKey(b("/registry/secrets/a")).build().toByteArray();
         assertThat(a.check("etcdserverpb.KV/Put", WRITER, inside)).isNull();
         assertThat(a.check("etcdserverpb.KV/Put", WRITER, outside).getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+        // Bytes that are no PutRequest: etcd's answer to an unreadable request (grpc-go's codec error).
+        Status unreadable = a.check("etcdserverpb.KV/Put", WRITER, new byte[] {(byte) 0xff, (byte) 0xff});
+        assertThat(unreadable.getCode()).isEqualTo(Status.Code.INTERNAL);
+        assertThat(unreadable.getDescription()).startsWith("grpc: error unmarshalling request: ");
 
         TxnRequest.Builder txn = TxnRequest.newBuilder()
                 .addCompare(Compare.newBuilder().setKey(b("/registry/configmaps/a")))

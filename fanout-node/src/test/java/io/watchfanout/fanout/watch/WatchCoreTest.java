@@ -460,4 +460,40 @@ class WatchCoreTest {
         encodes.add(core.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT));
         assertThat(encodes).containsExactly(3000L);
     }
+
+    @Test
+    void anOlderHistoryWhoseFloorIsNotKnownYetRefusesNothingItMayHold() {
+        // A node that just started and has not yet read the events topic's first record: only the
+        // read that serves a watch from before the window can tell whether retention removed it.
+        newCore(2, 16);
+        for (int i = 0; i < 5; i++) {
+            feed(etcd.put("/p/" + i, "v"));
+        }
+        assertThat(core.status().historyStartRevision()).isGreaterThan(101);
+        long[] floor = {Long.MAX_VALUE};
+        core.useOlderHistory(new OlderHistory() {
+            @Override
+            public long floorRevision() {
+                return floor[0];
+            }
+
+            @Override
+            public boolean canOpen(long afterRevision) {
+                return true;
+            }
+
+            @Override
+            public Cursor open(long afterRevision) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public java.util.concurrent.CompletableFuture<Long> revisionAt(java.time.Instant time) {
+                throw new UnsupportedOperationException();
+            }
+        });
+        assertThat(core.servableFromRevision()).isZero();
+        floor[0] = 100;
+        assertThat(core.servableFromRevision()).isEqualTo(100);
+    }
 }
