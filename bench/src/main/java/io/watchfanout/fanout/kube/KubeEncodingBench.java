@@ -155,7 +155,7 @@ public class KubeEncodingBench {
                     .set("fieldsType", "FieldsV1")
                     .child("fieldsV1")
                     .set(
-                            "raw",
+                            "Raw",
                             ByteString.copyFromUtf8("{\"f:metadata\":{\"f:labels\":{\".\":{},\"f:app\":{}}},"
                                     + "\"f:spec\":{\"f:containers\":{\"k:{\\\"name\\\":\\\"web\\\"}\":{\".\":{}}}}}"));
         }
