@@ -1,0 +1,113 @@
+package io.watchfanout.fanout.kube;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.DynamicMessage;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.watchfanout.fanout.security.NodeGraph;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a stored pod links to its node for the Node authorizer: its {@code spec.nodeName} and the
+ * Secrets, ConfigMaps and PersistentVolumeClaims it references, found where kube-apiserver's
+ * graph looks (kubernetes {@code pkg/api/v1/pod} {@code VisitPodSecretNames} and
+ * {@code VisitPodConfigmapNames}): image pull secrets, volumes (secret, configMap, projected
+ * sources, persistentVolumeClaim, CSI node-publish secrets) and every container's {@code env}
+ * and {@code envFrom}, init and ephemeral containers included.
+ *
+ * <p>Runs once per pod change; thread-safe (stateless).
+ */
+public final class PodReferences {
+    private static final String CONTAINERS = "{containers,initContainers,ephemeralContainers.ephemeralContainerCommon}";
+
+    private static final List<String> SECRETS = List.of(
+            "spec.imagePullSecrets[].name",
+            "spec.volumes[].volumeSource.secret.secretName",
+            "spec.volumes[].volumeSource.projected.sources[].secret.localObjectReference.name",
+            "spec.volumes[].volumeSource.csi.nodePublishSecretRef.name",
+            CONTAINERS + "[].env[].valueFrom.secretKeyRef.localObjectReference.name",
+            CONTAINERS + "[].envFrom[].secretRef.localObjectReference.name");
+    private static final List<String> CONFIG_MAPS = List.of(
+            "spec.volumes[].volumeSource.configMap.localObjectReference.name",
+            "spec.volumes[].volumeSource.projected.sources[].configMap.localObjectReference.name",
+            CONTAINERS + "[].env[].valueFrom.configMapKeyRef.localObjectReference.name",
+            CONTAINERS + "[].envFrom[].configMapRef.localObjectReference.name");
+    private static final List<String> CLAIMS = List.of("spec.volumes[].volumeSource.persistentVolumeClaim.claimName");
+
+    private PodReferences() {}
+
+    /**
+     * The links of the stored pod {@code value}.
+     *
+     * @throws UndecodableObjectException when it is not a readable protobuf Pod
+     */
+    public static NodeGraph.PodLinks of(byte[] value) throws UndecodableObjectException {
+        StoredObject object = StoredObject.of(value, 0, value.length);
+        if (!object.isProtobuf() || !object.kind().equals("Pod")) {
+            throw new UndecodableObjectException(
+                    "not a protobuf Pod (" + object.encoding() + " " + object.kind() + ")");
+        }
+        Descriptor type = KubeSchema.standard()
+                .type(object.apiVersion(), "Pod")
+                .orElseThrow(() -> new UndecodableObjectException("no schema for " + object.apiVersion() + " Pod"));
+        DynamicMessage pod;
+        try {
+            pod = DynamicMessage.parseFrom(type, ByteString.copyFrom(value, object.rawOffset(), object.rawLength()));
+        } catch (InvalidProtocolBufferException e) {
+            throw new UndecodableObjectException("malformed Pod: " + e.getMessage());
+        }
+        List<String> node = new ArrayList<>();
+        collect(pod, "spec.nodeName", node);
+        return NodeGraph.links(
+                node.isEmpty() ? "" : node.get(0), all(pod, SECRETS), all(pod, CONFIG_MAPS), all(pod, CLAIMS));
+    }
+
+    private static List<String> all(DynamicMessage pod, List<String> paths) {
+        List<String> out = new ArrayList<>();
+        for (String path : paths) {
+            if (path.startsWith("{")) {
+                int close = path.indexOf('}');
+                for (String container : path.substring(1, close).split(",")) {
+                    collect(pod, "spec." + container + path.substring(close + 1), out);
+                }
+            } else {
+                collect(pod, path, out);
+            }
+        }
+        out.removeIf(String::isEmpty);
+        return out;
+    }
+
+    /** Adds the strings at {@code path} (dotted proto field names, {@code []} after a repeated field). */
+    private static void collect(DynamicMessage m, String path, List<String> out) {
+        int dot = path.indexOf('.');
+        String head = dot < 0 ? path : path.substring(0, dot);
+        String rest = dot < 0 ? "" : path.substring(dot + 1);
+        boolean repeated = head.endsWith("[]");
+        String name = repeated ? head.substring(0, head.length() - 2) : head;
+        FieldDescriptor f = m.getDescriptorForType().findFieldByName(name);
+        if (f == null) {
+            throw new IllegalStateException(
+                    "no field " + name + " in " + m.getDescriptorForType().getFullName());
+        }
+        List<Object> values = new ArrayList<>();
+        if (f.isRepeated()) {
+            for (int i = 0; i < m.getRepeatedFieldCount(f); i++) {
+                values.add(m.getRepeatedField(f, i));
+            }
+        } else if (m.hasField(f)) {
+            values.add(m.getField(f));
+        }
+        for (Object v : values) {
+            if (rest.isEmpty()) {
+                if (v instanceof String s) {
+                    out.add(s);
+                }
+            } else if (v instanceof DynamicMessage child) {
+                collect(child, rest, out);
+            }
+        }
+    }
+}
