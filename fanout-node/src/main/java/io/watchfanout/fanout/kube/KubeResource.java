@@ -20,6 +20,8 @@ import java.util.Set;
  *     resources: {@code apiextensions.k8s.io/customresourcedefinitions})
  * @param fieldSelectors the field selectors kube-apiserver accepts beyond {@code metadata.name}
  *     and {@code metadata.namespace} (each registry's {@code GetAttrs})
+ * @param printerColumns a custom resource's {@code additionalPrinterColumns}, empty for built-ins
+ *     (whose tables come from kube-apiserver's printers)
  */
 public record KubeResource(
         String group,
@@ -30,7 +32,12 @@ public record KubeResource(
         List<String> shortNames,
         boolean namespaced,
         String storagePath,
-        Set<String> fieldSelectors) {
+        Set<String> fieldSelectors,
+        List<PrinterColumn> printerColumns) {
+
+    /** A column of a custom resource's table: a JSONPath into the object, with its type and format. */
+    public record PrinterColumn(
+            String name, String type, String format, String description, int priority, String jsonPath) {}
 
     /** {@code v1} for the core group, else {@code group/version}. */
     public String apiVersion() {

@@ -303,6 +303,7 @@ public final class KubeResources {
                 shortNames,
                 namespaced,
                 storagePath,
-                fieldSelectors);
+                fieldSelectors,
+                List.of());
     }
 }

@@ -45,6 +45,13 @@ public final class KubeTable {
             0);
 
     static List<Column> columns(KubeResource resource) {
+        if (!resource.printerColumns().isEmpty()) {
+            List<Column> columns = new ArrayList<>(List.of(NAME));
+            for (KubeResource.PrinterColumn c : resource.printerColumns()) {
+                columns.add(new Column(c.name(), c.type(), c.format(), c.description(), c.priority()));
+            }
+            return columns;
+        }
         return switch (key(resource)) {
             case "v1/Pod" ->
                 List.of(
@@ -143,6 +150,13 @@ public final class KubeTable {
         JsonObject meta = obj(object, "metadata");
         String name = str(meta, "name");
         String age = age(str(meta, "creationTimestamp"), now);
+        if (!resource.printerColumns().isEmpty()) {
+            cells.add(name);
+            for (KubeResource.PrinterColumn c : resource.printerColumns()) {
+                cells.add(JsonPath.cell(JsonPath.first(object, c.jsonPath())));
+            }
+            return cells;
+        }
         switch (key(resource)) {
             case "v1/Pod" -> PodRow.cells(object, name, age, now, cells);
             case "v1/Node" -> nodeCells(object, name, age, cells);
