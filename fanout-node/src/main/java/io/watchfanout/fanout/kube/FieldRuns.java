@@ -9,7 +9,8 @@ import java.util.Arrays;
  * bytes lie: what a JSON writer needs to write a repeated field as one array even when the wire
  * interleaves it (protobuf allows any order; Go's marshaller writes tag order).
  *
- * <p>Not thread-safe: made and read by one call.
+ * <p>Not thread-safe: made and read by one call; {@link #reread} reuses an instance (and its
+ * arrays) for the next message at the same depth of a walk.
  */
 final class FieldRuns {
     private int[] numbers;
@@ -27,7 +28,19 @@ final class FieldRuns {
 
     /** Reads every field of the message {@code in} holds, to its end. */
     static FieldRuns read(ProtoReader in) throws ProtoReader.MalformedException {
-        FieldRuns f = new FieldRuns(8);
+        return new FieldRuns(8).reread(in);
+    }
+
+    /** An empty instance to {@link #reread} into. */
+    static FieldRuns empty() {
+        return new FieldRuns(8);
+    }
+
+    /** Forgets the previous message and reads the fields of {@code in}, reusing this instance's arrays. */
+    FieldRuns reread(ProtoReader in) throws ProtoReader.MalformedException {
+        FieldRuns f = this;
+        f.count = 0;
+        f.runs = 0;
         boolean sorted = true;
         while (in.hasMore()) {
             int tag = in.readTag();
@@ -92,7 +105,9 @@ final class FieldRuns {
     }
 
     private void group() {
-        runStarts = new int[count + 1];
+        if (runStarts == null || runStarts.length < count + 1) {
+            runStarts = new int[Math.max(count + 1, 8)];
+        }
         for (int i = 0; i < count; i++) {
             if (i == 0 || numbers[i] != numbers[i - 1]) {
                 runStarts[runs++] = i;

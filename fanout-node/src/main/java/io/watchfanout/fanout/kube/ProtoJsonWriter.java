@@ -7,6 +7,7 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
 
 /**
  * Writes a Kubernetes object stored as protobuf as the JSON kube-apiserver would send for it,
@@ -70,7 +71,7 @@ public final class ProtoJsonWriter {
             int len,
             long resourceVersion)
             throws UndecodableObjectException {
-        Counter unknown = new Counter();
+        Pass pass = new Pass();
         try {
             out.raw('{');
             boolean first = true;
@@ -78,17 +79,32 @@ public final class ProtoJsonWriter {
                 out.ascii("\"kind\":").string(kind).ascii(",\"apiVersion\":").string(apiVersion);
                 first = false;
             }
-            fields(out, plans.of(type), new ProtoReader(buf, off, off + len), first, resourceVersion, unknown);
+            fields(out, plans.of(type), new ProtoReader(buf, off, off + len), first, resourceVersion, pass, 0);
             out.raw('}');
         } catch (ProtoReader.MalformedException e) {
             throw new UndecodableObjectException("not a valid " + type.getName() + " message: " + e.getMessage());
         }
-        return unknown.count;
+        return pass.unknown;
     }
 
-    /** Unknown fields seen while writing one object. */
-    private static final class Counter {
-        int count;
+    /**
+     * The state of one {@link #writeObject} call: the unknown fields seen, and one reusable field
+     * index per depth of the walk, so that an object of a hundred messages allocates a handful.
+     */
+    private static final class Pass {
+        int unknown;
+        private FieldRuns[] byDepth = new FieldRuns[16];
+
+        FieldRuns read(int depth, ProtoReader in) throws ProtoReader.MalformedException {
+            if (depth >= byDepth.length) {
+                byDepth = Arrays.copyOf(byDepth, depth * 2);
+            }
+            FieldRuns runs = byDepth[depth];
+            if (runs == null) {
+                runs = byDepth[depth] = FieldRuns.empty();
+            }
+            return runs.reread(in);
+        }
     }
 
     /**
@@ -101,14 +117,15 @@ public final class ProtoJsonWriter {
             ProtoReader in,
             boolean first,
             long resourceVersion,
-            Counter unknown)
+            Pass pass,
+            int depth)
             throws ProtoReader.MalformedException {
-        FieldRuns runs = FieldRuns.read(in);
+        FieldRuns runs = pass.read(depth, in);
         for (int r = 0; r < runs.size(); r++) {
             int number = runs.number(r);
             FieldPlan field = plan.field(number);
             if (field == null) {
-                unknown.count++;
+                pass.unknown++;
                 continue;
             }
             if (resourceVersion > 0 && plan.isObjectMeta() && number == RESOURCE_VERSION_FIELD) {
@@ -120,7 +137,7 @@ public final class ProtoJsonWriter {
             int to = runs.end(r);
             if (field.inline()) {
                 ProtoReader value = runs.valueReader(in.buffer(), to - 1);
-                first = fields(out, plans.of(field.descriptor().getMessageType()), value, first, 0, unknown);
+                first = fields(out, plans.of(field.descriptor().getMessageType()), value, first, 0, pass, depth + 1);
                 continue;
             }
             if (!field.descriptor().isRepeated()
@@ -134,7 +151,7 @@ public final class ProtoJsonWriter {
             first = false;
             out.bytes(field.name(), 0, field.name().length);
             if (field.descriptor().isMapField()) {
-                map(out, field, runs, in.buffer(), from, to, unknown);
+                map(out, field, runs, in.buffer(), from, to, pass, depth + 1);
             } else if (field.descriptor().isRepeated()) {
                 out.raw('[');
                 boolean firstItem = true;
@@ -147,12 +164,12 @@ public final class ProtoJsonWriter {
                         }
                     } else {
                         firstItem = comma(out, firstItem);
-                        value(out, field.descriptor(), runs, in.buffer(), i, 0, unknown);
+                        value(out, field.descriptor(), runs, in.buffer(), i, 0, pass, depth + 1);
                     }
                 }
                 out.raw(']');
             } else {
-                value(out, field.descriptor(), runs, in.buffer(), to - 1, metaVersion, unknown);
+                value(out, field.descriptor(), runs, in.buffer(), to - 1, metaVersion, pass, depth + 1);
             }
         }
         if (resourceVersion > 0 && plan.isObjectMeta()) {
@@ -172,7 +189,8 @@ public final class ProtoJsonWriter {
         return false;
     }
 
-    private void map(JsonBuffer out, FieldPlan field, FieldRuns runs, byte[] buf, int from, int to, Counter unknown)
+    private void map(
+            JsonBuffer out, FieldPlan field, FieldRuns runs, byte[] buf, int from, int to, Pass pass, int depth)
             throws ProtoReader.MalformedException {
         Descriptor entry = field.descriptor().getMessageType();
         FieldDescriptor keyField = entry.findFieldByNumber(1);
@@ -182,7 +200,7 @@ public final class ProtoJsonWriter {
             if (i > from) {
                 out.raw(',');
             }
-            FieldRuns kv = FieldRuns.read(runs.valueReader(buf, i));
+            FieldRuns kv = pass.read(depth, runs.valueReader(buf, i));
             int keyIndex = kv.last(1);
             int valueIndex = kv.last(2);
             if (keyIndex < 0) {
@@ -198,7 +216,7 @@ public final class ProtoJsonWriter {
             if (valueIndex < 0) {
                 zero(out, valueField);
             } else {
-                value(out, valueField, kv, buf, valueIndex, 0, unknown);
+                value(out, valueField, kv, buf, valueIndex, 0, pass, depth + 1);
             }
         }
         out.raw('}');
@@ -214,7 +232,14 @@ public final class ProtoJsonWriter {
     }
 
     private void value(
-            JsonBuffer out, FieldDescriptor field, FieldRuns runs, byte[] buf, int i, long metaVersion, Counter unknown)
+            JsonBuffer out,
+            FieldDescriptor field,
+            FieldRuns runs,
+            byte[] buf,
+            int i,
+            long metaVersion,
+            Pass pass,
+            int depth)
             throws ProtoReader.MalformedException {
         if (field.getJavaType() != FieldDescriptor.JavaType.MESSAGE) {
             scalar(out, field, runs, buf, i);
@@ -225,17 +250,17 @@ public final class ProtoJsonWriter {
         switch (plan.special()) {
             case NONE -> {
                 out.raw('{');
-                fields(out, plan, value, true, metaVersion, unknown);
+                fields(out, plan, value, true, metaVersion, pass, depth);
                 out.raw('}');
             }
-            case TIME, MICRO_TIME -> time(out, value, plan.special() == Special.MICRO_TIME);
+            case TIME, MICRO_TIME -> time(out, pass.read(depth, value), plan.special() == Special.MICRO_TIME);
             case DURATION -> {
-                FieldRuns d = FieldRuns.read(value);
+                FieldRuns d = pass.read(depth, value);
                 int at = d.last(1);
                 out.raw('"').ascii(GoDuration.format(at < 0 ? 0 : d.varint(at))).raw('"');
             }
             case INT_OR_STRING -> {
-                FieldRuns v = FieldRuns.read(value);
+                FieldRuns v = pass.read(depth, value);
                 int type = v.last(1);
                 if (type >= 0 && v.varint(type) == 1) {
                     int s = v.last(3);
@@ -250,7 +275,7 @@ public final class ProtoJsonWriter {
                 }
             }
             case QUANTITY -> {
-                FieldRuns q = FieldRuns.read(value);
+                FieldRuns q = pass.read(depth, value);
                 int s = q.last(1);
                 if (s < 0) {
                     out.ascii("\"0\"");
@@ -259,7 +284,7 @@ public final class ProtoJsonWriter {
                 }
             }
             case RAW_JSON -> {
-                FieldRuns raw = FieldRuns.read(value);
+                FieldRuns raw = pass.read(depth, value);
                 int s = raw.last(1);
                 if (s < 0 || !looksLikeJson(buf, raw.valueOffset(s), raw.length(s))) {
                     out.ascii("null");
@@ -268,7 +293,7 @@ public final class ProtoJsonWriter {
                 }
             }
             case STRING_LIST -> {
-                FieldRuns items = FieldRuns.read(value);
+                FieldRuns items = pass.read(depth, value);
                 out.raw('[');
                 boolean firstItem = true;
                 for (int k = 0; k < items.size(); k++) {
@@ -282,7 +307,7 @@ public final class ProtoJsonWriter {
                 out.raw(']');
             }
             case SCHEMA_OR_ARRAY, SCHEMA_OR_STRING_ARRAY -> {
-                FieldRuns v = FieldRuns.read(value);
+                FieldRuns v = pass.read(depth, value);
                 int schema = v.last(1);
                 FieldPlan alternative = plan.field(2);
                 if (v.last(2) >= 0 || schema < 0) {
@@ -293,21 +318,21 @@ public final class ProtoJsonWriter {
                         if (v.number(k) == 2) {
                             for (int j = v.start(k); j < v.end(k); j++) {
                                 firstItem = comma(out, firstItem);
-                                value(out, alternative.descriptor(), v, buf, j, 0, unknown);
+                                value(out, alternative.descriptor(), v, buf, j, 0, pass, depth + 1);
                             }
                         }
                     }
                     out.raw(']');
                 } else {
-                    value(out, plan.field(1).descriptor(), v, buf, schema, 0, unknown);
+                    value(out, plan.field(1).descriptor(), v, buf, schema, 0, pass, depth + 1);
                 }
             }
             case SCHEMA_OR_BOOL -> {
                 // JSONSchemaPropsOrBool {allows 1, schema 2}: a schema wins, else the boolean.
-                FieldRuns v = FieldRuns.read(value);
+                FieldRuns v = pass.read(depth, value);
                 int schema = v.last(2);
                 if (schema >= 0) {
-                    value(out, plan.field(2).descriptor(), v, buf, schema, 0, unknown);
+                    value(out, plan.field(2).descriptor(), v, buf, schema, 0, pass, depth + 1);
                 } else {
                     int allows = v.last(1);
                     out.ascii(allows >= 0 && v.varint(allows) != 0 ? "true" : "false");
@@ -316,8 +341,7 @@ public final class ProtoJsonWriter {
         }
     }
 
-    private static void time(JsonBuffer out, ProtoReader value, boolean micro) throws ProtoReader.MalformedException {
-        FieldRuns t = FieldRuns.read(value);
+    private static void time(JsonBuffer out, FieldRuns t, boolean micro) throws ProtoReader.MalformedException {
         if (t.size() == 0) {
             out.ascii("null");
             return;
