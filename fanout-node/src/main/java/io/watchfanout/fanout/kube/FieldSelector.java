@@ -89,14 +89,11 @@ public final class FieldSelector {
 
     @Override
     public String toString() {
-        StringBuilder s = new StringBuilder();
-        for (Requirement r : requirements) {
-            if (!s.isEmpty()) {
-                s.append(',');
-            }
-            s.append(r.field).append(r.notEqual ? "!=" : "=").append(r.value);
-        }
-        return s.toString();
+        return String.join(
+                ",",
+                requirements.stream()
+                        .map(r -> r.field + (r.notEqual ? "!=" : "=") + r.value)
+                        .toList());
     }
 
     private record Requirement(String field, boolean notEqual, String value) {}

@@ -82,14 +82,7 @@ public final class LabelSelector {
 
     @Override
     public String toString() {
-        StringBuilder s = new StringBuilder();
-        for (Requirement r : requirements) {
-            if (!s.isEmpty()) {
-                s.append(',');
-            }
-            s.append(r);
-        }
-        return s.toString();
+        return String.join(",", requirements.stream().map(Requirement::toString).toList());
     }
 
     private enum Op {

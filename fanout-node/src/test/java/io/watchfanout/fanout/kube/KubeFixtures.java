@@ -1,10 +1,14 @@
 package io.watchfanout.fanout.kube;
 
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.DynamicMessage;
+import com.google.protobuf.InvalidProtocolBufferException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -52,5 +56,23 @@ final class KubeFixtures {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The object of a protobuf envelope, decoded with the schema (for checking what the node wrote). */
+    static DynamicMessage decode(byte[] envelope) throws InvalidProtocolBufferException {
+        StoredObject object = StoredObject.of(envelope, 0, envelope.length);
+        Descriptor type = KubeSchema.standard()
+                .type(object.apiVersion(), object.kind())
+                .or(() -> KubeSchema.standard().message("k8s.io.apimachinery.pkg.apis.meta.v1." + object.kind()))
+                .orElseThrow(() -> new AssertionError("no schema for " + object.apiVersion() + " " + object.kind()));
+        return DynamicMessage.parseFrom(
+                type, Arrays.copyOfRange(envelope, object.rawOffset(), object.rawOffset() + object.rawLength()));
+    }
+
+    /** {@code metadata.resourceVersion} of a decoded object or list. */
+    static String resourceVersion(DynamicMessage object) {
+        DynamicMessage meta =
+                (DynamicMessage) object.getField(object.getDescriptorForType().findFieldByName("metadata"));
+        return (String) meta.getField(meta.getDescriptorForType().findFieldByName("resourceVersion"));
     }
 }

@@ -6,13 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.DynamicMessage;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -62,18 +60,11 @@ class KubeListsTest {
         StoredObject envelope = StoredObject.of(bytes, 0, bytes.length);
         assertThat(envelope.kind()).isEqualTo("PodList");
         assertThat(envelope.rawOffset() + envelope.rawLength()).isEqualTo(bytes.length - 4);
-        Descriptor type = KubeSchema.standard().type("v1", "PodList").orElseThrow();
-        DynamicMessage list = DynamicMessage.parseFrom(
-                type, Arrays.copyOfRange(bytes, envelope.rawOffset(), envelope.rawOffset() + envelope.rawLength()));
-        DynamicMessage meta = (DynamicMessage) list.getField(type.findFieldByName("metadata"));
-        assertThat(meta.getField(meta.getDescriptorForType().findFieldByName("resourceVersion")))
-                .isEqualTo("900");
-        FieldDescriptor itemsField = type.findFieldByName("items");
+        DynamicMessage list = KubeFixtures.decode(bytes);
+        assertThat(KubeFixtures.resourceVersion(list)).isEqualTo("900");
+        FieldDescriptor itemsField = list.getDescriptorForType().findFieldByName("items");
         assertThat(list.getRepeatedFieldCount(itemsField)).isEqualTo(50);
-        DynamicMessage last = (DynamicMessage) list.getRepeatedField(itemsField, 49);
-        DynamicMessage lastMeta =
-                (DynamicMessage) last.getField(last.getDescriptorForType().findFieldByName("metadata"));
-        assertThat(lastMeta.getField(lastMeta.getDescriptorForType().findFieldByName("resourceVersion")))
+        assertThat(KubeFixtures.resourceVersion((DynamicMessage) list.getRepeatedField(itemsField, 49)))
                 .isEqualTo("149");
     }
 

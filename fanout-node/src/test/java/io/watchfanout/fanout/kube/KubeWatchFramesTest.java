@@ -29,14 +29,8 @@ class KubeWatchFramesTest {
         assertThat(event.getField(event.getDescriptorForType().findFieldByName("type")))
                 .isEqualTo("DELETED");
         byte[] raw = raw(event);
-        StoredObject object = StoredObject.of(raw, 0, raw.length);
-        assertThat(object.kind()).isEqualTo("Pod");
-        Descriptor podType = KubeSchema.standard().type("v1", "Pod").orElseThrow();
-        DynamicMessage decoded = DynamicMessage.parseFrom(
-                podType, Arrays.copyOfRange(raw, object.rawOffset(), object.rawOffset() + object.rawLength()));
-        DynamicMessage meta = (DynamicMessage) decoded.getField(podType.findFieldByName("metadata"));
-        assertThat(meta.getField(meta.getDescriptorForType().findFieldByName("resourceVersion")))
-                .isEqualTo("77");
+        assertThat(StoredObject.of(raw, 0, raw.length).kind()).isEqualTo("Pod");
+        assertThat(KubeFixtures.resourceVersion(KubeFixtures.decode(raw))).isEqualTo("77");
     }
 
     @Test
@@ -102,12 +96,7 @@ class KubeWatchFramesTest {
         StoredObject object = StoredObject.of(raw, 0, raw.length);
         assertThat(object.apiVersion()).isEqualTo("v1");
         assertThat(object.kind()).isEqualTo("Pod");
-        Descriptor podType = KubeSchema.standard().type("v1", "Pod").orElseThrow();
-        DynamicMessage decoded = DynamicMessage.parseFrom(
-                podType, Arrays.copyOfRange(raw, object.rawOffset(), object.rawOffset() + object.rawLength()));
-        DynamicMessage decodedMeta = (DynamicMessage) decoded.getField(podType.findFieldByName("metadata"));
-        assertThat(decodedMeta.getField(decodedMeta.getDescriptorForType().findFieldByName("resourceVersion")))
-                .isEqualTo("55");
+        assertThat(KubeFixtures.resourceVersion(KubeFixtures.decode(raw))).isEqualTo("55");
     }
 
     @Test
