@@ -26,7 +26,7 @@ public final class StackFlags extends FlagTable {
             .unit("TCP port")
             .help("etcd client port: http://127.0.0.1:PORT.");
     static final Flag<Integer> ETCD_PEER_PORT = Flag.integer("--etcd-peer-port", "PORT")
-            .defaultText("--etcd-port + 1")
+            .defaultText("--etcd-port + 1, or the next port no other part uses")
             .unit("TCP port")
             .help("etcd peer (Raft) port.");
     static final Flag<Integer> KAFKA_PORT = Flag.integer("--kafka-port", "PORT")
@@ -34,7 +34,7 @@ public final class StackFlags extends FlagTable {
             .unit("TCP port")
             .help("Kafka bootstrap port: 127.0.0.1:PORT; broker N of --kafka-brokers listens on PORT + 2(N-1).");
     static final Flag<Integer> KAFKA_CONTROLLER_PORT = Flag.integer("--kafka-controller-port", "PORT")
-            .defaultText("--kafka-port + 1")
+            .defaultText("--kafka-port + 1, or the next port no other part uses")
             .unit("TCP port")
             .help("Kafka KRaft controller port; broker N of --kafka-brokers uses PORT + 2(N-1).");
     /** Two brokers cannot both keep every acknowledged write on two of them and survive the loss of one. */
