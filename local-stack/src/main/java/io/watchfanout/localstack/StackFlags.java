@@ -78,7 +78,9 @@ public final class StackFlags extends FlagTable {
             .defaultValue("false")
             .unit("flag; `--secure=false` turns it off")
             .help("TLS and authentication everywhere: a throwaway CA, certificates, tokens and a policy under the "
-                    + "data directory (docs/SECURITY.md); prints curl and etcdctl lines that work, and one refused.");
+                    + "data directory (docs/SECURITY.md); prints curl and etcdctl lines that work, and one refused. "
+                    + "Kafka's SASL_SSL listener, which the tier uses, is on a free port shown in the table; --kafka-port "
+                    + "stays the broker's own PLAINTEXT listener.");
     static final Flag<Duration> START_TIMEOUT = Flag.duration("--start-timeout")
             .defaultValue("120s")
             .check(Check.positive())
