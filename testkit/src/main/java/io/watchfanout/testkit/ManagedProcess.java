@@ -138,13 +138,13 @@ final class ManagedProcess {
         long deadline = System.nanoTime() + LEFTOVER_WAIT.toNanos();
         for (ProcessHandle p : below) {
             try {
-                while (running(p) && System.nanoTime() < deadline) {
+                while (ChildProcesses.isRunning(p) && System.nanoTime() < deadline) {
                     Thread.sleep(LEFTOVER_POLL_MILLIS);
                 }
             } catch (InterruptedException e) {
                 throw interrupted("waiting for the processes below " + description, e);
             }
-            if (running(p)) {
+            if (ChildProcesses.isRunning(p)) {
                 LOG.warn(
                         "pid {} (below {}) still alive {} s after it exited; sending SIGKILL",
                         p.pid(),
@@ -152,23 +152,6 @@ final class ManagedProcess {
                         LEFTOVER_WAIT.toSeconds());
                 p.destroyForcibly();
             }
-        }
-    }
-
-    /**
-     * Whether {@code p} still runs. A zombie does not: it has exited, and only waits for whoever
-     * adopted it (init, or a container's first process, which may reap seconds later) to reap it.
-     */
-    static boolean running(ProcessHandle p) {
-        if (!p.isAlive()) {
-            return false;
-        }
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
-            int end = stat.lastIndexOf(')');
-            return end < 0 || end + 2 >= stat.length() || stat.charAt(end + 2) != 'Z';
-        } catch (IOException | RuntimeException e) {
-            return p.isAlive(); // gone meanwhile, or no /proc: as the handle says
         }
     }
 

@@ -156,7 +156,7 @@ class JavaProcessTest {
             assertThat(child.stop()).isEqualTo(143);
             // Exited: gone, or a zombie that whoever adopted it (init) has yet to reap.
             assertThat(below)
-                    .allSatisfy(p -> assertThat(ManagedProcess.running(p))
+                    .allSatisfy(p -> assertThat(ChildProcesses.isRunning(p))
                             .as("pid " + p.pid())
                             .isFalse());
         } finally {
