@@ -79,8 +79,10 @@ final class GatewayResponse implements JsonGateway.Sink {
             finish();
             next.proceed();
         });
-        exchange.getConnection().addCloseListener(connection -> finish());
         if (streaming) {
+            // Only for a stream, whose connection ends with it: a kept-alive connection would
+            // gather one listener per unary call for as long as it lives.
+            exchange.getConnection().addCloseListener(connection -> finish());
             exchange.setPersistent(false);
             HangUp.watch(exchange, () -> abort("hung up", null), e -> abort("connection broke", e));
         }

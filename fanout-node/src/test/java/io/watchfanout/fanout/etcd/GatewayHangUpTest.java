@@ -47,7 +47,7 @@ class GatewayHangUpTest {
     Path dir;
 
     private final CollectorRegistry registry = new CollectorRegistry();
-    private final List<Socket> clients = new ArrayList<>();
+    private final List<Client> clients = new ArrayList<>();
     private WatchCore core;
     private EtcdApi grpc;
     private HttpApi http;
@@ -97,8 +97,8 @@ class GatewayHangUpTest {
 
     @AfterEach
     void stop() throws Exception {
-        for (Socket s : clients) {
-            s.close();
+        for (Client c : clients) {
+            c.raw().close();
         }
         if (http != null) {
             http.stop();
@@ -127,8 +127,8 @@ class GatewayHangUpTest {
                 .as("threads started for %d open gateway watches", STREAMS)
                 .isLessThan(STREAMS / 2);
 
-        for (Socket s : clients) {
-            hangUp(s);
+        for (Client c : clients) {
+            hangUp(c);
         }
         clients.clear();
         await().atMost(WAIT).untilAsserted(() -> {
@@ -136,14 +136,20 @@ class GatewayHangUpTest {
             assertThat(watchStreams()).isZero();
         });
         // The node serves on: a new watch is created as before.
-        Socket again = watch();
+        Client again = watch();
         await().atMost(WAIT).until(() -> core.status().watcherCount() == 1);
         hangUp(again);
         await().atMost(WAIT).until(() -> core.status().watcherCount() == 0);
     }
 
+    /**
+     * A client connection: the TCP socket and, over TLS, the TLS socket on it (held, as a TLS
+     * socket nobody holds may be finalized, and closed, under the test).
+     */
+    private record Client(Socket raw, Socket tls) {}
+
     /** A gateway watch of a quiet range, returned once its {@code created} response arrived. */
-    private Socket watch() throws IOException {
+    private Client watch() throws IOException {
         // Over TLS, the TCP socket is kept: hanging up closes it under the TLS session.
         Socket raw = new Socket("127.0.0.1", http.port());
         Socket s = clientTls == null
@@ -165,12 +171,12 @@ class GatewayHangUpTest {
             // headers and chunk sizes
         }
         assertThat(line).as("the watch's created response").isNotNull();
-        return raw;
+        return new Client(raw, s);
     }
 
     /** The client goes away: a FIN (over TLS without a close_notify, as a killed curl leaves it). */
-    private static void hangUp(Socket raw) throws IOException {
-        raw.close();
+    private static void hangUp(Client c) throws IOException {
+        c.raw().close();
     }
 
     private double watchStreams() {
