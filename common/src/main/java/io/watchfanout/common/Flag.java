@@ -71,7 +71,7 @@ public final class Flag<T> {
 
     /** A flag taking a whole number, in {@code int}'s range. */
     public static Builder<Integer> integer(String name, String paramLabel) {
-        return new Builder<>(name, paramLabel, Integer.class, null);
+        return new Builder<>(name, paramLabel, Integer.class, new IntegerConverter());
     }
 
     /** A flag taking a duration ({@link DurationConverter}: {@code 500ms}, {@code 5s}, {@code 10m}). */
@@ -109,7 +109,7 @@ public final class Flag<T> {
 
     /** A flag taking comma-separated whole numbers, e.g. ports; empty when not set. */
     public static Builder<List<Integer>> integers(String name, String paramLabel) {
-        Builder<List<Integer>> b = new Builder<>(name, paramLabel, List.class, null);
+        Builder<List<Integer>> b = new Builder<>(name, paramLabel, List.class, new IntegerConverter());
         b.elementType = Integer.class;
         b.absent = List.of();
         return b;

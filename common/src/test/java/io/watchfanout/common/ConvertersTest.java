@@ -30,6 +30,20 @@ class ConvertersTest {
     }
 
     @Test
+    void parsesWholeNumbersAndSaysWhatWasExpected() {
+        IntegerConverter c = new IntegerConverter();
+        assertThat(c.convert("8081")).isEqualTo(8081);
+        assertThat(c.convert(" -3 ")).isEqualTo(-3);
+        for (String bad : new String[] {"abc", "80.5", "99999999999", ""}) {
+            assertThatThrownBy(() -> c.convert(bad))
+                    .as(bad)
+                    .isInstanceOf(TypeConversionException.class)
+                    .hasMessage(
+                            "'" + bad + "' is not a whole number (expected: digits, e.g. 8081, at most 2147483647)");
+        }
+    }
+
+    @Test
     void checksKafkaBootstrapLists() {
         assertThat(KafkaBootstrapConverter.parse("127.0.0.1:9092")).isEqualTo("127.0.0.1:9092");
         assertThat(KafkaBootstrapConverter.parse(" kafka-0.kafka:9092,[::1]:9093 "))

@@ -20,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -174,31 +173,32 @@ final class LocalStack {
 
     /** Fails before anything starts if a port is taken, naming the flag that changes it. */
     private void checkPortsFree() {
-        Map<String, Integer> ports = new LinkedHashMap<>();
-        ports.put("etcd client port (--etcd-port)", config.etcdPort());
-        ports.put("etcd peer port (--etcd-peer-port)", config.etcdPeerPort());
+        // What each port is for, and the flag that moves it; a list, as several ports share a flag.
+        List<Map.Entry<String, Integer>> ports = new ArrayList<>();
+        ports.add(Map.entry("etcd client port (--etcd-port)", config.etcdPort()));
+        ports.add(Map.entry("etcd peer port (--etcd-peer-port)", config.etcdPeerPort()));
         for (int i = 0; i < config.kafkaBrokers(); i++) {
             String broker = config.kafkaBrokers() == 1 ? "" : " of broker " + (i + 1);
-            ports.put(
+            ports.add(Map.entry(
                     "Kafka port" + broker + " (--kafka-port)",
-                    config.kafkaPorts().get(i));
-            ports.put(
+                    config.kafkaPorts().get(i)));
+            ports.add(Map.entry(
                     "Kafka controller port" + broker + " (--kafka-controller-port)",
-                    config.kafkaControllerPorts().get(i));
+                    config.kafkaControllerPorts().get(i)));
         }
-        ports.put("ingester port (--ingester-port)", config.ingesterPort());
+        ports.add(Map.entry("ingester port (--ingester-port)", config.ingesterPort()));
         for (int port : config.fanoutPorts()) {
-            ports.put("fan-out node port " + port + " (--fanout-ports)", port);
+            ports.add(Map.entry("fan-out node port (--fanout-ports)", port));
         }
         for (int port : config.fanoutEtcdPorts()) {
-            ports.put("fan-out node etcd API port " + port + " (--fanout-etcd-ports)", port);
+            ports.add(Map.entry("fan-out node etcd API port (--fanout-etcd-ports)", port));
         }
         List<String> taken = new ArrayList<>();
-        ports.forEach((what, port) -> {
-            if (!isFree(port)) {
-                taken.add(what + " " + port);
+        for (Map.Entry<String, Integer> port : ports) {
+            if (!isFree(port.getValue())) {
+                taken.add(port.getKey() + " " + port.getValue());
             }
-        });
+        }
         if (!taken.isEmpty()) {
             boolean etcdPorts = taken.stream().anyMatch(t -> t.startsWith("etcd"));
             throw new IllegalStateException("already in use on 127.0.0.1: " + String.join(", ", taken)
@@ -232,7 +232,7 @@ final class LocalStack {
                 .stopTimeout(Duration.ofSeconds(15));
         EtcdServer etcd = (secure == null ? etcdBuilder : secure.etcd(etcdBuilder)).build();
         Part part = new Part(
-                "etcd", etcd.clientUrl(), etcd::pid, etcd::isAlive, OptionalInt::empty, etcd.logFile(), etcd::close);
+                "etcd", etcd.clientUrl(), etcd::pid, etcd::isAlive, etcd::exitCode, etcd.logFile(), etcd::close);
         step(part, etcd::start);
         etcdServer = etcd;
         if (secure != null) {
@@ -261,7 +261,7 @@ final class LocalStack {
                 secure == null ? kafka.bootstrapServers() : kafka.saslSslBootstrapServers() + " (SASL_SSL)",
                 kafka::pid,
                 kafka::isAlive,
-                OptionalInt::empty,
+                kafka::exitCode,
                 kafka.logFile(),
                 kafka::close);
         step(part, kafka::start);
@@ -277,6 +277,12 @@ final class LocalStack {
      * line in the status table each, and one stop for all of them (the first broker part to stop
      * stops the cluster, the others find their broker stopped), because brokers stopped one after
      * the other would leave the last ones without a controller majority to shut down cleanly.
+     *
+     * <p>Without controlled shutdown: a broker in controlled shutdown waits for the controllers'
+     * quorum to approve it, and when all stop at once the first ones are gone (and their
+     * controllers with them) within a second, so the last one waited for a quorum that no longer
+     * was, until SIGKILL cut it down mid-write with its data kept. The whole cluster stops, so there
+     * are no leaders to move first; each broker still closes its logs cleanly.
      */
     private void startKafkaCluster() {
         KafkaCluster.Builder builder = KafkaCluster.builder()
@@ -285,6 +291,7 @@ final class LocalStack {
                 .controllerPorts(config.kafkaControllerPorts())
                 .workDir(dir.root())
                 .configure(b -> b.classpath(brokerClasspath)
+                        .brokerProperty("controlled.shutdown.enable", "false")
                         .keepData(true)
                         .startTimeout(config.startTimeout())
                         .stopTimeout(Duration.ofSeconds(30)));
@@ -296,7 +303,7 @@ final class LocalStack {
                     broker.bootstrapServers(),
                     broker::pid,
                     broker::isAlive,
-                    OptionalInt::empty,
+                    broker::exitCode,
                     broker.logFile(),
                     cluster::close));
         }

@@ -71,16 +71,60 @@ public final class LocalStackMain implements Callable<Integer> {
         Integer kafkaControllerPort = v.get(StackFlags.KAFKA_CONTROLLER_PORT);
         Path ingesterJar = v.get(StackFlags.INGESTER_JAR);
         Path fanoutNodeJar = v.get(StackFlags.FANOUT_NODE_JAR);
+        int brokers = v.get(StackFlags.KAFKA_BROKERS);
+        int ingesterPort = v.get(StackFlags.INGESTER_PORT);
+        List<Integer> fanoutPorts = v.get(StackFlags.FANOUT_PORTS);
+        List<Integer> fanoutEtcdPorts = v.get(StackFlags.FANOUT_ETCD_PORTS);
+        // The ports the user gave stay where they are; every other one goes where it is nobody's.
+        DefaultPorts ports = new DefaultPorts();
+        boolean etcdGiven = given(StackFlags.ETCD_PORT);
+        boolean kafkaGiven = given(StackFlags.KAFKA_PORT);
+        boolean ingesterGiven = given(StackFlags.INGESTER_PORT);
+        boolean fanoutGiven = given(StackFlags.FANOUT_PORTS);
+        boolean fanoutEtcdGiven = given(StackFlags.FANOUT_ETCD_PORTS);
+        if (etcdGiven) {
+            ports.given(List.of(etcdPort));
+        }
+        if (etcdPeerPort != null) {
+            ports.given(List.of(etcdPeerPort));
+        }
+        if (kafkaGiven) {
+            ports.given(DefaultPorts.spaced(kafkaPort, brokers));
+        }
+        if (kafkaControllerPort != null) {
+            ports.given(DefaultPorts.spaced(kafkaControllerPort, brokers));
+        }
+        if (ingesterGiven) {
+            ports.given(List.of(ingesterPort));
+        }
+        if (fanoutGiven) {
+            ports.given(fanoutPorts);
+        }
+        if (fanoutEtcdGiven) {
+            ports.given(fanoutEtcdPorts);
+        }
+        // The ports clients use first, then those derived from them (--kafka-port + 1, --etcd-port + 1).
+        etcdPort = etcdGiven ? etcdPort : ports.place(etcdPort, 1);
+        kafkaPort = kafkaGiven ? kafkaPort : ports.place(kafkaPort, brokers);
+        ingesterPort = ingesterGiven ? ingesterPort : ports.place(ingesterPort, 1);
+        fanoutPorts = fanoutGiven
+                ? fanoutPorts
+                : fanoutPorts.stream().map(p -> ports.place(p, 1)).toList();
+        fanoutEtcdPorts = fanoutEtcdGiven
+                ? fanoutEtcdPorts
+                : fanoutEtcdPorts.stream().map(p -> ports.place(p, 1)).toList();
+        kafkaControllerPort = kafkaControllerPort != null ? kafkaControllerPort : ports.place(kafkaPort + 1, brokers);
+        etcdPeerPort = etcdPeerPort != null ? etcdPeerPort : ports.place(etcdPort + 1, 1);
         try {
             return new StackConfig(
                     etcdPort,
-                    etcdPeerPort != null ? etcdPeerPort : etcdPort + 1,
+                    etcdPeerPort,
                     kafkaPort,
-                    kafkaControllerPort != null ? kafkaControllerPort : kafkaPort + 1,
-                    v.get(StackFlags.KAFKA_BROKERS),
-                    v.get(StackFlags.INGESTER_PORT),
-                    v.get(StackFlags.FANOUT_PORTS),
-                    v.get(StackFlags.FANOUT_ETCD_PORTS),
+                    kafkaControllerPort,
+                    brokers,
+                    ingesterPort,
+                    fanoutPorts,
+                    fanoutEtcdPorts,
                     Optional.ofNullable(v.get(StackFlags.DATA_DIR)),
                     v.get(StackFlags.TOPIC_PREFIX),
                     v.get(StackFlags.DEMO),
@@ -92,6 +136,15 @@ public final class LocalStackMain implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    /** Whether the user gave {@code flag}: on the command line, or in its {@code WATCHFANOUT_*} variable. */
+    private boolean given(io.watchfanout.common.Flag<?> flag) {
+        CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+        if (parsed != null && parsed.hasMatchedOption(flag.name())) {
+            return true;
+        }
+        return spec.defaultValueProvider() instanceof EnvironmentDefaults env && env.variable(flag.name()) != null;
     }
 
     @Override
@@ -106,7 +159,16 @@ public final class LocalStackMain implements Callable<Integer> {
                                 + " which builds what is missing)");
             }
         }
-        StackDirectory dir = StackDirectory.open(config.dataDir());
+        StackDirectory dir;
+        try {
+            dir = StackDirectory.open(config.dataDir());
+            dir.checkKafkaBrokers(config.kafkaBrokers());
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        } catch (java.io.UncheckedIOException e) {
+            spec.commandLine().getErr().println("local stack failed to start: " + e.getMessage());
+            return 1;
+        }
         // Before the first logger exists: logback.xml writes the launcher's log there.
         System.setProperty(LocalStack.LOG_FILE_PROPERTY, dir.launcherLog().toString());
         return new LocalStack(config, dir, launcherClasspath(), System.out).run();

@@ -34,25 +34,84 @@ final class StackDirectory {
      * Creates (if needed) the given directory, or a new temporary one.
      *
      * @param dataDir the user's {@code --data-dir}, or empty
-     * @throws UncheckedIOException if it cannot be created
+     * @throws IllegalArgumentException naming {@code --data-dir} when it is a file, cannot be
+     *     created, or cannot be written
+     * @throws UncheckedIOException if a temporary directory cannot be created
      */
     static StackDirectory open(Optional<Path> dataDir) {
-        try {
-            if (dataDir.isPresent()) {
-                Path dir = dataDir.get().toAbsolutePath().normalize();
-                if (Files.exists(dir) && !Files.isDirectory(dir)) {
-                    throw new IllegalArgumentException("--data-dir: " + dir + " is a file (expected: a directory)");
-                }
-                return new StackDirectory(Files.createDirectories(dir), false);
+        if (dataDir.isPresent()) {
+            Path dir = dataDir.get().toAbsolutePath().normalize();
+            if (Files.exists(dir) && !Files.isDirectory(dir)) {
+                throw new IllegalArgumentException("--data-dir: " + dir + " is a file (expected: a directory)");
             }
+            try {
+                Files.createDirectories(dir);
+            } catch (IOException | SecurityException e) {
+                throw new IllegalArgumentException("--data-dir: cannot create " + dir + ": " + reason(e)
+                        + " (expected: a directory this user can create and write)");
+            }
+            if (!Files.isWritable(dir)) {
+                throw new IllegalArgumentException(
+                        "--data-dir: " + dir + " is not writable (expected: a directory this user can write)");
+            }
+            return new StackDirectory(dir, false);
+        }
+        try {
             return new StackDirectory(Files.createTempDirectory("watch-fanout-").toAbsolutePath(), true);
         } catch (IOException e) {
             throw new UncheckedIOException(
-                    "cannot create the local stack's data directory"
-                            + dataDir.map(d -> " " + d).orElse(" in " + System.getProperty("java.io.tmpdir")) + ": "
-                            + e,
+                    "cannot create the local stack's data directory in " + System.getProperty("java.io.tmpdir") + ": "
+                            + reason(e),
                     e);
         }
+    }
+
+    /** What went wrong, without the exception's class: {@code FileSystemException}s say the path twice. */
+    private static String reason(Exception e) {
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        if (e instanceof java.nio.file.FileAlreadyExistsException f) {
+            return f.getFile() + " is a file";
+        }
+        return e instanceof java.nio.file.AccessDeniedException ? "permission denied" : String.valueOf(e);
+    }
+
+    /**
+     * Refuses a kept directory whose Kafka data was made with another {@code --kafka-brokers}: the
+     * brokers would start on new, empty storage beside the old one, the ingester would publish
+     * its history anew, and every resume point of the last run would be gone (410).
+     *
+     * @param brokers this run's {@code --kafka-brokers}
+     * @throws IllegalArgumentException naming both settings
+     */
+    void checkKafkaBrokers(int brokers) {
+        int before = kafkaBrokersBefore();
+        if (before != 0 && before != brokers) {
+            throw new IllegalArgumentException("--kafka-brokers " + brokers + " with --data-dir " + root
+                    + ", whose Kafka data was made by --kafka-brokers " + before + " (expected: --kafka-brokers "
+                    + before + " to resume it, or another --data-dir for " + brokers + " broker"
+                    + (brokers == 1 ? "" : "s") + ")");
+        }
+    }
+
+    /**
+     * How many brokers the Kafka data in this directory was formatted for: 1 for {@code kafka/},
+     * N for {@code kafka-1/} to {@code kafka-N/}; 0 when there is none.
+     */
+    private int kafkaBrokersBefore() {
+        if (formatted(part("kafka"))) {
+            return 1;
+        }
+        int n = 0;
+        while (formatted(part("kafka-" + (n + 1)))) {
+            n++;
+        }
+        return n;
+    }
+
+    private static boolean formatted(Path brokerDir) {
+        return Files.isRegularFile(brokerDir.resolve("data").resolve("meta.properties"));
     }
 
     /** The root directory, absolute. */

@@ -26,7 +26,7 @@ public final class StackFlags extends FlagTable {
             .unit("TCP port")
             .help("etcd client port: http://127.0.0.1:PORT.");
     static final Flag<Integer> ETCD_PEER_PORT = Flag.integer("--etcd-peer-port", "PORT")
-            .defaultText("--etcd-port + 1")
+            .defaultText("--etcd-port + 1, or the next port no other part uses")
             .unit("TCP port")
             .help("etcd peer (Raft) port.");
     static final Flag<Integer> KAFKA_PORT = Flag.integer("--kafka-port", "PORT")
@@ -34,7 +34,7 @@ public final class StackFlags extends FlagTable {
             .unit("TCP port")
             .help("Kafka bootstrap port: 127.0.0.1:PORT; broker N of --kafka-brokers listens on PORT + 2(N-1).");
     static final Flag<Integer> KAFKA_CONTROLLER_PORT = Flag.integer("--kafka-controller-port", "PORT")
-            .defaultText("--kafka-port + 1")
+            .defaultText("--kafka-port + 1, or the next port no other part uses")
             .unit("TCP port")
             .help("Kafka KRaft controller port; broker N of --kafka-brokers uses PORT + 2(N-1).");
     /** Two brokers cannot both keep every acknowledged write on two of them and survive the loss of one. */
@@ -78,7 +78,9 @@ public final class StackFlags extends FlagTable {
             .defaultValue("false")
             .unit("flag; `--secure=false` turns it off")
             .help("TLS and authentication everywhere: a throwaway CA, certificates, tokens and a policy under the "
-                    + "data directory (docs/SECURITY.md); prints curl and etcdctl lines that work, and one refused.");
+                    + "data directory (docs/SECURITY.md); prints curl and etcdctl lines that work, and one refused. "
+                    + "Kafka's SASL_SSL listener, which the tier uses, is on a free port shown in the table; --kafka-port "
+                    + "stays the broker's own PLAINTEXT listener.");
     static final Flag<Duration> START_TIMEOUT = Flag.duration("--start-timeout")
             .defaultValue("120s")
             .check(Check.positive())

@@ -101,6 +101,28 @@ public final class ChildProcesses {
         orphanGraceSeconds = enabled ? graceSeconds : 0;
     }
 
+    /**
+     * Whether {@code process} still runs. Unlike {@link ProcessHandle#isAlive()}, a zombie does not:
+     * it has exited and only waits for whoever adopted it (init, or a container's first process,
+     * which may reap it seconds later) to reap it; a stopped part's exited watchdog is one.
+     *
+     * @param process any process, not necessarily a child of this JVM
+     * @return false once it exited (reaped or not); on systems without {@code /proc}, as
+     *     {@link ProcessHandle#isAlive()}
+     */
+    public static boolean isRunning(ProcessHandle process) {
+        if (!process.isAlive()) {
+            return false;
+        }
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+            int end = stat.lastIndexOf(')');
+            return end < 0 || end + 2 >= stat.length() || stat.charAt(end + 2) != 'Z';
+        } catch (java.io.IOException | RuntimeException e) {
+            return process.isAlive(); // gone meanwhile, or no /proc: as the handle says
+        }
+    }
+
     /** Whether children are started behind the watchdog of {@link #stopWhenThisJvmDies}. */
     static boolean watchdogEnabled() {
         return orphanGraceSeconds > 0;

@@ -36,6 +36,11 @@ final class ManagedProcess {
     private final Path workingDirectory;
     private final Path logFile;
     private static final Duration LEFTOVER_WAIT = Duration.ofSeconds(10);
+    /**
+     * How often a leftover is looked at. Not {@link ProcessHandle#onExit()}: for a process that is
+     * not this JVM's child it polls from 300 ms on, growing, which made every stop take seconds.
+     */
+    private static final long LEFTOVER_POLL_MILLIS = 10;
 
     private volatile Process process;
     private volatile long logStartOffset;
@@ -133,19 +138,19 @@ final class ManagedProcess {
         long deadline = System.nanoTime() + LEFTOVER_WAIT.toNanos();
         for (ProcessHandle p : below) {
             try {
-                long left = Math.max(1, deadline - System.nanoTime());
-                p.onExit().get(left, TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.TimeoutException e) {
+                while (ChildProcesses.isRunning(p) && System.nanoTime() < deadline) {
+                    Thread.sleep(LEFTOVER_POLL_MILLIS);
+                }
+            } catch (InterruptedException e) {
+                throw interrupted("waiting for the processes below " + description, e);
+            }
+            if (ChildProcesses.isRunning(p)) {
                 LOG.warn(
                         "pid {} (below {}) still alive {} s after it exited; sending SIGKILL",
                         p.pid(),
                         description,
                         LEFTOVER_WAIT.toSeconds());
                 p.destroyForcibly();
-            } catch (java.util.concurrent.ExecutionException e) {
-                LOG.debug("waiting for pid {} failed", p.pid(), e);
-            } catch (InterruptedException e) {
-                throw interrupted("waiting for the processes below " + description, e);
             }
         }
     }
@@ -197,7 +202,7 @@ final class ManagedProcess {
         }
         List<ProcessHandle> below = current.descendants().toList();
         below.forEach(ProcessHandle::destroyForcibly);
-        current.destroyForcibly();
+        current.toHandle().destroyForcibly(); // as in stop(): the watchdog's pipe stays open until the exit
         if (waitForExit(KILL_WAIT).isEmpty()) {
             throw new IllegalStateException(description + " (pid " + current.pid() + ") still alive "
                     + KILL_WAIT.toSeconds() + " s after SIGKILL");
@@ -219,7 +224,9 @@ final class ManagedProcess {
         if (current.isAlive()) {
             long startNanos = System.nanoTime();
             List<ProcessHandle> below = current.descendants().toList();
-            current.destroy();
+            // SIGTERM through the handle: Process.destroy() also closes the pipes, the one its
+            // watchdog reads among them, which would take the stop for this JVM's death.
+            current.toHandle().destroy();
             if (waitForExit(timeout).isEmpty()) {
                 LOG.warn(
                         "{} (pid {}) did not exit within {} ms of SIGTERM; sending SIGKILL. Log: {}",

@@ -89,6 +89,16 @@ abstract class ServerProcess implements AutoCloseable {
     }
 
     /**
+     * The exit code of the current (or last) process.
+     *
+     * @return empty while it runs or if it was never started
+     */
+    public java.util.OptionalInt exitCode() {
+        ManagedProcess p = process;
+        return p == null ? java.util.OptionalInt.empty() : p.exitCode();
+    }
+
+    /**
      * Kills the process with SIGKILL ({@link Process#destroyForcibly()}) and waits until it is
      * gone: a crash, with no graceful shutdown. A no-op if it is not running.
      */

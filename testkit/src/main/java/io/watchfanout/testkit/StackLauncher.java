@@ -1,10 +1,12 @@
 package io.watchfanout.testkit;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,6 +42,10 @@ public final class StackLauncher implements AutoCloseable {
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final int LOG_TAIL_LINES = 30;
+    /** The exit status of the runnables (picocli's) for flags they refuse, after the message and their usage. */
+    private static final int USAGE_EXIT_CODE = 2;
+    /** A log longer than this is not searched for a usage error: its tail is shown. */
+    private static final long MAX_USAGE_LOG_BYTES = 1 << 20;
 
     private final String topicPrefix;
     private final List<AutoCloseable> started = new ArrayList<>(); // guarded by this
@@ -267,6 +273,42 @@ public final class StackLauncher implements AutoCloseable {
     }
 
     /**
+     * The error of a process that refused its flags: the lines of its last launch (after
+     * {@link ManagedProcess}'s {@code ==== testkit} line) before its usage text ({@code Usage:}),
+     * which is what picocli prints, and never the usage itself, which says nothing of what was
+     * wrong (e.g. {@code --cors-allowed-origins: '127.0.0.1:8000' (expected: ...)} from a
+     * {@code WATCHFANOUT_*} variable).
+     *
+     * @return the message lines, or null when the log has none before a usage text (or cannot be read)
+     */
+    static String usageError(Path log) {
+        try {
+            if (!Files.isRegularFile(log) || Files.size(log) > MAX_USAGE_LOG_BYTES) {
+                return null;
+            }
+            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            int from = 0;
+            for (int i = 0; i < lines.size(); i++) {
+                if (lines.get(i).startsWith("==== testkit ")) {
+                    from = i + 1;
+                }
+            }
+            List<String> message = new ArrayList<>();
+            for (String line : lines.subList(from, lines.size())) {
+                if (line.startsWith("Usage:")) {
+                    return message.isEmpty() ? null : String.join("\n", message);
+                }
+                if (!line.isBlank()) {
+                    message.add(line);
+                }
+            }
+            return null;
+        } catch (IOException | UncheckedIOException e) {
+            return null;
+        }
+    }
+
+    /**
      * Polls {@code readyz} every 200 ms until it answers 200.
      *
      * @param p the process that serves it
@@ -309,12 +351,15 @@ public final class StackLauncher implements AutoCloseable {
         while (true) {
             beforeEachPoll.run();
             if (!p.isAlive()) {
+                String refused = p.exitCode().orElse(-1) == USAGE_EXIT_CODE ? usageError(p.logFile()) : null;
                 throw new IllegalStateException(what + " exited"
                         + p.exitCode().stream()
                                 .mapToObj(c -> " with code " + c)
                                 .findFirst()
-                                .orElse("") + " while starting; its log "
-                        + p.logFile() + " ends with:\n" + p.logTail(LOG_TAIL_LINES));
+                                .orElse("") + " while starting; "
+                        + (refused != null
+                                ? "it refused its flags (" + p.logFile() + "):\n" + refused
+                                : "its log " + p.logFile() + " ends with:\n" + p.logTail(LOG_TAIL_LINES)));
             }
             try {
                 HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());

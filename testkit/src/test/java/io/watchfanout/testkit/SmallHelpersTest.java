@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.io.TempDir;
 
 class SmallHelpersTest {
 
@@ -38,5 +41,30 @@ class SmallHelpersTest {
                 .matches("ingesterit-crash-recovery-\\d+-[0-9a-z]{4}");
         assertThat(TopicPrefixes.unique("x".repeat(500))).hasSizeLessThan(80).matches("[a-z0-9-]+");
         assertThat(TopicPrefixes.unique("###")).startsWith("test-");
+    }
+
+    @Test
+    void aRefusedStartShowsTheErrorOfTheLastLaunchNotTheUsage(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("node.log");
+        Files.writeString(
+                log,
+                String.join(
+                        "\n",
+                        "==== testkit 2026-12-06T00:00:00Z: starting node: java -jar old",
+                        "an older launch's error",
+                        "Usage: fanout-node [flags]",
+                        "==== testkit 2026-12-06T00:01:00Z: starting node: java -jar node.jar",
+                        "--cors-allowed-origins: '127.0.0.1:8000' (expected: origins such as https://a.example)",
+                        "",
+                        "Usage: fanout-node [flags]",
+                        "      --bookmark-interval=DURATION",
+                        "                  ..."));
+        assertThat(StackLauncher.usageError(log))
+                .isEqualTo("--cors-allowed-origins: '127.0.0.1:8000' (expected: origins such as https://a.example)");
+        Files.writeString(log, "==== testkit start\nException in thread main\n\tat x.y\n");
+        assertThat(StackLauncher.usageError(log))
+                .as("no usage text: the caller shows the tail")
+                .isNull();
+        assertThat(StackLauncher.usageError(dir.resolve("missing.log"))).isNull();
     }
 }

@@ -146,6 +146,16 @@ public final class JsonGateway {
     }
 
     /**
+     * True when {@code path}'s method streams its answer (a server or bidirectional stream such as
+     * {@code /v3/watch}): the answer may go on, or wait, for as long as the client stays.
+     *
+     * @throws IllegalArgumentException if {@code path} is not a gateway path
+     */
+    public boolean streams(String path) {
+        return method(path).getType() != MethodDescriptor.MethodType.UNARY;
+    }
+
+    /**
      * Who sent a request to {@code path}, on the HTTP listener's methods; a raw
      * {@code Authorization: <token>} is an etcd token, as etcd's gateway reads it.
      *

@@ -8,32 +8,26 @@ import io.watchfanout.fanout.etcd.JsonGateway;
 import io.watchfanout.fanout.security.AuthenticationException;
 import io.watchfanout.fanout.security.Credentials;
 import io.watchfanout.fanout.security.Identity;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code POST /v3/...}: etcd's JSON gateway ({@link JsonGateway}) on the HTTP port. The request
- * body is read whole, the call goes to the node's etcd API, and the answer is written by a thread
- * of its own with blocking writes, each line flushed (a watch's responses as they come). Not the
- * path for fleets of watchers (one thread per open stream, JSON printed per response): those use
- * {@code /v1/watch} or the gRPC API, whose frames are shared. A client that went away is noticed
- * at the next write, which cancels the call; since a watch of a quiet range (or one the policy
- * refused) may write nothing for long, at most {@link #MAX_WATCH_STREAMS} {@code /v3/watch}
- * streams are open at once, and one more gets 429 in the gateway's error shape.
+ * body is read whole, the call goes to the node's etcd API, and the answer is written on the
+ * exchange's IO thread as it comes ({@link GatewayResponse}: no thread of its own, however long a
+ * stream waits; a client that hangs up has its call canceled at once). Not the path for fleets of
+ * watchers (JSON printed per response and watcher): those use {@code /v1/watch} or the gRPC API,
+ * whose frames are shared; at most {@link #MAX_WATCH_STREAMS} {@code /v3/watch} streams are open
+ * at once, and one more gets 429 in the gateway's error shape.
  *
  * <p>Access (README.md, "Security"): the request is authenticated here, on the HTTP
  * listener's methods, before its body is read (401 in the gateway's error shape;
  * {@code /v3/auth/authenticate} needs no credentials); the services judge the rest (403, 429).
  *
- * <p>Thread-safety: one exchange per call; the gateway's sink hands lines to the writer thread.
+ * <p>Thread-safety: one exchange per call; the gateway's sink hands lines to the exchange's IO thread.
  */
 final class GatewayHandler implements HttpHandler {
-    private static final Logger LOG = LoggerFactory.getLogger(GatewayHandler.class);
-    private static final byte[] NEWLINE = {'\n'};
     /**
      * The largest request body the gateway reads: the largest gRPC request of the etcd API in JSON
      * (base64 makes values 4/3 as long); etcd's own limit judges what it forwards.
@@ -45,17 +39,17 @@ final class GatewayHandler implements HttpHandler {
      */
     static final int MAX_CACHED_BODY_BYTES = 1024 * 1024;
 
-    /** Open {@code /v3/watch} streams at most: each holds a writer thread until its next write fails. */
+    /** Open {@code /v3/watch} streams at most: each prints its own JSON for every response. */
     static final int MAX_WATCH_STREAMS = 256;
 
     private final JsonGateway gateway;
-    private final ExecutorService writers;
-    private final java.util.concurrent.atomic.AtomicInteger watchStreams =
-            new java.util.concurrent.atomic.AtomicInteger();
+    private final Duration writeTimeout;
+    private final AtomicInteger watchStreams = new AtomicInteger();
 
-    GatewayHandler(JsonGateway gateway, ExecutorService writers) {
+    /** @param writeTimeout how long an answer's waiting bytes may go without the socket taking one */
+    GatewayHandler(JsonGateway gateway, Duration writeTimeout) {
         this.gateway = gateway;
-        this.writers = writers;
+        this.writeTimeout = writeTimeout;
     }
 
     @Override
@@ -94,12 +88,17 @@ final class GatewayHandler implements HttpHandler {
                                     + "); watch through /v1/watch or the etcd gRPC API, or another node"));
             return;
         }
-        if (watch) {
-            exchange.addExchangeCompleteListener((ex, next) -> {
+        // Once, whichever notices the end first: the exchange completing, or its connection closing.
+        AtomicBoolean released = new AtomicBoolean(!watch);
+        Runnable release = () -> {
+            if (released.compareAndSet(false, true)) {
                 watchStreams.decrementAndGet();
-                next.proceed();
-            });
-        }
+            }
+        };
+        exchange.addExchangeCompleteListener((ex, next) -> {
+            release.run();
+            next.proceed();
+        });
         int max = path.equals("/v3/watch") || path.equals("/v3/kv/range") ? MAX_CACHED_BODY_BYTES : MAX_BODY_BYTES;
         long declared = exchange.getRequestContentLength();
         if (declared > max) {
@@ -110,27 +109,15 @@ final class GatewayHandler implements HttpHandler {
         exchange.getRequestReceiver().setMaxBufferSize(max);
         exchange.getRequestReceiver()
                 .receiveFullBytes(
-                        (ex, body) -> ex.dispatch(writers, () -> {
-                            LinkedBlockingQueue<Object> out = new LinkedBlockingQueue<>();
-                            JsonGateway.Call call =
-                                    gateway.call(path, body, identity, authorization, new JsonGateway.Sink() {
-                                        @Override
-                                        public void start(int httpStatus) {
-                                            out.add(httpStatus);
-                                        }
-
-                                        @Override
-                                        public void line(byte[] json) {
-                                            out.add(json);
-                                        }
-
-                                        @Override
-                                        public void end() {
-                                            out.add(NEWLINE);
-                                        }
-                                    });
-                            write(ex, out, call);
-                        }),
+                        (ex, body) -> {
+                            // Dispatched (on this IO thread) so that the exchange stays open after
+                            // this handler returns: the answer is written as the call's responses come.
+                            ex.dispatch(io.undertow.util.SameThreadExecutor.INSTANCE, () -> {
+                                GatewayResponse response = new GatewayResponse(ex, writeTimeout, release);
+                                JsonGateway.Call call = gateway.call(path, body, identity, authorization, response);
+                                response.start(call, gateway.streams(path));
+                            });
+                        },
                         (ex, e) -> {
                             if (e instanceof io.undertow.server.RequestTooBigException) {
                                 tooLarge(ex, "more than " + max + " bytes", max);
@@ -155,34 +142,5 @@ final class GatewayHandler implements HttpHandler {
         exchange.setStatusCode(status);
         exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
         exchange.getResponseSender().send(body + "\n");
-    }
-
-    /** The writer thread: status, then lines until the end marker or a failed write. */
-    private static void write(HttpServerExchange ex, LinkedBlockingQueue<Object> out, JsonGateway.Call call) {
-        ex.startBlocking();
-        try {
-            Object first = out.take();
-            ex.setStatusCode((Integer) first);
-            ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
-            OutputStream os = ex.getOutputStream();
-            while (true) {
-                Object next = out.take();
-                if (next == NEWLINE) {
-                    break;
-                }
-                os.write((byte[]) next);
-                os.write(NEWLINE);
-                os.flush();
-            }
-            os.close();
-        } catch (IOException e) {
-            LOG.debug("gateway client went away: {}", e.toString());
-            call.cancel();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            call.cancel();
-        } finally {
-            ex.endExchange();
-        }
     }
 }

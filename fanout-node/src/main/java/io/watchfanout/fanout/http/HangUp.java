@@ -1,5 +1,8 @@
 package io.watchfanout.fanout.http;
 
+import io.undertow.conduits.ChunkedStreamSourceConduit;
+import io.undertow.conduits.FixedLengthStreamSourceConduit;
+import io.undertow.server.AbstractServerConnection;
 import io.undertow.server.HttpServerExchange;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -7,10 +10,11 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xnio.channels.StreamSourceChannel;
+import org.xnio.conduits.ConduitStreamSourceChannel;
 
 /**
  * Notices that the client of a long response hung up, although nothing is due to be written to
- * it: once the request has been read, the connection's read side is idle until the client
+ * it: once the request (and its body) has been read, the connection's read side is idle until the client
  * closes it (end-of-stream) or it breaks (a reset, or TCP keepalive probes unanswered). For
  * responses after which the connection closes: bytes a client sends after its request
  * (pipelining) are read and dropped.
@@ -33,6 +37,7 @@ final class HangUp {
         if (source == null) {
             return;
         }
+        bypassBody(exchange, source);
         ByteBuffer scratch = ByteBuffer.allocate(512);
         source.getReadSetter().set(ch -> {
             try {
@@ -51,6 +56,23 @@ final class HangUp {
             }
         });
         source.resumeReads();
+    }
+
+    /**
+     * A request with a body (read whole by now) leaves the connection's read side on the body's
+     * conduit, which answers end-of-stream for ever once the body is done and never reads the
+     * socket again: the read side goes back to the connection's own conduit, where the client's
+     * end-of-stream shows. The connection closes after the response, so Undertow reads no request
+     * after this one through it.
+     */
+    private static void bypassBody(HttpServerExchange exchange, StreamSourceChannel source) {
+        if (source instanceof ConduitStreamSourceChannel channel
+                && (channel.getConduit() instanceof FixedLengthStreamSourceConduit
+                        || channel.getConduit() instanceof ChunkedStreamSourceConduit)
+                && exchange.isRequestComplete()
+                && exchange.getConnection() instanceof AbstractServerConnection connection) {
+            channel.setConduit(connection.getOriginalSourceConduit());
+        }
     }
 
     /**

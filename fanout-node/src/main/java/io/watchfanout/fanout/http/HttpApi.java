@@ -22,8 +22,6 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -90,7 +88,6 @@ public final class HttpApi {
     private int port;
     private JsonGateway gateway;
     private CurrentRevision currentRevision;
-    private ExecutorService gatewayWriters;
     private CorsOrigins corsOrigins = CorsOrigins.NONE;
     private AccessControl access;
     private ServerTls tls;
@@ -182,16 +179,7 @@ public final class HttpApi {
                 new HttpAccess(access != null ? access : AccessControl.open(settings.nodeId(), WatchLimits.NONE));
         WatchHandler watch = new WatchHandler(core, settings, sweeper, checks);
         KvHandler kv = new KvHandler(core, settings, currentRevision, checks);
-        GatewayHandler v3 = null;
-        if (gateway != null) {
-            gatewayWriters = Executors.newCachedThreadPool(r -> {
-                Thread t = new Thread(r, "watchfanout-gateway-" + settings.nodeId());
-                t.setDaemon(true);
-                return t;
-            });
-            v3 = new GatewayHandler(gateway, gatewayWriters);
-        }
-        GatewayHandler gatewayHandler = v3;
+        GatewayHandler gatewayHandler = gateway == null ? null : new GatewayHandler(gateway, settings.writeTimeout());
         HttpHandler root = new CorsHandler(exchange -> route(exchange, watch, kv, gatewayHandler), corsOrigins);
         // Undertow.start()'s worker, socket and buffer settings, for a heap of 128 MiB or more.
         worker = createWorker(
@@ -312,9 +300,6 @@ public final class HttpApi {
         IoUtils.safeClose(server);
         sweeper.stop();
         openListener.closeConnections();
-        if (gatewayWriters != null) {
-            gatewayWriters.shutdownNow();
-        }
         worker.shutdownNow();
         try {
             if (!worker.awaitTermination(10, TimeUnit.SECONDS)) {

@@ -682,19 +682,25 @@ public final class KafkaCacheLoader implements AutoCloseable {
         return null;
     }
 
-    /** Reports a stale feed once when it goes stale and once when records come again. */
+    /**
+     * Logs a stale feed once when it goes stale and once when records come again; while it stays
+     * stale, the reason readiness gives is renewed at every check, so that it says how long the
+     * outage has lasted so far.
+     */
     private void checkFreshness(long revision) {
         if (maxFeedStaleness.isZero()) {
             return;
         }
         double staleness = progress.feedStalenessSeconds();
         boolean stale = !Double.isNaN(staleness) && staleness * 1000 > maxFeedStaleness.toMillis();
-        if (stale && !feedStale) {
-            feedStale = true;
+        if (stale) {
             String problem = "no record from the ingester for " + Math.round(staleness) + " s (--max-feed-staleness "
                     + maxFeedStaleness.toMillis() / 1000.0 + " s): the ingester, Kafka at " + bootstrap
                     + " or etcd stopped feeding this node; it serves revision " + revision + " meanwhile";
-            LOG.warn("[node {}] feed is stale: {}", nodeId, problem);
+            if (!feedStale) {
+                feedStale = true;
+                LOG.warn("[node {}] feed is stale: {}", nodeId, problem);
+            }
             feed.feedStale(problem);
         } else if (!stale && feedStale) {
             feedStale = false;

@@ -79,6 +79,11 @@ class FeedFreshnessTest {
                         (System.nanoTime() - stopped) / 1e9);
                 assertThat(Stack.get(node.url() + "/readyz").body())
                         .contains("feed is stale", "no record from the ingester");
+                // The reason says how long the outage has lasted, and keeps saying it as it grows.
+                long first = staleSeconds(Stack.get(node.url() + "/readyz").body());
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() ->
+                                staleSeconds(Stack.get(node.url() + "/readyz").body()) > first);
                 Map<String, Double> stale = Stack.metrics(node);
                 assertThat(stale.get("watchfanout_cache_ready")).isEqualTo(0.0);
                 assertThat(stale.get("watchfanout_feed_staleness_seconds")).isGreaterThan(3.0);
@@ -112,5 +117,12 @@ class FeedFreshnessTest {
                         .start()
                         .waitFor())
                 .isZero();
+    }
+
+    /** The seconds of readiness's "no record from the ingester for N s", or -1. */
+    private static long staleSeconds(String readyz) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("no record from the ingester for (\\d+) s")
+                .matcher(readyz);
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 }
