@@ -45,7 +45,7 @@ function composeCheck(root, file) {
 }
 
 function dockerfiles(root, files) {
-  let ok = report('.dockerignore', dockerfile.lintDockerignore(root), 'ok');
+  let ok = report('.dockerignore', dockerfile.lintDockerignore(root, files), 'ok');
   for (const f of files) {
     ok = report(`lint ${path.relative(root, f)}`, dockerfile.lint(f, root), 'ok') && ok;
   }
@@ -65,7 +65,7 @@ function selftest(root) {
     {
       name: 'bad.Dockerfile',
       run: () => dockerfile.lint(path.join(dir, 'bad.Dockerfile'), root),
-      expect: ['DL3002', 'DL3006', 'DL3007', 'DL3020', 'DL3025', 'DL3015', 'DL3009', 'DL4006', 'DL3022', 'WF001', 'WF003', 'WF006', 'WF007', 'WF008'],
+      expect: ['DL3002', 'DL3006', 'DL3007', 'DL3020', 'DL3025', 'DL3015', 'DL3009', 'DL4006', 'DL3022', 'WF001', 'WF003', 'WF005', 'WF006', 'WF007', 'WF008'],
     },
     {
       name: 'bad-compose.yml',

@@ -1,31 +1,52 @@
-# syntax=docker/dockerfile:1
-#
 # watch-fanout fan-out node: serves HTTP watch streams from a cache rebuilt from Kafka.
-# Build from the repository root (the build context is the whole Maven reactor):
+# Build from the repository root after building the shaded jar on the host:
 #
+#   mvn -B -DskipTests -pl fanout-node -am package
 #   docker build -f deploy/docker/fanout-node.Dockerfile -t watchfanout/fanout-node:local .
 #
+# Base images (build arguments): JDK_IMAGE is where jlink runs (any image with a JDK 17, or a
+# Debian/Ubuntu one, which gets openjdk-17-jdk-headless from its archive); BASE_IMAGE is the
+# runtime's operating system (Debian or Ubuntu; curl is added for the health check). Without a
+# container registry, pass the image of deploy/base-image for both:
+#   docker build --build-arg JDK_IMAGE="$(deploy/base-image)" --build-arg BASE_IMAGE="$(deploy/base-image)" ...
 # Every setting comes from WATCHFANOUT_* environment variables (README.md, "Command line"), e.g.
 #   docker run -e WATCHFANOUT_KAFKA_BOOTSTRAP=kafka:9092 -e WATCHFANOUT_TOPIC_PREFIX=watch \
 #     -p 8081:8080 watchfanout/fanout-node:local
-# Checked offline by deploy/validate (a documented lint; hadolint is not installable here).
+# Checked offline by deploy/validate (a documented lint; hadolint is not installable here) and
+# built and run by deploy/compose-test.
+ARG JDK_IMAGE=eclipse-temurin:17-jdk-noble
+ARG BASE_IMAGE=debian:bookworm-slim
 
-# ---- build stage: only this runnable and the modules it needs (-pl ... -am) ----
-FROM maven:3.9-eclipse-temurin-17 AS build
-WORKDIR /src
-COPY . .
-# The cache mount keeps ~/.m2 between builds (BuildKit, the default builder of Docker 23+).
-RUN --mount=type=cache,target=/root/.m2/repository \
-    mvn -B --no-transfer-progress -pl fanout-node -am -DskipTests package
+# ---- jre stage: a Java runtime of only the modules the jars need (jlink) ----
+FROM ${JDK_IMAGE} AS jre
+# java.se (what jdeps finds in the shaded jars: java.sql, java.naming, java.desktop's beans, ...)
+# plus the JDK modules netty, gRPC, TLS and the JMX metrics use.
+# A Debian or Ubuntu image without a JDK gets its archive's, with binutils (Debian's jlink
+# strips debug symbols with objcopy); the first RUN is the same in every Java image, so Docker
+# caches it once. update-alternatives in the JDK's postinst needs /usr/share/man/man1, which
+# slim images leave out.
+RUN if ! command -v jlink >/dev/null; then \
+      mkdir -p /usr/share/man/man1 && apt-get update \
+      && apt-get install -y --no-install-recommends openjdk-17-jdk-headless binutils \
+      && rm -rf /var/lib/apt/lists/*; \
+    fi
+RUN jlink --add-modules java.se,jdk.crypto.ec,jdk.management,jdk.net,jdk.unsupported,jdk.zipfs \
+      --strip-debug --no-header-files --no-man-pages --compress=2 --output /opt/jre
 
-# ---- runtime stage: a JRE, a non-root user and the shaded jar, nothing else ----
-# The Ubuntu (noble) variant of eclipse-temurin ships curl, which the HEALTHCHECK uses.
-FROM eclipse-temurin:17-jre-noble
-RUN groupadd --system --gid 10001 watchfanout \
+# ---- runtime stage: the runtime, curl, a non-root user and the shaded jar, nothing else ----
+FROM ${BASE_IMAGE}
+RUN apt-get update && apt-get install -y --no-install-recommends curl \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 watchfanout \
  && useradd --system --uid 10001 --gid watchfanout --no-create-home --home-dir /app \
       --shell /usr/sbin/nologin watchfanout
+COPY --from=jre /opt/jre /opt/jre
 WORKDIR /app
-COPY --from=build /src/fanout-node/target/fanout-node.jar /app/fanout-node.jar
+COPY fanout-node/target/fanout-node.jar /app/fanout-node.jar
+LABEL org.opencontainers.image.title="watch-fanout fan-out node" \
+      org.opencontainers.image.description="Serves etcd and Kubernetes watch streams from a cache rebuilt from Kafka" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.source="https://github.com/watch-fanout/watch-fanout"
 
 # Container defaults: listen on every interface (the node's own default is 127.0.0.1) on 8080.
 # WATCHFANOUT_KAFKA_BOOTSTRAP and WATCHFANOUT_TOPIC_PREFIX are required and have no default.
@@ -34,7 +55,8 @@ COPY --from=build /src/fanout-node/target/fanout-node.jar /app/fanout-node.jar
 # survives one young collection is old at once (the cache and the history live long; copying
 # them between survivor spaces was most of a rebuild's collection cost: docs/BENCHMARKS.md,
 # "rebuild"). Replace JAVA_TOOL_OPTIONS to change them.
-ENV WATCHFANOUT_PORT=8080 \
+ENV PATH=/opt/jre/bin:$PATH \
+    WATCHFANOUT_PORT=8080 \
     WATCHFANOUT_BIND_ADDRESS=0.0.0.0 \
     JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError -XX:MaxTenuringThreshold=0"
 

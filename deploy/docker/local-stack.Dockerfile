@@ -1,33 +1,43 @@
-# syntax=docker/dockerfile:1
-#
 # watch-fanout demo load generator (the `loadgen` service of docker-compose.yml, profile
 # `demo`): writes Kubernetes-like objects into etcd, as `bin/local-stack --demo` does.
-# Build from the repository root:
+# Build from the repository root after building the local stack on the host:
 #
+#   mvn -B -DskipTests -pl local-stack -am package
 #   docker build -f deploy/docker/local-stack.Dockerfile -t watchfanout/local-stack:local .
 #   docker run --rm watchfanout/local-stack:local --etcd-endpoints=http://etcd:2379
 #
+# Base images: the build arguments JDK_IMAGE and BASE_IMAGE, as in fanout-node.Dockerfile.
 # Checked offline by deploy/validate (a documented lint; hadolint is not installable here).
+ARG JDK_IMAGE=eclipse-temurin:17-jdk-noble
+ARG BASE_IMAGE=debian:bookworm-slim
 
-# ---- build stage: the local-stack module and the modules it needs (-pl ... -am) ----
-FROM maven:3.9-eclipse-temurin-17 AS build
-WORKDIR /src
-COPY . .
-# The cache mount keeps ~/.m2 between builds (BuildKit, the default builder of Docker 23+).
-RUN --mount=type=cache,target=/root/.m2/repository \
-    mvn -B --no-transfer-progress -pl local-stack -am -DskipTests package
+# ---- jre stage: a Java runtime of only the modules the jars need (jlink) ----
+FROM ${JDK_IMAGE} AS jre
+# As in fanout-node.Dockerfile (the same two RUNs, cached once).
+RUN if ! command -v jlink >/dev/null; then \
+      mkdir -p /usr/share/man/man1 && apt-get update \
+      && apt-get install -y --no-install-recommends openjdk-17-jdk-headless binutils \
+      && rm -rf /var/lib/apt/lists/*; \
+    fi
+RUN jlink --add-modules java.se,jdk.crypto.ec,jdk.management,jdk.net,jdk.unsupported,jdk.zipfs \
+      --strip-debug --no-header-files --no-man-pages --compress=2 --output /opt/jre
 
-# ---- runtime stage: a JRE, a non-root user, the thin jar and its lib/ ----
+# ---- runtime stage: the runtime, a non-root user, the thin jar and its lib/ ----
 # local-stack.jar is not shaded (its manifest Class-Path names lib/*.jar), so lib/ comes along.
-FROM eclipse-temurin:17-jre-noble
+FROM ${BASE_IMAGE}
 RUN groupadd --system --gid 10001 watchfanout \
  && useradd --system --uid 10001 --gid watchfanout --no-create-home --home-dir /app \
       --shell /usr/sbin/nologin watchfanout
+COPY --from=jre /opt/jre /opt/jre
 WORKDIR /app
-COPY --from=build /src/local-stack/target/lib/ /app/lib/
-COPY --from=build /src/local-stack/target/local-stack.jar /app/local-stack.jar
+COPY local-stack/target/lib/ /app/lib/
+COPY local-stack/target/local-stack.jar /app/local-stack.jar
+LABEL org.opencontainers.image.title="watch-fanout demo load generator" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.source="https://github.com/watch-fanout/watch-fanout"
 
-ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError"
+ENV PATH=/opt/jre/bin:$PATH \
+    JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError"
 USER 10001:10001
 
 # A client of etcd only: no port, nothing to probe.

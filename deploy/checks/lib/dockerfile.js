@@ -18,20 +18,25 @@
 //   DL4000 no MAINTAINER
 //   DL4003 at most one CMD per stage;  DL4004 at most one ENTRYPOINT per stage
 //   DL4006 a RUN with a pipe runs under SHELL [... "-o", "pipefail" ...]
-//   WF001  multi-stage: a build stage, then a runtime stage that takes only build outputs
-//          (no COPY from the build context into the final stage)
+//   WF001  the final stage copies from the build context only what the host built
+//          (<module>/target/...) and files of deploy/docker/; a Java image takes its runtime
+//          from an earlier stage (COPY --from=<stage>), never builds in the final stage
 //   WF002  the final stage sets a non-root USER by numeric uid (so that Kubernetes'
 //          runAsNonRoot can verify it)
 //   WF003  the final stage has a HEALTHCHECK (HEALTHCHECK NONE where nothing serves HTTP)
 //   WF004  a final stage with a HEALTHCHECK CMD EXPOSEs its port
-//   WF005  a HEALTHCHECK that runs curl is on an Ubuntu-based eclipse-temurin JRE image
-//          (those ship curl; the alpine and UBI variants may not)
+//   WF005  a HEALTHCHECK that runs curl is on an image that installs curl (apt-get install
+//          ... curl) or on an Ubuntu-based eclipse-temurin JRE image (those ship curl)
 //   WF006  the final stage's JVM respects the container's memory limit and exits on OOM:
 //          -XX:MaxRAMPercentage and -XX:+ExitOnOutOfMemoryError in JAVA_TOOL_OPTIONS or
 //          the ENTRYPOINT
-//   WF007  each `COPY --from=<stage> /src/<module>/target/<file>.jar` names a module of the
-//          root pom whose <finalName> is <file>, built by that stage's `mvn ... -pl` with -am
-//   WF008  the final stage is a JRE image, not a JDK or Maven image
+//   WF007  each `COPY <module>/target/<file>.jar` names a module of the root pom whose
+//          <finalName> is <file>
+//   WF008  a final stage that runs java is not a JDK or Maven image: it is a JRE image or
+//          copies a jlink runtime from an earlier stage
+//   WF009  the build context (.dockerignore) leaves everything out ("*") but what the
+//          Dockerfiles copy from it ("!" lines)
+// FROM images given as ${ARG} are checked with the ARG's default (an ARG before the first FROM).
 
 const fs = require('fs');
 const path = require('path');
@@ -150,10 +155,17 @@ function lint(file, root) {
   }
   const stageNames = [];
   let shellPipefail = false;
+  const argDefaults = {};
+  for (const ins of instrs) {
+    if (ins.instr === 'FROM') break;
+    const m = /^(\w+)=(\S+)$/.exec(ins.instr === 'ARG' ? ins.args : '');
+    if (m) argDefaults[m[1]] = m[2];
+  }
+  const resolve = (image) => image.replace(/\$\{(\w+)\}|\$(\w+)/g, (all, a, b) => argDefaults[a || b] || all);
 
   for (const [si, st] of stages.entries()) {
     // DL3006 / DL3007: pinned base images.
-    const image = st.image;
+    const image = resolve(st.image);
     const isStageRef = stageNames.includes(image.toLowerCase());
     if (!isStageRef && image !== 'scratch') {
       const noDigest = image.split('@')[0];
@@ -221,15 +233,22 @@ function lint(file, root) {
   // ---- watch-fanout rules on the final stage ----
   const final = stages[stages.length - 1];
   const fin = (k) => final.instrs.filter((i) => i.instr === k);
+  const finalImage = resolve(final.image);
+  const runsJava = /\bjava\b/.test(fin('ENTRYPOINT').map((i) => i.args).join(' ') + fin('CMD').map((i) => i.args).join(' '));
+  const contextCopies = fin('COPY').filter((c) => flagsOf(c.args).flags.from === undefined);
 
-  if (stages.length < 2) err(final.from, 'WF001', 'use a build stage and a runtime stage');
-  for (const c of fin('COPY')) {
-    if (flagsOf(c.args).flags.from === undefined) {
-      err(c, 'WF001', 'the runtime stage copies from the build context; copy only build outputs (COPY --from=<stage>)');
+  for (const c of contextCopies) {
+    const src = flagsOf(c.args).rest.split(/\s+/)[0];
+    if (!/^[\w.-]+\/target\//.test(src) && !/^deploy\/docker\//.test(src)) {
+      err(c, 'WF001', `COPY ${src}: the runtime stage copies from the build context only <module>/target/ outputs and deploy/docker/ files`);
     }
   }
-  if (!/^eclipse-temurin:[^@]*jre/.test(final.image) && !/jre/.test(final.image)) {
-    err(final.from, 'WF008', `final stage FROM ${final.image}: use a JRE image (eclipse-temurin:<v>-jre...)`);
+  if (runsJava) {
+    const jreCopied = fin('COPY').some((c) => flagsOf(c.args).flags.from !== undefined && /jre/.test(c.args));
+    if (/maven|jdk/.test(finalImage) || (!/jre/.test(finalImage) && !jreCopied)) {
+      err(final.from, 'WF008', `final stage FROM ${finalImage}: run java from a JRE image or a jlink runtime copied from an earlier stage`);
+    }
+    if (!jreCopied && stages.length < 2 && !/jre/.test(finalImage)) err(final.from, 'WF001', 'a Java image takes its runtime from a jlink stage');
   }
 
   const users = fin('USER');
@@ -251,26 +270,24 @@ function lint(file, root) {
     if (!/^NONE$/i.test(rest)) {
       if (!/^CMD\s/i.test(rest)) err(hc, 'WF003', 'HEALTHCHECK needs CMD or NONE');
       if (fin('EXPOSE').length === 0) err(hc, 'WF004', 'a served image EXPOSEs its port');
-      if (/\bcurl\b/.test(rest) && !/^eclipse-temurin:\d+-jre(-(noble|jammy|focal))?$/.test(final.image)) {
-        err(hc, 'WF005', `HEALTHCHECK runs curl, which ${final.image} is not known to ship (use eclipse-temurin:<v>-jre-noble)`);
+      const installsCurl = fin('RUN').some((r) => /apt-get\s+(-\S+\s+)*install\b[^&;]*\bcurl\b/.test(r.args));
+      if (/\bcurl\b/.test(rest) && !installsCurl && !/^eclipse-temurin:\d+-jre(-(noble|jammy|focal))?$/.test(finalImage)) {
+        err(hc, 'WF005', `HEALTHCHECK runs curl, which ${finalImage} is not known to ship (apt-get install curl, or use eclipse-temurin:<v>-jre-noble)`);
       }
     }
   }
 
   const jvmText = [...fin('ENV'), ...fin('ENTRYPOINT'), ...fin('CMD')].map((i) => i.args).join(' ');
-  const runsJava = /\bjava\b/.test(fin('ENTRYPOINT').map((i) => i.args).join(' ') + fin('CMD').map((i) => i.args).join(' '));
   if (runsJava) {
     if (!/-XX:MaxRAMPercentage=/.test(jvmText)) err(final.from, 'WF006', 'the JVM gets no -XX:MaxRAMPercentage (container memory)');
     if (!/-XX:\+ExitOnOutOfMemoryError/.test(jvmText)) err(final.from, 'WF006', 'the JVM gets no -XX:+ExitOnOutOfMemoryError');
   }
 
-  // WF007: the jar copied out of the build stage is what that stage's Maven build produces.
+  // WF007: a jar copied from the host's build is what that module's Maven build produces.
   const modules = rootModules(root);
-  for (const c of fin('COPY')) {
-    const { flags, rest } = flagsOf(c.args);
-    if (flags.from === undefined) continue;
-    const src = rest.split(/\s+/)[0];
-    const m = /^\/src\/([^/]+)\/target\/(.+?)\/?$/.exec(src);
+  for (const c of contextCopies) {
+    const src = flagsOf(c.args).rest.split(/\s+/)[0];
+    const m = /^([^/]+)\/target\/(.+?)\/?$/.exec(src);
     if (!m) continue;
     const [, module, file] = m;
     if (!modules.includes(module)) {
@@ -283,33 +300,31 @@ function lint(file, root) {
         err(c, 'WF007', `${src}: ${module}/pom.xml has no <finalName>${file.replace(/\.jar$/, '')}</finalName>`);
       }
     }
-    const buildStage = stages.find((s) => s.name === String(flags.from).toLowerCase());
-    const mvn = buildStage ? buildStage.instrs.filter((i) => i.instr === 'RUN').map((i) => i.args).join(' ') : '';
-    const pl = /\s-pl\s+(\S+)/.exec(mvn);
-    if (!pl || !pl[1].split(',').includes(module) || !/\s-am(\s|$)/.test(mvn)) {
-      err(c, 'WF007', `${src}: the ${flags.from} stage does not build ${module} with "mvn ... -pl ${module} -am"`);
-    }
   }
 
   return errors;
 }
 
-/** Checks of the build context's .dockerignore. */
-function lintDockerignore(root) {
+/**
+ * WF009: the build context's .dockerignore leaves everything out but what the Dockerfiles copy
+ * from it.
+ * @param {string} root the repository root
+ * @param {string[]} files the Dockerfiles
+ */
+function lintDockerignore(root, files = []) {
   const file = path.join(root, '.dockerignore');
-  if (!fs.existsSync(file)) return ['.dockerignore: missing (the build context would include .git and target/)'];
+  if (!fs.existsSync(file)) return ['.dockerignore: WF009 missing (the build context would be the whole checkout)'];
   const patterns = fs.readFileSync(file, 'utf8').split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
   const errors = [];
-  for (const p of ['.git', '**/target']) {
-    if (!patterns.includes(p)) errors.push(`.dockerignore: should exclude ${p}`);
-  }
-  // The build stage runs Maven on the reactor: every module's pom.xml must reach it.
-  for (const module of rootModules(root)) {
-    for (const p of patterns) {
-      if (p.startsWith('!')) continue;
-      const bare = p.replace(/^\/+/, '').replace(/\/+$/, '');
-      if (bare === module || bare === `${module}/pom.xml` || bare === 'pom.xml' || bare === '*' || bare === '**/pom.xml') {
-        errors.push(`.dockerignore: "${p}" excludes ${module}/pom.xml, which the Maven build stage needs`);
+  if (patterns[0] !== '*') errors.push('.dockerignore: WF009 start with "*" (leave everything out), then "!" what the images copy');
+  const kept = patterns.filter((p) => p.startsWith('!')).map((p) => p.slice(1).replace(/^\/+/, '').replace(/\/+$/, ''));
+  for (const f of files) {
+    const rel = path.relative(root, f) || f;
+    for (const ins of parse(fs.readFileSync(f, 'utf8'))) {
+      if (ins.instr !== 'COPY' || flagsOf(ins.args).flags.from !== undefined) continue;
+      const src = flagsOf(ins.args).rest.split(/\s+/)[0].replace(/\/+$/, '');
+      if (!kept.some((k) => src === k || src.startsWith(`${k}/`))) {
+        errors.push(`.dockerignore: WF009 ${rel}:${ins.line} copies ${src}, which .dockerignore leaves out (add "!${src}")`);
       }
     }
   }
