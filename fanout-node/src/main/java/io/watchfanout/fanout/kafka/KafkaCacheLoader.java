@@ -23,6 +23,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -82,6 +83,8 @@ public final class KafkaCacheLoader implements AutoCloseable {
      * the middle of its rebuild would. Never set in production.
      */
     static final String HOLD_STATE_READ_PROPERTY = "watchfanout.test.holdStateReadWhileExists";
+    /** The budget of a read before delete.retention.ms is known: none yet (it applies once learnt). */
+    private static final Duration UNKNOWN_RETENTION = Duration.ofDays(365L * 1000);
 
     private final String bootstrap;
     private final KafkaClientSettings settings;
@@ -303,7 +306,9 @@ public final class KafkaCacheLoader implements AutoCloseable {
         progress.phase = "state";
         ValueArena arena = new ValueArena();
         // The deserializer instances given here take the place of the classes named in the settings.
-        try (DeleteRetentionLookup retention = new DeleteRetentionLookup(adminProps(), stateTopic, METADATA_TIMEOUT);
+        Supplier<DeleteRetentionLookup> makeLookup =
+                () -> new DeleteRetentionLookup(adminProps(), stateTopic, METADATA_TIMEOUT);
+        try (EarlyRetention retention = new EarlyRetention(makeLookup, nodeId);
                 KafkaConsumer<byte[], StateValue> consumer = new KafkaConsumer<>(
                         props(StateRecordDeserializer.class, "state"),
                         new ByteArrayDeserializer(),
@@ -311,10 +316,6 @@ public final class KafkaCacheLoader implements AutoCloseable {
             current = consumer;
             List<TopicPartition> tps = waitForPartitions(consumer, stateTopic);
             if (tps == null) {
-                return null;
-            }
-            Duration deleteRetention = learn(retention);
-            if (deleteRetention == null) {
                 return null;
             }
             consumer.assign(tps);
@@ -343,7 +344,9 @@ public final class KafkaCacheLoader implements AutoCloseable {
             long records = 0;
             long lastLog = System.nanoTime();
             // Timed from right before the first fetch: the window in which a tombstone must not vanish.
-            StateScan scan = StateScan.begin(deleteRetention);
+            // The setting is learnt beside the read (EarlyRetention); until it is, no budget applies.
+            StateScan scan = StateScan.begin(UNKNOWN_RETENTION);
+            boolean retentionKnown = false;
             while (running && !caughtUp(consumer, tps, end)) {
                 ConsumerRecords<byte[], StateValue> batch = consumer.poll(POLL);
                 int before = read.size();
@@ -381,6 +384,13 @@ public final class KafkaCacheLoader implements AutoCloseable {
                 if (holdStateRead != null && read.size() > before) {
                     holdWhileAsked();
                 }
+                if (!retentionKnown) {
+                    Duration early = retention.firstIfKnown();
+                    if (early != null) {
+                        known(scan, early);
+                        retentionKnown = true;
+                    }
+                }
                 // Given up as soon as it is too late: what follows could not be trusted either.
                 if (!scan.trustworthy()) {
                     throw new StateReadOutlived(scan.outlived(stateTopic, progress.stateRatio));
@@ -395,8 +405,14 @@ public final class KafkaCacheLoader implements AutoCloseable {
             if (!running) {
                 return null;
             }
+            if (!retentionKnown) {
+                Duration early = retention.first();
+                if (early != null) {
+                    known(scan, early);
+                }
+            }
             // Asked again: an operator who shortened the setting during the read is heeded.
-            Duration now = learn(retention);
+            Duration now = learn(retention.lookup(makeLookup));
             if (now == null) {
                 return null;
             }
@@ -423,21 +439,31 @@ public final class KafkaCacheLoader implements AutoCloseable {
         }
     }
 
+    /** Applies the first answer about delete.retention.ms to the read under way, and tells it as learn() does. */
+    private void known(StateScan scan, Duration retention) {
+        note(retention);
+        scan.retentionNow(retention);
+    }
+
     /** The state topic's delete.retention.ms now (waiting for Kafka as other metadata calls do), or null when closed. */
     private Duration learn(DeleteRetentionLookup retention) {
         Duration d = retry(retention::get, "delete.retention.ms of " + stateTopic);
         if (d != null) {
-            if (d.toMillis() != progress.deleteRetentionMillis) {
-                LOG.info(
-                        "[node {}] {} has delete.retention.ms={}: a read of it must take less than {} ms to be trusted",
-                        nodeId,
-                        stateTopic,
-                        d.toMillis(),
-                        d.toMillis() / 2);
-            }
-            progress.deleteRetentionMillis = d.toMillis();
+            note(d);
         }
         return d;
+    }
+
+    private void note(Duration d) {
+        if (d.toMillis() != progress.deleteRetentionMillis) {
+            LOG.info(
+                    "[node {}] {} has delete.retention.ms={}: a read of it must take less than {} ms to be trusted",
+                    nodeId,
+                    stateTopic,
+                    d.toMillis(),
+                    d.toMillis() / 2);
+        }
+        progress.deleteRetentionMillis = d.toMillis();
     }
 
     /** The test hook {@link #HOLD_STATE_READ_PROPERTY}: stands still while its file exists. */
