@@ -2,6 +2,7 @@ package io.watchfanout.common;
 
 import java.util.Map;
 import java.util.Objects;
+import picocli.CommandLine;
 import picocli.CommandLine.IDefaultValueProvider;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -54,13 +55,23 @@ public final class EnvironmentDefaults implements IDefaultValueProvider {
      * The variable's value as the option's default, or the option's own default. Not for a
      * negatable toggle ({@code --[no-]x}): picocli would read a default of true as "--x means
      * false"; {@link FlagTable#values} reads a toggle's variable itself.
+     *
+     * @throws CommandLine.ParameterException when the variable of an on/off option with an
+     *     optional value ({@code --demo[=BOOL]}) is neither true nor false, naming it and the flag
      */
     @Override
     public String defaultValue(ArgSpec argSpec) {
         if (!(argSpec instanceof OptionSpec) || ((OptionSpec) argSpec).negatable()) {
             return null;
         }
-        String value = environment.get(variableFor(((OptionSpec) argSpec).longestName()));
+        String name = ((OptionSpec) argSpec).longestName();
+        String value = environment.get(variableFor(name));
+        if (value != null && argSpec.type() == boolean.class && !value.strip().matches("(?i)true|false")) {
+            // picocli's own message says only "'x' is not a boolean"; a toggle's variable says what is expected.
+            throw new CommandLine.ParameterException(
+                    argSpec.command().commandLine(),
+                    variableFor(name) + " (" + name + "): '" + value + "' (expected: true or false)");
+        }
         return value != null ? value : argSpec.defaultValue();
     }
 }

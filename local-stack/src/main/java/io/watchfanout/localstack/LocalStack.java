@@ -109,7 +109,9 @@ final class LocalStack {
     /**
      * Starts the stack, prints its status and blocks until JVM shutdown has stopped it.
      *
-     * @return 1 if the stack could not start (after stopping what did start); otherwise it
+     * @return 2 if a part refused its flags while starting (a bad {@code WATCHFANOUT_*} value; a
+     *     temporary data directory is removed as at any stop), 1 if the stack could not start
+     *     otherwise (after stopping what did start; the data and logs are kept); otherwise it
      *     returns only once a shutdown stopped the stack
      */
     int run() {
@@ -122,6 +124,18 @@ final class LocalStack {
             out.println("watch-fanout local stack: data and logs in " + dir.root()
                     + (dir.temporary() ? " (removed at exit; keep them with --data-dir DIR)" : ""));
             start();
+        } catch (io.watchfanout.testkit.FlagsRefusedException e) {
+            // The user's input was wrong, not the machine: a usage error, and nothing worth keeping.
+            startupEnded.countDown();
+            if (stopping.get()) {
+                awaitStopped();
+                return 130;
+            }
+            out.println();
+            out.println("local stack refused to start: " + e.getMessage());
+            LOG.info("local stack refused to start: {}", e.getMessage());
+            stop();
+            return 2;
         } catch (RuntimeException | LinkageError e) {
             startupEnded.countDown();
             if (stopping.get()) {

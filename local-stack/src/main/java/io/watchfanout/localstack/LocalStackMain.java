@@ -110,9 +110,7 @@ public final class LocalStackMain implements Callable<Integer> {
         fanoutPorts = fanoutGiven
                 ? fanoutPorts
                 : fanoutPorts.stream().map(p -> ports.place(p, 1)).toList();
-        fanoutEtcdPorts = fanoutEtcdGiven
-                ? fanoutEtcdPorts
-                : fanoutEtcdPorts.stream().map(p -> ports.place(p, 1)).toList();
+        fanoutEtcdPorts = fanoutEtcdGiven ? fanoutEtcdPorts : placeFanoutEtcdPorts(ports, fanoutEtcdPorts, fanoutPorts);
         kafkaControllerPort = kafkaControllerPort != null ? kafkaControllerPort : ports.place(kafkaPort + 1, brokers);
         etcdPeerPort = etcdPeerPort != null ? etcdPeerPort : ports.place(etcdPort + 1, 1);
         try {
@@ -136,6 +134,23 @@ public final class LocalStackMain implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    /**
+     * One etcd API port per fan-out node when {@code --fanout-etcd-ports} was not given: the
+     * defaults first, then for more nodes the ports after the last default, each moved off any
+     * port taken.
+     */
+    private static List<Integer> placeFanoutEtcdPorts(
+            DefaultPorts ports, List<Integer> defaults, List<Integer> fanoutPorts) {
+        List<Integer> placed = new java.util.ArrayList<>();
+        int next = defaults.get(0);
+        for (int i = 0; i < fanoutPorts.size(); i++) {
+            next = i < defaults.size() ? defaults.get(i) : next + 1;
+            next = ports.place(next, 1);
+            placed.add(next);
+        }
+        return placed;
     }
 
     /** Whether the user gave {@code flag}: on the command line, or in its {@code WATCHFANOUT_*} variable. */

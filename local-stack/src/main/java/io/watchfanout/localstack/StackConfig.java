@@ -66,6 +66,11 @@ public record StackConfig(
         Objects.requireNonNull(startTimeout, "startTimeout");
         Objects.requireNonNull(ingesterJar, "ingesterJar");
         Objects.requireNonNull(fanoutNodeJar, "fanoutNodeJar");
+        if (dataDir.isPresent() && dataDir.get().toString().isBlank()) {
+            // Path.of("") is the working directory: the stack's data and logs would land there.
+            throw new IllegalArgumentException("--data-dir: empty (expected: a directory, e.g. ./stack-data;"
+                    + " leave the flag out for a temporary one)");
+        }
         if (secure && kafkaBrokers > 1) {
             throw new IllegalArgumentException("--secure with --kafka-brokers " + kafkaBrokers
                     + " (expected: --kafka-brokers 1; the secured stack runs one SASL_SSL broker)");

@@ -71,6 +71,9 @@ final class StackDirectory {
         if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
             return f.getReason();
         }
+        if (e instanceof java.nio.file.NoSuchFileException f) {
+            return f.getFile() + " does not exist";
+        }
         if (e instanceof java.nio.file.FileAlreadyExistsException f) {
             return f.getFile() + " is a file";
         }

@@ -59,7 +59,7 @@ public final class StackFlags extends FlagTable {
             .unit("TCP ports, comma-separated")
             .help(
                     "Ports of the fan-out nodes' etcd v3 API (gRPC: etcdctl, jetcd, clientv3), one per --fanout-ports entry, "
-                            + "in the same order.");
+                            + "in the same order; when not given, 23791, 23792 and on, one per node.");
     static final Flag<Path> DATA_DIR = Flag.path("--data-dir", "DIR")
             .defaultText("a new temporary directory, removed at exit")
             .help("Keep the data of etcd and Kafka, and the logs, in DIR; a restart on the same DIR resumes.");

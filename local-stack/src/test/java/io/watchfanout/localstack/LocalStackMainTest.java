@@ -144,6 +144,35 @@ class LocalStackMainTest {
     }
 
     @Test
+    void moreFanoutPortsThanDefaultEtcdPortsGetOneEtcdPortEach() {
+        LocalStackMain main = new LocalStackMain();
+        cli(main, Map.of(), new StringWriter()).parseArgs("--fanout-ports", "8081,8082,8083");
+        assertThat(main.config().fanoutEtcdPorts()).containsExactly(23791, 23792, 23793);
+
+        // A port the user gave elsewhere is stepped over; one node takes one.
+        main = new LocalStackMain();
+        cli(main, Map.of(), new StringWriter())
+                .parseArgs("--fanout-ports", "8081,8082,8083", "--ingester-port", "23793");
+        assertThat(main.config().fanoutEtcdPorts()).containsExactly(23791, 23792, 23794);
+        main = new LocalStackMain();
+        cli(main, Map.of(), new StringWriter()).parseArgs("--fanout-ports", "8081");
+        assertThat(main.config().fanoutEtcdPorts()).containsExactly(23791);
+    }
+
+    @Test
+    void anOnOffFlagThatIsNeitherSaysWhatWasExpected() {
+        StringWriter out = new StringWriter();
+        assertThat(cli(new LocalStackMain(), Map.of("WATCHFANOUT_DEMO", "maybe"), out)
+                        .execute("--ingester-jar", "/no/such/ingester.jar"))
+                .isEqualTo(2);
+        assertThat(out.toString()).contains("WATCHFANOUT_DEMO (--demo): 'maybe' (expected: true or false)");
+        LocalStackMain main = new LocalStackMain();
+        cli(main, Map.of("WATCHFANOUT_DEMO", "TRUE"), new StringWriter()).parseArgs("--secure");
+        assertThat(main.config().demo()).isTrue();
+        assertThat(main.config().secure()).isTrue();
+    }
+
+    @Test
     void aNumberFlagThatIsNotANumberSaysWhatWasExpected() {
         assertRejected(
                 List.of("--etcd-port=abc"),
@@ -161,6 +190,26 @@ class LocalStackMainTest {
         assertRejected(
                 concat(jars, "--data-dir", file.resolve("below").toString()),
                 "--data-dir: cannot create " + file.resolve("below"));
+    }
+
+    @Test
+    void anEmptyDataDirIsAUsageErrorNotTheWorkingDirectory(@TempDir Path tmp) throws Exception {
+        List<String> jars = jars(tmp);
+        assertRejected(concat(jars, "--data-dir="), "--data-dir: empty (expected: a directory");
+        assertRejected(concat(jars, "--data-dir", "  "), "--data-dir: empty (expected: a directory");
+    }
+
+    @Test
+    void aDataDirBelowAMissingDirectorySaysSoWithoutAJavaClassName(@TempDir Path tmp) throws Exception {
+        Path missing = Path.of("/proc/no-such-dir/x");
+        StringWriter out = new StringWriter();
+        assertThat(cli(new LocalStackMain(), Map.of(), out)
+                        .execute(concat(jars(tmp), "--data-dir", missing.toString())
+                                .toArray(String[]::new)))
+                .isEqualTo(2);
+        assertThat(out.toString())
+                .contains("--data-dir: cannot create " + missing + ": /proc/no-such-dir does not exist")
+                .doesNotContain("Exception");
     }
 
     @Test

@@ -316,8 +316,10 @@ public final class StackLauncher implements AutoCloseable {
      * @param readyz the URL
      * @param timeout how long to wait
      * @param beforeEachPoll runs before every poll; may throw to give up (e.g. when the caller stops)
-     * @throws IllegalStateException if the process exits first, or is not ready in time, with the
-     *     tail of its log; or if interrupted (the interrupt flag is set again)
+     * @throws FlagsRefusedException if the process exits with status 2 (it refused its flags),
+     *     quoting its error line
+     * @throws IllegalStateException if the process exits otherwise first, or is not ready in time,
+     *     with the tail of its log; or if interrupted (the interrupt flag is set again)
      */
     public static void awaitReady(
             JavaProcess p, String what, String readyz, Duration timeout, Runnable beforeEachPoll) {
@@ -351,15 +353,17 @@ public final class StackLauncher implements AutoCloseable {
         while (true) {
             beforeEachPoll.run();
             if (!p.isAlive()) {
-                String refused = p.exitCode().orElse(-1) == USAGE_EXIT_CODE ? usageError(p.logFile()) : null;
-                throw new IllegalStateException(what + " exited"
+                boolean usage = p.exitCode().orElse(-1) == USAGE_EXIT_CODE;
+                String refused = usage ? usageError(p.logFile()) : null;
+                String message = what + " exited"
                         + p.exitCode().stream()
                                 .mapToObj(c -> " with code " + c)
                                 .findFirst()
                                 .orElse("") + " while starting; "
                         + (refused != null
                                 ? "it refused its flags (" + p.logFile() + "):\n" + refused
-                                : "its log " + p.logFile() + " ends with:\n" + p.logTail(LOG_TAIL_LINES)));
+                                : "its log " + p.logFile() + " ends with:\n" + p.logTail(LOG_TAIL_LINES));
+                throw usage ? new FlagsRefusedException(message) : new IllegalStateException(message);
             }
             try {
                 HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());

@@ -1,12 +1,14 @@
 package io.watchfanout.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
@@ -66,5 +68,32 @@ class SmallHelpersTest {
                 .as("no usage text: the caller shows the tail")
                 .isNull();
         assertThat(StackLauncher.usageError(dir.resolve("missing.log"))).isNull();
+    }
+
+    @Test
+    void aChildThatRefusesItsFlagsWhileStartingIsAFlagsRefusedException(@TempDir Path dir) {
+        JavaProcess child = JavaProcess.builder(RefusesItsFlags.class.getName())
+                .name("refuses")
+                .logFile(dir.resolve("refuses.log"))
+                .start();
+        try {
+            assertThatThrownBy(() -> StackLauncher.awaitReady(
+                            child, "refuses", "http://127.0.0.1:1/readyz", Duration.ofMinutes(2), () -> {}))
+                    .isInstanceOf(FlagsRefusedException.class)
+                    .hasMessageContaining("exited with code 2 while starting; it refused its flags")
+                    .hasMessageContaining("--bookmark-interval: 1 (expected: a duration");
+        } finally {
+            child.close();
+        }
+    }
+
+    /** A child's main that refuses its flags as the project's runnables do: one line, the usage, exit 2. */
+    static final class RefusesItsFlags {
+        public static void main(String[] args) {
+            System.err.println("--bookmark-interval: 1 (expected: a duration, e.g. 5s)");
+            System.err.println();
+            System.err.println("Usage: refuses [flags]");
+            System.exit(2);
+        }
     }
 }
