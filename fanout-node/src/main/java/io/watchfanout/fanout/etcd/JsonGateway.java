@@ -199,12 +199,9 @@ public final class JsonGateway {
         try {
             requests = parse(prototype, body);
         } catch (IOException e) {
-            // As etcd's gateway: an unreadable body is InvalidArgument (HTTP 400) for a unary call,
-            // Unknown (HTTP 500) for a stream.
-            error(
-                    sink,
-                    (method.getType() == MethodDescriptor.MethodType.UNARY ? Status.INVALID_ARGUMENT : Status.UNKNOWN)
-                            .withDescription(e.getMessage()));
+            // InvalidArgument (HTTP 400) for every method, streams included: the client's body is
+            // at fault, and the node's HTTP port answers bad input with a 4xx.
+            error(sink, Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
             return () -> {};
         }
         Metadata md = new Metadata();
@@ -305,11 +302,32 @@ public final class JsonGateway {
                 Q q = (Q) b.build();
                 out.add(q);
             }
-        } catch (RuntimeException e) {
-            throw new IOException("invalid JSON: " + e.getMessage(), e);
+        } catch (RuntimeException | IOException e) {
+            throw new IOException("invalid JSON request body: " + reason(e), e);
         }
         return out;
     }
+
+    /**
+     * What a parser found wrong, without the Java class names its exceptions put before it (Gson
+     * wraps its reader's {@code java.io.EOFException: End of input ...}): the innermost message.
+     */
+    private static String reason(Throwable e) {
+        String message = null;
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+                message = t.getMessage();
+            }
+        }
+        if (message == null) {
+            return "unreadable";
+        }
+        return CLASS_NAME_PREFIX.matcher(message).replaceAll("").strip();
+    }
+
+    /** A Java class name followed by a colon, as a wrapped exception's message begins. */
+    private static final java.util.regex.Pattern CLASS_NAME_PREFIX =
+            java.util.regex.Pattern.compile("(?:[a-z_$][\\w$]*\\.)+[A-Z][\\w$]*(?:Exception|Error): ");
 
     private static String print(Message m) {
         try {

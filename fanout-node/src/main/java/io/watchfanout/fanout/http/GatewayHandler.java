@@ -56,13 +56,14 @@ final class GatewayHandler implements HttpHandler {
     public void handleRequest(HttpServerExchange exchange) {
         String path = exchange.getRequestPath();
         if (!gateway.handles(path)) {
-            exchange.setStatusCode(404);
-            exchange.getResponseSender().send("Not Found\n");
+            // grpc-gateway's answer to a path it has no method for: NotFound.
+            json(exchange, 404, JsonGateway.errorJson(5, "Not Found"));
             return;
         }
         if (!exchange.getRequestMethod().equals(Methods.POST)) {
-            exchange.setStatusCode(405);
-            exchange.getResponseSender().send("Method Not Allowed\n");
+            // grpc-gateway's answer to a wrong method: Unimplemented, with HTTP's own status.
+            exchange.getResponseHeaders().put(Headers.ALLOW, "POST");
+            json(exchange, 405, JsonGateway.errorJson(12, "Method Not Allowed"));
             return;
         }
         Identity identity;

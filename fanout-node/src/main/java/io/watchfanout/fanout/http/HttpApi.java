@@ -49,7 +49,8 @@ import org.xnio.conduits.ConduitStreamSourceChannel;
  * target Undertow's parser would refuse with a bare 400 (a bad percent-escape such as
  * {@code key=%zz}, a raw {@code ^}) is answered with a JSON {@code Status} instead; and its
  * write side a {@link ParserRefusalBody}, which gives the 400 of a request Undertow's parser
- * cannot read at all (a malformed request line or header) a {@code Status} body too. URL
+ * cannot read at all (a malformed request line or header), and the bodiless 400 of Undertow's
+ * {@code Host} check, a {@code Status} body too. URL
  * decoding is off: the query is decoded to raw bytes by {@link QueryParams}. Accepted
  * connections have TCP keepalive on with the settings' timings ({@link TcpKeepalive}), so a
  * client that vanished without a FIN is noticed on an idle watch too; one that vanished while a

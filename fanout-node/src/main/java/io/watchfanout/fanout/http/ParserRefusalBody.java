@@ -1,5 +1,6 @@
 package io.watchfanout.fanout.http;
 
+import io.undertow.server.handlers.HostHeaderHandler;
 import io.watchfanout.fanout.frame.ProtoJson;
 import io.watchfanout.fanout.watch.Statuses;
 import java.io.IOException;
@@ -19,7 +20,13 @@ import org.xnio.conduits.StreamSinkConduit;
  * its {@code HttpReadListener}, with no option or hook to change it) and closing the connection.
  * This conduit sees that exact response written in one piece and writes, in its place, a 400 with
  * {@code Content-Type: application/json} and a {@code Status} saying what can be wrong (the parser
- * does not tell which). Every other write passes through, after one length comparison.
+ * does not tell which). The same for the 400s of Undertow's {@code HostHeaderHandler} (no
+ * {@code Host} header, several, a malformed one, or an absolute-form target naming another host),
+ * which it wraps around every root handler so that none of the node's runs first: a short
+ * response head with one of that handler's reasons in its status line and
+ * {@code Content-Length: 0} gets a {@code Status} naming the reason. Every other write passes
+ * through, after a length comparison (and, for a head shorter than 512 bytes starting
+ * {@code HTTP/1.}, a look at its status line).
  *
  * <p>Not thread-safe: used by the connection's IO thread, as every conduit.
  */
@@ -40,14 +47,68 @@ final class ParserRefusalBody extends AbstractStreamSinkConduit<StreamSinkCondui
         super(next);
     }
 
+    /**
+     * The reasons Undertow's {@link HostHeaderHandler} (which Undertow wraps around every root
+     * handler, so that none of the node's own runs first) puts in the status line of its bodiless
+     * 400s.
+     */
+    private static final java.util.Set<String> HOST_CHECK_REASONS = java.util.Set.of(
+            HostHeaderHandler.STATUS_NO_HOST_HEADER,
+            HostHeaderHandler.STATUS_TOO_MANY_HOST_HEADERS,
+            HostHeaderHandler.STATUS_MALFORMED_PORT,
+            HostHeaderHandler.STATUS_MALFORMED_IP_LITERAL,
+            HostHeaderHandler.STATUS_MALFORMED_IP_LITERAL_BAD_CHARS,
+            HostHeaderHandler.STATUS_HOST_NO_MATCH);
+
+    /** A response head of the Host check is short: its status line and three headers. */
+    private static final int MAX_HOST_CHECK_HEAD = 512;
+
     private static byte[] withBody() {
-        byte[] json = ProtoJson.toJson(Statuses.badRequest("the request cannot be read as HTTP/1.1: a malformed "
-                + "request line or header line, or request headers over " + HttpApi.MAX_HEADER_BYTES
-                + " bytes (expected: 'METHOD target HTTP/1.1', then 'Name: value' lines, in all at most "
-                + HttpApi.MAX_HEADER_BYTES + " bytes)"));
+        return response(
+                "HTTP/1.1 400 Bad Request",
+                "the request cannot be read as HTTP/1.1: a malformed "
+                        + "request line or header line, or request headers over " + HttpApi.MAX_HEADER_BYTES
+                        + " bytes (expected: 'METHOD target HTTP/1.1', then 'Name: value' lines, in all at most "
+                        + HttpApi.MAX_HEADER_BYTES + " bytes)");
+    }
+
+    /**
+     * The replacement for a bodiless 400 of Undertow's Host check in {@code src} (its remaining
+     * bytes, position unmoved), or null when {@code src} is not one.
+     */
+    static byte[] hostCheckWithBody(ByteBuffer src) {
+        int n = src.remaining();
+        if (n > MAX_HOST_CHECK_HEAD || n < 16) {
+            return null;
+        }
+        byte[] bytes = new byte[n];
+        src.duplicate().get(bytes);
+        String head = new String(bytes, StandardCharsets.ISO_8859_1);
+        int eol = head.indexOf("\r\n");
+        if (!head.startsWith("HTTP/1.") || !head.endsWith("\r\n\r\n") || eol < 0) {
+            return null;
+        }
+        String statusLine = head.substring(0, eol);
+        if (!statusLine.startsWith("HTTP/1.1 400 ") && !statusLine.startsWith("HTTP/1.0 400 ")) {
+            return null;
+        }
+        String reason = statusLine.substring("HTTP/1.1 400 ".length());
+        if (!HOST_CHECK_REASONS.contains(reason) || !head.contains("\r\nContent-Length: 0\r\n")) {
+            return null;
+        }
+        return response(
+                statusLine,
+                "the Host header is missing, given more than once, malformed, or names another host than an "
+                        + "absolute-form target (" + reason + "; expected: one 'Host: host[:port]' header, "
+                        + "the same host as a 'http://host/...' target)");
+    }
+
+    /** A whole 400 response: {@code statusLine}, then a {@code Status} with {@code message}. */
+    private static byte[] response(String statusLine, String message) {
+        byte[] json = ProtoJson.toJson(Statuses.badRequest(message));
         byte[] body = java.util.Arrays.copyOf(json, json.length + 1);
         body[json.length] = '\n';
-        byte[] head = ("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: " + body.length
+        byte[] head = (statusLine + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length
                         + "\r\nConnection: close\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII);
         byte[] all = java.util.Arrays.copyOf(head, head.length + body.length);
@@ -78,18 +139,26 @@ final class ParserRefusalBody extends AbstractStreamSinkConduit<StreamSinkCondui
         if (!drain()) {
             return 0;
         }
-        if (isBare(src)) {
+        byte[] replacement = isBare(src) ? WITH_BODY : hostCheckWithBody(src);
+        if (replacement != null) {
+            int taken = src.remaining();
             src.position(src.limit());
-            pending = ByteBuffer.wrap(WITH_BODY);
+            pending = ByteBuffer.wrap(replacement);
             drain();
-            return BARE.length;
+            return taken;
         }
         return next.write(src);
     }
 
     @Override
     public long write(ByteBuffer[] srcs, int offs, int len) throws IOException {
-        return drain() ? next.write(srcs, offs, len) : 0;
+        if (!drain()) {
+            return 0;
+        }
+        if (len == 1) {
+            return write(srcs[offs]);
+        }
+        return next.write(srcs, offs, len);
     }
 
     @Override

@@ -32,7 +32,7 @@ final class QueryParams {
      * Parses a raw (still percent-encoded) query string.
      *
      * @throws ApiException 400 for bad percent-encoding, a character that must be
-     *     percent-encoded, or a parameter given twice
+     *     percent-encoded, a parameter with an empty name ({@code =x}), or a parameter given twice
      */
     static QueryParams parse(String rawQuery) throws ApiException {
         Map<String, ByteString> values = new HashMap<>();
@@ -46,6 +46,12 @@ final class QueryParams {
             int eq = part.indexOf('=');
             String rawName = eq < 0 ? part : part.substring(0, eq);
             String name = decode(rawName, null).toString(StandardCharsets.UTF_8);
+            if (name.isEmpty()) {
+                // "=x": a value without a name answers no parameter's question. (An empty component,
+                // "a&&b", is skipped above, as kube-apiserver skips it.)
+                throw new ApiException(
+                        Statuses.badRequest("a parameter with an empty name (\"" + part + "\"; expected: name=value)"));
+            }
             ByteString value = eq < 0 ? ByteString.EMPTY : decode(part.substring(eq + 1), name);
             if (values.putIfAbsent(name, value) != null) {
                 throw new ApiException(

@@ -82,9 +82,18 @@ class JsonGatewayTest {
                         .startsWith("400 {\"error\":")
                         .endsWith(",\"code\":3}");
             }
-            assertThat(curl(atNode, "/v3/watch", "garbage"))
-                    .startsWith("500 {\"error\":")
-                    .endsWith(",\"code\":2}");
+            // A stream's unreadable body too: 400 and InvalidArgument, its message without Java's
+            // exception class names.
+            for (String bad : List.of("garbage", "{", "not json", "{\"create_request\":{\"key\":\"!!!notbase64\"}}")) {
+                assertThat(curl(atNode, "/v3/watch", bad))
+                        .as(bad)
+                        .startsWith("400 {\"error\":\"invalid JSON request body: ")
+                        .endsWith(",\"code\":3}")
+                        .doesNotContain("java.", "Exception");
+            }
+            assertThat(curl(atNode, "/v3/watch", "{")).contains("End of input at line 1 column 2");
+            assertThat(curl(atNode, "/v3/watch", "{\"create_request\":{\"key\":\"!!!notbase64\"}}"))
+                    .contains("base64");
             // Writes through the node's gateway reach etcd.
             String put = curl(
                     atNode,
@@ -92,7 +101,10 @@ class JsonGatewayTest {
                     "{\"key\":\"" + b64(p + "via-gateway") + "\",\"value\":\"" + b64("g") + "\"}");
             assertThat(put).startsWith("200 {\"header\":{\"cluster_id\":");
             assertThat(kv.get(bs(p + "via-gateway")).get().getKvs()).hasSize(1);
-            assertThat(curl(atNode, "/v3/nope", "{}")).startsWith("404");
+            assertThat(curl(atNode, "/v3/nope", "{}"))
+                    .isEqualTo("404 {\"error\":\"Not Found\",\"message\":\"Not Found\",\"code\":5}");
+            assertThat(curl("GET", atNode, "/v3/kv/range", ""))
+                    .isEqualTo("405 {\"error\":\"Method Not Allowed\",\"message\":\"Method Not Allowed\",\"code\":12}");
             assertThat(curl(atEtcd, "/v3/nope", "{}")).startsWith("404");
 
             // A watch from a past revision, streamed: the same lines as etcd's gateway.
@@ -173,20 +185,17 @@ class JsonGatewayTest {
 
     /** The HTTP status and the body of a POST with curl. */
     private static String curl(String base, String path, String body) throws Exception {
-        Process c = new ProcessBuilder(
-                        "curl",
-                        "-s",
-                        "--max-time",
-                        "10",
-                        "-w",
-                        "\\n%{http_code}",
-                        "-X",
-                        "POST",
-                        base + path,
-                        "--data-binary",
-                        body)
-                .redirectErrorStream(true)
-                .start();
+        return curl("POST", base, path, body);
+    }
+
+    /** As {@link #curl(String, String, String)}, with another method. */
+    private static String curl(String method, String base, String path, String body) throws Exception {
+        List<String> args = new java.util.ArrayList<>(
+                List.of("curl", "-s", "--max-time", "10", "-w", "\\n%{http_code}", "-X", method, base + path));
+        if (!body.isEmpty() || method.equals("POST")) {
+            args.addAll(List.of("--data-binary", body));
+        }
+        Process c = new ProcessBuilder(args).redirectErrorStream(true).start();
         String out = new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         c.waitFor(15, TimeUnit.SECONDS);
         int nl = out.lastIndexOf('\n');

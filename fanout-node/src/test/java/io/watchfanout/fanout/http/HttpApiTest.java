@@ -209,6 +209,8 @@ class HttpApiTest {
             // Unknown parameters are refused, not ignored.
             {"/v1/watch?key=a&labelSelector=app%3Dweb", "unknown parameter labelSelector"},
             {"/v1/kv?key=a&resourceVersoin=5", "unknown parameter resourceVersoin"},
+            // A value without a name is refused as such, not as an unknown parameter "".
+            {"/v1/watch?=x&key=a", "a parameter with an empty name (\"=x\""},
         };
         for (String[] b : bad) {
             HttpResponse<String> r = get(b[0], null);
@@ -245,6 +247,10 @@ class HttpApiTest {
         HttpResponse<String> list = get("/v1/kv?key=a", null);
         assertThat(list.statusCode()).isEqualTo(200);
         assertThat(list.body()).contains("\"resourceVersion\":\"101\"");
+        // Empty query components are skipped, as kube-apiserver skips them.
+        HttpResponse<String> emptyComponents = get("/v1/kv?&key=a&&", null);
+        assertThat(emptyComponents.statusCode()).isEqualTo(200);
+        assertThat(emptyComponents.body()).contains("\"resourceVersion\":\"101\"");
     }
 
     @Test

@@ -83,4 +83,31 @@ class ParserRefusalTest {
         // And the node serves on.
         assertThat(RawHttp.get(node, "/v1/kv?key=a")).startsWith("HTTP/1.1 200");
     }
+
+    @Test
+    void undertowsHostCheckGetsAStatusBodyNamingWhatIsWrong() throws Exception {
+        TestNode node = nodes.start(1000, 64, true);
+        node.feed(node.etcd.put("a", "1"));
+        for (String[] c : new String[][] {
+            {"GET /v1/kv?key=a HTTP/1.1\r\n\r\n", "No Host Header"},
+            {"GET http://evil/v1/kv?key=a HTTP/1.1\r\nHost: x\r\n\r\n", "URI Host Header NO MATCH"},
+            {"GET /v1/kv?key=a HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", "Only One Host Header Allowed"},
+        }) {
+            String response = exchange(node, c[0]);
+            assertThat(response)
+                    .as(c[0])
+                    .startsWith("HTTP/1.1 400 " + c[1] + "\r\n")
+                    .containsIgnoringCase("content-type: application/json")
+                    .containsIgnoringCase("connection: close");
+            Status s = Frames.parseStatus(RawHttp.body(response));
+            assertThat(s.getReason()).isEqualTo("BadRequest");
+            assertThat(s.getMessage()).contains("Host header", c[1], "expected");
+            int length = Integer.parseInt(response.replaceAll("(?s).*[Cc]ontent-[Ll]ength: (\\d+).*", "$1"));
+            assertThat(RawHttp.body(response)).hasSize(length);
+        }
+        // HTTP/1.0 needs no Host, and a good request is untouched.
+        assertThat(exchange(node, "GET /v1/kv?key=a HTTP/1.0\r\n\r\n"))
+                .startsWith("HTTP/1.0 200")
+                .contains("\"resourceVersion\":\"101\"");
+    }
 }
