@@ -1,8 +1,9 @@
 package io.watchfanout.bench;
 
-import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.schema.v1.KeyValue;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
@@ -77,7 +78,7 @@ final class LimitScenario implements Callable<Integer> {
         Figures f = new Figures();
         KeyValue kv = BenchEvents.kv(BenchEvents.key("/bench/k-42"), BenchEvents.value(1024, 3), 100);
         ByteBuffer frameBuf = new FrameEncoder()
-                .encode(FrameEncoder.toWatchEvent(BenchEvents.put(kv, null, 100), 100), Encoding.JSON, FrameKind.EVENT);
+                .event(new CachedEvent(BenchEvents.put(kv, null, 100), 0), WatchEventEncodings.JSON, FrameKind.EVENT);
         byte[] frame = new byte[frameBuf.remaining()];
         frameBuf.duplicate().get(frame);
         try (Stack stack = new Stack(BenchMain.repo(), progress)) {

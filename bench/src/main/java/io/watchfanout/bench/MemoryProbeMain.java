@@ -1,8 +1,8 @@
 package io.watchfanout.bench;
 
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.fanout.kafka.StateValueDeserializer;
 import io.watchfanout.fanout.watch.CacheFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
@@ -161,7 +161,9 @@ public final class MemoryProbeMain {
 
     /** A JSON watch from the window's start, polled until it is live: each window event's frame is memoized. */
     private static void encodeWindowFrames(WatchCore core) throws Exception {
-        WatchSpec spec = new WatchSpec(KeyRange.all(), Encoding.JSON, core.servableFromRevision(), false, false);
+        WatchSpec spec = WatchSpec.of(KeyRange.all(), WatchEventEncodings.JSON)
+                .from(core.servableFromRevision())
+                .build();
         Watch w = core.watch(spec, () -> {});
         List<ByteBuffer> frames = new ArrayList<>();
         long delivered = 0;

@@ -54,7 +54,7 @@ public class FrameEncodingBench {
                 BenchEvents.key("/registry/pods/default/web-7f9c-00042"), BenchEvents.value(valueBytes, 1), 99);
         KeyValue kv = BenchEvents.kv(prev.getKey(), BenchEvents.value(valueBytes, 2), 100);
         event = BenchEvents.put(kv, prev, 100);
-        watchEvent = FrameEncoder.toWatchEvent(event, 100);
+        watchEvent = WatchEventEncodings.toWatchEvent(event, 100);
         encoder = new FrameEncoder();
         printer = JsonFormat.printer().omittingInsignificantWhitespace();
     }
@@ -85,12 +85,12 @@ public class FrameEncodingBench {
     /** The node's whole JSON frame of an event: mapping, encoding, read-only direct buffer. */
     @Benchmark
     public ByteBuffer nodeFrameJson() {
-        return encoder.encode(FrameEncoder.toWatchEvent(event, 100), Encoding.JSON, FrameKind.EVENT);
+        return encoder.event(new CachedEvent(event, 0), WatchEventEncodings.JSON, FrameKind.EVENT);
     }
 
     /** The node's whole protobuf frame of an event. */
     @Benchmark
     public ByteBuffer nodeFrameProtobuf() {
-        return encoder.encode(FrameEncoder.toWatchEvent(event, 100), Encoding.PROTOBUF, FrameKind.EVENT);
+        return encoder.event(new CachedEvent(event, 0), WatchEventEncodings.PROTOBUF, FrameKind.EVENT);
     }
 }

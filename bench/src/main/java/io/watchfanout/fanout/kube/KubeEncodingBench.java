@@ -7,8 +7,10 @@ import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import io.watchfanout.bench.BenchEvents;
-import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import java.io.ByteArrayOutputStream;
@@ -96,7 +98,7 @@ public class KubeEncodingBench {
     /** For scale: the node's /v1/watch JSON frame of the same value as raw etcd bytes (base64). */
     @Benchmark
     public ByteBuffer etcdValueJson() {
-        return encoder.encodeEvent(etcdEvent, Encoding.JSON);
+        return encoder.event(new CachedEvent(etcdEvent, 0), WatchEventEncodings.JSON, FrameKind.EVENT);
     }
 
     /** A pod shaped like a kubelet-managed one: ~4 KiB stored. */

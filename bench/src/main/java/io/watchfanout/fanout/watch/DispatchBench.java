@@ -5,6 +5,7 @@ import io.watchfanout.bench.BenchEvents;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import java.nio.ByteBuffer;
@@ -57,8 +58,11 @@ public class DispatchBench {
     @Param({"1", "100"})
     public int matching;
 
-    @Param({"JSON"})
-    public Encoding encoding;
+    /** {@code json} or {@code protobuf}: one of the HTTP API's encodings. */
+    @Param({"json"})
+    public String encodingName;
+
+    private Encoding encoding;
 
     private WatchCore hub;
     private CacheFeed feed;
@@ -75,6 +79,7 @@ public class DispatchBench {
         if (matching > watchers) {
             throw new IllegalArgumentException("matching " + matching + " > watchers " + watchers);
         }
+        encoding = "protobuf".equals(encodingName) ? WatchEventEncodings.PROTOBUF : WatchEventEncodings.JSON;
         hub = new WatchCore(CoreSettings.of(10_000, Duration.ofHours(1), 256, "bench"), new FrameEncoder());
         feed = hub.feed();
         feed.startAt(revision);
@@ -85,14 +90,15 @@ public class DispatchBench {
         WatchSink idle = () -> {};
         for (int i = 0; i < matching; i++) {
             matched.add(hub.watch(
-                    new WatchSpec(KeyRange.prefix(BenchEvents.key("/registry/pods/")), encoding, 0, false, false),
+                    WatchSpec.of(KeyRange.prefix(BenchEvents.key("/registry/pods/")), encoding)
+                            .build(),
                     idle));
         }
         for (int i = matching; i < watchers; i++) {
             KeyRange range = i % 2 == 0
                     ? KeyRange.prefix(BenchEvents.key(String.format("/registry/configmaps/ns-%06d/", i)))
                     : KeyRange.single(BenchEvents.key(String.format("/registry/secrets/ns-%06d/s", i)));
-            hub.watch(new WatchSpec(range, encoding, 0, false, false), idle);
+            hub.watch(WatchSpec.of(range, encoding).build(), idle);
         }
         if (hub.status().liveWatcherCount() != watchers) {
             throw new IllegalStateException(

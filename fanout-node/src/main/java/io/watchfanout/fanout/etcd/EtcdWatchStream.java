@@ -9,8 +9,6 @@ import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.frame.Encoding;
-import io.watchfanout.fanout.frame.EtcdFrames;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.AccessDeniedException;
 import io.watchfanout.fanout.security.Identity;
@@ -223,16 +221,13 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         long from = start <= 0 ? 0 : Math.max(start - 1, 1);
         WatchSpec spec = range == null
                 ? null
-                : new WatchSpec(
-                        range,
-                        c.getPrevKv() ? Encoding.ETCD_PREV_KV : Encoding.ETCD,
-                        from,
-                        c.getProgressNotify(),
-                        false,
-                        noPut,
-                        noDelete,
-                        false,
-                        c.getProgressNotify() ? progressNotifyInterval : null);
+                : WatchSpec.of(range, c.getPrevKv() ? EtcdEncodings.ETCD_PREV_KV : EtcdEncodings.ETCD)
+                        .from(from)
+                        .bookmarks(c.getProgressNotify())
+                        .noPut(noPut)
+                        .noDelete(noDelete)
+                        .progressInterval(c.getProgressNotify() ? progressNotifyInterval : null)
+                        .build();
         EtcdWatch w = new EtcdWatch(id, spec, unknownVarint(c, WATCH_CREATE_FRAGMENT) != 0, this);
         w.grant = grant;
         watches.put(id, w);

@@ -5,26 +5,34 @@ import io.watchfanout.schema.v1.Event;
 import java.nio.ByteBuffer;
 
 /**
- * One etcd event in the watch cache's history window, with its encoded frames: like
- * Kubernetes' {@code cachingObject}, each frame is built on first need, once per encoding,
- * and every watcher of that encoding gets the same read-only bytes. Unlike Kubernetes, the
- * frames stay with the event for as long as it is in the history window, so replays and
- * initial events reuse them; {@link #release()} drops them when the event leaves the window.
+ * One etcd event in the watch cache's history window, with its encoded frames and its objects'
+ * attributes: like Kubernetes' {@code cachingObject}, each frame is built on first need, once
+ * per encoding and kind, and every watcher of that encoding gets the same read-only bytes.
+ * Unlike Kubernetes, the frames stay with the event for as long as it is in the history window,
+ * so replays and initial events reuse them; {@link #release()} drops them when the event leaves
+ * the window.
+ *
+ * <p>Memo slots are numbered by the encoding's {@link Encoding#id()} and the kind: event,
+ * entered, left, initial, and the in-revision view of the event frame.
  *
  * <p>Thread-safe. The frames returned are shared: {@code duplicate()} before writing.
  */
 public final class CachedEvent {
-    private static final int SLOTS_PER_KIND = Encoding.all().length;
-    /** The SSE event frame without its id line: a view of the SSE event frame's bytes. */
-    private static final int SSE_IN_REVISION_SLOT = 2 * SLOTS_PER_KIND;
+    private static final int SLOT_EVENT = 0;
+    private static final int SLOT_ENTERED = 1;
+    private static final int SLOT_LEFT = 2;
+    private static final int SLOT_INITIAL = 3;
+    private static final int SLOT_IN_REVISION = 4;
+    private static final int SLOTS_PER_ENCODING = 5;
 
     private final Event event;
     private final long appendedAtMillis;
-    /**
-     * Event frames in slots [0, n), initial-event frames in [n, 2n) (n = encodings), then the
-     * id-less view of the SSE event frame.
-     */
-    private final FrameMemo frames = new FrameMemo(2 * SLOTS_PER_KIND + 1);
+    private final FrameMemo frames = new FrameMemo();
+    /** Set once by {@link #attribute}, before the event is handed to any watcher of a front end with attributes. */
+    private volatile boolean attributed;
+
+    private ObjectAttributes attributes;
+    private ObjectAttributes prevAttributes;
 
     /**
      * @param event the event as read from the events topic
@@ -60,42 +68,79 @@ public final class CachedEvent {
         return event.getIndex() == event.getCount() - 1;
     }
 
+    /** True for a DELETE. */
+    public boolean isDelete() {
+        return event.getType() == Event.Type.DELETE;
+    }
+
     /** When the event entered the cache, milliseconds of the cache's clock. */
     public long appendedAtMillis() {
         return appendedAtMillis;
     }
 
     /**
+     * Computes the attributes of the new object and of the previous one with {@code extractor},
+     * once: later calls return at once. The core calls it on the feed thread before dispatch (and
+     * before catch-up from older history) when a front end registered an extractor.
+     */
+    public void attribute(AttributeExtractor extractor) {
+        if (attributed) {
+            return;
+        }
+        ObjectAttributes now = isDelete() ? null : extractor.extract(event.getKv());
+        ObjectAttributes before = event.hasPrevKv() ? extractor.extract(event.getPrevKv()) : null;
+        synchronized (this) {
+            if (!attributed) {
+                attributes = now;
+                prevAttributes = before;
+                attributed = true;
+            }
+        }
+    }
+
+    /**
+     * Sets the attributes computed by the front end's extractor for the new object and the
+     * previous one (the dispatcher computes them before taking its lock); ignored once set.
+     */
+    public void attribute(ObjectAttributes now, ObjectAttributes before) {
+        synchronized (this) {
+            if (!attributed) {
+                attributes = now;
+                prevAttributes = before;
+                attributed = true;
+            }
+        }
+    }
+
+    /** The new object's attributes: null for a DELETE, before {@link #attribute}, or for a key the front end does not serve. */
+    public ObjectAttributes attributes() {
+        return attributed ? attributes : null;
+    }
+
+    /** The previous object's attributes (from the event's {@code prev_kv}), or null as {@link #attributes()}. */
+    public ObjectAttributes prevAttributes() {
+        return attributed ? prevAttributes : null;
+    }
+
+    /**
      * The event's frame in {@code encoding}, built on first call and shared afterwards, for a
-     * watcher that receives no later frame of this revision: in {@link Encoding#SSE} it carries
-     * the {@code id:} line that makes the end of the revision the client's resume point.
+     * watcher that receives no later frame of this revision.
      */
     public ByteBuffer frame(Encoding encoding, FrameEncoder encoder) {
-        int slot = encoding.ordinal();
-        if (encoding.isEtcd()) {
-            return frames.get(slot, encoder, () -> encoder.encodeEvent(event, encoding));
-        }
-        return frames.get(
-                slot,
-                encoder,
-                () -> encoder.encode(
-                        FrameEncoder.toWatchEvent(event, event.getRevision()),
-                        encoding,
-                        FrameKind.EVENT,
-                        encoding == Encoding.SSE ? frames.peek(Encoding.JSON.ordinal()) : null));
+        return frames.get(slot(encoding, SLOT_EVENT), encoder, () -> encoder.event(this, encoding, FrameKind.EVENT));
     }
 
     /**
      * The event's frame for a watcher that receives a later frame of the same revision: the
-     * same bytes as {@link #frame}, except that in {@link Encoding#SSE} the {@code id:} line is
-     * left out (a shared view of the same buffer, not a second encode), so that a client's
-     * {@code Last-Event-ID} never falls inside a revision ({@link SseFrames}).
+     * same bytes as {@link #frame}, or a shared view of them without what would name a resume
+     * point inside the revision ({@link FrameFormat#inRevision}; not a second encode).
      */
     public ByteBuffer frameInRevision(Encoding encoding, FrameEncoder encoder) {
-        if (encoding != Encoding.SSE) {
+        if (!encoding.format().hasInRevisionForm()) {
             return frame(encoding, encoder);
         }
-        return frames.get(SSE_IN_REVISION_SLOT, null, () -> SseFrames.withoutId(frame(encoding, encoder)));
+        return frames.get(
+                slot(encoding, SLOT_IN_REVISION), null, () -> encoding.format().inRevision(frame(encoding, encoder)));
     }
 
     /**
@@ -108,23 +153,74 @@ public final class CachedEvent {
     }
 
     /**
+     * The frame of kind {@code kind} ({@link FrameKind#EVENT}, {@link FrameKind#ENTERED} or
+     * {@link FrameKind#LEFT}), memoized as {@link #frame}.
+     *
+     * @param lastForWatcher no later frame of this revision goes to the watcher
+     */
+    public ByteBuffer frame(Encoding encoding, FrameKind kind, FrameEncoder encoder, boolean lastForWatcher) {
+        if (kind == FrameKind.EVENT) {
+            return frame(encoding, encoder, lastForWatcher);
+        }
+        int slot;
+        if (kind == FrameKind.ENTERED) {
+            slot = SLOT_ENTERED;
+        } else if (kind == FrameKind.LEFT) {
+            slot = SLOT_LEFT;
+        } else {
+            throw new IllegalArgumentException("not an event kind: " + kind);
+        }
+        ByteBuffer frame = frames.get(slot(encoding, slot), encoder, () -> encoder.event(this, encoding, kind));
+        // Rare (a selector and a multi-event revision): the view is not memoized.
+        return lastForWatcher ? frame : encoding.format().inRevision(frame);
+    }
+
+    /**
      * The ADDED frame of this PUT's key-value as an initial event (sendInitialEvents), shared
      * by every initial list that finds the key unchanged since this event.
      *
      * @throws IllegalStateException for a DELETE event
      */
     public ByteBuffer initialFrame(Encoding encoding, FrameEncoder encoder) {
-        if (event.getType() != Event.Type.PUT) {
+        if (isDelete()) {
             throw new IllegalStateException("a DELETE event has no initial frame");
         }
         return frames.get(
-                SLOTS_PER_KIND + encoding.ordinal(),
+                slot(encoding, SLOT_INITIAL),
                 encoder,
-                () -> encoder.encode(
-                        FrameEncoder.initialWatchEvent(event.getKv()),
-                        encoding,
-                        FrameKind.INITIAL,
-                        encoding == Encoding.SSE ? frames.peek(SLOTS_PER_KIND + Encoding.JSON.ordinal()) : null));
+                () -> encoder.initialEvent(event.getKv(), attributes(), this, encoding));
+    }
+
+    /**
+     * The frame of kind {@code kind} in {@code encoding} if it was built and is still held, else
+     * null: for a format that derives its frames from another encoding's bytes.
+     *
+     * @param kind {@link FrameKind#EVENT}, {@link FrameKind#ENTERED}, {@link FrameKind#LEFT} or
+     *     {@link FrameKind#INITIAL}
+     */
+    public ByteBuffer peek(Encoding encoding, FrameKind kind) {
+        int slot;
+        switch (kind) {
+            case EVENT:
+                slot = SLOT_EVENT;
+                break;
+            case ENTERED:
+                slot = SLOT_ENTERED;
+                break;
+            case LEFT:
+                slot = SLOT_LEFT;
+                break;
+            case INITIAL:
+                slot = SLOT_INITIAL;
+                break;
+            default:
+                return null;
+        }
+        return frames.peek(slot(encoding, slot));
+    }
+
+    private static int slot(Encoding encoding, int kindSlot) {
+        return encoding.id() * SLOTS_PER_ENCODING + kindSlot;
     }
 
     /** Drops the frames once the event left the history window; later calls build unshared frames. */

@@ -1,6 +1,7 @@
 package io.watchfanout.fanout.http;
 
 import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.fanout.watch.Statuses;
 import java.util.Locale;
 
@@ -17,7 +18,7 @@ final class AcceptHeader {
      */
     static Encoding negotiate(String accept, boolean allowEventStream) throws ApiException {
         if (accept == null || accept.isBlank()) {
-            return Encoding.JSON;
+            return WatchEventEncodings.JSON;
         }
         Encoding best = null;
         double bestQ = 0;
@@ -40,13 +41,13 @@ final class AcceptHeader {
                 case "application/json":
                 case "application/*":
                 case "*/*":
-                    e = Encoding.JSON;
+                    e = WatchEventEncodings.JSON;
                     break;
                 case "application/x-protobuf":
-                    e = Encoding.PROTOBUF;
+                    e = WatchEventEncodings.PROTOBUF;
                     break;
                 case "text/event-stream":
-                    e = allowEventStream ? Encoding.SSE : null;
+                    e = allowEventStream ? WatchEventEncodings.SSE : null;
                     break;
                 default:
                     e = null;

@@ -39,11 +39,7 @@ final class HttpAccess {
 
     /** The audit name of a watch in {@code encoding}: {@code http-json}, {@code http-protobuf}, {@code http-sse}. */
     static String watchApi(Encoding encoding) {
-        return switch (encoding) {
-            case JSON -> "http-json";
-            case SSE -> "http-sse";
-            default -> "http-protobuf";
-        };
+        return "http-" + encoding.name();
     }
 
     /**

@@ -7,6 +7,7 @@ import io.undertow.util.Headers;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.ProtoJson;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.fanout.security.Identity;
 import io.watchfanout.fanout.security.Verb;
 import io.watchfanout.fanout.watch.CurrentRevision;
@@ -124,7 +125,7 @@ final class KvHandler implements HttpHandler {
             Responses.ok(
                     exchange,
                     encoding.mediaType(),
-                    encoding == Encoding.JSON ? ProtoJson.toJson(answer) : answer.toByteArray());
+                    encoding == WatchEventEncodings.JSON ? ProtoJson.toJson(answer) : answer.toByteArray());
         } catch (ApiException e) {
             Responses.error(exchange, e);
         }

@@ -2,9 +2,9 @@ package io.watchfanout.fanout.http;
 
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
-import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.ProtoJson;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.schema.v1.Status;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -51,13 +51,13 @@ final class Responses {
             return;
         }
         exchange.setStatusCode(200);
-        exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, Encoding.SSE.mediaType());
+        exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, WatchEventEncodings.SSE.mediaType());
         exchange.getResponseHeaders().put(Headers.CACHE_CONTROL, "no-cache");
         if (e.retryAfterSeconds() > 0) {
             exchange.getResponseHeaders().put(Headers.RETRY_AFTER, Integer.toString(e.retryAfterSeconds()));
         }
         ByteBuffer retry = sseRetry(retryAfterSeconds);
-        ByteBuffer frame = encoder.error(e.status(), Encoding.SSE);
+        ByteBuffer frame = encoder.error(e.status(), WatchEventEncodings.SSE);
         ByteBuffer body = ByteBuffer.allocate(retry.remaining() + frame.remaining());
         body.put(retry).put(frame.duplicate()).flip();
         exchange.getResponseSender().send(body);
@@ -65,7 +65,8 @@ final class Responses {
 
     private static boolean acceptsEventStream(HttpServerExchange exchange) {
         try {
-            return AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT), true) == Encoding.SSE;
+            return AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT), true)
+                    == WatchEventEncodings.SSE;
         } catch (ApiException notAcceptable) {
             return false;
         }

@@ -8,6 +8,7 @@ import io.undertow.util.HttpString;
 import io.undertow.util.SameThreadExecutor;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.fanout.security.Identity;
 import io.watchfanout.fanout.security.Verb;
 import io.watchfanout.fanout.security.WatchGrant;
@@ -110,7 +111,7 @@ final class WatchHandler implements HttpHandler {
             sinceTime = sinceTime(q, rv, initial);
             Encoding encoding =
                     AcceptHeader.negotiate(exchange.getRequestHeaders().getFirst(Headers.ACCEPT), true);
-            if (encoding == Encoding.SSE) {
+            if (encoding == WatchEventEncodings.SSE) {
                 HeaderValues ids = exchange.getRequestHeaders().get(LAST_EVENT_ID);
                 if (ids != null && ids.size() > 1) {
                     // As a repeated query parameter: two resume points are ambiguous, not a choice to make.
@@ -127,7 +128,12 @@ final class WatchHandler implements HttpHandler {
             }
             access.authorize(identity, Verb.WATCH, range, HttpAccess.watchApi(encoding));
             HttpApi.checkServing(core);
-            spec = new WatchSpec(range, encoding, rv, bookmarks, initial, false, false, sinceTime != null);
+            spec = WatchSpec.of(range, encoding)
+                    .from(rv)
+                    .bookmarks(bookmarks)
+                    .initialEvents(initial)
+                    .startBookmark(sinceTime != null)
+                    .build();
         } catch (ApiException e) {
             refuse(exchange, e);
             return;
@@ -191,15 +197,11 @@ final class WatchHandler implements HttpHandler {
                     long from = cursor < 0 ? core.status().revision() : cursor;
                     startAt(
                             exchange,
-                            new WatchSpec(
-                                    spec.range(),
-                                    spec.encoding(),
-                                    Math.max(from, 1),
-                                    spec.allowBookmarks(),
-                                    false,
-                                    false,
-                                    false,
-                                    true),
+                            WatchSpec.of(spec.range(), spec.encoding())
+                                    .from(Math.max(from, 1))
+                                    .bookmarks(spec.allowBookmarks())
+                                    .startBookmark(true)
+                                    .build(),
                             timeoutSeconds,
                             identity);
                 }));
@@ -298,7 +300,7 @@ final class WatchHandler implements HttpHandler {
                 watcher,
                 timeoutSeconds,
                 spec.encoding().mediaType(),
-                spec.encoding() == Encoding.SSE ? Responses.sseRetry(settings.retryAfterSeconds()) : null);
+                spec.encoding() == WatchEventEncodings.SSE ? Responses.sseRetry(settings.retryAfterSeconds()) : null);
     }
 
     /**

@@ -74,7 +74,7 @@ public final class NodeMetrics extends Collector {
                 "watchfanout_frames_encoded_total",
                 "Frames encoded, by encoding and kind; each event is encoded at most once per encoding.",
                 List.of("encoding", "kind"));
-        for (Encoding e : Encoding.values()) {
+        for (Encoding e : Encoding.all()) {
             String name = e.name().toLowerCase(Locale.ROOT);
             watchers.addMetric(List.of(name), core.status().watcherCount(e));
             delivered.addMetric(List.of(name), s.framesDelivered(e));

@@ -1,7 +1,10 @@
 package io.watchfanout.fanout.watch;
 
+import io.watchfanout.fanout.frame.AttributeExtractor;
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.frame.ObjectAttributes;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +44,7 @@ final class CatchUp {
             int n = w.drain(out, maxFrames);
             if (n > 0) {
                 // Counted and timed outside the monitor that dispatch takes.
-                stats.framesDelivered[w.encoding().ordinal()].add(n);
+                stats.framesDelivered[w.encoding().id()].add(n);
                 long stamp = w.takeDrainedStamp();
                 if (stamp > 0) {
                     // The newest live revision goes to the socket now: once per write, not per frame.
@@ -73,12 +76,21 @@ final class CatchUp {
 
     private void fillInitial(Watcher w) {
         List<ByteBuffer> frames = new ArrayList<>(Math.min(w.capacity(), 64));
-        while (frames.size() < w.capacity() && w.initial.hasNext()) {
+        WatchSelector selector = w.spec.selector();
+        AttributeExtractor x = dispatcher.extractor;
+        int looked = 0;
+        while (frames.size() < w.capacity() && looked < MAX_SCAN_PER_STEP && w.initial.hasNext()) {
             StateEntry e = w.initial.next();
+            looked++;
+            ObjectAttributes attributes =
+                    e.lastEvent() != null ? e.lastEvent().attributes() : x == null ? null : x.extract(e.kv());
+            if (selector != null && !selector.matches(attributes)) {
+                continue;
+            }
             frames.add(
                     e.lastEvent() != null
                             ? e.lastEvent().initialFrame(w.encoding(), encoder)
-                            : encoder.initialEvent(e.kv(), w.encoding()));
+                            : encoder.initialEvent(e.kv(), attributes, null, w.encoding()));
         }
         ByteBuffer end = w.initial.hasNext() ? null : encoder.initialEventsEnd(w.initialRevision, w.encoding());
         if (w.addInitial(frames, end) && end != null) {
@@ -174,14 +186,25 @@ final class CatchUp {
      * through). The last frame of each revision is the one that may name a resume point (SSE id).
      */
     private void queue(Watcher w, List<CachedEvent> events, long newCursor) {
-        if (w.spec.filters()) {
-            events = events.stream().filter(w.spec::accepts).toList();
+        AttributeExtractor x = dispatcher.extractor;
+        List<CachedEvent> matched = new ArrayList<>(events.size());
+        List<FrameKind> kinds = new ArrayList<>(events.size());
+        for (CachedEvent e : events) {
+            if (x != null) {
+                // Events of the window have theirs; events read from older history get them here, once.
+                e.attribute(x);
+            }
+            FrameKind kind = w.spec.frameKindFor(e);
+            if (kind != null) {
+                matched.add(e);
+                kinds.add(kind);
+            }
         }
-        List<ByteBuffer> frames = new ArrayList<>(events.size());
-        for (int i = 0; i < events.size(); i++) {
-            CachedEvent e = events.get(i);
-            boolean last = i == events.size() - 1 || events.get(i + 1).revision() != e.revision();
-            frames.add(e.frame(w.encoding(), encoder, last));
+        List<ByteBuffer> frames = new ArrayList<>(matched.size());
+        for (int i = 0; i < matched.size(); i++) {
+            CachedEvent e = matched.get(i);
+            boolean last = i == matched.size() - 1 || matched.get(i + 1).revision() != e.revision();
+            frames.add(e.frame(w.encoding(), kinds.get(i), encoder, last));
         }
         w.addCatchUp(frames, newCursor);
     }

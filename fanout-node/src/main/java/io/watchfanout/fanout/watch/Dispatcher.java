@@ -1,16 +1,21 @@
 package io.watchfanout.fanout.watch;
 
+import io.watchfanout.fanout.frame.AttributeExtractor;
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.frame.ObjectAttributes;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,12 +39,14 @@ import org.slf4j.LoggerFactory;
  */
 final class Dispatcher implements CacheFeed {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+    /** The kinds of an event's frame a watcher may get: EVENT, ENTERED, LEFT. */
+    private static final int EVENT_KINDS = 3;
 
     final ReentrantLock lock = new ReentrantLock();
     /** Guarded by {@link #lock}. */
     final WatchCache cache;
     /** Guarded by {@link #lock}. */
-    final RangeIndex<Watcher> index = new RangeIndex<>();
+    final LiveIndex index = new LiveIndex();
     /** Guarded by {@link #lock}. */
     final RevisionWaiters waiters = new RevisionWaiters();
 
@@ -51,8 +58,15 @@ final class Dispatcher implements CacheFeed {
     final FrameEncoder encoder;
     final CoreSettings settings;
 
-    /** Feed thread only: the watchers one dispatch touches and those it parked. */
+    /** Set before the node serves ({@link WatchCore#useAttributes}), or null. */
+    volatile AttributeExtractor extractor;
+
+    /** Feed thread only: the watchers one dispatch touches, as what, and those it parked. */
     private final List<Watcher> touched = new ArrayList<>();
+
+    private final List<FrameKind> touchedKinds = new ArrayList<>();
+    /** Feed thread only: one event's frames by encoding and kind (EVENT, ENTERED, LEFT), emptied after each. */
+    private final ByteBuffer[] shared = new ByteBuffer[Encoding.MAX * EVENT_KINDS];
 
     private final List<Watcher> overflowed = new ArrayList<>();
 
@@ -101,28 +115,39 @@ final class Dispatcher implements CacheFeed {
     @Override
     public void applyRevision(List<Event> events, long recordTimestampMillis) {
         List<CachedEvent> applied;
-        Map<Watcher, List<CachedEvent>> multi = null;
+        Map<Watcher, List<Matched>> multi = null;
         List<RevisionWaiter> due;
         long previous;
+        AttributeExtractor x = extractor;
+        // Read before the lock: the attributes cost a look at each value, which no waiter should wait for.
+        ObjectAttributes[] attributes = x == null ? null : attributes(events, x);
         lock.lock();
         try {
             previous = cache.revision();
             applied = cache.applyRevision(events);
+            if (attributes != null) {
+                for (int i = 0; i < applied.size(); i++) {
+                    applied.get(i).attribute(attributes[2 * i], attributes[2 * i + 1]);
+                }
+            }
             if (applied.size() == 1) {
                 CachedEvent only = applied.get(0);
-                index.forEachMatching(only.key(), w -> {
-                    if (!w.spec.filters() || w.spec.accepts(only)) {
+                index.forEachCandidate(only, w -> {
+                    FrameKind kind = w.spec.frameKindFor(only);
+                    if (kind != null) {
                         touched.add(w);
+                        touchedKinds.add(kind);
                     }
                 });
             } else {
-                Map<Watcher, List<CachedEvent>> byWatcher = new IdentityHashMap<>();
+                Map<Watcher, List<Matched>> byWatcher = new IdentityHashMap<>();
                 for (CachedEvent e : applied) {
-                    index.forEachMatching(e.key(), w -> {
-                        if (!w.spec.filters() || w.spec.accepts(e)) {
+                    index.forEachCandidate(e, w -> {
+                        FrameKind kind = w.spec.frameKindFor(e);
+                        if (kind != null) {
                             byWatcher
                                     .computeIfAbsent(w, k -> new ArrayList<>(2))
-                                    .add(e);
+                                    .add(new Matched(e, kind));
                         }
                     });
                 }
@@ -136,33 +161,42 @@ final class Dispatcher implements CacheFeed {
         long rev = applied.get(0).revision();
         if (multi == null) {
             CachedEvent event = applied.get(0);
-            ByteBuffer[] byEncoding = new ByteBuffer[Encoding.values().length];
-            for (Watcher w : touched) {
-                int enc = w.encoding().ordinal();
+            for (int i = 0; i < touched.size(); i++) {
+                Watcher w = touched.get(i);
+                FrameKind kind = touchedKinds.get(i);
                 ByteBuffer frame;
                 if (settings.encodePerWatcher()) {
-                    frame = encodeUnshared(event, w.encoding());
+                    frame = encoder.event(event, w.encoding(), kind);
                 } else {
-                    if (byEncoding[enc] == null) {
-                        byEncoding[enc] = event.frame(w.encoding(), encoder);
+                    // Each encoding and kind once per event, whatever the number of watchers.
+                    int slot = w.encoding().id() * EVENT_KINDS
+                            + (kind == FrameKind.EVENT ? 0 : kind == FrameKind.ENTERED ? 1 : 2);
+                    frame = shared[slot];
+                    if (frame == null) {
+                        frame = event.frame(w.encoding(), kind, encoder, true);
+                        shared[slot] = frame;
                     }
-                    frame = byEncoding[enc];
                 }
                 offer(w, w.offerLive(frame, null, rev, previous, recordTimestampMillis));
             }
+            if (!touched.isEmpty()) {
+                Arrays.fill(shared, null);
+            }
             touched.clear();
+            touchedKinds.clear();
         } else {
             // A multi-event revision goes to each watcher whole: all its matching events at once.
             // Its last frame for this watcher is the one that may name a resume point (SSE id).
-            for (Map.Entry<Watcher, List<CachedEvent>> m : multi.entrySet()) {
+            for (Map.Entry<Watcher, List<Matched>> m : multi.entrySet()) {
                 Watcher w = m.getKey();
-                List<CachedEvent> matched = m.getValue();
+                List<Matched> matched = m.getValue();
                 List<ByteBuffer> frames = new ArrayList<>(matched.size());
                 for (int i = 0; i < matched.size(); i++) {
+                    Matched one = matched.get(i);
                     frames.add(
                             settings.encodePerWatcher()
-                                    ? encodeUnshared(matched.get(i), w.encoding())
-                                    : matched.get(i).frame(w.encoding(), encoder, i == matched.size() - 1));
+                                    ? encoder.event(one.event(), w.encoding(), one.kind())
+                                    : one.event().frame(w.encoding(), one.kind(), encoder, i == matched.size() - 1));
                 }
                 offer(w, w.offerLive(null, frames, rev, previous, recordTimestampMillis));
             }
@@ -171,9 +205,8 @@ final class Dispatcher implements CacheFeed {
             lock.lock();
             try {
                 for (Watcher w : overflowed) {
-                    if (w.handle != null && w.isParkedLocked()) {
-                        index.remove(w.handle);
-                        w.handle = null;
+                    if (index.contains(w) && w.isParkedLocked()) {
+                        index.remove(w);
                     }
                 }
             } finally {
@@ -190,6 +223,20 @@ final class Dispatcher implements CacheFeed {
         RevisionWaiters.run(due);
     }
 
+    /** The attributes of each event's new and previous object: [2i] and [2i + 1]. */
+    private static ObjectAttributes[] attributes(List<Event> events, AttributeExtractor x) {
+        ObjectAttributes[] out = new ObjectAttributes[2 * events.size()];
+        for (int i = 0; i < events.size(); i++) {
+            Event e = events.get(i);
+            out[2 * i] = e.getType() == Event.Type.DELETE ? null : x.extract(e.getKv());
+            out[2 * i + 1] = e.hasPrevKv() ? x.extract(e.getPrevKv()) : null;
+        }
+        return out;
+    }
+
+    /** One event a watcher gets of a multi-event revision, and as what. */
+    private record Matched(CachedEvent event, FrameKind kind) {}
+
     private void offer(Watcher w, Watcher.Offer result) {
         switch (result) {
             case PARKED -> {
@@ -202,11 +249,6 @@ final class Dispatcher implements CacheFeed {
                 // Queued behind frames its transport knows of, or no longer live.
             }
         }
-    }
-
-    /** Benchmark only ({@link CoreSettings#encodePerWatcher}): a fresh, unshared frame of {@code event}. */
-    private ByteBuffer encodeUnshared(CachedEvent event, Encoding encoding) {
-        return encoder.encodeEvent(event.event(), encoding);
     }
 
     @Override
@@ -325,9 +367,7 @@ final class Dispatcher implements CacheFeed {
         if (result == Watcher.GoLive.LIVE_AFTER_PARKING) {
             stats.unparked.increment();
         }
-        if (w.handle == null) {
-            w.handle = index.add(w.spec.range(), w);
-        }
+        index.add(w);
         return true;
     }
 
@@ -335,10 +375,7 @@ final class Dispatcher implements CacheFeed {
     void leaveIndex(Watcher w) {
         lock.lock();
         try {
-            if (w.handle != null) {
-                index.remove(w.handle);
-                w.handle = null;
-            }
+            index.remove(w);
         } finally {
             lock.unlock();
         }
@@ -387,19 +424,23 @@ final class Dispatcher implements CacheFeed {
     }
 
     int liveWatcherCount() {
-        return (int) indexCount(RangeIndex::size);
+        return (int) indexCount(LiveIndex::size);
     }
 
     long watcherVisits() {
-        return indexCount(RangeIndex::visits);
+        return indexCount(LiveIndex::visits);
+    }
+
+    long valueIndexVisits() {
+        return indexCount(LiveIndex::valueVisits);
     }
 
     long indexNodesExamined() {
-        return indexCount(RangeIndex::nodesExamined);
+        return indexCount(LiveIndex::nodesExamined);
     }
 
     /** A counter of the index, read under the lock (the index has none of its own). */
-    private long indexCount(java.util.function.ToLongFunction<RangeIndex<Watcher>> counter) {
+    private long indexCount(ToLongFunction<LiveIndex> counter) {
         lock.lock();
         try {
             return counter.applyAsLong(index);

@@ -125,6 +125,11 @@ public final class NodeStatus {
         return dispatcher.watcherVisits();
     }
 
+    /** Watchers visited through index values (a subset of {@link #watcherVisits()}), read under the core's lock. */
+    public long valueIndexVisits() {
+        return dispatcher.valueIndexVisits();
+    }
+
     /** Interval-tree nodes examined by dispatch so far. */
     public long indexNodesExamined() {
         return dispatcher.indexNodesExamined();

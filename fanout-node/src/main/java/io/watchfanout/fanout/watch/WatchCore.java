@@ -2,6 +2,7 @@ package io.watchfanout.fanout.watch;
 
 import com.google.protobuf.ByteString;
 import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.frame.AttributeExtractor;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -80,6 +81,21 @@ public final class WatchCore implements AutoCloseable {
      */
     public void useOlderHistory(OlderHistory olderHistory) {
         dispatcher.expiry.useOlderHistory(olderHistory);
+    }
+
+    /**
+     * Registers a front end's reading of stored objects: from now on every event's objects get
+     * their attributes computed once, on the feed thread, for selectors and indexed dispatch
+     * ({@link WatchSpec#selector()}, {@link WatchSpec#indexValue()}). Call before the node serves;
+     * one extractor per core.
+     *
+     * @throws IllegalStateException if one is registered already
+     */
+    public void useAttributes(AttributeExtractor extractor) {
+        if (dispatcher.extractor != null) {
+            throw new IllegalStateException("an attribute extractor is registered already");
+        }
+        dispatcher.extractor = java.util.Objects.requireNonNull(extractor, "extractor");
     }
 
     /** The older history in use, or null. */

@@ -10,12 +10,12 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class WatchStats {
     final LongAdder eventsDispatched = new LongAdder();
-    final LongAdder[] framesDelivered = adders(Encoding.values().length);
+    final LongAdder[] framesDelivered = adders(Encoding.MAX);
     final LongAdder bookmarksSent = new LongAdder();
     final LongAdder parked = new LongAdder();
     final LongAdder unparked = new LongAdder();
     final LongAdder endedExpired = new LongAdder();
-    final LongAdder[] bytesSent = adders(Encoding.values().length);
+    final LongAdder[] bytesSent = adders(Encoding.MAX);
     final LongAdder resyncs = new LongAdder();
     final LongAdder endedByResync = new LongAdder();
     final LongAdder closedStalled = new LongAdder();
@@ -78,7 +78,7 @@ public final class WatchStats {
 
     /** Frames of this encoding handed to watchers' transports (events, bookmarks, errors). */
     public long framesDelivered(Encoding encoding) {
-        return framesDelivered[encoding.ordinal()].sum();
+        return framesDelivered[encoding.id()].sum();
     }
 
     /** BOOKMARK frames queued to watchers. */
@@ -139,11 +139,11 @@ public final class WatchStats {
 
     /** Bytes written to watch streams of this encoding (counted by the transport). */
     public long bytesSent(Encoding encoding) {
-        return bytesSent[encoding.ordinal()].sum();
+        return bytesSent[encoding.id()].sum();
     }
 
     /** Adds bytes written to a watch stream of {@code encoding}. */
     public void addBytesSent(Encoding encoding, long bytes) {
-        bytesSent[encoding.ordinal()].add(bytes);
+        bytesSent[encoding.id()].add(bytes);
     }
 }

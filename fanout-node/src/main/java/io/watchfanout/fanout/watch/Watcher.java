@@ -73,8 +73,10 @@ final class Watcher {
     /** Event frames were queued since the last progress tick (etcd's progress goes to quiet watches only). */
     private boolean eventsSinceTick;
 
-    /** Guarded by the dispatcher's lock. */
+    /** Guarded by the dispatcher's lock: its entry in the range index while live and not indexed by value. */
     RangeIndex.Handle<Watcher> handle;
+    /** Guarded by the dispatcher's lock: true while live in a bucket of {@link LiveIndex}'s value indexes. */
+    boolean inValueIndex;
 
     /** While catching up from older history: its cursor there (transport thread; closed on close). */
     volatile OlderHistory.Cursor olderCursor;

@@ -15,7 +15,6 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.prometheus.client.CollectorRegistry;
-import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.kafka.RecordApplier;
@@ -109,7 +108,8 @@ class EtcdApiStreamTest {
         // Live again: the next event comes at once.
         etcd.put("/a/live", "v").forEach(applier::accept);
         await().atMost(Duration.ofSeconds(10)).until(() -> client.events().size() == 5001);
-        assertThat(core.frameEncoder().encodes(Encoding.ETCD, FrameKind.EVENT)).isEqualTo(5001);
+        assertThat(core.frameEncoder().encodes(EtcdEncodings.ETCD, FrameKind.EVENT))
+                .isEqualTo(5001);
     }
 
     @Test

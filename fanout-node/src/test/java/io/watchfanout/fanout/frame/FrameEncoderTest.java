@@ -33,9 +33,9 @@ class FrameEncoderTest {
         Event added = only(etcd.put("a", "1"));
         Event modified = only(etcd.put("a", "2"));
         Event deleted = only(etcd.delete("a"));
-        assertThat(FrameEncoder.toWatchEvent(added, 11).getType()).isEqualTo(WatchEvent.Type.ADDED);
-        assertThat(FrameEncoder.toWatchEvent(modified, 12).getType()).isEqualTo(WatchEvent.Type.MODIFIED);
-        WatchEvent del = FrameEncoder.toWatchEvent(deleted, 13);
+        assertThat(WatchEventEncodings.toWatchEvent(added, 11).getType()).isEqualTo(WatchEvent.Type.ADDED);
+        assertThat(WatchEventEncodings.toWatchEvent(modified, 12).getType()).isEqualTo(WatchEvent.Type.MODIFIED);
+        WatchEvent del = WatchEventEncodings.toWatchEvent(deleted, 13);
         assertThat(del.getType()).isEqualTo(WatchEvent.Type.DELETED);
         assertThat(del.getObject())
                 .as("DELETED carries the previous key-value unchanged")
@@ -47,8 +47,8 @@ class FrameEncoderTest {
     @Test
     void protobufFramesAreWriteDelimitedToFormat() throws Exception {
         Event e = only(etcd.put("k", "v"));
-        WatchEvent expected = FrameEncoder.toWatchEvent(e, 11);
-        ByteBuffer frame = encoder.encode(expected, Encoding.PROTOBUF, FrameKind.EVENT);
+        WatchEvent expected = WatchEventEncodings.toWatchEvent(e, e.getRevision());
+        ByteBuffer frame = encoder.event(new CachedEvent(e, 0), WatchEventEncodings.PROTOBUF, FrameKind.EVENT);
         ByteArrayOutputStream ref = new ByteArrayOutputStream();
         expected.writeDelimitedTo(ref);
         byte[] ours = new byte[frame.remaining()];
@@ -62,13 +62,13 @@ class FrameEncoderTest {
     @Test
     void jsonFramesAreOneLineEach() {
         Event e = only(etcd.put("k", "v"));
-        ByteBuffer frame = encoder.encode(FrameEncoder.toWatchEvent(e, 11), Encoding.JSON, FrameKind.EVENT);
+        ByteBuffer frame = encoder.event(new CachedEvent(e, 0), WatchEventEncodings.JSON, FrameKind.EVENT);
         byte[] bytes = new byte[frame.remaining()];
         frame.duplicate().get(bytes);
         String s = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
         assertThat(s).endsWith("\n").doesNotContain("\n\n");
         assertThat(s.indexOf('\n')).isEqualTo(s.length() - 1);
-        assertThat(Frames.decode(frame, true)).isEqualTo(FrameEncoder.toWatchEvent(e, 11));
+        assertThat(Frames.decode(frame, true)).isEqualTo(WatchEventEncodings.toWatchEvent(e, e.getRevision()));
     }
 
     @Test
@@ -81,7 +81,7 @@ class FrameEncoderTest {
         CountDownLatch go = new CountDownLatch(1);
         List<Future<List<ByteBuffer>>> results = new ArrayList<>();
         for (int t = 0; t < 8; t++) {
-            Encoding enc = Encoding.values()[t % 2];
+            Encoding enc = (t % 2 == 0 ? WatchEventEncodings.JSON : WatchEventEncodings.PROTOBUF);
             results.add(pool.submit(() -> {
                 go.await();
                 List<ByteBuffer> got = new ArrayList<>();
@@ -97,8 +97,9 @@ class FrameEncoderTest {
             all.add(f.get(10, TimeUnit.SECONDS));
         }
         pool.shutdown();
-        assertThat(encoder.encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(50);
-        assertThat(encoder.encodes(Encoding.PROTOBUF, FrameKind.EVENT)).isEqualTo(50);
+        assertThat(encoder.encodes(WatchEventEncodings.JSON, FrameKind.EVENT)).isEqualTo(50);
+        assertThat(encoder.encodes(WatchEventEncodings.PROTOBUF, FrameKind.EVENT))
+                .isEqualTo(50);
         for (int i = 0; i < 50; i++) {
             assertThat(all.get(2).get(i))
                     .as("same buffer instance for every caller")
@@ -109,29 +110,31 @@ class FrameEncoderTest {
     @Test
     void releasedEventsStopMemoizing() {
         CachedEvent e = new CachedEvent(only(etcd.put("k", "v")), 0);
-        ByteBuffer first = e.frame(Encoding.JSON, encoder);
-        assertThat(e.frame(Encoding.JSON, encoder)).isSameAs(first);
+        ByteBuffer first = e.frame(WatchEventEncodings.JSON, encoder);
+        assertThat(e.frame(WatchEventEncodings.JSON, encoder)).isSameAs(first);
         e.release();
-        e.frame(Encoding.JSON, encoder);
-        e.frame(Encoding.JSON, encoder);
-        assertThat(encoder.encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(3);
+        e.frame(WatchEventEncodings.JSON, encoder);
+        e.frame(WatchEventEncodings.JSON, encoder);
+        assertThat(encoder.encodes(WatchEventEncodings.JSON, FrameKind.EVENT)).isEqualTo(3);
     }
 
     @Test
     void bookmarksAreSharedPerRevisionAndEncoding() {
-        ByteBuffer a = encoder.bookmark(100, Encoding.JSON);
-        assertThat(encoder.bookmark(100, Encoding.JSON)).isSameAs(a);
+        ByteBuffer a = encoder.bookmark(100, WatchEventEncodings.JSON);
+        assertThat(encoder.bookmark(100, WatchEventEncodings.JSON)).isSameAs(a);
         assertThat(Frames.decode(a, true))
                 .isEqualTo(WatchEvent.newBuilder()
                         .setType(WatchEvent.Type.BOOKMARK)
                         .setResourceVersion(100)
                         .build());
-        encoder.bookmark(100, Encoding.PROTOBUF);
-        encoder.bookmark(101, Encoding.JSON);
-        encoder.bookmark(101, Encoding.JSON);
-        encoder.bookmark(100, Encoding.JSON); // older than the memo: built unshared
-        assertThat(encoder.encodes(Encoding.JSON, FrameKind.BOOKMARK)).isEqualTo(3);
-        assertThat(encoder.encodes(Encoding.PROTOBUF, FrameKind.BOOKMARK)).isEqualTo(1);
+        encoder.bookmark(100, WatchEventEncodings.PROTOBUF);
+        encoder.bookmark(101, WatchEventEncodings.JSON);
+        encoder.bookmark(101, WatchEventEncodings.JSON);
+        encoder.bookmark(100, WatchEventEncodings.JSON); // older than the memo: built unshared
+        assertThat(encoder.encodes(WatchEventEncodings.JSON, FrameKind.BOOKMARK))
+                .isEqualTo(3);
+        assertThat(encoder.encodes(WatchEventEncodings.PROTOBUF, FrameKind.BOOKMARK))
+                .isEqualTo(1);
     }
 
     @Test
@@ -139,14 +142,19 @@ class FrameEncoderTest {
         Event put = only(etcd.put("k", "v"));
         put = only(etcd.put("k", "v2"));
         CachedEvent e = new CachedEvent(put, 0);
-        WatchEvent initial = Frames.decode(e.initialFrame(Encoding.JSON, encoder), true);
+        WatchEvent initial = Frames.decode(e.initialFrame(WatchEventEncodings.JSON, encoder), true);
         assertThat(initial.getType()).isEqualTo(WatchEvent.Type.ADDED);
         assertThat(initial.getObject()).isEqualTo(put.getKv());
         assertThat(initial.getResourceVersion()).isEqualTo(put.getKv().getModRevision());
-        assertThat(e.initialFrame(Encoding.JSON, encoder)).isSameAs(e.initialFrame(Encoding.JSON, encoder));
+        assertThat(e.initialFrame(WatchEventEncodings.JSON, encoder))
+                .isSameAs(e.initialFrame(WatchEventEncodings.JSON, encoder));
         CachedEvent del = new CachedEvent(only(etcd.delete("k")), 0);
-        assertThatThrownBy(() -> del.initialFrame(Encoding.JSON, encoder)).isInstanceOf(IllegalStateException.class);
-        assertThat(Frames.decode(encoder.initialEvent(KeyValue.getDefaultInstance(), Encoding.PROTOBUF), false)
+        assertThatThrownBy(() -> del.initialFrame(WatchEventEncodings.JSON, encoder))
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(Frames.decode(
+                                encoder.initialEvent(
+                                        KeyValue.getDefaultInstance(), null, null, WatchEventEncodings.PROTOBUF),
+                                false)
                         .getType())
                 .isEqualTo(WatchEvent.Type.ADDED);
     }
@@ -161,39 +169,41 @@ class FrameEncoderTest {
     void sseFramesAreIdEventAndTheJsonFrameAsData() {
         List<EventsRecord> txn = etcd.txn(EtcdLog.Op.put("a", "1"), EtcdLog.Op.put("b", "2"));
         CachedEvent first = new CachedEvent(txn.get(0).getEvent(), 0);
-        String json = text(first.frame(Encoding.JSON, encoder));
-        String sse = text(first.frame(Encoding.SSE, encoder));
+        String json = text(first.frame(WatchEventEncodings.JSON, encoder));
+        String sse = text(first.frame(WatchEventEncodings.SSE, encoder));
         assertThat(sse).isEqualTo("id: 11\nevent: ADDED\ndata: " + json.substring(0, json.length() - 1) + "\n\n");
-        assertThat(Frames.parseSseFrame(first.frame(Encoding.SSE, encoder)).frame())
-                .isEqualTo(FrameEncoder.toWatchEvent(txn.get(0).getEvent(), 11));
+        assertThat(Frames.parseSseFrame(first.frame(WatchEventEncodings.SSE, encoder))
+                        .frame())
+                .isEqualTo(WatchEventEncodings.toWatchEvent(txn.get(0).getEvent(), 11));
         // Inside a revision: the same bytes without the id line, a view, not a second encode.
-        ByteBuffer inside = first.frameInRevision(Encoding.SSE, encoder);
+        ByteBuffer inside = first.frameInRevision(WatchEventEncodings.SSE, encoder);
         assertThat(text(inside)).isEqualTo(sse.substring(sse.indexOf('\n') + 1));
         assertThat(inside.isReadOnly()).isTrue();
         assertThat(inside.isDirect()).isTrue();
-        assertThat(first.frameInRevision(Encoding.SSE, encoder)).isSameAs(inside);
-        assertThat(first.frameInRevision(Encoding.JSON, encoder)).isSameAs(first.frame(Encoding.JSON, encoder));
-        assertThat(encoder.encodes(Encoding.SSE, FrameKind.EVENT)).isEqualTo(1);
+        assertThat(first.frameInRevision(WatchEventEncodings.SSE, encoder)).isSameAs(inside);
+        assertThat(first.frameInRevision(WatchEventEncodings.JSON, encoder))
+                .isSameAs(first.frame(WatchEventEncodings.JSON, encoder));
+        assertThat(encoder.encodes(WatchEventEncodings.SSE, FrameKind.EVENT)).isEqualTo(1);
         // Bookmarks carry an id; initial events and errors none.
-        assertThat(text(encoder.bookmark(12, Encoding.SSE))).startsWith("id: 12\nevent: BOOKMARK\ndata: {");
-        assertThat(text(first.initialFrame(Encoding.SSE, encoder))).startsWith("event: ADDED\ndata: {");
-        assertThat(text(encoder.error(io.watchfanout.fanout.watch.Statuses.expired("gone"), Encoding.SSE)))
+        assertThat(text(encoder.bookmark(12, WatchEventEncodings.SSE))).startsWith("id: 12\nevent: BOOKMARK\ndata: {");
+        assertThat(text(first.initialFrame(WatchEventEncodings.SSE, encoder))).startsWith("event: ADDED\ndata: {");
+        assertThat(text(encoder.error(io.watchfanout.fanout.watch.Statuses.expired("gone"), WatchEventEncodings.SSE)))
                 .startsWith("event: ERROR\ndata: {")
                 .endsWith("}\n\n");
         // Without a memoized JSON frame the SSE frame is the same.
         CachedEvent fresh = new CachedEvent(txn.get(0).getEvent(), 0);
-        assertThat(text(fresh.frame(Encoding.SSE, encoder))).isEqualTo(sse);
+        assertThat(text(fresh.frame(WatchEventEncodings.SSE, encoder))).isEqualTo(sse);
     }
 
     @Test
     void memoizedFramesAreCountedUntilTheirEventIsReleased() {
         CachedEvent a = new CachedEvent(only(etcd.put("a", "1")), 0);
         CachedEvent b = new CachedEvent(only(etcd.put("b", "1")), 0);
-        ByteBuffer aJson = a.frame(Encoding.JSON, encoder);
-        a.frame(Encoding.SSE, encoder);
-        a.frameInRevision(Encoding.SSE, encoder);
-        ByteBuffer bProto = b.frame(Encoding.PROTOBUF, encoder);
-        encoder.bookmark(20, Encoding.JSON);
+        ByteBuffer aJson = a.frame(WatchEventEncodings.JSON, encoder);
+        a.frame(WatchEventEncodings.SSE, encoder);
+        a.frameInRevision(WatchEventEncodings.SSE, encoder);
+        ByteBuffer bProto = b.frame(WatchEventEncodings.PROTOBUF, encoder);
+        encoder.bookmark(20, WatchEventEncodings.JSON);
         assertThat(encoder.memoizedFrames())
                 .as("event frames, not views or bookmarks")
                 .isEqualTo(3);
@@ -202,7 +212,7 @@ class FrameEncoderTest {
         a.release();
         assertThat(encoder.memoizedFrames()).isEqualTo(1);
         assertThat(encoder.memoizedBytes()).isEqualTo(bProto.capacity());
-        a.frame(Encoding.JSON, encoder);
+        a.frame(WatchEventEncodings.JSON, encoder);
         assertThat(encoder.memoizedFrames())
                 .as("a released event no longer memoizes")
                 .isEqualTo(1);

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
@@ -80,7 +80,9 @@ class InProcessFrontEndTest {
         feed(etcd.put("/p/a", "1"));
         feed(etcd.put("/p/b", "1"));
         long listed = etcd.revision();
-        RecordingFrontEnd fe = open(new WatchSpec(KeyRange.prefix(key("/p/")), Encoding.JSON, 0, false, true));
+        RecordingFrontEnd fe = open(WatchSpec.of(KeyRange.prefix(key("/p/")), WatchEventEncodings.JSON)
+                .initialEvents(true)
+                .build());
         feed(etcd.put("/p/c", "1"));
         await().until(() -> fe.frames().size() == 4);
         List<WatchEvent> got = fe.frames();
@@ -99,7 +101,9 @@ class InProcessFrontEndTest {
         for (int i = 0; i < 100; i++) {
             feed(etcd.put("/k/" + (i % 7), "v" + i));
         }
-        RecordingFrontEnd fe = open(new WatchSpec(KeyRange.prefix(key("/k/")), Encoding.PROTOBUF, 150, false, false));
+        RecordingFrontEnd fe = open(WatchSpec.of(KeyRange.prefix(key("/k/")), WatchEventEncodings.PROTOBUF)
+                .from(150)
+                .build());
         for (int i = 0; i < 20; i++) {
             feed(etcd.put("/k/" + i, "w" + i));
         }
@@ -114,7 +118,8 @@ class InProcessFrontEndTest {
     @Test
     void aFrontEndThatStopsPullingIsParkedAndCatchesUpWhenItPullsAgain() throws Exception {
         start(1000, 4, Duration.ofHours(1));
-        RecordingFrontEnd fe = open(new WatchSpec(KeyRange.prefix(key("/")), Encoding.JSON, 0, false, false));
+        RecordingFrontEnd fe = open(WatchSpec.of(KeyRange.prefix(key("/")), WatchEventEncodings.JSON)
+                .build());
         await().until(() -> fe.watch.isLive());
         fe.paused.set(true);
         for (int i = 0; i < 50; i++) {
@@ -135,14 +140,18 @@ class InProcessFrontEndTest {
     @Test
     void aWatchFromBeforeTheWindowAndAReaderLeftBehindItGet410() throws Exception {
         start(10, 4, Duration.ofMillis(50));
-        RecordingFrontEnd fe = open(new WatchSpec(KeyRange.prefix(key("/")), Encoding.PROTOBUF, 0, false, false));
+        RecordingFrontEnd fe = open(WatchSpec.of(KeyRange.prefix(key("/")), WatchEventEncodings.PROTOBUF)
+                .build());
         await().until(() -> fe.watch.isLive());
         fe.paused.set(true);
         for (int i = 0; i < 30; i++) {
             feed(etcd.put("/y/" + i, "v"));
         }
         assertThatThrownBy(() -> core.watch(
-                        new WatchSpec(KeyRange.prefix(key("/")), Encoding.JSON, 101, false, false), () -> {}))
+                        WatchSpec.of(KeyRange.prefix(key("/")), WatchEventEncodings.JSON)
+                                .from(101)
+                                .build(),
+                        () -> {}))
                 .isInstanceOf(HistoryExpiredException.class);
         // The core's timer ends the parked watcher whose cursor fell behind the window, pulled or not.
         await().until(() -> fe.watch.isEnding());
@@ -158,7 +167,9 @@ class InProcessFrontEndTest {
     @Test
     void theCoresTimerSendsBookmarksAtTheRevisionTheWatchHasEverythingUpTo() throws Exception {
         start(1000, 64, Duration.ofMillis(50));
-        RecordingFrontEnd fe = open(new WatchSpec(KeyRange.prefix(key("/quiet/")), Encoding.JSON, 0, true, false));
+        RecordingFrontEnd fe = open(WatchSpec.of(KeyRange.prefix(key("/quiet/")), WatchEventEncodings.JSON)
+                .bookmarks(true)
+                .build());
         feed(etcd.put("/busy", "v"));
         applier.accept(etcd.progress());
         await().until(() -> fe.frames().stream()

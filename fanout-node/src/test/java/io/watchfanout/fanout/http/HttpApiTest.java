@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.util.JsonFormat;
-import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
 import io.watchfanout.schema.v1.KeyValue;
@@ -419,9 +419,9 @@ class HttpApiTest {
         }
         assertThat(slowGot).containsExactlyElementsOf(expected);
         await().atMost(Duration.ofSeconds(5)).until(() -> node.core.stats().unparked() >= 1);
-        assertThat(node.core.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT))
+        assertThat(node.core.frameEncoder().encodes(WatchEventEncodings.JSON, FrameKind.EVENT))
                 .isEqualTo(events);
-        assertThat(node.core.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.EVENT))
+        assertThat(node.core.frameEncoder().encodes(WatchEventEncodings.PROTOBUF, FrameKind.EVENT))
                 .isEqualTo(events);
         slow.close();
     }

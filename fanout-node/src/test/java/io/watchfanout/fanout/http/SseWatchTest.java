@@ -2,8 +2,8 @@ package io.watchfanout.fanout.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
 import io.watchfanout.fanout.testing.Frames.SseEvent;
@@ -324,11 +324,11 @@ class SseWatchTest {
             s.close();
         }
         json.close();
-        assertThat(node.core.frameEncoder().encodes(Encoding.SSE, FrameKind.EVENT))
+        assertThat(node.core.frameEncoder().encodes(WatchEventEncodings.SSE, FrameKind.EVENT))
                 .isEqualTo(events);
-        assertThat(node.core.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT))
+        assertThat(node.core.frameEncoder().encodes(WatchEventEncodings.JSON, FrameKind.EVENT))
                 .isEqualTo(events);
-        assertThat(node.core.stats().framesDelivered(Encoding.SSE)).isGreaterThanOrEqualTo(5L * events);
+        assertThat(node.core.stats().framesDelivered(WatchEventEncodings.SSE)).isGreaterThanOrEqualTo(5L * events);
         String metrics = client.send(
                         HttpRequest.newBuilder(node.uri("/metrics")).build(), HttpResponse.BodyHandlers.ofString())
                 .body();

@@ -3,8 +3,8 @@ package io.watchfanout.fanout.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.schema.v1.WatchEvent;
 import java.io.IOException;
 import java.io.InputStream;
@@ -101,7 +101,7 @@ class StalledWatcherTest {
                 assertThat(node.core.stats().parked())
                         .as("the stalled client was parked")
                         .isPositive();
-                jsonEncodesAtHalf = node.core.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT);
+                jsonEncodesAtHalf = node.core.frameEncoder().encodes(WatchEventEncodings.JSON, FrameKind.EVENT);
                 visitsAtHalf = node.core.status().watcherVisits();
             }
         }
@@ -111,7 +111,7 @@ class StalledWatcherTest {
                 .as("the fast client got every event, in order")
                 .isEqualTo(EVENTS);
 
-        long jsonEncodes = node.core.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT);
+        long jsonEncodes = node.core.frameEncoder().encodes(WatchEventEncodings.JSON, FrameKind.EVENT);
         assertThat(jsonEncodes)
                 .as("its backlog of the second %d events cost no encode", EVENTS / 2)
                 .isEqualTo(jsonEncodesAtHalf);
@@ -128,7 +128,7 @@ class StalledWatcherTest {
                 .as("memoized frames follow the history window (one frame per event and encoding "
                         + "in use), not the backlog")
                 .isLessThanOrEqualTo(2L * WINDOW);
-        assertThat(node.core.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.EVENT))
+        assertThat(node.core.frameEncoder().encodes(WatchEventEncodings.PROTOBUF, FrameKind.EVENT))
                 .isEqualTo(EVENTS);
         assertThat(node.core.frameEncoder().memoizedFrames())
                 .as("the JSON frames built for the stalled client were released with their events")

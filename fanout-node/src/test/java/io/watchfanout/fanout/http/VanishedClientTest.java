@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.fanout.watch.CloseReason;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -116,10 +116,10 @@ class VanishedClientTest {
             // The busy client reads: frames reach it across the pair. The bookmarked one gets its
             // bookmarks, and live clients acknowledge them: well over the write timeout passes
             // without the sweeper closing anything.
-            long delivered = node.core.stats().framesDelivered(Encoding.JSON);
+            long delivered = node.core.stats().framesDelivered(WatchEventEncodings.JSON);
             long bookmarks = node.core.stats().bookmarksSent();
             await().atMost(Duration.ofSeconds(30))
-                    .until(() -> node.core.stats().framesDelivered(Encoding.JSON) >= delivered + 500);
+                    .until(() -> node.core.stats().framesDelivered(WatchEventEncodings.JSON) >= delivered + 500);
             await().atMost(Duration.ofSeconds(60)).until(() -> node.core.stats().bookmarksSent() >= bookmarks + 15);
             assertThat(node.core.status().watcherCount()).isEqualTo(3);
             assertThat(metric(node, "watchfanout_watchers", "encoding", "json")).isEqualTo(3.0);

@@ -6,9 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
 import io.watchfanout.fanout.testing.NodeTopics;
@@ -203,7 +203,7 @@ class KafkaHistoryTest {
                     r = watcher.poll(out, 64);
                     synchronized (received) {
                         for (ByteBuffer f : out) {
-                            received.add(Frames.decode(f, Encoding.JSON));
+                            received.add(Frames.decode(f, WatchEventEncodings.JSON));
                         }
                     }
                 } while ((r == Watch.PollResult.FRAMES || r == Watch.PollResult.YIELD) && polls > 0);
@@ -237,8 +237,11 @@ class KafkaHistoryTest {
 
     private PullSink watch(WatchCore core, long from) throws Exception {
         PullSink sink = new PullSink();
-        sink.start(
-                core.watch(new WatchSpec(KeyRange.prefix(EtcdLog.key("/k")), Encoding.JSON, from, false, false), sink));
+        sink.start(core.watch(
+                WatchSpec.of(KeyRange.prefix(EtcdLog.key("/k")), WatchEventEncodings.JSON)
+                        .from(from)
+                        .build(),
+                sink));
         return sink;
     }
 
@@ -294,7 +297,7 @@ class KafkaHistoryTest {
         String prefix = topics(kafka, info, 800);
         Node node = node(kafka, prefix, 2, 8 << 20, true);
         long from = 100;
-        long encodesBefore = node.core().frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT);
+        long encodesBefore = node.core().frameEncoder().encodes(WatchEventEncodings.JSON, FrameKind.EVENT);
         List<PullSink> sinks = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             sinks.add(watch(node.core(), from));
@@ -307,7 +310,7 @@ class KafkaHistoryTest {
         assertThat(read).isPositive();
         // One encode per event read from Kafka in the watched range plus one per window event.
         long inRangeSpan = expectedAfter(from).size();
-        assertThat(node.core().frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT) - encodesBefore)
+        assertThat(node.core().frameEncoder().encodes(WatchEventEncodings.JSON, FrameKind.EVENT) - encodesBefore)
                 .isLessThanOrEqualTo(inRangeSpan);
     }
 
@@ -338,7 +341,11 @@ class KafkaHistoryTest {
         PullSink stalled = new PullSink();
         stalled.polls = 2;
         stalled.start(node.core()
-                .watch(new WatchSpec(KeyRange.prefix(EtcdLog.key("/k")), Encoding.JSON, from, false, false), stalled));
+                .watch(
+                        WatchSpec.of(KeyRange.prefix(EtcdLog.key("/k")), WatchEventEncodings.JSON)
+                                .from(from)
+                                .build(),
+                        stalled));
         stalled.wakeUp();
         await().atMost(WAIT).until(() -> node.history().readsHeld() == 1);
         assertThatThrownBy(() -> watch(node.core(), from - 1)).isInstanceOf(TooManyReadsException.class);

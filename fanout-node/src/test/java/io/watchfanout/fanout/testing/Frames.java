@@ -4,6 +4,7 @@ import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.schema.v1.Status;
 import io.watchfanout.schema.v1.WatchEvent;
 import io.watchfanout.testkit.WatchClient;
@@ -53,8 +54,8 @@ public final class Frames {
 
     /** Decodes one frame of the given encoding. */
     public static WatchEvent decode(ByteBuffer frame, Encoding encoding) {
-        if (encoding != Encoding.SSE) {
-            return decode(frame, encoding == Encoding.JSON);
+        if (encoding != WatchEventEncodings.SSE) {
+            return decode(frame, encoding == WatchEventEncodings.JSON);
         }
         return parseSseFrame(frame).frame();
     }

@@ -7,9 +7,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.protobuf.ByteString;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.CachedEvent;
-import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.FakeClock;
@@ -299,7 +299,7 @@ class WatchCacheTest {
         feed(applier, etcd.put("new", "1"));
         FrameEncoder encoder = new FrameEncoder();
         CachedEvent oldEvent = readAll(c, 100, KeyRange.all()).get(0);
-        oldEvent.frame(Encoding.JSON, encoder);
+        oldEvent.frame(WatchEventEncodings.JSON, encoder);
         c.expireHistory();
         assertThat(c.historySize()).isEqualTo(2);
         clock.advance(Duration.ofSeconds(21));
@@ -310,8 +310,8 @@ class WatchCacheTest {
                 .as("state forgets evicted events")
                 .isNull();
         assertThat(c.snapshot(KeyRange.single(key("new"))).get(0).lastEvent()).isNotNull();
-        oldEvent.frame(Encoding.JSON, encoder);
-        assertThat(encoder.encodes(Encoding.JSON, FrameKind.EVENT))
+        oldEvent.frame(WatchEventEncodings.JSON, encoder);
+        assertThat(encoder.encodes(WatchEventEncodings.JSON, FrameKind.EVENT))
                 .as("evicted events keep no frames")
                 .isEqualTo(2);
     }

@@ -8,6 +8,7 @@ import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.FakeClock;
@@ -44,7 +45,7 @@ class WatchCoreTest {
     }
 
     private TestSink watch(KeyRange range, Encoding enc, long rv, boolean bookmarks) throws HistoryExpiredException {
-        return watch(new WatchSpec(range, enc, rv, bookmarks, false));
+        return watch(WatchSpec.of(range, enc).from(rv).bookmarks(bookmarks).build());
     }
 
     private TestSink watch(WatchSpec spec) throws HistoryExpiredException {
@@ -70,10 +71,11 @@ class WatchCoreTest {
         applier = new RecordApplier(core.feed(), 100);
         List<TestSink> sinks = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            sinks.add(watch(KeyRange.prefix(key("/p/")), Encoding.JSON, 0, false));
+            sinks.add(watch(KeyRange.prefix(key("/p/")), WatchEventEncodings.JSON, 0, false));
         }
         feed(etcd.put("/p/a", "v"));
-        assertThat(core.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(5);
+        assertThat(core.frameEncoder().encodes(WatchEventEncodings.JSON, FrameKind.EVENT))
+                .isEqualTo(5);
         for (TestSink s : sinks) {
             assertThat(s.watcher.queued()).isEqualTo(1);
         }
@@ -107,7 +109,7 @@ class WatchCoreTest {
         newCore(1000, 16);
         List<TestSink> sinks = new ArrayList<>();
         for (int i = 0; i < 10_000; i++) {
-            sinks.add(watch(KeyRange.single(key("/k/" + i)), Encoding.PROTOBUF, 0, false));
+            sinks.add(watch(KeyRange.single(key("/k/" + i)), WatchEventEncodings.PROTOBUF, 0, false));
         }
         assertThat(core.status().liveWatcherCount()).isEqualTo(10_000);
         long before = core.status().watcherVisits();
@@ -118,7 +120,7 @@ class WatchCoreTest {
         // Prefix watchers too: one disjoint prefix each, one more event.
         newCore(1000, 16);
         for (int i = 0; i < 10_000; i++) {
-            watch(KeyRange.prefix(key(String.format("/ns/%05d/", i))), Encoding.JSON, 0, false);
+            watch(KeyRange.prefix(key(String.format("/ns/%05d/", i))), WatchEventEncodings.JSON, 0, false);
         }
         long visits = core.status().watcherVisits();
         long nodes = core.status().indexNodesExamined();
@@ -134,7 +136,10 @@ class WatchCoreTest {
         String[] prefixes = {"/a/", "/a/b/", "/", "/c/"};
         for (int i = 0; i < 40; i++) {
             sinks.add(watch(
-                    KeyRange.prefix(key(prefixes[i % prefixes.length])), Encoding.values()[(i / 4) % 2], 0, false));
+                    KeyRange.prefix(key(prefixes[i % prefixes.length])),
+                    ((i / 4) % 2 == 0 ? WatchEventEncodings.JSON : WatchEventEncodings.PROTOBUF),
+                    0,
+                    false));
         }
         for (int i = 0; i < 60; i++) {
             feed(etcd.put(i % 3 == 0 ? "/a/b/" + i : i % 3 == 1 ? "/a/" + i : "/c/" + i, "v"));
@@ -146,10 +151,12 @@ class WatchCoreTest {
             delivered += s.received.size();
         }
         // Every event matches the "/" watchers of both encodings: 62 distinct events x 2 encodings.
-        assertThat(core.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT)).isEqualTo(62);
-        assertThat(core.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.EVENT))
+        assertThat(core.frameEncoder().encodes(WatchEventEncodings.JSON, FrameKind.EVENT))
                 .isEqualTo(62);
-        assertThat(core.stats().framesDelivered(Encoding.JSON) + core.stats().framesDelivered(Encoding.PROTOBUF))
+        assertThat(core.frameEncoder().encodes(WatchEventEncodings.PROTOBUF, FrameKind.EVENT))
+                .isEqualTo(62);
+        assertThat(core.stats().framesDelivered(WatchEventEncodings.JSON)
+                        + core.stats().framesDelivered(WatchEventEncodings.PROTOBUF))
                 .isEqualTo(delivered);
         // Same bytes, not copies: the frames of one event are the same buffer for every watcher.
         TestSink all1 = sinks.get(2);
@@ -165,10 +172,14 @@ class WatchCoreTest {
     @Test
     void aStalledWatcherIsParkedWhileTwentyFastOnesGetEverythingThenCatchesUpAndRejoins() throws Exception {
         newCore(10_000, 8);
-        TestSink slow = watch(KeyRange.prefix(key("/")), Encoding.JSON, 0, false);
+        TestSink slow = watch(KeyRange.prefix(key("/")), WatchEventEncodings.JSON, 0, false);
         List<TestSink> fast = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            fast.add(watch(KeyRange.prefix(key("/")), Encoding.values()[i % 2], 0, false));
+            fast.add(watch(
+                    KeyRange.prefix(key("/")),
+                    (i % 2 == 0 ? WatchEventEncodings.JSON : WatchEventEncodings.PROTOBUF),
+                    0,
+                    false));
         }
         List<Long> expected = new ArrayList<>();
         for (int i = 0; i < 300; i++) {
@@ -215,7 +226,7 @@ class WatchCoreTest {
 
     @Test
     void aWatcherStalledPastTheHistoryWindowGets410ExpiredThenTheEnd() throws Exception {
-        TestSink slow = stalledPastAWindowOf20(Encoding.PROTOBUF, true);
+        TestSink slow = stalledPastAWindowOf20(WatchEventEncodings.PROTOBUF, true);
         assertThat(slow.watcher.isCatchingUp()).isTrue();
         slow.readAll();
         WatchEvent last = slow.received.get(slow.received.size() - 1);
@@ -229,7 +240,7 @@ class WatchCoreTest {
 
     @Test
     void theTickEndsAParkedWatcherThatFellBehindEvenIfItDoesNotRead() throws Exception {
-        TestSink slow = stalledPastAWindowOf20(Encoding.JSON, false);
+        TestSink slow = stalledPastAWindowOf20(WatchEventEncodings.JSON, false);
         core.tickNow();
         assertThat(slow.watcher.queued())
                 .as("backlog dropped, only the ERROR waits")
@@ -241,7 +252,7 @@ class WatchCoreTest {
     @Test
     void aMultiEventRevisionArrivesWholeEvenWhenLargerThanTheQueue() throws Exception {
         newCore(1000, 2);
-        TestSink w = watch(KeyRange.prefix(key("/")), Encoding.JSON, 0, true);
+        TestSink w = watch(KeyRange.prefix(key("/")), WatchEventEncodings.JSON, 0, true);
         feed(etcd.txn(EtcdLog.Op.put("/a", "1"), EtcdLog.Op.put("/b", "1"), EtcdLog.Op.put("/c", "1")));
         long rev = etcd.revision();
         w.read(64);
@@ -262,7 +273,7 @@ class WatchCoreTest {
     @Test
     void bookmarksCarryTheRevisionProgressAdvancesAndResumingThereMissesNothing() throws Exception {
         newCore(1000, 64);
-        TestSink quiet = watch(KeyRange.prefix(key("/quiet/")), Encoding.JSON, 0, true);
+        TestSink quiet = watch(KeyRange.prefix(key("/quiet/")), WatchEventEncodings.JSON, 0, true);
         feed(etcd.put("/busy/1", "v"));
         applier.accept(etcd.progress());
         core.tickNow();
@@ -271,10 +282,10 @@ class WatchCoreTest {
         long bookmark = quiet.received.get(0).getResourceVersion();
         assertThat(bookmark).isEqualTo(etcd.revision());
         feed(etcd.put("/quiet/a", "v"));
-        TestSink resumed = watch(KeyRange.prefix(key("/quiet/")), Encoding.JSON, bookmark, true);
+        TestSink resumed = watch(KeyRange.prefix(key("/quiet/")), WatchEventEncodings.JSON, bookmark, true);
         resumed.readAll();
         assertThat(resumed.eventRevisions()).containsExactly(etcd.revision());
-        assertThat(core.frameEncoder().encodes(Encoding.JSON, FrameKind.BOOKMARK))
+        assertThat(core.frameEncoder().encodes(WatchEventEncodings.JSON, FrameKind.BOOKMARK))
                 .isEqualTo(1);
     }
 
@@ -287,7 +298,9 @@ class WatchCoreTest {
         feed(etcd.put("/p/3", "changed"));
         feed(etcd.put("/other", "v"));
         long s = etcd.revision();
-        TestSink w = watch(new WatchSpec(KeyRange.prefix(key("/p/")), Encoding.PROTOBUF, 0, false, true));
+        TestSink w = watch(WatchSpec.of(KeyRange.prefix(key("/p/")), WatchEventEncodings.PROTOBUF)
+                .initialEvents(true)
+                .build());
         feed(etcd.put("/p/new", "v"));
         w.readAll();
         List<WatchEvent> got = w.received;
@@ -301,11 +314,13 @@ class WatchCoreTest {
         assertThat(got.get(10).getResourceVersion()).isEqualTo(s);
         assertThat(got.get(11).getObject().getKey().toStringUtf8()).isEqualTo("/p/new");
         assertThat(got).hasSize(12);
-        assertThat(core.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.INITIAL))
+        assertThat(core.frameEncoder().encodes(WatchEventEncodings.PROTOBUF, FrameKind.INITIAL))
                 .isEqualTo(10);
-        TestSink again = watch(new WatchSpec(KeyRange.prefix(key("/p/")), Encoding.PROTOBUF, 0, false, true));
+        TestSink again = watch(WatchSpec.of(KeyRange.prefix(key("/p/")), WatchEventEncodings.PROTOBUF)
+                .initialEvents(true)
+                .build());
         again.readAll();
-        assertThat(core.frameEncoder().encodes(Encoding.PROTOBUF, FrameKind.INITIAL))
+        assertThat(core.frameEncoder().encodes(WatchEventEncodings.PROTOBUF, FrameKind.INITIAL))
                 .as("initial frames of keys whose last event is in the window are memoized")
                 .isEqualTo(11);
     }
@@ -316,19 +331,19 @@ class WatchCoreTest {
         for (int i = 0; i < 10; i++) {
             feed(etcd.put("/k" + i, "v"));
         }
-        assertThatThrownBy(() -> watch(KeyRange.prefix(key("/")), Encoding.JSON, 101, false))
+        assertThatThrownBy(() -> watch(KeyRange.prefix(key("/")), WatchEventEncodings.JSON, 101, false))
                 .isInstanceOf(HistoryExpiredException.class);
-        TestSink open = watch(KeyRange.prefix(key("/")), Encoding.JSON, 0, false);
+        TestSink open = watch(KeyRange.prefix(key("/")), WatchEventEncodings.JSON, 0, false);
         long before = etcd.revision();
         feed(etcd.resync(Map.of("/k1", "new")));
         open.readAll();
         assertThat(open.received).extracting(WatchEvent::getType).containsExactly(WatchEvent.Type.ERROR);
         assertThat(open.received.get(0).getStatus().getCode()).isEqualTo(410);
-        assertThatThrownBy(() -> watch(KeyRange.prefix(key("/")), Encoding.JSON, before, false))
+        assertThatThrownBy(() -> watch(KeyRange.prefix(key("/")), WatchEventEncodings.JSON, before, false))
                 .isInstanceOf(HistoryExpiredException.class);
         assertThat(core.stats().resyncs()).isEqualTo(1);
         assertThat(core.stats().endedByResync()).isEqualTo(1);
-        TestSink after = watch(KeyRange.prefix(key("/")), Encoding.JSON, 0, false);
+        TestSink after = watch(KeyRange.prefix(key("/")), WatchEventEncodings.JSON, 0, false);
         feed(etcd.put("/k1", "after the resync"));
         after.readAll();
         assertThat(after.eventRevisions())
@@ -348,8 +363,8 @@ class WatchCoreTest {
     @Test
     void sseIdsStandOnlyOnEachWatchersLastFrameOfARevisionLiveAndFromHistory() throws Exception {
         newCore(1000, 64);
-        TestSink all = watch(KeyRange.prefix(key("/")), Encoding.SSE, 0, false);
-        TestSink partial = watch(KeyRange.prefix(key("/a/")), Encoding.SSE, 0, false);
+        TestSink all = watch(KeyRange.prefix(key("/")), WatchEventEncodings.SSE, 0, false);
+        TestSink partial = watch(KeyRange.prefix(key("/a/")), WatchEventEncodings.SSE, 0, false);
         long start = etcd.revision();
         feed(etcd.put("/a/1", "v"));
         long single = etcd.revision();
@@ -367,18 +382,18 @@ class WatchCoreTest {
         assertThat(sseIds(all)).containsExactly(s, null, null, null, t);
         assertThat(sseIds(partial)).containsExactly(s, null, t);
         // The same from history (a watcher catching up) and the frames are the very same buffers.
-        TestSink replay = watch(KeyRange.prefix(key("/a/")), Encoding.SSE, start, false);
+        TestSink replay = watch(KeyRange.prefix(key("/a/")), WatchEventEncodings.SSE, start, false);
         replay.readAll();
         assertThat(sseIds(replay)).containsExactly(s, null, t);
         for (int i = 0; i < 3; i++) {
             assertThat(replay.rawFrames.get(i)).isSameAs(partial.rawFrames.get(i));
         }
-        assertThat(core.frameEncoder().encodes(Encoding.SSE, FrameKind.EVENT))
+        assertThat(core.frameEncoder().encodes(WatchEventEncodings.SSE, FrameKind.EVENT))
                 .as("once per event")
                 .isEqualTo(5);
         // A client cut after the first /a/ frame of the transaction knows the id `single` at most:
         // resuming from it delivers the transaction again, whole; nothing is lost.
-        TestSink resumed = watch(KeyRange.prefix(key("/a/")), Encoding.SSE, single, false);
+        TestSink resumed = watch(KeyRange.prefix(key("/a/")), WatchEventEncodings.SSE, single, false);
         resumed.readAll();
         assertThat(resumed.events())
                 .extracting(e -> e.getObject().getKey().toStringUtf8())
@@ -392,7 +407,10 @@ class WatchCoreTest {
         feed(etcd.put("/p/1", "v"));
         feed(etcd.put("/p/2", "v"));
         long s = etcd.revision();
-        TestSink w = watch(new WatchSpec(KeyRange.prefix(key("/p/")), Encoding.SSE, 0, true, true));
+        TestSink w = watch(WatchSpec.of(KeyRange.prefix(key("/p/")), WatchEventEncodings.SSE)
+                .bookmarks(true)
+                .initialEvents(true)
+                .build());
         w.readAll();
         assertThat(sseIds(w)).containsExactly(null, null, Long.toString(s));
         assertThat(w.received.get(2).getInitialEventsEnd()).isTrue();
@@ -404,7 +422,7 @@ class WatchCoreTest {
     @Test
     void aFailedFeedSendsAnErrorFrameToEveryOpenWatcher() throws Exception {
         newCore(100, 64);
-        TestSink a = watch(KeyRange.prefix(key("/")), Encoding.JSON, 0, false);
+        TestSink a = watch(KeyRange.prefix(key("/")), WatchEventEncodings.JSON, 0, false);
         core.feed().fail("undecodable record at offset 7");
         a.readAll();
         assertThat(a.received).hasSize(1);
@@ -419,7 +437,11 @@ class WatchCoreTest {
         int readers = 6;
         List<TestSink> sinks = new ArrayList<>();
         for (int i = 0; i < readers; i++) {
-            sinks.add(watch(KeyRange.prefix(key(i % 2 == 0 ? "/" : "/odd/")), Encoding.values()[i % 2], 0, false));
+            sinks.add(watch(
+                    KeyRange.prefix(key(i % 2 == 0 ? "/" : "/odd/")),
+                    (i % 2 == 0 ? WatchEventEncodings.JSON : WatchEventEncodings.PROTOBUF),
+                    0,
+                    false));
         }
         AtomicBoolean done = new AtomicBoolean();
         List<Thread> threads = new ArrayList<>();
@@ -457,7 +479,7 @@ class WatchCoreTest {
         }
         assertThat(core.stats().parked()).as("the small queues forced parking").isPositive();
         Set<Long> encodes = new HashSet<>();
-        encodes.add(core.frameEncoder().encodes(Encoding.JSON, FrameKind.EVENT));
+        encodes.add(core.frameEncoder().encodes(WatchEventEncodings.JSON, FrameKind.EVENT));
         assertThat(encodes).containsExactly(3000L);
     }
 

@@ -1,15 +1,14 @@
-package io.watchfanout.fanout.frame;
+package io.watchfanout.fanout.etcd;
 
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.WireFormat;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
-import io.watchfanout.schema.v1.WatchEvent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * The bytes of etcd API frames ({@link Encoding#ETCD}, {@link Encoding#ETCD_PREV_KV}): pieces of an
+ * The bytes of etcd API frames ({@link EtcdEncodings#ETCD}, {@link EtcdEncodings#ETCD_PREV_KV}): pieces of an
  * {@code etcdserverpb.WatchResponse} that a response concatenates after its own header fields.
  * The schema's {@code KeyValue} has {@code mvccpb.KeyValue}'s field numbers and types, and
  * {@code Event}'s fields 1–3 are {@code mvccpb.Event}'s, so a key-value is written as it is.
@@ -71,18 +70,6 @@ public final class EtcdFrames {
         return out;
     }
 
-    /** A non-event frame from its watch frame: a BOOKMARK's header revision, an ERROR's cancel. */
-    static byte[] of(WatchEvent frame, FrameKind kind) {
-        switch (kind) {
-            case BOOKMARK:
-                return header(frame.getResourceVersion());
-            case ERROR:
-                return canceled(frame.getStatus().getMessage());
-            default:
-                throw new IllegalArgumentException("the etcd API has no " + kind + " frames");
-        }
-    }
-
     /** The {@code header} field with only {@code revision} set. */
     static byte[] header(long revision) {
         int size = CodedOutputStream.computeInt64Size(HEADER_REVISION, revision);
@@ -100,7 +87,7 @@ public final class EtcdFrames {
         return out;
     }
 
-    private static byte[] canceled(String reason) {
+    static byte[] canceled(String reason) {
         byte[] out = new byte
                 [CodedOutputStream.computeBoolSize(CANCELED, true)
                         + CodedOutputStream.computeStringSize(CANCEL_REASON, reason)];
