@@ -139,7 +139,6 @@ public final class EtcdApis {
                         etcd == null ? null : asNode(etcd, credentials),
                         resourceVersionWait,
                         pool,
-                        timer,
                         access)
                 .definition();
         if (etcd != null) {

@@ -25,9 +25,9 @@ import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.AccessDeniedException;
 import io.watchfanout.fanout.security.Verb;
+import io.watchfanout.fanout.watch.Arrival;
 import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.ListPage;
-import io.watchfanout.fanout.watch.RevisionWaiter;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.schema.v1.KeyValue;
 import java.time.Duration;
@@ -35,7 +35,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -74,7 +73,6 @@ final class EtcdRangeService {
 
     private final Duration wait;
     private final Executor pool;
-    private final ScheduledExecutorService timer;
     private final AccessControl access;
 
     EtcdRangeService(
@@ -85,7 +83,6 @@ final class EtcdRangeService {
             Channel etcdAsNode,
             Duration wait,
             Executor pool,
-            ScheduledExecutorService timer,
             AccessControl access) {
         this.access = access;
         this.etcdAsNode = etcdAsNode;
@@ -95,7 +92,6 @@ final class EtcdRangeService {
         this.etcd = etcd;
         this.wait = wait;
         this.pool = pool;
-        this.timer = timer;
     }
 
     /** The service: only {@code Range}, with the caller's metadata kept for forwarding. */
@@ -174,25 +170,16 @@ final class EtcdRangeService {
             public void onNext(RangeResponse r) {
                 headers.learn(r.getHeader());
                 long target = r.getHeader().getRevision();
-                RevisionWaiter[] waiter = new RevisionWaiter[1];
-                waiter[0] = core.awaitRevision(
-                        target,
-                        () -> pool.execute(() -> {
-                            if (core.readiness().isRebuilt() && core.status().revision() >= target) {
-                                answer(req, 0, caller, out);
-                            } else {
-                                forward(req, caller, out);
-                            }
-                        }));
-                timer.schedule(
-                        () -> {
-                            if (core.cancel(waiter[0])) {
-                                stats.consistentReadFallbacks.increment();
-                                forward(req, caller, out);
-                            }
-                        },
-                        wait.toMillis(),
-                        TimeUnit.MILLISECONDS);
+                core.awaitRevision(target, wait, pool, arrival -> {
+                    if (arrival.reached()) {
+                        answer(req, 0, caller, out);
+                    } else {
+                        if (arrival.outcome() == Arrival.Outcome.TIMED_OUT) {
+                            stats.consistentReadFallbacks.increment();
+                        }
+                        forward(req, caller, out);
+                    }
+                });
             }
 
             @Override

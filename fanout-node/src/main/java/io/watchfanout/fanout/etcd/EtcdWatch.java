@@ -1,6 +1,5 @@
 package io.watchfanout.fanout.etcd;
 
-import io.watchfanout.fanout.watch.RevisionWaiter;
 import io.watchfanout.fanout.watch.Watch;
 import io.watchfanout.fanout.watch.WatchSink;
 import io.watchfanout.fanout.watch.WatchSpec;
@@ -20,8 +19,8 @@ final class EtcdWatch implements WatchSink {
     private final EtcdWatchStream stream;
     /** The core's watcher; null while waiting for a future start revision, or for a range that matches nothing. */
     Watch watcher;
-    /** Waiting for the cache to reach the start revision, else null. */
-    RevisionWaiter waiter;
+    /** Cancels the wait for the cache to reach the start revision while it lasts, else null. */
+    Runnable cancelOpen;
     /** The watch's admission, ended with the watch; null for an empty range (no watcher, no grant). */
     io.watchfanout.fanout.security.WatchGrant grant;
     /** Frames the stream has taken from the watcher, for the grant's end. */

@@ -13,8 +13,7 @@ import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.AccessDeniedException;
 import io.watchfanout.fanout.security.Identity;
 import io.watchfanout.fanout.security.LimitExceededException;
-import io.watchfanout.fanout.watch.HistoryExpiredException;
-import io.watchfanout.fanout.watch.TooManyReadsException;
+import io.watchfanout.fanout.watch.Opening;
 import io.watchfanout.fanout.watch.Watch;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.fanout.watch.WatchSpec;
@@ -245,11 +244,9 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         }
         if (start > 0 && from < core.servableFromRevision()) {
             compacted(w);
-        } else if (start > 0 && from > core.status().revision()) {
-            // A future start revision: etcd's watch waits for it; so does this one, without a deadline.
-            w.waiter = core.awaitRevision(from, () -> serial.execute(() -> open(w)));
         } else {
-            open(w);
+            // A future start revision: etcd's watch waits for it; so does this one, without a deadline.
+            w.cancelOpen = core.open(spec, w, null, serial, opening -> opened(w, opening));
         }
     }
 
@@ -294,34 +291,37 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         }
     }
 
-    private void open(EtcdWatch w) {
-        w.waiter = null;
+    private void opened(EtcdWatch w, Opening opening) {
+        w.cancelOpen = null;
         if (closed || watches.get(w.id) != w) {
+            if (opening.opened()) {
+                opening.watch().close();
+            }
             return;
         }
-        if (!core.readiness().isRebuilt()) {
-            end(Status.UNAVAILABLE.withDescription(
-                    "this node stopped serving: " + core.readiness().failure()));
-            return;
+        switch (opening.outcome()) {
+            case OPENED:
+                w.watcher = opening.watch();
+                // Its first poll starts the catch-up from its start revision.
+                w.wakeUp();
+                return;
+            case EXPIRED:
+                compacted(w);
+                return;
+            case TOO_MANY_READS:
+                watches.remove(w.id);
+                release(w, "too-many-reads");
+                send(WatchResponse.newBuilder()
+                        .setHeader(headers.at(core.status().revision()))
+                        .setWatchId(w.id)
+                        .setCanceled(true)
+                        .setCancelReason(opening.status().getMessage())
+                        .build());
+                return;
+            default:
+                end(Status.UNAVAILABLE.withDescription(
+                        "this node stopped serving: " + opening.status().getMessage()));
         }
-        try {
-            w.watcher = core.watch(w.spec, w);
-        } catch (HistoryExpiredException e) {
-            compacted(w);
-            return;
-        } catch (TooManyReadsException e) {
-            watches.remove(w.id);
-            release(w, "too-many-reads");
-            send(WatchResponse.newBuilder()
-                    .setHeader(headers.at(core.status().revision()))
-                    .setWatchId(w.id)
-                    .setCanceled(true)
-                    .setCancelReason(e.getMessage())
-                    .build());
-            return;
-        }
-        // Its first poll starts the catch-up from its start revision.
-        w.wakeUp();
     }
 
     private void compacted(EtcdWatch w) {
@@ -355,9 +355,9 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
             w.grant.end(reason, w.frames);
             w.grant = null;
         }
-        if (w.waiter != null) {
-            core.cancel(w.waiter);
-            w.waiter = null;
+        if (w.cancelOpen != null) {
+            w.cancelOpen.run();
+            w.cancelOpen = null;
         }
         if (w.watcher != null) {
             w.watcher.close();

@@ -1,8 +1,6 @@
 package io.watchfanout.fanout.http;
 
-import io.watchfanout.fanout.watch.Statuses;
 import io.watchfanout.schema.v1.Status;
-import java.time.Duration;
 
 /**
  * A request that is answered with an error {@code Status} before any streaming starts.
@@ -22,18 +20,6 @@ final class ApiException extends Exception {
         super(status.getMessage(), null, false, false);
         this.status = status;
         this.retryAfterSeconds = retryAfterSeconds;
-    }
-
-    /**
-     * 504 Timeout with {@code Retry-After}: the node did not reach a requested resourceVersion
-     * within the bounded wait (README.md, "The watch protocol", errors).
-     */
-    static ApiException notCaughtUp(long resourceVersion, long nodeRevision, Duration waited, int retryAfterSeconds) {
-        return new ApiException(
-                Statuses.timeout("resourceVersion " + resourceVersion + " is ahead of this node (at revision "
-                        + nodeRevision + ") and it did not catch up within " + waited.toMillis()
-                        + " ms; retry, or ask another node"),
-                retryAfterSeconds);
     }
 
     Status status() {

@@ -10,14 +10,14 @@ import io.watchfanout.fanout.frame.ProtoJson;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.fanout.security.Identity;
 import io.watchfanout.fanout.security.Verb;
+import io.watchfanout.fanout.watch.Arrival;
 import io.watchfanout.fanout.watch.CurrentRevision;
 import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.ListPage;
-import io.watchfanout.fanout.watch.RevisionWaiter;
 import io.watchfanout.fanout.watch.Statuses;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.schema.v1.KeyValueList;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -157,17 +157,18 @@ final class KvHandler implements HttpHandler {
         }
     }
 
-    /** Blocks this worker thread until the cache reaches {@code rv}, or answers 504. */
+    /** Blocks this worker thread until the cache reaches {@code rv} (at most the wait), or answers 503/504. */
     private void awaitRevision(long rv) throws ApiException, InterruptedException {
-        if (rv <= core.status().revision()) {
-            return;
+        CompletableFuture<Arrival> arrival = new CompletableFuture<>();
+        core.awaitRevision(rv, settings.resourceVersionWait(), Runnable::run, arrival::complete);
+        Arrival a;
+        try {
+            a = arrival.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("a revision wait completes normally", e);
         }
-        CountDownLatch reached = new CountDownLatch(1);
-        RevisionWaiter waiter = core.awaitRevision(rv, reached::countDown);
-        if (!reached.await(settings.resourceVersionWait().toMillis(), TimeUnit.MILLISECONDS) && core.cancel(waiter)) {
-            throw ApiException.notCaughtUp(
-                    rv, core.status().revision(), settings.resourceVersionWait(), settings.retryAfterSeconds());
+        if (!a.reached()) {
+            throw new ApiException(a.status(), settings.retryAfterSeconds());
         }
-        HttpApi.checkServing(core);
     }
 }

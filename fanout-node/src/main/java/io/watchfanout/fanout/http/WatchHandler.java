@@ -13,15 +13,12 @@ import io.watchfanout.fanout.security.Identity;
 import io.watchfanout.fanout.security.Verb;
 import io.watchfanout.fanout.security.WatchGrant;
 import io.watchfanout.fanout.watch.HistoryExpiredException;
-import io.watchfanout.fanout.watch.RevisionWaiter;
+import io.watchfanout.fanout.watch.Opening;
 import io.watchfanout.fanout.watch.Statuses;
-import io.watchfanout.fanout.watch.TooManyReadsException;
 import io.watchfanout.fanout.watch.Watch;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.fanout.watch.WatchSpec;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -209,30 +206,14 @@ final class WatchHandler implements HttpHandler {
 
     /** Starts the stream once the node has reached the spec's revision (IO thread, exchange dispatched). */
     private void startAt(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds, Identity identity) {
-        if (spec.resourceVersion() <= core.status().revision()) {
-            start(exchange, spec, timeoutSeconds, identity);
-            return;
-        }
-        // The node is behind the requested revision: wait a bounded time for it (README.md, errors: 504).
-        RevisionWaiter waiter = core.awaitRevision(
-                spec.resourceVersion(),
-                () -> exchange.getIoThread().execute(() -> start(exchange, spec, timeoutSeconds, identity)));
-        Duration wait = settings.resourceVersionWait();
-        exchange.getIoThread()
-                .executeAfter(
-                        () -> {
-                            if (core.cancel(waiter)) {
-                                refuse(
-                                        exchange,
-                                        ApiException.notCaughtUp(
-                                                spec.resourceVersion(),
-                                                core.status().revision(),
-                                                wait,
-                                                settings.retryAfterSeconds()));
-                            }
-                        },
-                        wait.toMillis(),
-                        TimeUnit.MILLISECONDS);
+        // Ahead of the node: a bounded wait (README.md, errors: 503, 504).
+        core.awaitRevision(spec.resourceVersion(), settings.resourceVersionWait(), exchange.getIoThread(), arrival -> {
+            if (arrival.reached()) {
+                start(exchange, spec, timeoutSeconds, identity);
+            } else {
+                refuse(exchange, new ApiException(arrival.status(), settings.retryAfterSeconds()));
+            }
+        });
     }
 
     /**
@@ -277,17 +258,18 @@ final class WatchHandler implements HttpHandler {
             refuse(exchange, e);
             return;
         }
-        try {
-            watcher = core.watch(spec, stream);
-        } catch (HistoryExpiredException e) {
-            grant.end("expired", 0);
-            refuse(exchange, new ApiException(Statuses.expired(e.getMessage())));
-            return;
-        } catch (TooManyReadsException e) {
-            grant.end("too-many-reads", 0);
-            refuse(exchange, new ApiException(Statuses.tooManyRequests(e.getMessage()), settings.retryAfterSeconds()));
+        Opening opening = core.openNow(spec, stream);
+        if (!opening.opened()) {
+            boolean expired = opening.outcome() == Opening.Outcome.EXPIRED;
+            grant.end(
+                    expired
+                            ? "expired"
+                            : opening.outcome() == Opening.Outcome.TOO_MANY_READS ? "too-many-reads" : "not-ready",
+                    0);
+            refuse(exchange, new ApiException(opening.status(), expired ? 0 : settings.retryAfterSeconds()));
             return;
         }
+        watcher = opening.watch();
         boolean[] revoked = new boolean[1];
         stream.onEnd((reason, frames) -> grant.end(revoked[0] ? "forbidden" : reason, frames));
         // On the security thread; the ERROR frame reaches the client as any other ending.

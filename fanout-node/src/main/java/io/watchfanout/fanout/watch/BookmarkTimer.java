@@ -149,7 +149,7 @@ final class BookmarkTimer implements AutoCloseable {
             return;
         }
         // The encoder memoizes the newest bookmark's frames: most watchers share its revision.
-        ByteBuffer frame = dispatcher.encoder.bookmark(rev, w.encoding());
+        ByteBuffer frame = w.spec.bookmark(dispatcher.encoder, rev);
         switch (w.addBookmark(frame, rev, dispatcher.status.dispatchedRevision())) {
             case QUEUED_WAKE -> {
                 dispatcher.stats.bookmarksSent.increment();

@@ -92,7 +92,7 @@ final class CatchUp {
                             ? e.lastEvent().initialFrame(w.encoding(), encoder)
                             : encoder.initialEvent(e.kv(), attributes, null, w.encoding()));
         }
-        ByteBuffer end = w.initial.hasNext() ? null : encoder.initialEventsEnd(w.initialRevision, w.encoding());
+        ByteBuffer end = w.initial.hasNext() ? null : w.spec.initialEventsEnd(encoder, w.initialRevision);
         if (w.addInitial(frames, end) && end != null) {
             stats.bookmarksSent.increment();
         }

@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the callback checks), or {@link WatchCore#cancel} won the race (the caller answers 504).
  * Thread-safe.
  */
-public final class RevisionWaiter {
+final class RevisionWaiter {
     final long revision;
     private final Runnable onReached;
     private final AtomicBoolean done = new AtomicBoolean();

@@ -5,7 +5,13 @@ import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.AttributeExtractor;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * The watch core of a fan-out node, and all a front end needs of it (Kubernetes' {@code Cacher}):
@@ -28,6 +34,7 @@ public final class WatchCore implements AutoCloseable {
     private final Dispatcher dispatcher;
     private final CatchUp catchUp;
     private final BookmarkTimer timer;
+    private final Deadlines deadlines;
 
     /**
      * A core with an empty cache, not ready until its feed says so. Its bookmark timer starts with
@@ -37,6 +44,7 @@ public final class WatchCore implements AutoCloseable {
         this.dispatcher = new Dispatcher(settings, encoder);
         this.catchUp = new CatchUp(dispatcher);
         this.timer = new BookmarkTimer(dispatcher, settings.bookmarkInterval());
+        this.deadlines = new Deadlines(settings.nodeId());
     }
 
     /** Starts the bookmark timer (a daemon thread). Without it, rounds run only by {@link #tickNow()}. */
@@ -48,6 +56,7 @@ public final class WatchCore implements AutoCloseable {
     @Override
     public void close() {
         timer.close();
+        deadlines.close();
     }
 
     /** What the Kafka side feeds the core with (one feed thread). */
@@ -176,7 +185,110 @@ public final class WatchCore implements AutoCloseable {
             return null;
         }
         dispatcher.stats.bookmarksSent.increment();
-        return dispatcher.encoder.bookmark(revision, spec.encoding());
+        return spec.bookmark(dispatcher.encoder, revision);
+    }
+
+    /**
+     * The one way a front end opens a watch: refuses it when the node does not serve, waits (at
+     * most {@code wait}) until the cache reaches its start revision, then opens it
+     * ({@link #openNow}); {@code done} gets the outcome on {@code executor}, exactly once, unless
+     * the returned handle cancelled the wait first (the client went away).
+     *
+     * @param wait the longest wait for a start revision ahead of the cache, or null for no deadline
+     *     (etcd's watch waits for a future revision as long as the stream lives)
+     * @return runs to cancel a wait that has not ended; then {@code done} is never called
+     */
+    public Runnable open(WatchSpec spec, WatchSink sink, Duration wait, Executor executor, Consumer<Opening> done) {
+        return awaitRevision(spec.resourceVersion(), wait, executor, arrival -> {
+            if (arrival.reached()) {
+                done.accept(openNow(spec, sink));
+            } else {
+                done.accept(new Opening(
+                        arrival.outcome() == Arrival.Outcome.NOT_READY
+                                ? Opening.Outcome.NOT_READY
+                                : Opening.Outcome.TIMED_OUT,
+                        null,
+                        arrival.status()));
+            }
+        });
+    }
+
+    /**
+     * Opens a watch whose start revision the cache has reached, on this thread: the watch, or why
+     * not (not serving, expired, too many reads of older history) as a typed outcome.
+     *
+     * @throws IllegalStateException if the start revision is ahead of the cache (use {@link #open})
+     */
+    public Opening openNow(WatchSpec spec, WatchSink sink) {
+        String notServing = dispatcher.readiness.notServing();
+        if (notServing != null) {
+            return new Opening(Opening.Outcome.NOT_READY, null, Statuses.notReady(notServing));
+        }
+        try {
+            return new Opening(Opening.Outcome.OPENED, watch(spec, sink), null);
+        } catch (HistoryExpiredException e) {
+            return new Opening(Opening.Outcome.EXPIRED, null, Statuses.expired(e.getMessage()));
+        } catch (TooManyReadsException e) {
+            return new Opening(Opening.Outcome.TOO_MANY_READS, null, Statuses.tooManyRequests(e.getMessage()));
+        }
+    }
+
+    /**
+     * The one way to wait for a revision (a read or a watch at a resourceVersion ahead of the
+     * cache): {@code done} gets, on {@code executor} and exactly once unless cancelled,
+     * {@link Arrival.Outcome#REACHED} once the cache's revision is {@code >= rev} and the node
+     * serves, {@link Arrival.Outcome#NOT_READY} when it does not serve (at once, or when it fails
+     * while waiting), or {@link Arrival.Outcome#TIMED_OUT} after {@code wait} (504, naming both
+     * revisions).
+     *
+     * @param wait the longest wait, or null for no deadline
+     * @return runs to cancel the wait; then {@code done} is never called
+     */
+    public Runnable awaitRevision(long rev, Duration wait, Executor executor, Consumer<Arrival> done) {
+        String notServing = dispatcher.readiness.notServing();
+        if (notServing != null) {
+            executor.execute(() -> done.accept(new Arrival(Arrival.Outcome.NOT_READY, Statuses.notReady(notServing))));
+            return () -> {};
+        }
+        AtomicBoolean settled = new AtomicBoolean();
+        AtomicReference<ScheduledFuture<?>> deadline = new AtomicReference<>();
+        RevisionWaiter waiter = awaitRevision(rev, () -> {
+            if (settled.compareAndSet(false, true)) {
+                ScheduledFuture<?> d = deadline.get();
+                if (d != null) {
+                    d.cancel(false);
+                }
+                executor.execute(() -> done.accept(arrivedAt()));
+            }
+        });
+        if (wait != null && !settled.get()) {
+            deadline.set(deadlines.after(wait.toMillis(), () -> {
+                if (cancel(waiter) && settled.compareAndSet(false, true)) {
+                    executor.execute(() -> done.accept(new Arrival(
+                            Arrival.Outcome.TIMED_OUT,
+                            Statuses.timeout("resourceVersion " + rev + " is ahead of this node (at revision "
+                                    + dispatcher.status.revision() + ") and it did not catch up within "
+                                    + wait.toMillis() + " ms; retry, or ask another node"))));
+                }
+            }));
+        }
+        return () -> {
+            if (settled.compareAndSet(false, true)) {
+                cancel(waiter);
+                ScheduledFuture<?> d = deadline.get();
+                if (d != null) {
+                    d.cancel(false);
+                }
+            }
+        };
+    }
+
+    /** After a waiter fired: reached, unless the node stopped serving. */
+    private Arrival arrivedAt() {
+        String notServing = dispatcher.readiness.notServing();
+        return notServing == null
+                ? Arrival.REACHED
+                : new Arrival(Arrival.Outcome.NOT_READY, Statuses.notReady(notServing));
     }
 
     /**
@@ -184,7 +296,7 @@ public final class WatchCore implements AutoCloseable {
      * cache's revision is {@code >= rev} or the node failed; the caller re-checks which.
      * {@link #cancel} the returned waiter on timeout.
      */
-    public RevisionWaiter awaitRevision(long rev, Runnable onReached) {
+    RevisionWaiter awaitRevision(long rev, Runnable onReached) {
         RevisionWaiter w = new RevisionWaiter(rev, onReached);
         boolean now;
         dispatcher.lock.lock();
@@ -203,7 +315,7 @@ public final class WatchCore implements AutoCloseable {
     }
 
     /** @return true if the waiter was cancelled before it completed (its callback never runs) */
-    public boolean cancel(RevisionWaiter w) {
+    boolean cancel(RevisionWaiter w) {
         if (!w.tryCancel()) {
             return false;
         }

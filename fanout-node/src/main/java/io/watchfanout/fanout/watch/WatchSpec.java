@@ -3,7 +3,9 @@ package io.watchfanout.fanout.watch;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -27,6 +29,7 @@ public final class WatchSpec {
     private final WatchSelector selector;
     private final int index;
     private final String indexValue;
+    private final BookmarkFrames bookmarkFrames;
 
     private WatchSpec(Builder b) {
         this.range = b.range;
@@ -41,6 +44,7 @@ public final class WatchSpec {
         this.selector = b.selector;
         this.index = b.index;
         this.indexValue = b.indexValue;
+        this.bookmarkFrames = b.bookmarkFrames;
     }
 
     /** A watch of {@code range} in {@code encoding} from the node's current revision, with nothing else asked. */
@@ -61,6 +65,7 @@ public final class WatchSpec {
         b.selector = selector;
         b.index = index;
         b.indexValue = indexValue;
+        b.bookmarkFrames = bookmarkFrames;
         return b;
     }
 
@@ -143,6 +148,23 @@ public final class WatchSpec {
         return indexValue;
     }
 
+    /** The watch's own bookmark frames, or null for its encoding's. */
+    public BookmarkFrames bookmarkFrames() {
+        return bookmarkFrames;
+    }
+
+    /** A BOOKMARK frame for this watch at {@code revision}: its own, or its encoding's (memoized per revision). */
+    ByteBuffer bookmark(FrameEncoder encoder, long revision) {
+        return bookmarkFrames != null ? bookmarkFrames.bookmark(revision, false) : encoder.bookmark(revision, encoding);
+    }
+
+    /** The BOOKMARK that closes this watch's initial events. */
+    ByteBuffer initialEventsEnd(FrameEncoder encoder, long revision) {
+        return bookmarkFrames != null
+                ? bookmarkFrames.bookmark(revision, true)
+                : encoder.initialEventsEnd(revision, encoding);
+    }
+
     /** True when the watch has an etcd event-type filter, so that each event must be looked at. */
     boolean filters() {
         return noPut || noDelete;
@@ -199,6 +221,7 @@ public final class WatchSpec {
         private WatchSelector selector;
         private int index = -1;
         private String indexValue;
+        private BookmarkFrames bookmarkFrames;
 
         private Builder(KeyRange range, Encoding encoding) {
             this.range = Objects.requireNonNull(range, "range");
@@ -272,6 +295,12 @@ public final class WatchSpec {
             }
             this.index = index;
             this.indexValue = value;
+            return this;
+        }
+
+        /** See {@link WatchSpec#bookmarkFrames()}; null for the encoding's. */
+        public Builder bookmarkFrames(BookmarkFrames frames) {
+            this.bookmarkFrames = frames;
             return this;
         }
 

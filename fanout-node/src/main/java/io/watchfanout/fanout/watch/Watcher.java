@@ -351,7 +351,7 @@ final class Watcher {
         long rev = spec.allowBookmarks() ? bookmarkRevisionLocked(dispatchedRevision) : 0;
         phase = Phase.ENDING;
         if (rev > 0) {
-            queue.add(encoder.bookmark(rev, spec.encoding()));
+            queue.add(spec.bookmark(encoder, rev));
             return Finish.ENDED_WITH_BOOKMARK;
         }
         return Finish.ENDED;
