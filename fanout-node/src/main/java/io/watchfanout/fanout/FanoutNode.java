@@ -20,19 +20,24 @@ import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.NodeSecurity;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One fan-out node: the watch cache and core, the Kafka feed that rebuilds and tails it, and
- * the HTTP API. {@link #start} starts it; {@link #close()} drains and stops it.
+ * One fan-out node: the watch cache and core, the Kafka feed that rebuilds and tails it, and its
+ * front ends over the core: the HTTP API ({@code /v1}), etcd's v3 API on its own port with
+ * {@code --etcd-api-port} (and its JSON gateway on the HTTP port), each registering its encodings
+ * and calling the core's one entry (docs/ARCHITECTURE.md, "Adding a front end"); and the security
+ * every front end checks requests and watches against. {@link #start} starts it;
+ * {@link #close()} drains and stops it.
  *
  * <p>Thread-safety: start and close from one controlling thread.
  */
 public final class FanoutNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FanoutNode.class);
     /** How long a finished read of older history stays joinable for watchers resuming from the same revision. */
-    private static final java.time.Duration OLDER_READ_LINGER = java.time.Duration.ofSeconds(10);
+    private static final Duration OLDER_READ_LINGER = Duration.ofSeconds(10);
     /**
      * Retry-After of 503 (not ready, shutting down) and 504 (revision not reached) answers: the
      * feed usually catches up within a second, and a client should come back that soon rather

@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
@@ -96,7 +97,7 @@ public final class EtcdApi {
 
     /** Serves the port over TLS with {@code tls}; call before {@link #start()}. Without it, plaintext. */
     public void serveTls(ServerTls tls) {
-        this.tls = java.util.Objects.requireNonNull(tls, "tls");
+        this.tls = Objects.requireNonNull(tls, "tls");
     }
 
     private static SslContext nettyTls(ServerTls tls) {

@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * etcd's JSON gateway (its grpc-gateway, {@code /v3/...} on the client port) on the node's HTTP
@@ -326,8 +327,8 @@ public final class JsonGateway {
     }
 
     /** A Java class name followed by a colon, as a wrapped exception's message begins. */
-    private static final java.util.regex.Pattern CLASS_NAME_PREFIX =
-            java.util.regex.Pattern.compile("(?:[a-z_$][\\w$]*\\.)+[A-Z][\\w$]*(?:Exception|Error): ");
+    private static final Pattern CLASS_NAME_PREFIX =
+            Pattern.compile("(?:[a-z_$][\\w$]*\\.)+[A-Z][\\w$]*(?:Exception|Error): ");
 
     private static String print(Message m) {
         try {

@@ -11,7 +11,7 @@
  * (docs/ARCHITECTURE.md, "Concurrency model").
  *
  * <p>Imports: grpc-java, etcd's API messages ({@code io.etcd.jetcd.api}) and protobuf's JSON format; the node's
- * {@code watch}, {@code cache} and {@code frame} packages; common's {@code EtcdSecurity} ({@code EtcdChannel}'s TLS,
+ * {@code watch} and {@code frame} packages (it registers its encodings, {@code EtcdEncodings}, with the latter); common's {@code EtcdSecurity} ({@code EtcdChannel}'s TLS,
  * {@code EtcdCredentials}' user). Not Undertow and not Kafka.
  */
 package io.watchfanout.fanout.etcd;

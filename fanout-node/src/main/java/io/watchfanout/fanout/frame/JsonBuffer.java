@@ -2,6 +2,7 @@ package io.watchfanout.fanout.frame;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -16,11 +17,10 @@ import java.util.Arrays;
  * <p>Not thread-safe: one instance per encoding call.
  */
 public final class JsonBuffer {
-    private static final byte[] BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private static final byte[] MIN_LONG =
-            Long.toString(Long.MIN_VALUE).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] BASE64 =
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] MIN_LONG = Long.toString(Long.MIN_VALUE).getBytes(StandardCharsets.US_ASCII);
 
     private byte[] buf;
     private int len;

@@ -4,6 +4,7 @@ import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.KeyValueList;
 import io.watchfanout.schema.v1.Status;
 import io.watchfanout.schema.v1.WatchEvent;
+import java.util.Arrays;
 
 /**
  * A hand-written encoder of the proto3 canonical JSON of the messages the HTTP API sends
@@ -24,14 +25,14 @@ public final class ProtoJson {
     public static byte[] toJson(WatchEvent event) {
         JsonBuffer out = new JsonBuffer(estimatedSize(event));
         writeWatchEvent(out, event);
-        return java.util.Arrays.copyOf(out.array(), out.length());
+        return Arrays.copyOf(out.array(), out.length());
     }
 
     /** The canonical JSON of {@code status}. */
     public static byte[] toJson(Status status) {
         JsonBuffer out = new JsonBuffer(128);
         writeStatus(out, status);
-        return java.util.Arrays.copyOf(out.array(), out.length());
+        return Arrays.copyOf(out.array(), out.length());
     }
 
     /** The canonical JSON of {@code list}. */
@@ -64,13 +65,13 @@ public final class ProtoJson {
             out.quotedNumber(list.getRemainingItemCount());
         }
         out.raw('}');
-        return java.util.Arrays.copyOf(out.array(), out.length());
+        return Arrays.copyOf(out.array(), out.length());
     }
 
     /** Writes {@code event} followed by {@code '\n'} into a new array (one JSON-lines frame). */
     static byte[] toJsonLine(WatchEvent event) {
         JsonBuffer out = jsonLine(event);
-        return java.util.Arrays.copyOf(out.array(), out.length());
+        return Arrays.copyOf(out.array(), out.length());
     }
 
     /**

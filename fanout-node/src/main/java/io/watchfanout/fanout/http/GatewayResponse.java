@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -113,7 +114,7 @@ final class GatewayResponse implements JsonGateway.Sink {
         if (wakePending.compareAndSet(false, true)) {
             try {
                 io.execute(this::pump);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
+            } catch (RejectedExecutionException e) {
                 // The node is stopping, and its connections with it: nothing more to write.
                 LOG.debug("gateway answer of {} dropped: {}", exchange.getRequestPath(), e.toString());
             }

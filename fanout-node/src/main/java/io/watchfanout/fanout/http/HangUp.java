@@ -5,6 +5,7 @@ import io.undertow.conduits.FixedLengthStreamSourceConduit;
 import io.undertow.server.AbstractServerConnection;
 import io.undertow.server.HttpServerExchange;
 import java.io.IOException;
+import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -23,7 +24,7 @@ import org.xnio.conduits.ConduitStreamSourceChannel;
  */
 final class HangUp {
     private static final Logger LOG = LoggerFactory.getLogger(HangUp.class);
-    private static final java.lang.reflect.Method SOURCE_CHANNEL = openSourceChannel();
+    private static final Method SOURCE_CHANNEL = openSourceChannel();
 
     private HangUp() {}
 
@@ -92,10 +93,9 @@ final class HangUp {
         }
     }
 
-    private static java.lang.reflect.Method openSourceChannel() {
+    private static Method openSourceChannel() {
         try {
-            java.lang.reflect.Method m =
-                    io.undertow.server.ServerConnection.class.getDeclaredMethod("getSourceChannel");
+            Method m = io.undertow.server.ServerConnection.class.getDeclaredMethod("getSourceChannel");
             m.setAccessible(true);
             return m;
         } catch (ReflectiveOperationException | RuntimeException e) {

@@ -22,6 +22,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -149,7 +150,7 @@ public final class HttpApi {
      * origin may, and preflights are refused with 403.
      */
     public void allowOrigins(CorsOrigins origins) {
-        this.corsOrigins = java.util.Objects.requireNonNull(origins, "origins");
+        this.corsOrigins = Objects.requireNonNull(origins, "origins");
     }
 
     /**
@@ -158,7 +159,7 @@ public final class HttpApi {
      * {@link AccessControl#open} does.
      */
     public void secure(AccessControl access) {
-        this.access = java.util.Objects.requireNonNull(access, "access");
+        this.access = Objects.requireNonNull(access, "access");
     }
 
     /**
@@ -166,7 +167,7 @@ public final class HttpApi {
      * with a certificate they signed); call before {@link #start()}. Without it, plaintext HTTP.
      */
     public void serveTls(ServerTls tls) {
-        this.tls = java.util.Objects.requireNonNull(tls, "tls");
+        this.tls = Objects.requireNonNull(tls, "tls");
     }
 
     /**
@@ -235,7 +236,7 @@ public final class HttpApi {
             worker.shutdownNow();
             throw new CannotListenException(
                     "cannot listen on " + bindAddress + ":" + requestedPort + ": "
-                            + java.util.Objects.requireNonNullElse(e.getMessage(), e.toString()),
+                            + Objects.requireNonNullElse(e.getMessage(), e.toString()),
                     e);
         }
         server.resumeAccepts();

@@ -17,8 +17,11 @@ import io.watchfanout.fanout.watch.ListPage;
 import io.watchfanout.fanout.watch.Statuses;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.schema.v1.KeyValueList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * {@code GET /v1/kv}: a range read from the cache (README.md, "The watch protocol"), with
@@ -39,8 +42,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class KvHandler implements HttpHandler {
     /** The parameters of {@code GET /v1/kv}; any other is refused. */
-    static final java.util.List<String> PARAMETERS = java.util.List.of(
-            "key", "prefix", "rangeEnd", "resourceVersion", "resourceVersionMatch", "limit", "continue");
+    static final List<String> PARAMETERS =
+            List.of("key", "prefix", "rangeEnd", "resourceVersion", "resourceVersionMatch", "limit", "continue");
 
     private final WatchCore core;
     private final HttpSettings settings;
@@ -148,7 +151,7 @@ final class KvHandler implements HttpHandler {
     private long etcdRevision() throws ApiException, InterruptedException {
         try {
             return currentRevision.current().get(settings.resourceVersionWait().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             throw new ApiException(
                     Statuses.notReady("a list without resourceVersion is a consistent read, and etcd's "
                             + "current revision could not be learned: " + (e.getCause() != null ? e.getCause() : e)
@@ -164,7 +167,7 @@ final class KvHandler implements HttpHandler {
         Arrival a;
         try {
             a = arrival.get();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IllegalStateException("a revision wait completes normally", e);
         }
         if (!a.reached()) {

@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Set;
 import org.xnio.channels.StreamSourceChannel;
 import org.xnio.conduits.AbstractStreamSinkConduit;
 import org.xnio.conduits.Conduits;
@@ -52,7 +54,7 @@ final class ParserRefusalBody extends AbstractStreamSinkConduit<StreamSinkCondui
      * handler, so that none of the node's own runs first) puts in the status line of its bodiless
      * 400s.
      */
-    private static final java.util.Set<String> HOST_CHECK_REASONS = java.util.Set.of(
+    private static final Set<String> HOST_CHECK_REASONS = Set.of(
             HostHeaderHandler.STATUS_NO_HOST_HEADER,
             HostHeaderHandler.STATUS_TOO_MANY_HOST_HEADERS,
             HostHeaderHandler.STATUS_MALFORMED_PORT,
@@ -106,12 +108,12 @@ final class ParserRefusalBody extends AbstractStreamSinkConduit<StreamSinkCondui
     /** A whole 400 response: {@code statusLine}, then a {@code Status} with {@code message}. */
     private static byte[] response(String statusLine, String message) {
         byte[] json = ProtoJson.toJson(Statuses.badRequest(message));
-        byte[] body = java.util.Arrays.copyOf(json, json.length + 1);
+        byte[] body = Arrays.copyOf(json, json.length + 1);
         body[json.length] = '\n';
         byte[] head = (statusLine + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length
                         + "\r\nConnection: close\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII);
-        byte[] all = java.util.Arrays.copyOf(head, head.length + body.length);
+        byte[] all = Arrays.copyOf(head, head.length + body.length);
         System.arraycopy(body, 0, all, head.length, body.length);
         return all;
     }

@@ -5,6 +5,7 @@ import io.watchfanout.fanout.watch.Statuses;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -70,7 +71,7 @@ final class QueryParams {
      * @param known the endpoint's parameters
      * @throws ApiException 400 naming the first unknown parameter and the known ones
      */
-    void only(String endpoint, java.util.List<String> known) throws ApiException {
+    void only(String endpoint, List<String> known) throws ApiException {
         for (String name : values.keySet()) {
             if (!known.contains(name)) {
                 throw new ApiException(Statuses.badRequest("unknown parameter " + name + " for " + endpoint

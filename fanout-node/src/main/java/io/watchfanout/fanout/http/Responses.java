@@ -8,6 +8,7 @@ import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.schema.v1.Status;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /** Writes complete (non-streaming) responses. */
 final class Responses {
@@ -21,7 +22,7 @@ final class Responses {
             exchange.getResponseHeaders().put(Headers.RETRY_AFTER, Integer.toString(retryAfterSeconds));
         }
         byte[] body = ProtoJson.toJson(status);
-        byte[] line = java.util.Arrays.copyOf(body, body.length + 1);
+        byte[] line = Arrays.copyOf(body, body.length + 1);
         line[body.length] = '\n';
         exchange.getResponseSender().send(ByteBuffer.wrap(line));
     }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -57,7 +58,7 @@ final class UnacknowledgedSweeper {
     /** A TCP connection of the HTTP port, as both the kernel's table and the exchange tell it. */
     record ConnectionId(InetAddress local, InetAddress remote, int remotePort) {
         /** The id of an accepted connection, or null if its addresses are not IP socket addresses. */
-        static ConnectionId of(java.net.SocketAddress local, java.net.SocketAddress peer) {
+        static ConnectionId of(SocketAddress local, SocketAddress peer) {
             if (local instanceof InetSocketAddress l
                     && peer instanceof InetSocketAddress p
                     && l.getAddress() != null
@@ -160,7 +161,7 @@ final class UnacknowledgedSweeper {
      *
      * @return its id, for {@link #unregister}; null if its connection has no IP addresses
      */
-    ConnectionId register(WatchStream stream, java.net.SocketAddress local, java.net.SocketAddress peer) {
+    ConnectionId register(WatchStream stream, SocketAddress local, SocketAddress peer) {
         ConnectionId id = ConnectionId.of(local, peer);
         if (id != null) {
             streams.put(id, stream);

@@ -19,6 +19,10 @@ import io.watchfanout.fanout.watch.Watch;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.fanout.watch.WatchSpec;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,7 +64,7 @@ import org.slf4j.LoggerFactory;
  */
 final class WatchHandler implements HttpHandler {
     /** The parameters of {@code GET /v1/watch}; any other is refused. */
-    static final java.util.List<String> PARAMETERS = java.util.List.of(
+    static final List<String> PARAMETERS = List.of(
             "key",
             "prefix",
             "rangeEnd",
@@ -163,8 +167,8 @@ final class WatchHandler implements HttpHandler {
                     + "does not read (--deep-read-max-readers 0)"));
         }
         try {
-            return java.time.OffsetDateTime.parse(raw).toInstant();
-        } catch (java.time.format.DateTimeParseException e) {
+            return OffsetDateTime.parse(raw).toInstant();
+        } catch (DateTimeParseException e) {
             throw new ApiException(Statuses.badRequest(
                     "sinceTime=" + raw + " (expected: an RFC 3339 time such as " + "2026-12-01T10:00:00Z)"));
         }
@@ -177,8 +181,7 @@ final class WatchHandler implements HttpHandler {
                 .revisionAt(time)
                 .whenComplete((cursor, error) -> exchange.getIoThread().execute(() -> {
                     if (error != null) {
-                        Throwable cause =
-                                error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
+                        Throwable cause = error instanceof CompletionException ? error.getCause() : error;
                         if (cause instanceof HistoryExpiredException expired) {
                             refuse(exchange, new ApiException(Statuses.expired(expired.getMessage())));
                         } else {

@@ -12,8 +12,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.ObjLongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xnio.IoUtils;
@@ -106,7 +108,7 @@ final class WatchStream implements WatchSink {
     /** Why the stream ended when it ends by itself: the node ended it, or its timeoutSeconds ran out. */
     private String endReason = "ended";
     /** Told once, with the reason and the frames, when the stream ends however it ends; or null. */
-    private java.util.function.ObjLongConsumer<String> onEnd;
+    private ObjLongConsumer<String> onEnd;
 
     WatchStream(
             HttpServerExchange exchange,
@@ -132,7 +134,7 @@ final class WatchStream implements WatchSink {
      * as {@code client_closed}; {@code closed} for other closes) and the frames handed to the
      * socket. Call before {@link #start}; IO thread.
      */
-    void onEnd(java.util.function.ObjLongConsumer<String> listener) {
+    void onEnd(ObjLongConsumer<String> listener) {
         this.onEnd = listener;
     }
 
@@ -430,7 +432,7 @@ final class WatchStream implements WatchSink {
             return;
         }
         closed = true;
-        ended(reason == null ? "closed" : reason.name().toLowerCase(java.util.Locale.ROOT));
+        ended(reason == null ? "closed" : reason.name().toLowerCase(Locale.ROOT));
         unregister();
         if (reason != null) {
             stats.addClosed(reason);

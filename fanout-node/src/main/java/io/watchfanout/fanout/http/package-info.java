@@ -12,7 +12,7 @@
  * {@code IoThreadWakeUps} (docs/ARCHITECTURE.md, "Concurrency model").
  *
  * <p>Imports: this is the only package of the node that uses Undertow and XNIO. It uses
- * {@code io.watchfanout.fanout.watch}, {@code .cache} and {@code .frame}, the etcd package's
+ * {@code io.watchfanout.fanout.watch} and {@code .frame}, the etcd package's
  * {@code JsonGateway} (whose grpc it does not touch), the schema's messages,
  * protobuf and the Prometheus client (the text format of {@code /metrics}); not Kafka.
  */

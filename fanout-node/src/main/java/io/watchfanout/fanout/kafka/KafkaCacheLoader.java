@@ -768,7 +768,7 @@ public final class KafkaCacheLoader implements AutoCloseable {
     }
 
     /** Retries a metadata call on timeouts with exponential backoff; null when closed. */
-    private <T> T retry(java.util.function.Supplier<T> call, String what) {
+    private <T> T retry(Supplier<T> call, String what) {
         long backoffMillis = 200;
         int attempt = 0;
         String phase = progress.phase;

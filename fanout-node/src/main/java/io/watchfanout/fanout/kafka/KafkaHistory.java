@@ -15,7 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -67,8 +69,7 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
     private final RevisionOffsets index = new RevisionOffsets(INDEX_SPACING, 1 << 16);
     private final ScheduledExecutorService probe;
     private final AtomicLong ids = new AtomicLong();
-    private final java.util.concurrent.ConcurrentHashMap<Instant, CompletableFuture<Long>> resolved =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Instant, CompletableFuture<Long>> resolved = new ConcurrentHashMap<>();
     /** Guarded by this. */
     private final List<SpanRead> reads = new ArrayList<>();
 
@@ -288,7 +289,7 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
                 try {
                     probe.schedule(
                             () -> resolved.remove(time, shared), RESOLVED_KEPT.toMillis(), TimeUnit.MILLISECONDS);
-                } catch (java.util.concurrent.RejectedExecutionException e) {
+                } catch (RejectedExecutionException e) {
                     resolved.remove(time, shared);
                 }
             }
@@ -308,7 +309,7 @@ public final class KafkaHistory implements OlderHistory, AutoCloseable {
                     f.completeExceptionally(e);
                 }
             });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             f.completeExceptionally(e);
         }
         return f;

@@ -1,6 +1,7 @@
 package io.watchfanout.fanout.security;
 
 import io.watchfanout.common.KeyRange;
+import java.io.IOException;
 
 /**
  * Which identities may do what with which keys: a policy file's rules, or etcd's own roles.
@@ -25,7 +26,7 @@ public interface AccessPolicy {
      * @return true when the rules changed (live watches are then checked again)
      * @throws java.io.IOException when changed rules cannot be read or parsed
      */
-    default boolean reload() throws java.io.IOException {
+    default boolean reload() throws IOException {
         return false;
     }
 

@@ -5,6 +5,8 @@ import io.watchfanout.common.KeyRange;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.util.Locale;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,14 +74,14 @@ final class AuditLog {
                 w.name("watch").value(grant);
             }
             if (listener != null) {
-                w.name("listener").value(listener.name().toLowerCase(java.util.Locale.ROOT));
+                w.name("listener").value(listener.name().toLowerCase(Locale.ROOT));
             }
             if (id != null) {
                 w.name("identity").value(id.name());
-                w.name("method").value(id.method().name().toLowerCase(java.util.Locale.ROOT));
+                w.name("method").value(id.method().name().toLowerCase(Locale.ROOT));
                 if (!id.groups().isEmpty()) {
                     w.name("groups").beginArray();
-                    for (String g : new java.util.TreeSet<>(id.groups())) {
+                    for (String g : new TreeSet<>(id.groups())) {
                         w.value(g);
                     }
                     w.endArray();

@@ -1,6 +1,7 @@
 package io.watchfanout.fanout.security;
 
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -64,7 +65,7 @@ final class Authentication {
     }
 
     private String expected() {
-        Set<String> kinds = new java.util.LinkedHashSet<>();
+        Set<String> kinds = new LinkedHashSet<>();
         for (Authenticator a : authenticators) {
             kinds.add(
                     switch (a.name()) {

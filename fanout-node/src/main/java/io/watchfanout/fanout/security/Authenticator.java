@@ -1,5 +1,7 @@
 package io.watchfanout.fanout.security;
 
+import java.io.IOException;
+
 /**
  * One way of establishing an identity (a certificate, a token file, JWTs, etcd's tokens).
  * {@link Authentication} asks each configured one in turn.
@@ -25,7 +27,7 @@ public interface Authenticator {
      * @return true when the contents changed
      * @throws java.io.IOException when a changed file cannot be read or parsed
      */
-    default boolean reload() throws java.io.IOException {
+    default boolean reload() throws IOException {
         return false;
     }
 

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What tells a file changed without reading it: its modification time, size and file key
@@ -13,6 +14,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 record FileStamp(long modifiedNanos, long size, Object fileKey) {
     static FileStamp of(Path file) throws IOException {
         BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
-        return new FileStamp(a.lastModifiedTime().to(java.util.concurrent.TimeUnit.NANOSECONDS), a.size(), a.fileKey());
+        return new FileStamp(a.lastModifiedTime().to(TimeUnit.NANOSECONDS), a.size(), a.fileKey());
     }
 }

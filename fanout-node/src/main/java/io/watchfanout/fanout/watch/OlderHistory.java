@@ -2,7 +2,9 @@ package io.watchfanout.fanout.watch;
 
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.CachedEvent;
+import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The events older than the history window, read from where they are kept for longer (the
@@ -45,7 +47,7 @@ public interface OlderHistory {
      * @return a future that fails with {@link io.watchfanout.fanout.watch.HistoryExpiredException}
      *     for a time before the oldest retained event
      */
-    java.util.concurrent.CompletableFuture<Long> revisionAt(java.time.Instant time);
+    CompletableFuture<Long> revisionAt(Instant time);
 
     /** One watcher's position in a read; used by one thread at a time. */
     interface Cursor {

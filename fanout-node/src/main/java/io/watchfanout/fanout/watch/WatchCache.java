@@ -10,7 +10,9 @@ import java.time.Duration;
 import java.util.AbstractMap;
 import java.util.AbstractSet;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -329,7 +331,7 @@ final class WatchCache {
         }
         // key -> state at atRevision (null value = absent), for keys changed after it.
         TreeMap<ByteString, KeyValue> undo = new TreeMap<>(KeyRange.KEY_ORDER);
-        Map<ByteString, Boolean> seen = new java.util.HashMap<>();
+        Map<ByteString, Boolean> seen = new HashMap<>();
         for (int i = history.firstAfter(atRevision); i < history.size(); i++) {
             Event e = history.get(i).event();
             ByteString key = e.getKv().getKey();
@@ -342,7 +344,7 @@ final class WatchCache {
         Iterator<Map.Entry<ByteString, StateEntry>> current = range.isSingleKey()
                 ? (state.containsKey(from)
                         ? Map.of(from, state.get(from)).entrySet().iterator()
-                        : java.util.Collections.emptyIterator())
+                        : Collections.emptyIterator())
                 : subMap(range, from).entrySet().iterator();
         Iterator<Map.Entry<ByteString, KeyValue>> changed = undo.entrySet().iterator();
         Map.Entry<ByteString, StateEntry> c = current.hasNext() ? current.next() : null;

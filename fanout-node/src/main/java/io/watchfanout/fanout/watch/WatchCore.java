@@ -7,6 +7,7 @@ import io.watchfanout.fanout.frame.FrameEncoder;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -104,7 +105,7 @@ public final class WatchCore implements AutoCloseable {
         if (dispatcher.extractor != null) {
             throw new IllegalStateException("an attribute extractor is registered already");
         }
-        dispatcher.extractor = java.util.Objects.requireNonNull(extractor, "extractor");
+        dispatcher.extractor = Objects.requireNonNull(extractor, "extractor");
     }
 
     /** The older history in use, or null. */

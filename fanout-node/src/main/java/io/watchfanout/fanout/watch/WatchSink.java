@@ -2,7 +2,7 @@ package io.watchfanout.fanout.watch;
 
 /**
  * The transport side of a {@link Watcher}: the watcher tells it when frames are waiting, and
- * it pulls them with {@link Watcher#poll} when it can write. One write in flight per sink.
+ * it pulls them with {@link Watch#poll} when it can write. One write in flight per sink.
  */
 public interface WatchSink {
     /**
