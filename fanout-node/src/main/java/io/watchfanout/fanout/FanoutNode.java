@@ -4,6 +4,7 @@ import io.grpc.ManagedChannel;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.common.tls.ServerTls;
 import io.watchfanout.fanout.etcd.EtcdApi;
+import io.watchfanout.fanout.etcd.EtcdApiSettings;
 import io.watchfanout.fanout.etcd.EtcdApis;
 import io.watchfanout.fanout.etcd.EtcdCredentials;
 import io.watchfanout.fanout.etcd.EtcdRevisionProbe;
@@ -138,7 +139,18 @@ public final class FanoutNode implements AutoCloseable {
         api.secure(access);
         etcdApi = config.etcdApiPort() < 0
                 ? null
-                : EtcdApis.create(core, config, etcdChannel, etcdCredentials, registry, access);
+                : EtcdApis.create(
+                        core,
+                        new EtcdApiSettings(
+                                config.bindAddress(),
+                                config.etcdApiPort(),
+                                config.nodeId(),
+                                config.progressNotifyInterval(),
+                                config.resourceVersionWait()),
+                        etcdChannel,
+                        etcdCredentials,
+                        registry,
+                        access);
         if (etcdApi != null) {
             api.serveGateway(etcdApi.gateway());
             if (tls != null) {

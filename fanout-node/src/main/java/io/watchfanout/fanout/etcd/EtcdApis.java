@@ -5,7 +5,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.ServerServiceDefinition;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.common.EtcdSecurity;
-import io.watchfanout.fanout.NodeConfig;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.time.Duration;
@@ -82,6 +81,7 @@ public final class EtcdApis {
     /**
      * The etcd API of a node, not started.
      *
+     * @param settings its port and timings, from the node's flags
      * @param etcd the channel to etcd, or null without {@code --etcd-endpoints}
      * @param credentials the node's user for its own calls ({@link #credentials}), or {@link
      *     EtcdCredentials#none()}
@@ -90,26 +90,26 @@ public final class EtcdApis {
      */
     public static EtcdApi create(
             WatchCore core,
-            NodeConfig config,
+            EtcdApiSettings settings,
             Channel etcd,
             EtcdCredentials credentials,
             CollectorRegistry registry,
             AccessControl access) {
         return create(
                 core,
-                config.bindAddress(),
-                config.etcdApiPort(),
-                config.nodeId(),
+                settings.bindAddress(),
+                settings.port(),
+                settings.nodeId(),
                 etcd,
                 credentials,
-                config.progressNotifyInterval(),
-                config.resourceVersionWait(),
+                settings.progressNotifyInterval(),
+                settings.resourceVersionWait(),
                 registry,
                 access);
     }
 
     /**
-     * As {@link #create(WatchCore, NodeConfig, Channel, EtcdCredentials, CollectorRegistry, AccessControl)},
+     * As {@link #create(WatchCore, EtcdApiSettings, Channel, EtcdCredentials, CollectorRegistry, AccessControl)},
      * from the settings it uses.
      */
     static EtcdApi create(

@@ -1,4 +1,4 @@
-package io.watchfanout.fanout.etcd;
+package io.watchfanout.fanout.frontend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -23,6 +23,10 @@ import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.etcd.EtcdApi;
+import io.watchfanout.fanout.etcd.EtcdApiSettings;
+import io.watchfanout.fanout.etcd.EtcdApis;
+import io.watchfanout.fanout.etcd.EtcdCredentials;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
@@ -61,6 +65,10 @@ import org.slf4j.LoggerFactory;
  * identity while another is served; the audit log has the start, end and refusals.
  */
 class SecuredFrontEndsTest {
+    /** etcd's cancel reason for a watch its user may not make. */
+    private static final String PERMISSION_DENIED =
+            "rpc error: code = PermissionDenied desc = etcdserver: permission denied";
+
     private static final String CONFIGMAPS = "/registry/configmaps/";
     private static final String RULES =
             TestAccess.rule("alice", CONFIGMAPS) + ", " + TestAccess.rule("bob", "/registry/");
@@ -87,13 +95,9 @@ class SecuredFrontEndsTest {
         applier = new RecordApplier(core.feed(), 100);
         grpc = EtcdApis.create(
                 core,
-                "127.0.0.1",
-                0,
-                "sec-test",
+                new EtcdApiSettings("127.0.0.1", 0, "sec-test", Duration.ofMinutes(10), Duration.ofSeconds(1)),
                 null,
                 EtcdCredentials.none(),
-                Duration.ofMinutes(10),
-                Duration.ofSeconds(1),
                 new CollectorRegistry(),
                 access.access());
         grpc.start();
@@ -398,7 +402,7 @@ class SecuredFrontEndsTest {
         for (WatchResponse r : w.received) {
             assertThat(r.getCreated()).isTrue();
             assertThat(r.getCanceled()).isTrue();
-            assertThat(r.getCancelReason()).isEqualTo(EtcdWatchStream.PERMISSION_DENIED_REASON);
+            assertThat(r.getCancelReason()).isEqualTo(PERMISSION_DENIED);
         }
         HttpResponse<InputStream> v3watch = client.send(
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/v3/watch"))
@@ -430,7 +434,7 @@ class SecuredFrontEndsTest {
                 && json.text().contains("\"code\":403")
                 && sse.text().contains("Forbidden")
                 && w.canceled() != null);
-        assertThat(w.canceled().getCancelReason()).startsWith(EtcdWatchStream.PERMISSION_DENIED_REASON + ": ");
+        assertThat(w.canceled().getCancelReason()).startsWith(PERMISSION_DENIED + ": ");
         etcd.put("/registry/configmaps/b", "v").forEach(applier::accept);
         await().until(() -> bob.text().contains("ADDED"));
         assertThat(json.text()).doesNotContain("ADDED");

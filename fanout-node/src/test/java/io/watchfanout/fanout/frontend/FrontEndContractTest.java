@@ -1,0 +1,477 @@
+package io.watchfanout.fanout.frontend;
+
+import static io.watchfanout.fanout.testing.EtcdLog.key;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.ByteString;
+import io.etcd.jetcd.api.WatchCreateRequest;
+import io.etcd.jetcd.api.WatchGrpc;
+import io.etcd.jetcd.api.WatchRequest;
+import io.etcd.jetcd.api.WatchResponse;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import io.prometheus.client.CollectorRegistry;
+import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.etcd.EtcdApi;
+import io.watchfanout.fanout.etcd.EtcdApiSettings;
+import io.watchfanout.fanout.etcd.EtcdApis;
+import io.watchfanout.fanout.etcd.EtcdCredentials;
+import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
+import io.watchfanout.fanout.http.HttpApi;
+import io.watchfanout.fanout.http.HttpSettings;
+import io.watchfanout.fanout.http.TcpKeepalive;
+import io.watchfanout.fanout.kafka.RecordApplier;
+import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.security.WatchLimits;
+import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.testing.Frames;
+import io.watchfanout.fanout.watch.CoreSettings;
+import io.watchfanout.fanout.watch.Opening;
+import io.watchfanout.fanout.watch.Watch;
+import io.watchfanout.fanout.watch.WatchCore;
+import io.watchfanout.fanout.watch.WatchSpec;
+import io.watchfanout.schema.v1.WatchEvent;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The watch contract every front end keeps, run against the in-process front end, the HTTP API and
+ * the etcd API over one core: live events in order, catch-up from the history window, 410 before
+ * it, a future start revision waited for (and, where the protocol has a deadline, timed out),
+ * readiness refusal, bookmarks (etcd: progress notifications) and, where the protocol has them,
+ * initial events closed by their bookmark. Each front end maps the core's outcomes to its own wire
+ * form; the test maps them back to one vocabulary ({@link Seen}).
+ */
+class FrontEndContractTest {
+    private static final Duration WAIT = Duration.ofMillis(300);
+
+    private final EtcdLog etcd = new EtcdLog(100);
+    private final List<AutoCloseable> open = new ArrayList<>();
+    private WatchCore core;
+    private RecordApplier applier;
+    private HttpApi http;
+    private EtcdApi grpc;
+    private ManagedChannel channel;
+
+    static Stream<String> frontEnds() {
+        return Stream.of("in-process", "http", "etcd");
+    }
+
+    /** What a client saw: an event or bookmark, or the stream's refusal or end with an HTTP-style code. */
+    record Seen(String type, String key, long revision, int code) {
+        static Seen event(String type, String key, long revision) {
+            return new Seen(type, key, revision, 0);
+        }
+
+        static Seen refusal(int code) {
+            return new Seen("REFUSED", "", 0, code);
+        }
+    }
+
+    /** One watch of one front end and what it saw. */
+    interface Client extends AutoCloseable {
+        List<Seen> seen();
+
+        @Override
+        void close() throws java.io.IOException;
+    }
+
+    private void start(boolean ready) throws Exception {
+        core = new WatchCore(
+                CoreSettings.of(5, Duration.ofMinutes(10), 64, "contract").withBookmarkInterval(Duration.ofHours(1)),
+                new FrameEncoder());
+        core.feed().startAt(100);
+        if (ready) {
+            core.feed().markReady();
+        }
+        applier = new RecordApplier(core.feed(), 100);
+        AccessControl access = AccessControl.open("contract", WatchLimits.NONE);
+        grpc = EtcdApis.create(
+                core,
+                new EtcdApiSettings("127.0.0.1", 0, "contract", Duration.ofMillis(1), WAIT),
+                null,
+                EtcdCredentials.none(),
+                new CollectorRegistry(),
+                access);
+        grpc.start();
+        http = new HttpApi(
+                core,
+                new HttpSettings(
+                        WAIT,
+                        1,
+                        "contract",
+                        Duration.ofSeconds(30),
+                        Duration.ofMinutes(10),
+                        new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3)),
+                new CollectorRegistry(),
+                "127.0.0.1",
+                0);
+        http.start();
+        channel = ManagedChannelBuilder.forAddress("127.0.0.1", grpc.port())
+                .usePlaintext()
+                .build();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (AutoCloseable c : open) {
+            c.close();
+        }
+        if (channel != null) {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            http.stop();
+            grpc.stop(1000);
+            core.close();
+        }
+    }
+
+    private void put(String k, String v) {
+        etcd.put(k, v).forEach(applier::accept);
+    }
+
+    private Client watch(String frontEnd, long from, boolean bookmarks, boolean initial) throws Exception {
+        Client c = switch (frontEnd) {
+            case "in-process" -> new InProcess(from, bookmarks, initial);
+            case "http" -> new Http(from, bookmarks, initial);
+            default -> new Etcd(from, bookmarks);
+        };
+        open.add(c);
+        return c;
+    }
+
+    private static List<Seen> events(Client c) {
+        return c.seen().stream().filter(s -> !s.type().equals("BOOKMARK")).toList();
+    }
+
+    // ---- the contract ------------------------------------------------------------------
+
+    @ParameterizedTest
+    @MethodSource("frontEnds")
+    void liveEventsArriveInRevisionOrder(String frontEnd) throws Exception {
+        start(true);
+        Client c = watch(frontEnd, 0, false, false);
+        awaitOpen(frontEnd, c);
+        put("/c/a", "1");
+        put("/c/b", "1");
+        put("/c/a", "2");
+        etcd.delete("/c/b").forEach(applier::accept);
+        await().until(() -> events(c).size() == 4);
+        assertThat(events(c))
+                .containsExactly(
+                        Seen.event("ADDED", "/c/a", 101),
+                        Seen.event("ADDED", "/c/b", 102),
+                        Seen.event("MODIFIED", "/c/a", 103),
+                        Seen.event("DELETED", "/c/b", 104));
+    }
+
+    @ParameterizedTest
+    @MethodSource("frontEnds")
+    void aResumeCatchesUpFromTheWindowThenGoesLive(String frontEnd) throws Exception {
+        start(true);
+        put("/c/a", "1");
+        put("/c/b", "1");
+        put("/c/c", "1");
+        Client c = watch(frontEnd, 101, false, false);
+        await().until(() -> events(c).size() == 2);
+        put("/c/d", "1");
+        await().until(() -> events(c).size() == 3);
+        assertThat(events(c))
+                .containsExactly(
+                        Seen.event("ADDED", "/c/b", 102),
+                        Seen.event("ADDED", "/c/c", 103),
+                        Seen.event("ADDED", "/c/d", 104));
+    }
+
+    @ParameterizedTest
+    @MethodSource("frontEnds")
+    void aResumeFromBeforeTheHistoryIsExpired(String frontEnd) throws Exception {
+        start(true);
+        for (int i = 0; i < 12; i++) {
+            put("/c/a", "v" + i);
+        }
+        Client c = watch(frontEnd, 101, false, false);
+        await().until(() -> !c.seen().isEmpty());
+        assertThat(c.seen()).last().isEqualTo(Seen.refusal(410));
+    }
+
+    @ParameterizedTest
+    @MethodSource("frontEnds")
+    void aNodeThatIsNotReadyRefuses(String frontEnd) throws Exception {
+        start(false);
+        Client c = watch(frontEnd, 0, false, false);
+        await().until(() -> !c.seen().isEmpty());
+        assertThat(c.seen()).containsExactly(Seen.refusal(503));
+    }
+
+    @ParameterizedTest
+    @MethodSource("frontEnds")
+    void aFutureStartRevisionIsWaitedFor(String frontEnd) throws Exception {
+        start(true);
+        Client c = watch(frontEnd, 101, false, false);
+        put("/c/a", "1");
+        put("/c/b", "1");
+        await().until(() -> events(c).size() == 1);
+        assertThat(events(c)).containsExactly(Seen.event("ADDED", "/c/b", 102));
+    }
+
+    @ParameterizedTest
+    @MethodSource("frontEnds")
+    void aFutureStartRevisionNotReachedInTimeIsTimedOut(String frontEnd) throws Exception {
+        start(true);
+        Client c = watch(frontEnd, 150, false, false);
+        if (frontEnd.equals("etcd")) {
+            // etcd's watch waits for a future revision as long as its stream lives: no deadline.
+            Thread.sleep(3 * WAIT.toMillis());
+            assertThat(c.seen()).isEmpty();
+            return;
+        }
+        await().until(() -> !c.seen().isEmpty());
+        assertThat(c.seen()).containsExactly(Seen.refusal(504));
+    }
+
+    @ParameterizedTest
+    @MethodSource("frontEnds")
+    void bookmarksCarryTheRevisionReached(String frontEnd) throws Exception {
+        start(true);
+        Client c = watch(frontEnd, 0, true, false);
+        awaitOpen(frontEnd, c);
+        put("/c/a", "1");
+        put("/other/b", "1");
+        await().until(() -> events(c).size() == 1);
+        await().until(() -> {
+            // Twice: etcd sends progress only to a watch that was sent nothing since the last round.
+            core.tickNow();
+            return c.seen().contains(Seen.event("BOOKMARK", "", 102));
+        });
+    }
+
+    @ParameterizedTest
+    @MethodSource("frontEnds")
+    void initialEventsEndWithTheirBookmark(String frontEnd) throws Exception {
+        if (frontEnd.equals("etcd")) {
+            return; // etcd's API has no initial events: a client lists, then watches
+        }
+        start(true);
+        put("/c/a", "1");
+        put("/c/b", "1");
+        Client c = watch(frontEnd, 0, true, true);
+        await().until(() -> c.seen().size() >= 3);
+        assertThat(c.seen().subList(0, 3))
+                .containsExactly(
+                        Seen.event("ADDED", "/c/a", 101),
+                        Seen.event("ADDED", "/c/b", 102),
+                        Seen.event("BOOKMARK", "", 102));
+        put("/c/c", "1");
+        await().until(() -> events(c).size() == 3);
+        assertThat(events(c)).last().isEqualTo(Seen.event("ADDED", "/c/c", 103));
+    }
+
+    /** A watch from now is open once the core counts it (HTTP and gRPC answer asynchronously). */
+    private void awaitOpen(String frontEnd, Client c) {
+        await().until(() -> core.status().liveWatcherCount() == 1);
+    }
+
+    // ---- the clients -------------------------------------------------------------------
+
+    private static Seen fromWatchEvent(WatchEvent e) {
+        if (e.getType() == WatchEvent.Type.ERROR) {
+            return Seen.refusal(e.getStatus().getCode());
+        }
+        String key = e.getType() == WatchEvent.Type.BOOKMARK
+                ? ""
+                : e.getObject().getKey().toStringUtf8();
+        return Seen.event(e.getType().name(), key, e.getResourceVersion());
+    }
+
+    /** The core's one entry, polled on a thread of its own as a transport would. */
+    private final class InProcess implements Client {
+        final List<Seen> seen = new CopyOnWriteArrayList<>();
+        volatile Watch watch;
+        volatile boolean closed;
+
+        InProcess(long from, boolean bookmarks, boolean initial) {
+            WatchSpec spec = WatchSpec.of(KeyRange.prefix(key("/c/")), WatchEventEncodings.JSON)
+                    .from(from)
+                    .bookmarks(bookmarks)
+                    .initialEvents(initial)
+                    .build();
+            core.open(spec, () -> {}, WAIT, Runnable::run, (Opening o) -> {
+                if (o.opened()) {
+                    watch = o.watch();
+                } else {
+                    seen.add(Seen.refusal(o.status().getCode()));
+                }
+            });
+            Thread t = new Thread(this::pump, "contract-in-process");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        private void pump() {
+            List<ByteBuffer> out = new ArrayList<>();
+            while (!closed) {
+                Watch w = watch;
+                if (w != null) {
+                    out.clear();
+                    Watch.PollResult r = w.poll(out, 64);
+                    for (ByteBuffer f : out) {
+                        seen.add(fromWatchEvent(Frames.decode(f, true)));
+                    }
+                    if (r == Watch.PollResult.END) {
+                        return;
+                    }
+                }
+                try {
+                    Thread.sleep(5);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+
+        @Override
+        public List<Seen> seen() {
+            return seen;
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            if (watch != null) {
+                watch.close();
+            }
+        }
+    }
+
+    /** {@code GET /v1/watch}, JSON lines. */
+    private final class Http implements Client {
+        final List<Seen> seen = new CopyOnWriteArrayList<>();
+        volatile InputStream body;
+
+        Http(long from, boolean bookmarks, boolean initial) {
+            URI uri = URI.create("http://127.0.0.1:" + http.port() + "/v1/watch?key=/c/&prefix=true&resourceVersion="
+                    + from + (bookmarks ? "&allowWatchBookmarks=true" : "")
+                    + (initial ? "&sendInitialEvents=true" : ""));
+            HttpClient client = HttpClient.newHttpClient();
+            Thread t = new Thread(
+                    () -> {
+                        try {
+                            HttpResponse<InputStream> r = client.send(
+                                    HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofInputStream());
+                            body = r.body();
+                            if (r.statusCode() != 200) {
+                                seen.add(Seen.refusal(r.statusCode()));
+                                return;
+                            }
+                            BufferedReader in =
+                                    new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8));
+                            String line;
+                            while ((line = in.readLine()) != null) {
+                                if (!line.isBlank()) {
+                                    seen.add(fromWatchEvent(Frames.parseJsonLine(line)));
+                                }
+                            }
+                        } catch (Exception e) {
+                            // closed by the test
+                        }
+                    },
+                    "contract-http");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        @Override
+        public List<Seen> seen() {
+            return seen;
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            if (body != null) {
+                body.close();
+            }
+        }
+    }
+
+    /** etcd's {@code Watch} over gRPC: one create request; progress notifications are bookmarks. */
+    private final class Etcd implements Client, StreamObserver<WatchResponse> {
+        final List<Seen> seen = new CopyOnWriteArrayList<>();
+        final StreamObserver<WatchRequest> requests;
+
+        Etcd(long from, boolean bookmarks) {
+            requests = WatchGrpc.newStub(channel).watch(this);
+            ByteString prefix = ByteString.copyFromUtf8("/c/");
+            requests.onNext(WatchRequest.newBuilder()
+                    .setCreateRequest(WatchCreateRequest.newBuilder()
+                            .setKey(prefix)
+                            .setRangeEnd(KeyRange.prefixEnd(prefix))
+                            // etcd's start revision is the first revision wanted; ours the last one had.
+                            .setStartRevision(from == 0 ? 0 : from + 1)
+                            .setProgressNotify(bookmarks))
+                    .build());
+        }
+
+        @Override
+        public void onNext(WatchResponse r) {
+            if (r.getCanceled()) {
+                seen.add(Seen.refusal(r.getCompactRevision() > 0 ? 410 : 500));
+                return;
+            }
+            if (r.getCreated()) {
+                return;
+            }
+            if (r.getEventsCount() == 0) {
+                seen.add(Seen.event("BOOKMARK", "", r.getHeader().getRevision()));
+                return;
+            }
+            for (io.etcd.jetcd.api.Event e : r.getEventsList()) {
+                String type = e.getType() == io.etcd.jetcd.api.Event.EventType.DELETE
+                        ? "DELETED"
+                        : e.getKv().getVersion() == 1 ? "ADDED" : "MODIFIED";
+                long rev = e.getType() == io.etcd.jetcd.api.Event.EventType.DELETE
+                        ? e.getKv().getModRevision()
+                        : e.getKv().getModRevision();
+                seen.add(Seen.event(type, e.getKv().getKey().toStringUtf8(), rev));
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            Status s = Status.fromThrowable(t);
+            seen.add(Seen.refusal(s.getCode() == Status.Code.UNAVAILABLE ? 503 : 500));
+        }
+
+        @Override
+        public void onCompleted() {}
+
+        @Override
+        public List<Seen> seen() {
+            return seen;
+        }
+
+        @Override
+        public void close() {
+            requests.onCompleted();
+        }
+    }
+}
