@@ -147,8 +147,7 @@ public final class NodeFlags extends FlagTable {
             .defaultValue("/registry")
             .unit("etcd key prefix")
             .check(Check.of(
-                    "an etcd key prefix starting with /, e.g. /registry",
-                    p -> p.startsWith("/") && p.length() > 1 && !p.contains("//")))
+                    "starting with /, e.g. /registry", p -> p.startsWith("/") && p.length() > 1 && !p.contains("//")))
             .help("Where kube-apiserver keeps its objects in etcd (its --etcd-prefix): the Kubernetes API on the HTTP "
                     + "port (/api, /apis, /version) serves gets and lists of the objects under it.");
     // Security (README.md "Security", docs/SECURITY.md): authentication, authorization, limits.
