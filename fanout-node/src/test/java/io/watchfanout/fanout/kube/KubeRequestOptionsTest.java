@@ -25,23 +25,26 @@ class KubeRequestOptionsTest {
                         true))
                 .isEqualTo(KubeFormat.TABLE);
         assertThat(KubeFormat.negotiate(
-                        "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json", true, true))
+                        "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json",
+                        true,
+                        true))
                 .isEqualTo(KubeFormat.JSON);
         assertThat(KubeFormat.negotiate("application/yaml", true, true)).isNull();
-        assertThat(KubeFormat.negotiate("application/vnd.kubernetes.protobuf", false, true)).isNull();
+        assertThat(KubeFormat.negotiate("application/vnd.kubernetes.protobuf", false, true))
+                .isNull();
     }
 
     @Test
     void resourceVersionLimitAndContinueChooseTheRevision() throws KubeError {
         assertThat(KubeReadOptions.list(null, null, null, null).mode()).isEqualTo(KubeReadOptions.Mode.MOST_RECENT);
         assertThat(KubeReadOptions.list("0", null, "500", null).mode()).isEqualTo(KubeReadOptions.Mode.ANY);
-        assertThat(KubeReadOptions.list("7", null, null, null).mode())
-                .isEqualTo(KubeReadOptions.Mode.NOT_OLDER_THAN);
+        assertThat(KubeReadOptions.list("7", null, null, null).mode()).isEqualTo(KubeReadOptions.Mode.NOT_OLDER_THAN);
         // the legacy rule: the first page of a paged list at N is exact
         assertThat(KubeReadOptions.list("7", null, "5", null).mode()).isEqualTo(KubeReadOptions.Mode.EXACT);
         assertThat(KubeReadOptions.list("7", "NotOlderThan", "5", null).mode())
                 .isEqualTo(KubeReadOptions.Mode.NOT_OLDER_THAN);
-        assertThat(KubeReadOptions.list("7", "Exact", null, null).resourceVersion()).isEqualTo(7);
+        assertThat(KubeReadOptions.list("7", "Exact", null, null).resourceVersion())
+                .isEqualTo(7);
         assertThat(KubeReadOptions.list(null, null, "-3", null).limit()).isZero();
         assertThat(KubeReadOptions.list(null, null, "99999999999999", null).limit())
                 .isEqualTo(Integer.MAX_VALUE);
