@@ -215,8 +215,10 @@ public final class KubeApi implements HttpHandler {
         if (format == null) {
             throw KubeError.of(406, "NotAcceptable", KubeFormat.ACCEPTED);
         }
+        // For objects stored as JSON, which have no protobuf form here: the client's next choice.
+        KubeFormat jsonFallback = KubeFormat.negotiate(accept, false, true);
         if (p.target() == KubePath.Target.OBJECT) {
-            reads.get(exchange, p, resources, format, q.text("resourceVersion"));
+            reads.get(exchange, p, resources, format, jsonFallback, q.text("resourceVersion"));
             return;
         }
         LabelSelector labels;
@@ -229,7 +231,7 @@ public final class KubeApi implements HttpHandler {
         }
         KubeReadOptions options = KubeReadOptions.list(
                 q.text("resourceVersion"), q.text("resourceVersionMatch"), q.text("limit"), q.text("continue"));
-        reads.list(exchange, p, resources, format, options, labels, fields);
+        reads.list(exchange, p, resources, format, jsonFallback, options, labels, fields);
     }
 
     private static void discovery(HttpServerExchange exchange, String accept, byte[] aggregated, byte[] legacy) {

@@ -81,7 +81,13 @@ final class KubeReads {
      *
      * @throws KubeError 404 when there is none, 500 when it cannot be decoded, or the wait's refusals
      */
-    void get(HttpServerExchange exchange, KubePath path, KubeResources resources, KubeFormat format, String rv)
+    void get(
+            HttpServerExchange exchange,
+            KubePath path,
+            KubeResources resources,
+            KubeFormat format,
+            KubeFormat jsonFallback,
+            String rv)
             throws KubeError, InterruptedException {
         KubeReadOptions options = KubeReadOptions.get(rv);
         awaitFor(options);
@@ -96,6 +102,7 @@ final class KubeReads {
             throw KubeError.objectNotFound(path.resource(), path.name());
         }
         KeyValue kv = page.kvs().get(0);
+        format = withoutProtobufFor(page.kvs(), format, jsonFallback);
         KubeResponse response;
         try {
             if (format == KubeFormat.TABLE) {
@@ -130,6 +137,7 @@ final class KubeReads {
             KubePath path,
             KubeResources resources,
             KubeFormat format,
+            KubeFormat jsonFallback,
             KubeReadOptions options,
             LabelSelector labels,
             FieldSelector fields)
@@ -164,6 +172,7 @@ final class KubeReads {
             }
             throw KubeError.expired(EXACT_EXPIRED, null);
         }
+        format = withoutProtobufFor(page.kvs(), format, jsonFallback);
         StringBuilder why = new StringBuilder();
         int bad = items.firstUnreadable(page.kvs(), format, why);
         if (bad >= 0) {
@@ -317,6 +326,26 @@ final class KubeReads {
             super(message);
         }
     }
+
+    /**
+     * {@code format}, or the client's next choice {@code jsonFallback} when it asked for protobuf
+     * and an object is stored as JSON (a cluster run with {@code --storage-media-type=application/json}),
+     * which has no protobuf form on this node; without a next choice the object is reported as
+     * undecodable in protobuf.
+     */
+    private static KubeFormat withoutProtobufFor(List<KeyValue> kvs, KubeFormat format, KubeFormat jsonFallback) {
+        if (format != KubeFormat.PROTOBUF || jsonFallback == null) {
+            return format;
+        }
+        for (KeyValue kv : kvs) {
+            if (!kv.getValue().startsWith(PROTOBUF_MAGIC)) {
+                return jsonFallback;
+            }
+        }
+        return format;
+    }
+
+    private static final ByteString PROTOBUF_MAGIC = ByteString.copyFrom(new byte[] {'k', '8', 's', 0});
 
     private void awaitFor(KubeReadOptions options) throws KubeError, InterruptedException {
         switch (options.mode()) {

@@ -23,6 +23,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -158,6 +159,52 @@ class KubeApiTest {
         assertThat(apps.get("kind").getAsString()).isEqualTo("APIResourceList");
         assertThat(apps.toString()).contains("\"deployments\"");
         assertThat(get("/apis/apps/v9", "application/json", null).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void aListLargerThanWhatIsHeldBackIsStreamedWhole() throws Exception {
+        start(true, null);
+        String filler = "x".repeat(4096);
+        for (int i = 0; i < 400; i++) {
+            etcd.put(
+                            String.format("/registry/configmaps/big/cm-%03d", i),
+                            "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\""
+                                    + String.format("cm-%03d", i) + "\",\"namespace\":\"big\"},\"data\":{\"k\":\""
+                                    + filler + "\"}}")
+                    .forEach(applier::accept);
+        }
+        HttpResponse<String> list = get("/api/v1/namespaces/big/configmaps", "application/json", null);
+        assertThat(list.statusCode()).isEqualTo(200);
+        assertThat(list.body().length()).isGreaterThan(KubeResponse.HOLD_BYTES);
+        List<String> names = KubeApiEndToEndTest.names(json(list));
+        assertThat(names).hasSize(400).startsWith("cm-000").endsWith("cm-399");
+
+        HttpResponse<String> table = get(
+                "/api/v1/namespaces/big/configmaps?limit=2",
+                "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
+                null);
+        assertThat(table.headers().firstValue("Content-Type")).hasValue("application/json;as=Table;v=v1;g=meta.k8s.io");
+        JsonObject t = json(table);
+        assertThat(t.get("kind").getAsString()).isEqualTo("Table");
+        assertThat(t.getAsJsonArray("rows")).hasSize(2);
+        assertThat(t.getAsJsonObject("metadata").get("continue")).isNotNull();
+    }
+
+    @Test
+    void objectsStoredAsJsonGoToProtobufClientsAsTheirNextChoice() throws Exception {
+        start(true, null);
+        configMap("a", "one");
+        HttpResponse<String> typed =
+                get("/api/v1/namespaces/a/configmaps", "application/vnd.kubernetes.protobuf, application/json", null);
+        assertThat(typed.statusCode()).isEqualTo(200);
+        assertThat(typed.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(KubeApiEndToEndTest.names(json(typed))).containsExactly("one");
+        HttpResponse<String> onlyProtobuf =
+                get("/api/v1/namespaces/a/configmaps/one", "application/vnd.kubernetes.protobuf", null);
+        assertThat(onlyProtobuf.statusCode()).isEqualTo(500);
+        assertThat(json(onlyProtobuf).get("message").getAsString())
+                .contains("/registry/configmaps/a/one")
+                .contains("no protobuf form");
     }
 
     @Test
