@@ -39,7 +39,9 @@ import org.xnio.conduits.ConduitStreamSourceChannel;
 
 /**
  * The fan-out node's HTTP server (Undertow): {@code /v1/watch}, {@code /v1/kv},
- * {@code /readyz}, {@code /livez}, {@code /metrics}; any other path is a 404 {@code Status}.
+ * {@code /readyz}, {@code /livez}, {@code /metrics}, and the paths front ends {@link #mount}
+ * (the Kubernetes API's {@code /api}, {@code /apis}, {@code /version}); any other path is a 404
+ * {@code Status}.
  * Pages of the origins given to {@link #allowOrigins} may read {@code /v1/*} and {@code /v3/*}
  * across origins ({@link CorsHandler}).
  *
