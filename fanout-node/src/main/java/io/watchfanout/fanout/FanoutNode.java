@@ -16,6 +16,8 @@ import io.watchfanout.fanout.http.TcpKeepalive;
 import io.watchfanout.fanout.kafka.KafkaCacheLoader;
 import io.watchfanout.fanout.kafka.KafkaHistory;
 import io.watchfanout.fanout.kafka.RebuildProgress;
+import io.watchfanout.fanout.kube.KubeApi;
+import io.watchfanout.fanout.kube.KubeSettings;
 import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.NodeSecurity;
@@ -157,9 +159,24 @@ public final class FanoutNode implements AutoCloseable {
                 etcdApi.serveTls(tls);
             }
         }
-        if (etcdChannel != null) {
-            api.consistentReads(new EtcdRevisionProbe(etcdChannel, etcdCredentials, config.resourceVersionWait()));
+        EtcdRevisionProbe revisionProbe = etcdChannel == null
+                ? null
+                : new EtcdRevisionProbe(etcdChannel, etcdCredentials, config.resourceVersionWait());
+        if (revisionProbe != null) {
+            api.consistentReads(revisionProbe);
         }
+        // The Kubernetes API's reads, on the HTTP port beside /v1 (README.md, "Kubernetes API").
+        new KubeApi(
+                        core,
+                        new KubeSettings(
+                                config.kubePrefix(),
+                                config.resourceVersionWait(),
+                                RETRY_AFTER_SECONDS,
+                                config.nodeId()),
+                        access,
+                        revisionProbe,
+                        registry)
+                .mountOn(api);
         loader = new KafkaCacheLoader(
                 config.kafkaBootstrap(),
                 config.kafkaSettings(),

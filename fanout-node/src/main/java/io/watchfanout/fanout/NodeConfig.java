@@ -43,6 +43,8 @@ import java.util.Objects;
  *     gets an empty response carrying the revision, {@code >= 1ms}
  * @param corsAllowedOrigins origins whose pages may read the HTTP API across origins, or
  *     {@code *}; empty for none ({@link CorsOrigins})
+ * @param kubePrefix the etcd key prefix of kube-apiserver's objects, served by the Kubernetes API
+ *     ({@code --kube-prefix}, default {@code /registry})
  * @param deepReadMaxReaders reads of the events topic for watches older than the window at once,
  *     {@code >= 0}; 0 = none (such watches get 410)
  * @param deepReadMaxBytes bytes of events one such read holds at most, {@code >= 1}
@@ -79,6 +81,7 @@ public record NodeConfig(
         List<String> etcdEndpoints,
         Duration progressNotifyInterval,
         List<String> corsAllowedOrigins,
+        String kubePrefix,
         int deepReadMaxReaders,
         long deepReadMaxBytes,
         boolean benchEncodePerWatcher,
@@ -95,6 +98,7 @@ public record NodeConfig(
         Objects.requireNonNull(kafkaBootstrap, "kafkaBootstrap");
         Objects.requireNonNull(topicPrefix, "topicPrefix");
         Objects.requireNonNull(nodeId, "nodeId");
+        Objects.requireNonNull(kubePrefix, "kubePrefix");
         Objects.requireNonNull(security, "security");
         Objects.requireNonNull(etcdSecurity, "etcdSecurity");
         Objects.requireNonNull(kafkaSettings, "kafkaSettings");

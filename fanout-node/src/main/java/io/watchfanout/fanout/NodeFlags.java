@@ -143,6 +143,13 @@ public final class NodeFlags extends FlagTable {
             .check(Check.by(CorsOrigins::of))
             .help("Origins whose pages may read /v1/* and etcd's JSON gateway /v3/* across origins (CORS, README.md "
                     + "\"Browsers\"), comma-separated, e.g. https://app.example.com,http://127.0.0.1:8080; * for any.");
+    static final Flag<String> KUBE_PREFIX = Flag.text("--kube-prefix", "PREFIX")
+            .defaultValue("/registry")
+            .unit("etcd key prefix")
+            .check(Check.of(
+                    "starting with /, e.g. /registry", p -> p.startsWith("/") && p.length() > 1 && !p.contains("//")))
+            .help("Where kube-apiserver keeps its objects in etcd (its --etcd-prefix): the Kubernetes API on the HTTP "
+                    + "port (/api, /apis, /version) serves gets and lists of the objects under it.");
     // Security (README.md "Security", docs/SECURITY.md): authentication, authorization, limits.
     static final Flag<Boolean> ANONYMOUS = Flag.toggle("--anonymous")
             .defaultValue("false")
@@ -267,6 +274,7 @@ public final class NodeFlags extends FlagTable {
                 ETCD_ENDPOINTS,
                 PROGRESS_NOTIFY_INTERVAL,
                 CORS_ALLOWED_ORIGINS,
+                KUBE_PREFIX,
                 TLS_CERT_FILE,
                 TLS_KEY_FILE,
                 CLIENT_CA_FILE,
@@ -331,6 +339,7 @@ public final class NodeFlags extends FlagTable {
                 v.get(ETCD_ENDPOINTS),
                 v.get(PROGRESS_NOTIFY_INTERVAL),
                 v.get(CORS_ALLOWED_ORIGINS),
+                v.get(KUBE_PREFIX),
                 v.get(DEEP_READ_MAX_READERS),
                 v.get(DEEP_READ_MAX_BYTES),
                 v.get(BENCH_ENCODE_PER_WATCHER),

@@ -53,6 +53,7 @@ class FanoutNodeMainTest {
         assertThat(c.historyMaxAge()).isEqualTo(Duration.ofMinutes(2));
         assertThat(c.bookmarkInterval()).isEqualTo(Duration.ofMillis(500));
         assertThat(c.resourceVersionWait()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(c.kubePrefix()).isEqualTo("/registry");
         assertThat(c.historyMaxEvents()).isEqualTo(100_000);
         assertThat(c.bindAddress()).isEqualTo("127.0.0.1");
         assertThat(c.nodeId()).endsWith("-8081");
@@ -89,6 +90,7 @@ class FanoutNodeMainTest {
             {"--kafka-bootstrap", "nohost", "is not a Kafka bootstrap list"},
             {"--deep-read-max-bytes", "64MB", "could mean powers of 1000 or of 1024"},
             {"--deep-read-max-readers", "-1", "--deep-read-max-readers: -1 (expected: >= 0)"},
+            {"--kube-prefix", "registry", "--kube-prefix: 'registry' (expected: starting with /"},
         };
         for (String[] c : cases) {
             StringWriter err = new StringWriter();

@@ -4,9 +4,11 @@ import io.watchfanout.schema.v1.Status;
 
 /**
  * A request that is answered with an error {@code Status} before any streaming starts.
- * {@code retryAfterSeconds > 0} adds a {@code Retry-After} header (503, 504).
+ * {@code retryAfterSeconds > 0} adds a {@code Retry-After} header (503, 504). Public so that a
+ * front end mounted on the HTTP port ({@link HttpApi#mount}) can read the refusals of the
+ * transport's shared parts ({@link QueryParams}) and answer them in its own form.
  */
-final class ApiException extends Exception {
+public final class ApiException extends Exception {
     private static final long serialVersionUID = 1L;
 
     private final transient Status status;
@@ -22,11 +24,13 @@ final class ApiException extends Exception {
         this.retryAfterSeconds = retryAfterSeconds;
     }
 
-    Status status() {
+    /** The refusal: HTTP code, reason and message. */
+    public Status status() {
         return status;
     }
 
-    int retryAfterSeconds() {
+    /** The {@code Retry-After} to send, in seconds; 0 for none. */
+    public int retryAfterSeconds() {
         return retryAfterSeconds;
     }
 }

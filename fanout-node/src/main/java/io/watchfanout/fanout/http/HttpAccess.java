@@ -24,10 +24,14 @@ import io.watchfanout.fanout.watch.Statuses;
  * header), and the refusals as {@code Status} answers: 401 {@code Unauthorized} with
  * {@code WWW-Authenticate}, 403 {@code Forbidden}, 429 {@code TooManyRequests} with
  * {@code Retry-After}. Used when a request or watch starts, never per event. Thread-safe.
+ *
+ * <p>{@link #credentials} and {@link #CHALLENGE} are public for the front ends mounted on the
+ * HTTP port ({@link HttpApi#mount}), which check the same credentials with the same
+ * {@link AccessControl}.
  */
-final class HttpAccess {
-    /** The challenge of a 401 (RFC 6750). */
-    static final String CHALLENGE = "Bearer realm=\"watch-fanout\"";
+public final class HttpAccess {
+    /** The challenge of a 401 (RFC 6750), the {@code WWW-Authenticate} header's value. */
+    public static final String CHALLENGE = "Bearer realm=\"watch-fanout\"";
     /** The audit name of {@code GET /v1/kv}. */
     static final String LIST_API = "http-list";
 
@@ -65,7 +69,7 @@ final class HttpAccess {
      *
      * @throws AuthenticationException when {@code Authorization} is given more than once
      */
-    static Credentials credentials(HttpServerExchange exchange) throws AuthenticationException {
+    public static Credentials credentials(HttpServerExchange exchange) throws AuthenticationException {
         SSLSessionInfo tls = exchange.getConnection().getSslSessionInfo();
         String commonName = tls == null ? null : PeerCertificates.commonName(tls.getSSLSession());
         HeaderValues authorization = exchange.getRequestHeaders().get(Headers.AUTHORIZATION);

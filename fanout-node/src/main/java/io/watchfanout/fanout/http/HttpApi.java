@@ -40,7 +40,9 @@ import org.xnio.conduits.ConduitStreamSourceChannel;
 
 /**
  * The fan-out node's HTTP server (Undertow): {@code /v1/watch}, {@code /v1/kv},
- * {@code /readyz}, {@code /livez}, {@code /metrics}; any other path is a 404 {@code Status}.
+ * {@code /readyz}, {@code /livez}, {@code /metrics}, and the paths front ends {@link #mount}
+ * (the Kubernetes API's {@code /api}, {@code /apis}, {@code /version}); any other path is a 404
+ * {@code Status}.
  * Pages of the origins given to {@link #allowOrigins} may read {@code /v1/*} and {@code /v3/*}
  * across origins ({@link CorsHandler}).
  *
@@ -93,6 +95,8 @@ public final class HttpApi {
     private CorsOrigins corsOrigins = CorsOrigins.NONE;
     private AccessControl access;
     private ServerTls tls;
+    /** Front ends' handlers by path prefix ({@link #mount}), in the order mounted. */
+    private final java.util.Map<String, HttpHandler> mounts = new java.util.LinkedHashMap<>();
 
     /**
      * @param core the watch core to serve
@@ -168,6 +172,44 @@ public final class HttpApi {
      */
     public void serveTls(ServerTls tls) {
         this.tls = Objects.requireNonNull(tls, "tls");
+    }
+
+    /**
+     * Serves every request whose path is {@code pathPrefix} or lies below it ({@code /api} takes
+     * {@code /api} and {@code /api/v1/pods}, not {@code /apis}) with {@code handler}, ahead of the
+     * node's own routes; call before {@link #start()}. A front end plugs its routes into the HTTP
+     * transport this way without the transport knowing it. The handler is called on an IO thread,
+     * after CORS and the path-parameter check; it answers everything itself (methods, readiness,
+     * access).
+     *
+     * @param pathPrefix an absolute path without a trailing slash, e.g. {@code /apis}
+     * @throws IllegalArgumentException for a prefix that is not such a path, one of the node's own
+     *     paths, or one mounted already
+     * @throws IllegalStateException after {@link #start()}
+     */
+    public void mount(String pathPrefix, HttpHandler handler) {
+        java.util.Objects.requireNonNull(handler, "handler");
+        if (openListener != null) {
+            throw new IllegalStateException("mount " + pathPrefix + " after start (expected: before start)");
+        }
+        if (!pathPrefix.startsWith("/") || pathPrefix.endsWith("/") || pathPrefix.contains("//")) {
+            throw new IllegalArgumentException(
+                    "path prefix \"" + pathPrefix + "\" (expected: an absolute path without a trailing slash)");
+        }
+        for (String own : new String[] {"/v1", "/v3", "/readyz", "/livez", "/metrics"}) {
+            if (underPrefix(own, pathPrefix) || underPrefix(pathPrefix, own)) {
+                throw new IllegalArgumentException(
+                        "path prefix " + pathPrefix + " overlaps the node's own " + own + " (expected: another path)");
+            }
+        }
+        if (mounts.putIfAbsent(pathPrefix, handler) != null) {
+            throw new IllegalArgumentException("path prefix " + pathPrefix + " is mounted already");
+        }
+    }
+
+    /** Whether {@code path} is {@code prefix} or lies below it, segment by segment. */
+    static boolean underPrefix(String path, String prefix) {
+        return path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/');
     }
 
     /**
@@ -337,6 +379,12 @@ public final class HttpApi {
                             + " (expected: none; parameters go in the query string)"),
                     0);
             return;
+        }
+        for (java.util.Map.Entry<String, HttpHandler> mount : mounts.entrySet()) {
+            if (underPrefix(path, mount.getKey())) {
+                mount.getValue().handleRequest(exchange);
+                return;
+            }
         }
         if (path.startsWith("/v3/")) {
             if (v3 == null) {

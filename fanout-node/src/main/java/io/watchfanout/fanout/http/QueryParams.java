@@ -20,9 +20,12 @@ import java.util.Map;
  * parameter and its value; {@link RequestTargetRewriter} routes such targets here past
  * Undertow's parser, which would refuse them itself with a bare 400.
  *
+ * <p>Public for the front ends mounted on the HTTP port ({@link HttpApi#mount}), which read their
+ * parameters with the same decoding and the same 400s.
+ *
  * <p>Immutable after parsing; thread-safe.
  */
-final class QueryParams {
+public final class QueryParams {
     private final Map<String, ByteString> values;
 
     private QueryParams(Map<String, ByteString> values) {
@@ -35,7 +38,7 @@ final class QueryParams {
      * @throws ApiException 400 for bad percent-encoding, a character that must be
      *     percent-encoded, a parameter with an empty name ({@code =x}), or a parameter given twice
      */
-    static QueryParams parse(String rawQuery) throws ApiException {
+    public static QueryParams parse(String rawQuery) throws ApiException {
         Map<String, ByteString> values = new HashMap<>();
         if (rawQuery == null || rawQuery.isEmpty()) {
             return new QueryParams(values);
@@ -155,7 +158,7 @@ final class QueryParams {
     }
 
     /** The parameter as UTF-8 text, or null when absent. */
-    String text(String name) {
+    public String text(String name) {
         ByteString v = values.get(name);
         return v == null ? null : v.toStringUtf8();
     }

@@ -15,12 +15,15 @@ import java.util.Base64;
  * carry {@code remainingItemCount} without counting again (kube-apiserver ignores fields it does
  * not know, and clients treat the token as opaque).
  *
- * @param revision the revision every page is read at, {@code > 0}
+ * @param revision the revision every page is read at, {@code > 0}; or {@link #LATEST}, kube-apiserver's
+ *     token of a 410 Expired that continues at the latest revision (an inconsistent list)
  * @param start the first key of the next page, relative to the list's key prefix
  * @param remaining objects from {@code start} on, or -1 when unknown
  */
 public record KubeContinueToken(long revision, String start, long remaining) {
     private static final String VERSION = "meta.k8s.io/v1";
+    /** The revision of a token that continues at the latest state (kube-apiserver writes -1). */
+    public static final long LATEST = -1;
 
     /** The token's text. */
     public String encode() {
@@ -60,7 +63,7 @@ public record KubeContinueToken(long revision, String start, long remaining) {
                         "continue key is not valid: server does not recognize this encoded version");
             }
             long rv = json.has("rv") ? json.get("rv").getAsLong() : 0;
-            if (rv <= 0) {
+            if (rv <= 0 && rv != LATEST) {
                 throw new IllegalArgumentException(
                         "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
             }

@@ -27,6 +27,15 @@ public final class KubeListWriter {
     /** One stored object of the page and the revision it was last modified at. */
     public record Item(byte[] value, long modRevision) {}
 
+    /**
+     * Renders one item of a page in the list's form, on demand, so that the page is written item by
+     * item (and items rendered before, e.g. memoized per event, can be handed over as they are).
+     */
+    public interface ItemBytes<T> {
+        /** The item's bytes: a JSON object without kind and apiVersion, or a bare typed protobuf message. */
+        byte[] bytes(T item) throws UndecodableObjectException;
+    }
+
     private static final int FLUSH_BYTES = 64 * 1024;
     private static final byte[] MAGIC = {'k', '8', 's', 0};
 
@@ -109,6 +118,126 @@ public final class KubeListWriter {
     }
 
     /**
+     * Writes a JSON list page whose items {@code render} makes one at a time, each written out
+     * before the next is made: memory holds one item and at most 64 KiB of output.
+     *
+     * @throws UndecodableObjectException from {@code render}; bytes already sunk are then a broken
+     *     response
+     */
+    public <T> void json(
+            KubeResource resource,
+            List<T> items,
+            ItemBytes<T> render,
+            long resourceVersion,
+            String continueToken,
+            long remainingItemCount,
+            Sink sink)
+            throws UndecodableObjectException {
+        JsonBuffer out = new JsonBuffer(FLUSH_BYTES + 1024);
+        out.ascii("{\"kind\":")
+                .string(resource.listKind())
+                .ascii(",\"apiVersion\":")
+                .string(resource.apiVersion())
+                .ascii(",\"metadata\":{\"resourceVersion\":\"")
+                .number(resourceVersion)
+                .raw('"');
+        if (continueToken != null) {
+            out.ascii(",\"continue\":").string(continueToken);
+            if (remainingItemCount >= 0) {
+                out.ascii(",\"remainingItemCount\":").number(remainingItemCount);
+            }
+        }
+        out.ascii("},\"items\":[");
+        for (int i = 0; i < items.size(); i++) {
+            if (i > 0) {
+                out.raw(',');
+            }
+            byte[] item = render.bytes(items.get(i));
+            if (out.length() + item.length > FLUSH_BYTES) {
+                sink.write(out.array(), 0, out.length());
+                out.reset();
+            }
+            if (item.length > FLUSH_BYTES) {
+                sink.write(item, 0, item.length);
+            } else {
+                out.bytes(item, 0, item.length);
+            }
+        }
+        out.ascii("]}");
+        sink.write(out.array(), 0, out.length());
+    }
+
+    /**
+     * Writes a protobuf list page of already rendered items (bare typed messages with their
+     * resourceVersion set, e.g. {@link ResourceVersionSplice#object()}); the lengths come from the
+     * items, so nothing is planned twice.
+     */
+    public void protobufRendered(
+            KubeResource resource,
+            List<byte[]> objects,
+            long resourceVersion,
+            String continueToken,
+            long remaining,
+            Sink sink) {
+        long itemsLength = 0;
+        for (byte[] o : objects) {
+            itemsLength += 1 + ResourceVersionSplice.varintSize(o.length) + o.length;
+        }
+        writeProtobufHead(resource, itemsLength, resourceVersion, continueToken, remaining, sink);
+        byte[] head = new byte[16];
+        for (byte[] o : objects) {
+            head[0] = 2 << 3 | ProtoReader.LENGTH_DELIMITED;
+            int len = ResourceVersionSplice.writeVarint(head, 1, o.length);
+            sink.write(head, 0, len);
+            sink.write(o, 0, o.length);
+        }
+        sink.write(PROTOBUF_TAIL, 0, PROTOBUF_TAIL.length);
+    }
+
+    /** runtime.Unknown's contentEncoding and contentType, empty as kube-apiserver writes them. */
+    private static final byte[] PROTOBUF_TAIL = {
+        3 << 3 | ProtoReader.LENGTH_DELIMITED, 0, 4 << 3 | ProtoReader.LENGTH_DELIMITED, 0
+    };
+
+    /** The magic, the envelope's TypeMeta, and the list's raw up to its first item. */
+    private static void writeProtobufHead(
+            KubeResource resource,
+            long itemsLength,
+            long resourceVersion,
+            String continueToken,
+            long remainingItemCount,
+            Sink sink) {
+        ProtoWriter listMeta = new ProtoWriter().string(2, Long.toString(resourceVersion));
+        if (continueToken != null) {
+            listMeta.string(3, continueToken);
+            if (remainingItemCount >= 0) {
+                listMeta.varint(4, remainingItemCount);
+            }
+        }
+        byte[] meta = listMeta.toByteArray();
+        long raw = 1 + ResourceVersionSplice.varintSize(meta.length) + meta.length + itemsLength;
+        byte[] typeMeta = new ProtoWriter()
+                .string(1, resource.apiVersion())
+                .string(2, resource.listKind())
+                .toByteArray();
+        byte[] head = new byte[64 + typeMeta.length + meta.length];
+        int pos = 0;
+        System.arraycopy(MAGIC, 0, head, pos, MAGIC.length);
+        pos += MAGIC.length;
+        head[pos++] = 1 << 3 | ProtoReader.LENGTH_DELIMITED;
+        pos = ResourceVersionSplice.writeVarint(head, pos, typeMeta.length);
+        System.arraycopy(typeMeta, 0, head, pos, typeMeta.length);
+        pos += typeMeta.length;
+        head[pos++] = 2 << 3 | ProtoReader.LENGTH_DELIMITED;
+        pos = ResourceVersionSplice.writeVarint(head, pos, raw);
+        head[pos++] = 1 << 3 | ProtoReader.LENGTH_DELIMITED;
+        pos = ResourceVersionSplice.writeVarint(head, pos, meta.length);
+        System.arraycopy(meta, 0, head, pos, meta.length);
+        pos += meta.length;
+        sink.write(head, 0, pos);
+    }
+
+    /**
      * Writes a protobuf list page: every item's splice is planned first, so that the envelope's
      * and the list's lengths are known before the first byte, then the items are written one by
      * one through a buffer of at most one item plus 64 KiB.
@@ -136,35 +265,7 @@ public final class KubeListWriter {
             splices.add(splice);
             itemsLength += 1 + ResourceVersionSplice.varintSize(splice.objectLength()) + splice.objectLength();
         }
-        ProtoWriter listMeta = new ProtoWriter().string(2, Long.toString(resourceVersion));
-        if (continueToken != null) {
-            listMeta.string(3, continueToken);
-            if (remainingItemCount >= 0) {
-                listMeta.varint(4, remainingItemCount);
-            }
-        }
-        byte[] meta = listMeta.toByteArray();
-        long raw = 1 + ResourceVersionSplice.varintSize(meta.length) + meta.length + itemsLength;
-        byte[] typeMeta = new ProtoWriter()
-                .string(1, resource.apiVersion())
-                .string(2, resource.listKind())
-                .toByteArray();
-
-        byte[] head = new byte[64 + typeMeta.length + meta.length];
-        int pos = 0;
-        System.arraycopy(MAGIC, 0, head, pos, MAGIC.length);
-        pos += MAGIC.length;
-        head[pos++] = 1 << 3 | ProtoReader.LENGTH_DELIMITED;
-        pos = ResourceVersionSplice.writeVarint(head, pos, typeMeta.length);
-        System.arraycopy(typeMeta, 0, head, pos, typeMeta.length);
-        pos += typeMeta.length;
-        head[pos++] = 2 << 3 | ProtoReader.LENGTH_DELIMITED;
-        pos = ResourceVersionSplice.writeVarint(head, pos, raw);
-        head[pos++] = 1 << 3 | ProtoReader.LENGTH_DELIMITED;
-        pos = ResourceVersionSplice.writeVarint(head, pos, meta.length);
-        System.arraycopy(meta, 0, head, pos, meta.length);
-        pos += meta.length;
-        sink.write(head, 0, pos);
+        writeProtobufHead(resource, itemsLength, resourceVersion, continueToken, remainingItemCount, sink);
 
         byte[] buf = new byte[FLUSH_BYTES];
         int len = 0;
@@ -181,8 +282,7 @@ public final class KubeListWriter {
             len = ResourceVersionSplice.writeVarint(buf, len, splice.objectLength());
             len = splice.writeObject(buf, len);
         }
-        // runtime.Unknown's contentEncoding and contentType, empty as kube-apiserver writes them.
-        byte[] tail = {3 << 3 | ProtoReader.LENGTH_DELIMITED, 0, 4 << 3 | ProtoReader.LENGTH_DELIMITED, 0};
+        byte[] tail = PROTOBUF_TAIL;
         if (len + tail.length > buf.length) {
             sink.write(buf, 0, len);
             len = 0;

@@ -52,6 +52,41 @@ class KubeListsTest {
     }
 
     @Test
+    void pagesOfItemsRenderedOneByOneEqualPagesRenderedByTheWriter() throws Exception {
+        List<KubeListWriter.Item> items = pods(40);
+        KubeItems rendering = new KubeItems(KubeSchema.standard(), ProtoJsonWriter.create());
+        ByteArrayOutputStream whole = new ByteArrayOutputStream();
+        lists.json(pods, items, 900, "tok", 3, (b, off, len) -> whole.write(b, off, len));
+        ByteArrayOutputStream oneByOne = new ByteArrayOutputStream();
+        lists.json(
+                pods,
+                items,
+                item -> rendering.item(keyValue(item), KubeFormat.JSON).bytes(),
+                900,
+                "tok",
+                3,
+                (b, off, len) -> oneByOne.write(b, off, len));
+        assertThat(oneByOne.toByteArray()).isEqualTo(whole.toByteArray());
+
+        ByteArrayOutputStream planned = new ByteArrayOutputStream();
+        lists.protobuf(pods, items, 900, "tok", 3, (b, off, len) -> planned.write(b, off, len));
+        List<byte[]> objects = new ArrayList<>();
+        for (KubeListWriter.Item item : items) {
+            objects.add(rendering.item(keyValue(item), KubeFormat.PROTOBUF).bytes());
+        }
+        ByteArrayOutputStream rendered = new ByteArrayOutputStream();
+        lists.protobufRendered(pods, objects, 900, "tok", 3, (b, off, len) -> rendered.write(b, off, len));
+        assertThat(rendered.toByteArray()).isEqualTo(planned.toByteArray());
+    }
+
+    private static io.watchfanout.schema.v1.KeyValue keyValue(KubeListWriter.Item item) {
+        return io.watchfanout.schema.v1.KeyValue.newBuilder()
+                .setValue(com.google.protobuf.ByteString.copyFrom(item.value()))
+                .setModRevision(item.modRevision())
+                .build();
+    }
+
+    @Test
     void protobufListIsAnEnvelopeOfListMetaAndBareItems() throws Exception {
         List<KubeListWriter.Item> items = pods(50);
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -65,8 +65,7 @@ class ProtoJsonWriterTest {
         }
     }
 
-    private static void compare(
-            String path, JsonElement ours, JsonElement expected, List<String> wrong, List<String> missing) {
+    static void compare(String path, JsonElement ours, JsonElement expected, List<String> wrong, List<String> missing) {
         if (ours.isJsonObject() && expected.isJsonObject()) {
             JsonObject o = ours.getAsJsonObject();
             JsonObject e = expected.getAsJsonObject();

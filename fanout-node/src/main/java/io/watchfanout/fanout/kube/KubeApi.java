@@ -1,0 +1,317 @@
+package io.watchfanout.fanout.kube;
+
+import io.prometheus.client.CollectorRegistry;
+import io.undertow.server.HttpHandler;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.Headers;
+import io.undertow.util.Methods;
+import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.http.ApiException;
+import io.watchfanout.fanout.http.HttpAccess;
+import io.watchfanout.fanout.http.HttpApi;
+import io.watchfanout.fanout.http.QueryParams;
+import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.security.AccessDeniedException;
+import io.watchfanout.fanout.security.AuthenticationException;
+import io.watchfanout.fanout.security.Identity;
+import io.watchfanout.fanout.security.Listener;
+import io.watchfanout.fanout.security.Verb;
+import io.watchfanout.fanout.watch.CurrentRevision;
+import io.watchfanout.fanout.watch.WatchCore;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.xnio.IoUtils;
+
+/**
+ * The Kubernetes API's reads on the node's HTTP port, for unchanged Kubernetes clients (kubectl,
+ * client-go, fabric8, client-java): {@code /version}; discovery, aggregated ({@code apidiscovery.k8s.io/v2},
+ * when {@code Accept} asks for it) or legacy ({@code /api}, {@code /apis}, {@code /api/v1},
+ * {@code /apis/<group>/<version>}), custom resources included as the cache's CRDs come and go;
+ * gets and lists of kube-apiserver's objects as they lie in etcd under the {@code --kube-prefix}
+ * ({@link KubeReads}). {@code /openapi/v2} and {@code /openapi/v3} answer 404: the node has no
+ * OpenAPI documents, and kubectl's reads do not need them.
+ *
+ * <p>The node is a read tier: every other method is a 405 {@code Status} saying so, and a watch
+ * is not served yet (405). Unknown paths and resources are 404 in kube-apiserver's words; refusals
+ * are {@code Status} objects with kube-apiserver's reasons; a node that is not serving answers
+ * 503 with {@code Retry-After}. Access (README.md, "Security"): as {@code /v1/kv}, every request
+ * is authenticated with the node's {@link AccessControl} (401), and a get or list authorized as a
+ * read of the etcd keys it covers: the one key, the namespace's or the resource's prefix (403).
+ *
+ * <p>Mounted on the HTTP transport with {@link #mountOn}; requests are served on worker threads.
+ * Thread-safe.
+ */
+public final class KubeApi implements HttpHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(KubeApi.class);
+    /** The path prefixes the API takes on the HTTP port. */
+    public static final List<String> PATH_PREFIXES = List.of("/api", "/apis", "/version", "/openapi");
+    /** The audit name of Kubernetes reads. */
+    static final String API = "kube-read";
+
+    private final WatchCore core;
+    private final KubeSettings settings;
+    private final AccessControl access;
+    private final KubeStats stats = new KubeStats();
+    private final LiveResources live;
+    private final KubeResources builtIn;
+    private final KubeReads reads;
+    private final byte[] version;
+
+    /**
+     * The API over {@code core}.
+     *
+     * @param access who may read what; {@link AccessControl#open} for anyone
+     * @param currentRevision where a consistent read learns etcd's revision, or null without an
+     *     etcd endpoint (then such a read is answered at the node's revision)
+     * @param registry where the {@code watchfanout_kube_*} counters are registered
+     */
+    public KubeApi(
+            WatchCore core,
+            KubeSettings settings,
+            AccessControl access,
+            CurrentRevision currentRevision,
+            CollectorRegistry registry) {
+        this.core = core;
+        this.settings = settings;
+        this.access = Objects.requireNonNull(access, "access");
+        KubeSchema schema = KubeSchema.standard();
+        ProtoJsonWriter writer = ProtoJsonWriter.create();
+        KubeItems items = new KubeItems(schema, writer);
+        this.builtIn = KubeResources.builtIn(settings.prefix());
+        this.live = new LiveResources(core, builtIn, items, settings.nodeId());
+        this.reads = new KubeReads(
+                core,
+                items,
+                new KubeListWriter(schema, writer),
+                new KubeRevisionWait(core, settings, currentRevision),
+                stats,
+                Clock.systemUTC());
+        this.version = KubeDiscovery.version(
+                Objects.requireNonNullElse(KubeApi.class.getPackage().getImplementationVersion(), "dev"));
+        registry.register(stats);
+    }
+
+    /** Serves {@link #PATH_PREFIXES} on {@code http}; call before it starts. */
+    public void mountOn(HttpApi http) {
+        for (String prefix : PATH_PREFIXES) {
+            http.mount(prefix, this);
+        }
+    }
+
+    @Override
+    public void handleRequest(HttpServerExchange exchange) throws Exception {
+        if (exchange.isInIoThread()) {
+            exchange.dispatch(this);
+            return;
+        }
+        stats.reads.increment();
+        try {
+            serve(exchange);
+        } catch (KubeError e) {
+            status(exchange, e);
+        } catch (ApiException e) {
+            status(
+                    exchange,
+                    KubeError.of(
+                            e.status().getCode(),
+                            e.status().getReason(),
+                            e.status().getMessage()));
+        } catch (KubeReads.BrokenResponseException | java.io.UncheckedIOException e) {
+            LOG.warn(
+                    "[node {}] {} {}: {}",
+                    settings.nodeId(),
+                    exchange.getRequestMethod(),
+                    exchange.getRequestPath(),
+                    e.getMessage());
+            IoUtils.safeClose(exchange.getConnection());
+        }
+    }
+
+    private void serve(HttpServerExchange exchange) throws KubeError, ApiException, InterruptedException {
+        String path = decodePath(exchange.getRequestPath());
+        boolean get = exchange.getRequestMethod().equals(Methods.GET)
+                || exchange.getRequestMethod().equals(Methods.HEAD);
+        if (!get) {
+            throw KubeError.of(
+                    405,
+                    "MethodNotAllowed",
+                    exchange.getRequestMethod() + " is not allowed on " + path + ": this node is a read-only tier of "
+                            + "the Kubernetes API (get, list); send writes to kube-apiserver");
+        }
+        Identity identity = authenticate(exchange);
+        if (path == null || path.equals("/openapi") || path.startsWith("/openapi/")) {
+            throw KubeError.pathNotFound();
+        }
+        QueryParams q = QueryParams.parse(exchange.getQueryString());
+        String notServing = core.readiness().isDraining()
+                ? "this node is shutting down; ask another node"
+                : core.readiness().notServing();
+        if (notServing != null) {
+            throw KubeError.unavailable(notServing, settings.retryAfterSeconds());
+        }
+        LiveResources.Served served = live.current();
+        Optional<KubePath> parsed = KubePath.parse(path, served.resources());
+        if (parsed.isEmpty()) {
+            throw KubeError.pathNotFound();
+        }
+        KubePath p = parsed.get();
+        String accept = exchange.getRequestHeaders().getFirst(Headers.ACCEPT);
+        switch (p.target()) {
+            case VERSION -> ok(exchange, KubeFormat.JSON.mediaType(), version);
+            case CORE_GROUPS ->
+                discovery(
+                        exchange,
+                        accept,
+                        served.discovery().aggregatedCore(),
+                        served.discovery().legacyCore());
+            case GROUPS ->
+                discovery(
+                        exchange,
+                        accept,
+                        served.discovery().aggregatedGroups(),
+                        served.discovery().legacyGroups());
+            case RESOURCES -> {
+                byte[] list = served.discovery().resourceList(p.apiVersion());
+                if (list == null) {
+                    throw KubeError.pathNotFound();
+                }
+                ok(exchange, KubeFormat.JSON.mediaType(), list);
+            }
+            default -> read(exchange, p, served.resources(), q, identity, accept);
+        }
+    }
+
+    private void read(
+            HttpServerExchange exchange,
+            KubePath p,
+            KubeResources resources,
+            QueryParams q,
+            Identity identity,
+            String accept)
+            throws KubeError, InterruptedException {
+        if (p.legacyWatch() || isTrue(q.text("watch"))) {
+            throw KubeError.of(
+                    405,
+                    "MethodNotAllowed",
+                    "watch is not served by this node yet; list here and watch kube-apiserver");
+        }
+        if (!p.subresource().isEmpty() && !p.subresource().equals("status")) {
+            throw KubeError.pathNotFound();
+        }
+        authorize(identity, KubeReads.range(p, resources));
+        boolean protobufServed = builtIn.byPlural(
+                        p.resource().group(),
+                        p.resource().version(),
+                        p.resource().plural())
+                .isPresent();
+        KubeFormat format = KubeFormat.negotiate(accept, protobufServed, true);
+        if (format == null) {
+            throw KubeError.of(406, "NotAcceptable", KubeFormat.ACCEPTED);
+        }
+        // For objects stored as JSON, which have no protobuf form here: the client's next choice.
+        KubeFormat jsonFallback = KubeFormat.negotiate(accept, false, true);
+        if (p.target() == KubePath.Target.OBJECT) {
+            reads.get(exchange, p, resources, format, jsonFallback, q.text("resourceVersion"));
+            return;
+        }
+        LabelSelector labels;
+        FieldSelector fields;
+        try {
+            labels = LabelSelector.parse(q.text("labelSelector"));
+            fields = FieldSelector.parse(q.text("fieldSelector"), p.resource());
+        } catch (SelectorException e) {
+            throw KubeError.badRequest(e.getMessage());
+        }
+        KubeReadOptions options = KubeReadOptions.list(
+                q.text("resourceVersion"), q.text("resourceVersionMatch"), q.text("limit"), q.text("continue"));
+        reads.list(exchange, p, resources, format, jsonFallback, options, labels, fields);
+    }
+
+    private static void discovery(HttpServerExchange exchange, String accept, byte[] aggregated, byte[] legacy) {
+        if (accept != null
+                && accept.contains("as=APIGroupDiscoveryList")
+                && accept.contains("v=v2")
+                && accept.contains("g=apidiscovery.k8s.io")) {
+            ok(exchange, KubeDiscovery.AGGREGATED_MEDIA_TYPE, aggregated);
+        } else {
+            ok(exchange, KubeFormat.JSON.mediaType(), legacy);
+        }
+    }
+
+    private Identity authenticate(HttpServerExchange exchange) throws KubeError {
+        if (access.isOpen()) {
+            return Identity.ANONYMOUS;
+        }
+        try {
+            return access.authenticate(Listener.HTTP, HttpAccess.credentials(exchange), API);
+        } catch (AuthenticationException e) {
+            exchange.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, HttpAccess.CHALLENGE);
+            throw KubeError.of(401, "Unauthorized", e.getMessage());
+        }
+    }
+
+    private void authorize(Identity identity, KeyRange range) throws KubeError {
+        try {
+            access.authorize(identity, Verb.READ, range, API);
+        } catch (AccessDeniedException e) {
+            throw KubeError.of(403, "Forbidden", e.getMessage());
+        }
+    }
+
+    private void status(HttpServerExchange exchange, KubeError e) {
+        if (exchange.isResponseStarted()) {
+            IoUtils.safeClose(exchange.getConnection());
+            return;
+        }
+        exchange.setStatusCode(e.code());
+        exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
+        if (e.retryAfterSeconds() > 0) {
+            exchange.getResponseHeaders().put(Headers.RETRY_AFTER, Integer.toString(e.retryAfterSeconds()));
+        }
+        exchange.getResponseSender().send(ByteBuffer.wrap(e.statusJson()));
+    }
+
+    private static void ok(HttpServerExchange exchange, String contentType, byte[] body) {
+        exchange.setStatusCode(200);
+        exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, contentType);
+        exchange.getResponseSender().send(ByteBuffer.wrap(body));
+    }
+
+    /** kube-apiserver's reading of a boolean query parameter: absent, empty, {@code false} and {@code 0} are false. */
+    private static boolean isTrue(String value) {
+        return value != null && !value.isEmpty() && !value.equalsIgnoreCase("false") && !value.equals("0");
+    }
+
+    /** The percent-decoded path (Undertow leaves it encoded on this node), or null when malformed. */
+    static String decodePath(String raw) {
+        if (raw.indexOf('%') < 0) {
+            return raw;
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(raw.length());
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            if (c == '%') {
+                if (i + 2 >= raw.length()) {
+                    return null;
+                }
+                int hi = Character.digit(raw.charAt(i + 1), 16);
+                int lo = Character.digit(raw.charAt(i + 2), 16);
+                if (hi < 0 || lo < 0) {
+                    return null;
+                }
+                out.write(hi << 4 | lo);
+                i += 2;
+            } else {
+                out.write(c);
+            }
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+}

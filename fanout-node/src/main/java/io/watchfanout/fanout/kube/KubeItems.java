@@ -1,0 +1,199 @@
+package io.watchfanout.fanout.kube;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParseException;
+import com.google.gson.JsonParser;
+import com.google.protobuf.Descriptors.Descriptor;
+import io.watchfanout.fanout.frame.JsonBuffer;
+import io.watchfanout.schema.v1.KeyValue;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns stored key-values into what a Kubernetes read answers: {@link #item} renders a list item
+ * (the one place that does, so that items rendered once per event can later be handed over
+ * instead), {@link #object} a get's whole object, and {@link #matches} decides label and field
+ * selectors from the stored bytes. {@code metadata.resourceVersion} is the key's mod revision.
+ *
+ * <p>Thread-safe: the schema, writer and field plans are shared and immutable once made.
+ */
+final class KubeItems {
+    /** A rendered item or object and the fields the schema did not know (JSON forms only). */
+    record Rendered(byte[] bytes, int unknownFields) {}
+
+    private final KubeSchema schema;
+    private final ProtoJsonWriter writer;
+    private final ObjectFields fields = new ObjectFields();
+
+    KubeItems(KubeSchema schema, ProtoJsonWriter writer) {
+        this.schema = schema;
+        this.writer = writer;
+    }
+
+    /**
+     * One list item in {@code format}: for JSON and Table the object's JSON without kind and
+     * apiVersion (a JSON-stored object as stored, which carries them), for protobuf the bare typed
+     * message with its resourceVersion spliced in.
+     *
+     * @throws UndecodableObjectException when the value cannot be rendered in that form
+     */
+    Rendered item(KeyValue kv, KubeFormat format) throws UndecodableObjectException {
+        byte[] value = kv.getValue().toByteArray();
+        StoredObject object = StoredObject.of(value, 0, value.length);
+        if (format == KubeFormat.PROTOBUF) {
+            if (!object.isProtobuf()) {
+                throw KubeWatchFrames.undecodable(object);
+            }
+            return new Rendered(
+                    ResourceVersionSplice.of(value, 0, value.length, object, kv.getModRevision())
+                            .object(),
+                    0);
+        }
+        return json(value, object, false, kv.getModRevision());
+    }
+
+    /**
+     * A get's object in {@code format} (Table is rendered from the JSON): JSON with kind and
+     * apiVersion, or the full protobuf envelope with the resourceVersion spliced in.
+     *
+     * @throws UndecodableObjectException when the value cannot be rendered in that form
+     */
+    Rendered object(KeyValue kv, KubeFormat format) throws UndecodableObjectException {
+        byte[] value = kv.getValue().toByteArray();
+        StoredObject object = StoredObject.of(value, 0, value.length);
+        if (format == KubeFormat.PROTOBUF) {
+            if (!object.isProtobuf()) {
+                throw KubeWatchFrames.undecodable(object);
+            }
+            return new Rendered(
+                    ResourceVersionSplice.of(value, 0, value.length, object, kv.getModRevision())
+                            .envelope(),
+                    0);
+        }
+        return json(value, object, true, kv.getModRevision());
+    }
+
+    /**
+     * Whether the stored object matches both selectors; {@code name} and {@code namespace} (from
+     * its key) answer {@code metadata.name} and {@code metadata.namespace}.
+     *
+     * @throws UndecodableObjectException when the attributes cannot be read
+     */
+    boolean matches(KeyValue kv, String namespace, String name, LabelSelector labels, FieldSelector fieldSelector)
+            throws UndecodableObjectException {
+        if (labels.isEverything() && fieldSelector.isEverything()) {
+            return true;
+        }
+        byte[] value = kv.getValue().toByteArray();
+        StoredObject object = StoredObject.of(value, 0, value.length);
+        Map<String, String> labelValues;
+        Map<String, String> fieldValues;
+        switch (object.encoding()) {
+            case PROTOBUF -> {
+                labelValues = labels.isEverything() ? Map.of() : fields.labels(value, object);
+                fieldValues = fieldSelector.isEverything()
+                        ? new HashMap<>()
+                        : fields.values(value, object, type(object), fieldSelector.fields());
+            }
+            case JSON -> {
+                JsonObject json = parse(value);
+                labelValues = new HashMap<>();
+                for (Map.Entry<String, JsonElement> e :
+                        KubeTable.obj(KubeTable.obj(json, "metadata"), "labels").entrySet()) {
+                    labelValues.put(
+                            e.getKey(),
+                            e.getValue().isJsonPrimitive() ? e.getValue().getAsString() : "");
+                }
+                fieldValues = new HashMap<>();
+                for (String field : fieldSelector.fields()) {
+                    fieldValues.put(field, jsonField(json, field));
+                }
+            }
+            default -> throw KubeWatchFrames.undecodable(object);
+        }
+        fieldValues.put("metadata.name", name);
+        fieldValues.put("metadata.namespace", namespace);
+        return labels.matches(labelValues) && fieldSelector.matches(fieldValues);
+    }
+
+    /**
+     * Checks, without rendering, that every value of a page has a form the node reads (a
+     * protobuf envelope of a kind in its schema, or JSON), so that a bad one is answered with a
+     * Status before the first byte of the list.
+     *
+     * @return the index of the first value that has not, or -1
+     */
+    int firstUnreadable(List<KeyValue> kvs, KubeFormat format, StringBuilder why) {
+        for (int i = 0; i < kvs.size(); i++) {
+            byte[] head = kvs.get(i).getValue().toByteArray();
+            StoredObject object = StoredObject.of(head, 0, head.length);
+            boolean readable = object.isProtobuf()
+                    ? schema.type(object.apiVersion(), object.kind()).isPresent()
+                    : object.encoding() == StoredObject.StorageEncoding.JSON && format != KubeFormat.PROTOBUF;
+            if (!readable) {
+                why.append(
+                        object.isProtobuf()
+                                ? "no schema for " + object.apiVersion() + " " + object.kind() + " on this node"
+                                : KubeWatchFrames.undecodable(object).getMessage());
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private Rendered json(byte[] value, StoredObject object, boolean withType, long modRevision)
+            throws UndecodableObjectException {
+        switch (object.encoding()) {
+            case PROTOBUF -> {
+                JsonBuffer out = new JsonBuffer(Math.max(256, object.rawLength() * 2));
+                int unknown = writer.writeObject(
+                        out,
+                        type(object),
+                        withType ? object.apiVersion() : null,
+                        withType ? object.kind() : null,
+                        value,
+                        object.rawOffset(),
+                        object.rawLength(),
+                        modRevision);
+                return new Rendered(java.util.Arrays.copyOf(out.array(), out.length()), unknown);
+            }
+            case JSON -> {
+                return new Rendered(KubeWatchFrames.jsonStoredObject(value, modRevision), 0);
+            }
+            default -> throw KubeWatchFrames.undecodable(object);
+        }
+    }
+
+    private Descriptor type(StoredObject object) throws UndecodableObjectException {
+        return schema.type(object.apiVersion(), object.kind())
+                .orElseThrow(() -> new UndecodableObjectException(
+                        "no schema for " + object.apiVersion() + " " + object.kind() + " on this node"));
+    }
+
+    private static JsonObject parse(byte[] value) throws UndecodableObjectException {
+        try {
+            JsonElement parsed = JsonParser.parseString(new String(value, StandardCharsets.UTF_8));
+            if (!parsed.isJsonObject()) {
+                throw new UndecodableObjectException("JSON that is not an object");
+            }
+            return parsed.getAsJsonObject();
+        } catch (JsonParseException e) {
+            throw new UndecodableObjectException("invalid JSON: " + e.getMessage());
+        }
+    }
+
+    /** A dotted field of a JSON object as a field selector compares it: scalars as text, else empty. */
+    private static String jsonField(JsonObject json, String dotted) {
+        JsonElement current = json;
+        for (String part : dotted.split("\\.")) {
+            if (current == null || !current.isJsonObject()) {
+                return "";
+            }
+            current = current.getAsJsonObject().get(part);
+        }
+        return current != null && current.isJsonPrimitive() ? current.getAsString() : "";
+    }
+}

@@ -1,0 +1,365 @@
+package io.watchfanout.fanout.kube;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import com.google.protobuf.ByteString;
+import io.undertow.server.HttpServerExchange;
+import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.watch.HistoryExpiredException;
+import io.watchfanout.fanout.watch.ListPage;
+import io.watchfanout.fanout.watch.WatchCore;
+import io.watchfanout.schema.v1.KeyValue;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Gets and lists of Kubernetes objects from the watch cache, as kube-apiserver answers them: the
+ * revision from {@link KubeReadOptions} (waiting in {@link KubeRevisionWait}), pages of
+ * {@code limit} objects all read at the first page's revision and chained by
+ * {@link KubeContinueToken}s, label and field selectors decided from the stored bytes, and the
+ * answer in JSON, protobuf or Table ({@link KubeFormat}). Every list item is rendered by
+ * {@link KubeItems#item}. {@code metadata.resourceVersion} of an object is its key's mod
+ * revision, that of a list the revision it was read at.
+ *
+ * <p>Runs on a worker thread (it may block in the wait and in writing). Thread-safe.
+ */
+final class KubeReads {
+    /** kube-apiserver's message of a 410 for a continue token older than the history. */
+    static final String CONTINUE_EXPIRED = "The provided continue parameter is too old to display a consistent list "
+            + "result. You can start a new list without the continue parameter, or use the continue token in this "
+            + "response to retrieve the remainder of the results. Continuing with the provided token results in an "
+            + "inconsistent list - objects that were created, modified, or deleted between the time the first chunk "
+            + "was returned and now may show up in the list.";
+    /** kube-apiserver's message of a 410 for an exact resourceVersion older than the history. */
+    static final String EXACT_EXPIRED = "The resourceVersion for the provided list is too old.";
+
+    private final WatchCore core;
+    private final KubeItems items;
+    private final KubeListWriter lists;
+    private final KubeRevisionWait wait;
+    private final KubeStats stats;
+    private final Clock clock;
+
+    KubeReads(
+            WatchCore core,
+            KubeItems items,
+            KubeListWriter lists,
+            KubeRevisionWait wait,
+            KubeStats stats,
+            Clock clock) {
+        this.core = core;
+        this.items = items;
+        this.lists = lists;
+        this.wait = wait;
+        this.stats = stats;
+        this.clock = clock;
+    }
+
+    /** The etcd key range a read of {@code path} covers: one key, a namespace, or the whole resource. */
+    static KeyRange range(KubePath path, KubeResources resources) {
+        if (path.target() == KubePath.Target.OBJECT) {
+            return KeyRange.single(utf8(objectKey(path, resources)));
+        }
+        return KeyRange.prefix(utf8(collectionPrefix(path, resources)));
+    }
+
+    private static String collectionPrefix(KubePath path, KubeResources resources) {
+        return path.namespace().isEmpty()
+                ? resources.keyPrefix(path.resource())
+                : resources.keyPrefix(path.resource(), path.namespace());
+    }
+
+    private static String objectKey(KubePath path, KubeResources resources) {
+        return collectionPrefix(path, resources) + path.name();
+    }
+
+    /**
+     * Answers a get of one object.
+     *
+     * @throws KubeError 404 when there is none, 500 when it cannot be decoded, or the wait's refusals
+     */
+    void get(
+            HttpServerExchange exchange,
+            KubePath path,
+            KubeResources resources,
+            KubeFormat format,
+            KubeFormat jsonFallback,
+            String rv)
+            throws KubeError, InterruptedException {
+        KubeReadOptions options = KubeReadOptions.get(rv);
+        awaitFor(options);
+        String key = objectKey(path, resources);
+        ListPage page;
+        try {
+            page = core.list(KeyRange.single(utf8(key)), null, 0, 1);
+        } catch (HistoryExpiredException e) {
+            throw new IllegalStateException("a read at the cache's revision expired", e);
+        }
+        if (page.kvs().isEmpty()) {
+            throw KubeError.objectNotFound(path.resource(), path.name());
+        }
+        KeyValue kv = page.kvs().get(0);
+        format = withoutProtobufFor(page.kvs(), format, jsonFallback);
+        KubeResponse response;
+        try {
+            if (format == KubeFormat.TABLE) {
+                KubeItems.Rendered item = items.item(kv, KubeFormat.JSON);
+                response = new KubeResponse(exchange, format.mediaType());
+                response.unknownFields(item.unknownFields());
+                byte[] table = KubeTable.list(
+                        path.resource(), List.of(parse(item.bytes())), kv.getModRevision(), null, -1, clock.instant());
+                response.write(table, 0, table.length);
+            } else {
+                KubeItems.Rendered object = items.object(kv, format);
+                response = new KubeResponse(exchange, format.mediaType());
+                response.unknownFields(object.unknownFields());
+                response.write(object.bytes(), 0, object.bytes().length);
+            }
+        } catch (UndecodableObjectException e) {
+            stats.undecodable.increment();
+            throw KubeError.undecodable(key, e.getMessage());
+        }
+        stats.unknownFields.add(response.unknownFields());
+        response.finish();
+    }
+
+    /**
+     * Answers a list of a collection.
+     *
+     * @throws KubeError for bad options, an expired revision or token, an undecodable object, or
+     *     the wait's refusals
+     */
+    void list(
+            HttpServerExchange exchange,
+            KubePath path,
+            KubeResources resources,
+            KubeFormat format,
+            KubeFormat jsonFallback,
+            KubeReadOptions options,
+            LabelSelector labels,
+            FieldSelector fields)
+            throws KubeError, InterruptedException {
+        String prefix = collectionPrefix(path, resources);
+        KeyRange range = KeyRange.prefix(utf8(prefix));
+        long at = 0;
+        ByteString from = null;
+        if (options.mode() == KubeReadOptions.Mode.CONTINUE) {
+            KubeContinueToken token = options.token();
+            from = utf8(prefix + token.start());
+            at = token.revision() == KubeContinueToken.LATEST ? 0 : token.revision();
+            wait.await(at);
+        } else {
+            awaitFor(options);
+            if (options.mode() == KubeReadOptions.Mode.EXACT) {
+                at = options.resourceVersion();
+            }
+        }
+        Page page;
+        try {
+            page = read(range, from, at, options, resources, labels, fields);
+        } catch (HistoryExpiredException e) {
+            if (options.mode() == KubeReadOptions.Mode.CONTINUE) {
+                throw KubeError.expired(
+                        CONTINUE_EXPIRED,
+                        new KubeContinueToken(
+                                        KubeContinueToken.LATEST,
+                                        options.token().start(),
+                                        -1)
+                                .encode());
+            }
+            throw KubeError.expired(EXACT_EXPIRED, null);
+        }
+        format = withoutProtobufFor(page.kvs(), format, jsonFallback);
+        StringBuilder why = new StringBuilder();
+        int bad = items.firstUnreadable(page.kvs(), format, why);
+        if (bad >= 0) {
+            stats.undecodable.increment();
+            throw KubeError.undecodable(page.kvs().get(bad).getKey().toStringUtf8(), why.toString());
+        }
+        String continueToken = page.next() == null
+                ? null
+                : new KubeContinueToken(
+                                page.revision(),
+                                page.next().toStringUtf8().substring(prefix.length()),
+                                page.remaining())
+                        .encode();
+        write(exchange, path.resource(), format, page, continueToken);
+    }
+
+    /** One answered page: its objects, revision, next key (null on the last) and count after it (-1 unknown). */
+    private record Page(List<KeyValue> kvs, long revision, ByteString next, long remaining) {}
+
+    /**
+     * Reads a page: one read of {@code limit} key-values without selectors; with selectors, reads
+     * of {@code limit} key-values until {@code limit} objects matched or the range ended, the next
+     * page starting after the last object examined (kube-apiserver pages a selected list so too,
+     * without {@code remainingItemCount}).
+     */
+    private Page read(
+            KeyRange range,
+            ByteString from,
+            long at,
+            KubeReadOptions options,
+            KubeResources resources,
+            LabelSelector labels,
+            FieldSelector fields)
+            throws HistoryExpiredException, KubeError {
+        int limit = (int) options.limit();
+        boolean selecting = !labels.isEverything() || !fields.isEverything();
+        boolean first = options.mode() != KubeReadOptions.Mode.CONTINUE;
+        if (!selecting) {
+            ListPage page = core.list(range, from, at, limit == 0 ? Integer.MAX_VALUE : limit, limit > 0 && first);
+            long remaining = -1;
+            if (page.nextKey() != null) {
+                if (first) {
+                    remaining = page.remaining();
+                } else if (options.token().remaining() > 0) {
+                    long left = options.token().remaining() - page.kvs().size();
+                    remaining = left >= 1 ? left : -1;
+                }
+            }
+            return new Page(page.kvs(), page.revision(), page.nextKey(), remaining);
+        }
+        List<KeyValue> matched = new ArrayList<>();
+        ByteString cursor = from;
+        long revision = at;
+        while (true) {
+            ListPage page = core.list(range, cursor, revision, limit == 0 ? Integer.MAX_VALUE : limit, false);
+            revision = page.revision();
+            List<KeyValue> kvs = page.kvs();
+            for (int i = 0; i < kvs.size(); i++) {
+                KeyValue kv = kvs.get(i);
+                Optional<KubeResources.ObjectKey> key =
+                        resources.parse(kv.getKey().toByteArray());
+                if (key.isEmpty()) {
+                    continue; // a key under the prefix that holds no object of the resource
+                }
+                boolean match;
+                try {
+                    match = items.matches(kv, key.get().namespace(), key.get().name(), labels, fields);
+                } catch (UndecodableObjectException e) {
+                    stats.undecodable.increment();
+                    throw KubeError.undecodable(kv.getKey().toStringUtf8(), e.getMessage());
+                }
+                if (match) {
+                    matched.add(kv);
+                }
+                if (limit > 0 && matched.size() == limit) {
+                    boolean more = i < kvs.size() - 1 || page.nextKey() != null;
+                    return new Page(
+                            matched,
+                            revision,
+                            more ? kv.getKey().concat(ByteString.copyFrom(new byte[] {0})) : null,
+                            -1);
+                }
+            }
+            if (page.nextKey() == null) {
+                return new Page(matched, revision, null, -1);
+            }
+            cursor = page.nextKey();
+        }
+    }
+
+    private void write(
+            HttpServerExchange exchange, KubeResource resource, KubeFormat format, Page page, String continueToken)
+            throws KubeError {
+        KubeResponse response = new KubeResponse(exchange, format.mediaType());
+        String[] rendering = new String[1];
+        try {
+            switch (format) {
+                case TABLE -> {
+                    List<JsonObject> objects = new ArrayList<>(page.kvs().size());
+                    for (KeyValue kv : page.kvs()) {
+                        rendering[0] = kv.getKey().toStringUtf8();
+                        KubeItems.Rendered item = items.item(kv, KubeFormat.JSON);
+                        response.unknownFields(item.unknownFields());
+                        objects.add(parse(item.bytes()));
+                    }
+                    byte[] table = KubeTable.list(
+                            resource, objects, page.revision(), continueToken, page.remaining(), clock.instant());
+                    response.write(table, 0, table.length);
+                }
+                case PROTOBUF -> {
+                    List<byte[]> objects = new ArrayList<>(page.kvs().size());
+                    for (KeyValue kv : page.kvs()) {
+                        rendering[0] = kv.getKey().toStringUtf8();
+                        objects.add(items.item(kv, format).bytes());
+                    }
+                    lists.protobufRendered(
+                            resource, objects, page.revision(), continueToken, page.remaining(), response);
+                }
+                default ->
+                    lists.json(
+                            resource,
+                            page.kvs(),
+                            kv -> {
+                                rendering[0] = kv.getKey().toStringUtf8();
+                                KubeItems.Rendered item = items.item(kv, format);
+                                response.unknownFields(item.unknownFields());
+                                return item.bytes();
+                            },
+                            page.revision(),
+                            continueToken,
+                            page.remaining(),
+                            response);
+            }
+        } catch (UndecodableObjectException e) {
+            stats.undecodable.increment();
+            if (response.committed()) {
+                throw new BrokenResponseException("unable to decode an object from etcd key \"" + rendering[0]
+                        + "\" after the list's first bytes were sent: " + e.getMessage());
+            }
+            throw KubeError.undecodable(rendering[0], e.getMessage());
+        }
+        stats.unknownFields.add(response.unknownFields());
+        response.finish();
+    }
+
+    /** A failure after the answer's status was sent: the connection can only be closed. */
+    static final class BrokenResponseException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        BrokenResponseException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * {@code format}, or the client's next choice {@code jsonFallback} when it asked for protobuf
+     * and an object is stored as JSON (a cluster run with {@code --storage-media-type=application/json}),
+     * which has no protobuf form on this node; without a next choice the object is reported as
+     * undecodable in protobuf.
+     */
+    private static KubeFormat withoutProtobufFor(List<KeyValue> kvs, KubeFormat format, KubeFormat jsonFallback) {
+        if (format != KubeFormat.PROTOBUF || jsonFallback == null) {
+            return format;
+        }
+        for (KeyValue kv : kvs) {
+            if (!kv.getValue().startsWith(PROTOBUF_MAGIC)) {
+                return jsonFallback;
+            }
+        }
+        return format;
+    }
+
+    private static final ByteString PROTOBUF_MAGIC = ByteString.copyFrom(new byte[] {'k', '8', 's', 0});
+
+    private void awaitFor(KubeReadOptions options) throws KubeError, InterruptedException {
+        switch (options.mode()) {
+            case MOST_RECENT -> wait.awaitConsistent();
+            case NOT_OLDER_THAN, EXACT -> wait.await(options.resourceVersion());
+            default -> {}
+        }
+    }
+
+    private static JsonObject parse(byte[] json) {
+        return JsonParser.parseString(new String(json, StandardCharsets.UTF_8)).getAsJsonObject();
+    }
+
+    private static ByteString utf8(String s) {
+        return ByteString.copyFrom(s, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,201 @@
+package io.watchfanout.fanout.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.watchfanout.fanout.e2e.Stack;
+import io.watchfanout.testkit.Closer;
+import io.watchfanout.testkit.EtcdExtension;
+import io.watchfanout.testkit.EtcdServer;
+import io.watchfanout.testkit.EtcdWorkload;
+import io.watchfanout.testkit.KafkaBroker;
+import io.watchfanout.testkit.KafkaExtension;
+import io.watchfanout.testkit.TestPrefix;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Unchanged Kubernetes clients against a node's Kubernetes API: kubectl 1.32 ({@code /usr/bin/kubectl},
+ * {@code --server} the node) and fabric8's kubernetes-client, over real etcd, Kafka, ingester and
+ * node processes; a CRD and its custom resources show up and go without a restart.
+ */
+@ExtendWith({EtcdExtension.class, KafkaExtension.class})
+class KubeClientsEndToEndTest {
+    private final EtcdServer etcdServer;
+    private final KafkaBroker kafka;
+    private final Closer closer = new Closer();
+    private Client etcd;
+    private String topicPrefix;
+    private String registry;
+
+    @TempDir
+    Path home;
+
+    KubeClientsEndToEndTest(EtcdServer etcdServer, KafkaBroker kafka) {
+        this.etcdServer = etcdServer;
+        this.kafka = kafka;
+    }
+
+    @BeforeEach
+    void setUp(Client client, TestPrefix prefix) {
+        etcd = client;
+        topicPrefix = prefix.topicPrefix();
+        registry = prefix.keyPrefix() + "registry";
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        closer.close();
+    }
+
+    private long put(String path, byte[] value) throws Exception {
+        return etcd.getKVClient()
+                .put(EtcdWorkload.bytes(registry + "/" + path), ByteSequence.from(value))
+                .get(30, TimeUnit.SECONDS)
+                .getHeader()
+                .getRevision();
+    }
+
+    private long delete(String path) throws Exception {
+        return etcd.getKVClient()
+                .delete(EtcdWorkload.bytes(registry + "/" + path))
+                .get(30, TimeUnit.SECONDS)
+                .getHeader()
+                .getRevision();
+    }
+
+    /** kubectl's output; the test fails with its stderr when it exits non-zero. */
+    private String kubectl(Stack.Node node, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(
+                "/usr/bin/kubectl",
+                "--server",
+                node.url(),
+                "--cache-dir",
+                home.resolve("cache").toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().put("HOME", home.toString());
+        pb.environment().put("KUBECONFIG", home.resolve("no-kubeconfig").toString());
+        Path out = home.resolve("out.txt");
+        Path err = home.resolve("err.txt");
+        pb.redirectOutput(out.toFile());
+        pb.redirectError(err.toFile());
+        Process p = pb.start();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS))
+                .as("kubectl %s ended", command)
+                .isTrue();
+        String stdout = Files.readString(out);
+        String stderr = Files.readString(err);
+        assertThat(p.exitValue()).as("kubectl %s: %s%s", args, stdout, stderr).isZero();
+        return stdout;
+    }
+
+    @Test
+    void kubectlAndFabric8ListAndGetBuiltInAndCustomResources() throws Exception {
+        closer.keep(Stack.ingester(etcdServer.clientUrl(), kafka.bootstrapServers(), topicPrefix));
+        Stack.Node node = closer.keep(Stack.node(
+                "node-a",
+                kafka.bootstrapServers(),
+                topicPrefix,
+                "--kube-prefix",
+                registry,
+                "--etcd-endpoints",
+                etcdServer.clientUrl()));
+        put("pods/a/web-0", StoredObjects.pod("a", "web-0", "node-1", "Running", "web"));
+        put("pods/a/web-1", StoredObjects.pod("a", "web-1", "node-2", "Running", "web"));
+        put("pods/a/db-0", StoredObjects.pod("a", "db-0", "node-1", "Pending", "db"));
+        put("pods/b/cache-0", StoredObjects.pod("b", "cache-0", "node-2", "Running", "cache"));
+        put("apiextensions.k8s.io/customresourcedefinitions/widgets.example.com", StoredObjects.widgetDefinition());
+        put("example.com/widgets/b/w1", StoredObjects.widget("b", "w1", 3));
+        // Reads without resourceVersion are consistent: each sees every write above.
+
+        String resources = kubectl(node, "api-resources");
+        assertThat(resources).contains("pods", "deployments", "widgets", "customresourcedefinitions");
+
+        String all = kubectl(node, "get", "pods", "-A");
+        assertThat(all).contains("NAMESPACE", "READY", "STATUS", "web-0", "web-1", "db-0", "cache-0", "Running");
+
+        JsonObject inA = JsonParser.parseString(kubectl(node, "get", "pods", "-n", "a", "-o", "json"))
+                .getAsJsonObject();
+        assertThat(KubeApiEndToEndTest.names(inA)).containsExactly("db-0", "web-0", "web-1");
+
+        assertThat(kubectl(node, "get", "pods", "-A", "-l", "app=web", "-o", "name"))
+                .isEqualTo("pod/web-0\npod/web-1\n");
+        assertThat(kubectl(node, "get", "pods", "-A", "--field-selector", "spec.nodeName=node-1", "-o", "name"))
+                .isEqualTo("pod/db-0\npod/web-0\n");
+        assertThat(kubectl(node, "get", "pod", "web-1", "-n", "a", "-o", "jsonpath={.spec.nodeName}"))
+                .isEqualTo("node-2");
+
+        assertThat(kubectl(node, "get", "crd")).contains("widgets.example.com");
+        String widgets = kubectl(node, "get", "widgets", "-A");
+        assertThat(widgets).contains("SIZE", "w1", "3");
+
+        JsonObject raw = JsonParser.parseString(kubectl(node, "get", "--raw", "/api/v1/namespaces/a/pods"))
+                .getAsJsonObject();
+        assertThat(raw.get("kind").getAsString()).isEqualTo("PodList");
+        assertThat(KubeApiEndToEndTest.names(raw)).containsExactly("db-0", "web-0", "web-1");
+
+        Config config =
+                new ConfigBuilder(Config.empty()).withMasterUrl(node.url()).build();
+        try (KubernetesClient fabric8 =
+                new KubernetesClientBuilder().withConfig(config).build()) {
+            List<Pod> pods = fabric8.pods().inNamespace("a").list().getItems();
+            assertThat(pods).extracting(p -> p.getMetadata().getName()).containsExactly("db-0", "web-0", "web-1");
+            Pod web0 = fabric8.pods().inNamespace("a").withName("web-0").get();
+            assertThat(web0.getSpec().getNodeName()).isEqualTo("node-1");
+            assertThat(web0.getStatus().getPhase()).isEqualTo("Running");
+            assertThat(web0.getMetadata().getResourceVersion()).isNotEmpty();
+            assertThat(fabric8.pods()
+                            .inAnyNamespace()
+                            .withLabel("app", "web")
+                            .list()
+                            .getItems())
+                    .hasSize(2);
+            assertThat(fabric8.pods().inNamespace("a").withName("nope").get()).isNull();
+            List<GenericKubernetesResource> w = fabric8.genericKubernetesResources("example.com/v1", "Widget")
+                    .inNamespace("b")
+                    .list()
+                    .getItems();
+            assertThat(w).extracting(r -> r.getMetadata().getName()).containsExactly("w1");
+        }
+
+        // The CRD removed: its resources go from discovery and their paths, without a restart.
+        delete("apiextensions.k8s.io/customresourcedefinitions/widgets.example.com");
+        assertThat(kubectl(node, "get", "--raw", "/apis")).doesNotContain("example.com");
+        ProcessBuilder gone = new ProcessBuilder(
+                "/usr/bin/kubectl",
+                "--server",
+                node.url(),
+                "--cache-dir",
+                home.resolve("cache2").toString(),
+                "get",
+                "--raw",
+                "/apis/example.com/v1/widgets");
+        gone.environment().put("HOME", home.toString());
+        gone.redirectErrorStream(true);
+        Process p = gone.start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(output).isNotZero();
+        assertThat(output).contains("NotFound");
+    }
+}

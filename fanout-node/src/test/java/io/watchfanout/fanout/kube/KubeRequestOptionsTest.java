@@ -1,0 +1,81 @@
+package io.watchfanout.fanout.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** Content negotiation and the revision rules of Kubernetes reads, as kube-apiserver decides them. */
+class KubeRequestOptionsTest {
+    @Test
+    void theFirstServedMediaTypeOfAcceptWins() {
+        assertThat(KubeFormat.negotiate(null, true, true)).isEqualTo(KubeFormat.JSON);
+        assertThat(KubeFormat.negotiate("*/*", true, true)).isEqualTo(KubeFormat.JSON);
+        // client-go's typed clients
+        assertThat(KubeFormat.negotiate("application/vnd.kubernetes.protobuf, application/json", true, true))
+                .isEqualTo(KubeFormat.PROTOBUF);
+        // custom resources have no protobuf form: the next choice
+        assertThat(KubeFormat.negotiate("application/vnd.kubernetes.protobuf, application/json", false, true))
+                .isEqualTo(KubeFormat.JSON);
+        // kubectl get
+        assertThat(KubeFormat.negotiate(
+                        "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;"
+                                + "g=meta.k8s.io,application/json",
+                        true,
+                        true))
+                .isEqualTo(KubeFormat.TABLE);
+        assertThat(KubeFormat.negotiate(
+                        "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json",
+                        true,
+                        true))
+                .isEqualTo(KubeFormat.JSON);
+        assertThat(KubeFormat.negotiate("application/yaml", true, true)).isNull();
+        assertThat(KubeFormat.negotiate("application/vnd.kubernetes.protobuf", false, true))
+                .isNull();
+    }
+
+    @Test
+    void resourceVersionLimitAndContinueChooseTheRevision() throws KubeError {
+        assertThat(KubeReadOptions.list(null, null, null, null).mode()).isEqualTo(KubeReadOptions.Mode.MOST_RECENT);
+        assertThat(KubeReadOptions.list("0", null, "500", null).mode()).isEqualTo(KubeReadOptions.Mode.ANY);
+        assertThat(KubeReadOptions.list("7", null, null, null).mode()).isEqualTo(KubeReadOptions.Mode.NOT_OLDER_THAN);
+        // the legacy rule: the first page of a paged list at N is exact
+        assertThat(KubeReadOptions.list("7", null, "5", null).mode()).isEqualTo(KubeReadOptions.Mode.EXACT);
+        assertThat(KubeReadOptions.list("7", "NotOlderThan", "5", null).mode())
+                .isEqualTo(KubeReadOptions.Mode.NOT_OLDER_THAN);
+        assertThat(KubeReadOptions.list("7", "Exact", null, null).resourceVersion())
+                .isEqualTo(7);
+        assertThat(KubeReadOptions.list(null, null, "-3", null).limit()).isZero();
+        assertThat(KubeReadOptions.list(null, null, "99999999999999", null).limit())
+                .isEqualTo(Integer.MAX_VALUE);
+        String token = new KubeContinueToken(9, "a/p2", 4).encode();
+        KubeReadOptions next = KubeReadOptions.list("0", null, "2", token);
+        assertThat(next.mode()).isEqualTo(KubeReadOptions.Mode.CONTINUE);
+        assertThat(next.token()).isEqualTo(new KubeContinueToken(9, "a/p2", 4));
+        assertThat(KubeContinueToken.decode(new KubeContinueToken(KubeContinueToken.LATEST, "p", -1).encode())
+                        .revision())
+                .isEqualTo(KubeContinueToken.LATEST);
+    }
+
+    @Test
+    void refusalsUseKubeApiserversCodesAndWords() {
+        assertThatThrownBy(() -> KubeReadOptions.list(null, "Exact", null, null))
+                .isInstanceOf(KubeError.class)
+                .hasMessage("ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: "
+                        + "resourceVersionMatch is forbidden unless resourceVersion is provided")
+                .satisfies(e -> assertThat(((KubeError) e).code()).isEqualTo(422));
+        assertThatThrownBy(() -> KubeReadOptions.list("0", "Exact", null, null))
+                .hasMessageContaining("resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"");
+        assertThatThrownBy(() -> KubeReadOptions.list("5", null, null, new KubeContinueToken(9, "x", -1).encode()))
+                .hasMessage("specifying resource version is not allowed when using continue")
+                .satisfies(e -> assertThat(((KubeError) e).code()).isEqualTo(400));
+        assertThatThrownBy(() -> KubeReadOptions.list("abc", null, null, null))
+                .hasMessageStartingWith("invalid resource version: ")
+                .satisfies(e -> assertThat(((KubeError) e).code()).isEqualTo(400));
+        assertThatThrownBy(() -> KubeReadOptions.list(null, null, "ten", null))
+                .satisfies(e -> assertThat(((KubeError) e).code()).isEqualTo(400));
+        assertThatThrownBy(() -> KubeReadOptions.list(null, null, null, "garbage"))
+                .hasMessageStartingWith("continue key is not valid");
+        assertThatThrownBy(() -> KubeReadOptions.get("-1")).isInstanceOf(KubeError.class);
+    }
+}
