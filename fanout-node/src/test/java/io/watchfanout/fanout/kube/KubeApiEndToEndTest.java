@@ -214,7 +214,7 @@ class KubeApiEndToEndTest {
 
     @Test
     void pagesSelectorsAndBadInputAnswerAsKubeApiserver() throws Exception {
-        Stack.Node node = start("--history-max-events", "20", "--resource-version-wait", "1s");
+        Stack.Node node = start("--history-max-events", "20", "--resource-version-wait", "5s");
         long last = 0;
         for (int i = 0; i < 7; i++) {
             last = put(
