@@ -89,6 +89,9 @@ public final class HttpApi {
     private HttpOpenListener openListener;
     private AcceptingChannel<StreamConnection> server;
     private UnacknowledgedSweeper sweeper;
+    /** The watch streams of every front end on this port; their sweeper is the one {@link #start} makes. */
+    private final WatchStreams streams;
+
     private int port;
     private JsonGateway gateway;
     private CurrentRevision currentRevision;
@@ -129,6 +132,15 @@ public final class HttpApi {
         this.bindAddress = bindAddress;
         this.requestedPort = port;
         this.ioThreads = ioThreads;
+        this.streams = new WatchStreams(core, settings, () -> sweeper);
+    }
+
+    /**
+     * The watch streams of this port, for a front end mounted on it ({@link #mount}): it opens its
+     * watches through them and they are written, timed out and closed as {@code /v1/watch}'s.
+     */
+    public WatchStreams watchStreams() {
+        return streams;
     }
 
     /**
@@ -221,7 +233,7 @@ public final class HttpApi {
         sweeper = new UnacknowledgedSweeper(settings.writeTimeout(), settings.nodeId());
         HttpAccess checks =
                 new HttpAccess(access != null ? access : AccessControl.open(settings.nodeId(), WatchLimits.NONE));
-        WatchHandler watch = new WatchHandler(core, settings, sweeper, checks);
+        WatchHandler watch = new WatchHandler(core, settings, streams, checks);
         KvHandler kv = new KvHandler(core, settings, currentRevision, checks);
         GatewayHandler gatewayHandler = gateway == null ? null : new GatewayHandler(gateway, settings.writeTimeout());
         HttpHandler root = new CorsHandler(exchange -> route(exchange, watch, kv, gatewayHandler), corsOrigins);

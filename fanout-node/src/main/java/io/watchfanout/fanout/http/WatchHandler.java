@@ -80,16 +80,15 @@ final class WatchHandler implements HttpHandler {
 
     private final WatchCore core;
     private final HttpSettings settings;
-    private final IoThreadWakeUps.Registry wakeUps = new IoThreadWakeUps.Registry();
 
-    private final UnacknowledgedSweeper sweeper;
+    private final WatchStreams streams;
     private final HttpAccess access;
 
-    /** @param sweeper closes streams whose bytes go unacknowledged, or null */
-    WatchHandler(WatchCore core, HttpSettings settings, UnacknowledgedSweeper sweeper, HttpAccess access) {
+    /** @param streams the HTTP port's watch streams */
+    WatchHandler(WatchCore core, HttpSettings settings, WatchStreams streams, HttpAccess access) {
         this.core = core;
         this.settings = settings;
-        this.sweeper = sweeper;
+        this.streams = streams;
         this.access = access;
     }
 
@@ -244,16 +243,8 @@ final class WatchHandler implements HttpHandler {
 
     /** Opens the watcher and starts streaming (IO thread). */
     private void start(HttpServerExchange exchange, WatchSpec spec, long timeoutSeconds, Identity identity) {
-        Watch watcher;
         WatchGrant grant;
-        WatchStream stream = new WatchStream(
-                exchange,
-                wakeUps,
-                core.stats(),
-                settings.stalledCloseAfter(),
-                settings.writeTimeout(),
-                settings.nodeId(),
-                sweeper);
+        WatchStream stream = streams.newStream(exchange);
         try {
             HttpApi.checkServing(core);
             grant = access.admitWatch(identity, spec.range(), HttpAccess.watchApi(spec.encoding()));
@@ -263,26 +254,21 @@ final class WatchHandler implements HttpHandler {
         }
         Opening opening = core.openNow(spec, stream);
         if (!opening.opened()) {
-            boolean expired = opening.outcome() == Opening.Outcome.EXPIRED;
-            grant.end(
-                    expired
-                            ? "expired"
-                            : opening.outcome() == Opening.Outcome.TOO_MANY_READS ? "too-many-reads" : "not-ready",
-                    0);
-            refuse(exchange, new ApiException(opening.status(), expired ? 0 : settings.retryAfterSeconds()));
+            grant.end(WatchStreams.endReason(opening), 0);
+            refuse(
+                    exchange,
+                    new ApiException(
+                            opening.status(),
+                            opening.outcome() == Opening.Outcome.EXPIRED ? 0 : settings.retryAfterSeconds()));
             return;
         }
-        watcher = opening.watch();
-        boolean[] revoked = new boolean[1];
-        stream.onEnd((reason, frames) -> grant.end(revoked[0] ? "forbidden" : reason, frames));
-        // On the security thread; the ERROR frame reaches the client as any other ending.
-        grant.onRevoked(reason -> exchange.getIoThread().execute(() -> {
-            revoked[0] = true;
-            watcher.endWithError(Statuses.forbidden(reason));
-        }));
+        Watch watcher = opening.watch();
         LOG.debug("[node {}] {} from resourceVersion {}", settings.nodeId(), watcher, spec.resourceVersion());
-        stream.start(
+        streams.start(
+                exchange,
+                stream,
                 watcher,
+                grant,
                 timeoutSeconds,
                 spec.encoding().mediaType(),
                 spec.encoding() == WatchEventEncodings.SSE ? Responses.sseRetry(settings.retryAfterSeconds()) : null);

@@ -71,6 +71,9 @@ final class WatchStream implements WatchSink {
     private static final ByteBuffer CRLF =
             ByteBuffer.wrap("\r\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+    /** A write of no bytes, which makes Undertow send the response's headers. */
+    private static final ByteBuffer[] NOTHING = {ByteBuffer.allocate(0)};
+
     private static final ByteBuffer LAST_CHUNK =
             ByteBuffer.wrap("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
 
@@ -178,8 +181,25 @@ final class WatchStream implements WatchSink {
         if (preamble != null) {
             // Staged like frames: it goes out in the first chunk, with the headers.
             stage(List.of(preamble));
+        } else {
+            sendHeaders();
         }
         pump();
+    }
+
+    /**
+     * Sends the 200 and its headers now, before any frame: a watch from "now" may wait long for its
+     * first event, and clients (client-go's and fabric8's watches, as against kube-apiserver, which
+     * flushes them at once) wait for the headers before they call the watch open. Undertow writes
+     * pending headers with the first write, so this is a write of nothing; a flush alone does not.
+     */
+    private void sendHeaders() {
+        try {
+            channel.write(NOTHING, 0, 1);
+            channel.flush();
+        } catch (IOException e) {
+            abort(CloseReason.CONNECTION_ERROR, e);
+        }
     }
 
     /**

@@ -62,6 +62,10 @@ public final class KubeApi implements HttpHandler {
     private final LiveResources live;
     private final KubeResources builtIn;
     private final KubeReads reads;
+    private final KubeRevisionWait revisionWait;
+    /** Set by {@link #mountOn}. */
+    private KubeWatches watches;
+
     private final byte[] version;
 
     /**
@@ -86,20 +90,22 @@ public final class KubeApi implements HttpHandler {
         KubeItems items = new KubeItems(schema, writer);
         this.builtIn = KubeResources.builtIn(settings.prefix());
         this.live = new LiveResources(core, builtIn, items, settings.nodeId());
-        this.reads = new KubeReads(
-                core,
-                items,
-                new KubeListWriter(schema, writer),
-                new KubeRevisionWait(core, settings, currentRevision),
-                stats,
-                Clock.systemUTC());
+        this.revisionWait = new KubeRevisionWait(core, settings, currentRevision);
+        // Selectors and the spec.nodeName index of watches read each event's object once.
+        core.useAttributes(new KubeAttributes(live, items, settings.prefix()));
+        this.reads =
+                new KubeReads(core, items, new KubeListWriter(schema, writer), revisionWait, stats, Clock.systemUTC());
         this.version = KubeDiscovery.version(
                 Objects.requireNonNullElse(KubeApi.class.getPackage().getImplementationVersion(), "dev"));
         registry.register(stats);
     }
 
-    /** Serves {@link #PATH_PREFIXES} on {@code http}; call before it starts. */
+    /**
+     * Serves {@link #PATH_PREFIXES} on {@code http}, watches through its watch streams; call
+     * before it starts, once.
+     */
     public void mountOn(HttpApi http) {
+        watches = new KubeWatches(core, http.watchStreams(), access, revisionWait, settings);
         for (String prefix : PATH_PREFIXES) {
             http.mount(prefix, this);
         }
@@ -196,16 +202,26 @@ public final class KubeApi implements HttpHandler {
             Identity identity,
             String accept)
             throws KubeError, InterruptedException {
-        if (p.legacyWatch() || isTrue(q.text("watch"))) {
-            throw KubeError.of(
-                    405,
-                    "MethodNotAllowed",
-                    "watch is not served by this node yet; list here and watch kube-apiserver");
-        }
         if (!p.subresource().isEmpty() && !p.subresource().equals("status")) {
             throw KubeError.pathNotFound();
         }
-        authorize(identity, KubeReads.range(p, resources));
+        boolean protobufForWatch = builtIn.byPlural(
+                        p.resource().group(),
+                        p.resource().version(),
+                        p.resource().plural())
+                .isPresent();
+        if (p.legacyWatch() || isTrue(q.text("watch"))) {
+            KeyRange range = KubeReads.range(p, resources);
+            authorize(identity, Verb.WATCH, range);
+            // A Table watch (kubectl get -w) is answered in the client's next choice, JSON.
+            KubeFormat format = KubeFormat.negotiate(accept, protobufForWatch, false);
+            if (format == null) {
+                throw KubeError.of(406, "NotAcceptable", KubeFormat.ACCEPTED);
+            }
+            watches.watch(exchange, p, range, format, q, identity, API);
+            return;
+        }
+        authorize(identity, Verb.READ, KubeReads.range(p, resources));
         boolean protobufServed = builtIn.byPlural(
                         p.resource().group(),
                         p.resource().version(),
@@ -257,9 +273,9 @@ public final class KubeApi implements HttpHandler {
         }
     }
 
-    private void authorize(Identity identity, KeyRange range) throws KubeError {
+    private void authorize(Identity identity, Verb verb, KeyRange range) throws KubeError {
         try {
-            access.authorize(identity, Verb.READ, range, API);
+            access.authorize(identity, verb, range, API);
         } catch (AccessDeniedException e) {
             throw KubeError.of(403, "Forbidden", e.getMessage());
         }

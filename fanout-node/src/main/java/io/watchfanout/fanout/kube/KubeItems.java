@@ -8,6 +8,7 @@ import com.google.protobuf.Descriptors.Descriptor;
 import io.watchfanout.fanout.frame.JsonBuffer;
 import io.watchfanout.schema.v1.KeyValue;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -117,6 +118,62 @@ final class KubeItems {
         fieldValues.put("metadata.name", name);
         fieldValues.put("metadata.namespace", namespace);
         return labels.matches(labelValues) && fieldSelector.matches(fieldValues);
+    }
+
+    /**
+     * The labels of a stored object.
+     *
+     * @throws UndecodableObjectException when they cannot be read
+     */
+    Map<String, String> labels(KeyValue kv) throws UndecodableObjectException {
+        byte[] value = kv.getValue().toByteArray();
+        StoredObject object = StoredObject.of(value, 0, value.length);
+        switch (object.encoding()) {
+            case PROTOBUF -> {
+                type(object);
+                return fields.labels(value, object);
+            }
+            case JSON -> {
+                Map<String, String> labels = new HashMap<>();
+                for (Map.Entry<String, JsonElement> e : KubeTable.obj(KubeTable.obj(parse(value), "metadata"), "labels")
+                        .entrySet()) {
+                    labels.put(
+                            e.getKey(),
+                            e.getValue().isJsonPrimitive() ? e.getValue().getAsString() : "");
+                }
+                return labels;
+            }
+            default -> throw KubeWatchFrames.undecodable(object);
+        }
+    }
+
+    /**
+     * Every selectable field of {@code resource} ({@link KubeResource#fieldSelectors}) of a stored
+     * object, without {@code metadata.name} and {@code metadata.namespace} (the key's); a mutable map.
+     *
+     * @throws UndecodableObjectException when they cannot be read
+     */
+    Map<String, String> fields(KeyValue kv, KubeResource resource) throws UndecodableObjectException {
+        List<String> names = new ArrayList<>(resource.fieldSelectors());
+        if (names.isEmpty()) {
+            return new HashMap<>();
+        }
+        byte[] value = kv.getValue().toByteArray();
+        StoredObject object = StoredObject.of(value, 0, value.length);
+        switch (object.encoding()) {
+            case PROTOBUF -> {
+                return fields.values(value, object, type(object), names);
+            }
+            case JSON -> {
+                JsonObject json = parse(value);
+                Map<String, String> values = new HashMap<>();
+                for (String field : names) {
+                    values.put(field, jsonField(json, field));
+                }
+                return values;
+            }
+            default -> throw KubeWatchFrames.undecodable(object);
+        }
     }
 
     /**

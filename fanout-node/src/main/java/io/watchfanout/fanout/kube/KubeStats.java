@@ -31,6 +31,16 @@ public final class KubeStats extends Collector {
                 new CounterMetricFamily(
                         "watchfanout_kube_undecodable_objects_total",
                         "Stored objects the node could not decode (corrupt, CBOR, encrypted at rest), answered with 500.",
-                        undecodable.sum()));
+                        undecodable.sum()),
+                new CounterMetricFamily(
+                        "watchfanout_kube_watch_undecodable_events_total",
+                        "Watch events whose stored object the node could not decode, sent as an ERROR event (500) "
+                                + "once per event and encoding.",
+                        KubeEncodings.UNDECODABLE.sum()),
+                new CounterMetricFamily(
+                        "watchfanout_kube_watch_unknown_fields_events_total",
+                        "JSON watch events whose object had fields unknown to the node's schema (left out), once per "
+                                + "event.",
+                        KubeEncodings.UNKNOWN_FIELDS.sum()));
     }
 }

@@ -42,6 +42,11 @@ final class LiveResources {
         this.served = new Served(builtIn, new KubeDiscovery(builtIn), List.of());
     }
 
+    /** The resources as last read, without looking at the stored CRDs (the watch core's feed thread). */
+    Served cached() {
+        return served;
+    }
+
     /** The resources served now, with the CRDs the cache holds at this moment. */
     Served current() {
         List<StateEntry> stored = core.snapshot(definitionsRange);

@@ -17,6 +17,9 @@ public interface BookmarkFrames {
      * A read-only BOOKMARK frame at {@code revision}.
      *
      * @param initialEventsEnd true for the bookmark that closes a watch's initial events
+     * @return the frame; null only for {@code initialEventsEnd} when the watch's initial events
+     *     end without one (a Kubernetes watch from resourceVersion "" or "0" without
+     *     {@code sendInitialEvents})
      */
     ByteBuffer bookmark(long revision, boolean initialEventsEnd);
 }

@@ -92,8 +92,9 @@ final class CatchUp {
                             ? e.lastEvent().initialFrame(w.encoding(), encoder)
                             : encoder.initialEvent(e.kv(), attributes, null, w.encoding()));
         }
-        ByteBuffer end = w.initial.hasNext() ? null : w.spec.initialEventsEnd(encoder, w.initialRevision);
-        if (w.addInitial(frames, end) && end != null) {
+        boolean last = !w.initial.hasNext();
+        ByteBuffer end = last ? w.spec.initialEventsEnd(encoder, w.initialRevision) : null;
+        if (w.addInitial(frames, last, end) && end != null) {
             stats.bookmarksSent.increment();
         }
     }

@@ -251,18 +251,21 @@ final class Watcher {
     }
 
     /**
-     * Queues a batch of initial events; with {@code end} (the BOOKMARK closing them) the watcher
-     * moves on to catching up.
+     * Queues initial-event frames; with {@code last} the initial events are over: {@code end} (the
+     * bookmark that closes them, or null when the watch wants none) is queued and the watcher
+     * catches up from the initial state's revision.
      *
-     * @return false if it was no longer sending initial events (nothing queued)
+     * @return false if the watcher is no longer sending initial events (nothing queued)
      */
-    synchronized boolean addInitial(List<ByteBuffer> frames, ByteBuffer end) {
+    synchronized boolean addInitial(List<ByteBuffer> frames, boolean last, ByteBuffer end) {
         if (phase != Phase.INITIAL) {
             return false;
         }
         queue.addAll(frames);
-        if (end != null) {
-            queue.add(end);
+        if (last) {
+            if (end != null) {
+                queue.add(end);
+            }
             initial = null;
             phase = Phase.CATCHING_UP;
         }

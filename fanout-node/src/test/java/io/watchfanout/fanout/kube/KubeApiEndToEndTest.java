@@ -332,7 +332,7 @@ class KubeApiEndToEndTest {
         assertStatus(client.get("/api/v1/nosuchthings", KubeNodeClient.JSON), 404, "NotFound");
         assertStatus(client.get("/apis/nosuch.io/v1", KubeNodeClient.JSON), 404, "NotFound");
         assertStatus(client.get("/openapi/v2", KubeNodeClient.JSON), 404, "NotFound");
-        assertStatus(client.get("/api/v1/pods?watch=1", KubeNodeClient.JSON), 405, "MethodNotAllowed");
+        assertStatus(client.get("/api/v1/pods?watch=1&resourceVersion=x", KubeNodeClient.JSON), 400, "BadRequest");
         assertStatus(client.get("/api/v1/pods", "application/yaml"), 406, "NotAcceptable");
         for (String method : List.of("POST", "PUT", "PATCH", "DELETE")) {
             HttpResponse<byte[]> write = client.send(method, "/api/v1/namespaces/a/pods/p0");

@@ -1,6 +1,7 @@
 package io.watchfanout.fanout.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
@@ -12,6 +13,8 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.watchfanout.fanout.e2e.Stack;
 import io.watchfanout.testkit.Closer;
 import io.watchfanout.testkit.EtcdExtension;
@@ -24,8 +27,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -197,5 +202,79 @@ class KubeClientsEndToEndTest {
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(output).isNotZero();
         assertThat(output).contains("NotFound");
+    }
+
+    @Test
+    void aFabric8InformerAndKubectlWatchFollowEveryChange() throws Exception {
+        closer.keep(Stack.ingester(etcdServer.clientUrl(), kafka.bootstrapServers(), topicPrefix));
+        Stack.Node node = closer.keep(Stack.node(
+                "node-w",
+                kafka.bootstrapServers(),
+                topicPrefix,
+                "--kube-prefix",
+                registry,
+                "--etcd-endpoints",
+                etcdServer.clientUrl()));
+        put("pods/a/web-0", StoredObjects.pod("a", "web-0", "node-1", "Running", "web"));
+
+        Path watchOut = home.resolve("watch.txt");
+        ProcessBuilder pb = new ProcessBuilder(
+                "/usr/bin/kubectl",
+                "--server",
+                node.url(),
+                "--cache-dir",
+                home.resolve("cache-w").toString(),
+                "get",
+                "pods",
+                "-A",
+                "-w",
+                "-o",
+                "name");
+        pb.environment().put("HOME", home.toString());
+        pb.environment().put("KUBECONFIG", home.resolve("no-kubeconfig").toString());
+        pb.redirectOutput(watchOut.toFile());
+        pb.redirectError(home.resolve("watch-err.txt").toFile());
+        Process kubectlWatch = pb.start();
+        closer.keep((AutoCloseable) kubectlWatch::destroyForcibly);
+
+        List<String> seen = new CopyOnWriteArrayList<>();
+        Config config =
+                new ConfigBuilder(Config.empty()).withMasterUrl(node.url()).build();
+        try (KubernetesClient fabric8 =
+                new KubernetesClientBuilder().withConfig(config).build()) {
+            // Default settings: fabric8's informer lists, then watches from the list's resourceVersion.
+            SharedIndexInformer<Pod> informer = fabric8.pods().inAnyNamespace().inform(new ResourceEventHandler<>() {
+                @Override
+                public void onAdd(Pod pod) {
+                    seen.add("add " + pod.getMetadata().getName() + " "
+                            + pod.getSpec().getNodeName());
+                }
+
+                @Override
+                public void onUpdate(Pod before, Pod after) {
+                    seen.add("update " + after.getMetadata().getName() + " "
+                            + after.getSpec().getNodeName());
+                }
+
+                @Override
+                public void onDelete(Pod pod, boolean finalStateUnknown) {
+                    seen.add("delete " + pod.getMetadata().getName());
+                }
+            });
+            await().atMost(Duration.ofSeconds(60)).until(() -> seen.contains("add web-0 node-1"));
+            put("pods/a/web-0", StoredObjects.pod("a", "web-0", "node-2", "Running", "web"));
+            put("pods/b/db-0", StoredObjects.pod("b", "db-0", "node-1", "Pending", "db"));
+            delete("pods/a/web-0");
+            await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() == 4);
+            assertThat(seen)
+                    .containsExactly("add web-0 node-1", "update web-0 node-2", "add db-0 node-1", "delete web-0");
+            assertThat(informer.getStore().list())
+                    .extracting(p -> p.getMetadata().getName())
+                    .containsExactly("db-0");
+            informer.stop();
+        }
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> Files.readString(watchOut).contains("pod/db-0"));
+        assertThat(Files.readString(watchOut)).startsWith("pod/web-0\n");
     }
 }

@@ -1,0 +1,58 @@
+package io.watchfanout.fanout.kube;
+
+import com.google.protobuf.ByteString;
+import io.watchfanout.fanout.frame.AttributeExtractor;
+import io.watchfanout.fanout.frame.ObjectAttributes;
+import io.watchfanout.schema.v1.KeyValue;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The Kubernetes API's reading of stored objects for the watch core: the resource, namespace and
+ * name from the key, the labels and every selectable field from the value ({@link KubeItems}),
+ * once per event on the feed thread. A key that is no served resource's has no attributes.
+ *
+ * <p>Thread-safe.
+ */
+final class KubeAttributes implements AttributeExtractor {
+    private final LiveResources live;
+    private final KubeItems items;
+    private final ByteString prefix;
+
+    KubeAttributes(LiveResources live, KubeItems items, String prefix) {
+        this.live = live;
+        this.items = items;
+        this.prefix = ByteString.copyFromUtf8(prefix.endsWith("/") ? prefix : prefix + "/");
+    }
+
+    @Override
+    public ObjectAttributes extract(KeyValue kv) {
+        if (!kv.getKey().startsWith(prefix)) {
+            return null;
+        }
+        byte[] key = kv.getKey().toByteArray();
+        Optional<KubeResources.ObjectKey> parsed = live.cached().resources().parse(key);
+        if (parsed.isEmpty()) {
+            // A custom resource of a definition newer than the table: read the definitions again.
+            parsed = live.current().resources().parse(key);
+            if (parsed.isEmpty()) {
+                return null;
+            }
+        }
+        KubeResources.ObjectKey k = parsed.get();
+        try {
+            Map<String, String> labels = items.labels(kv);
+            Map<String, String> fields = items.fields(kv, k.resource());
+            fields.put("metadata.name", k.name());
+            fields.put("metadata.namespace", k.namespace());
+            return new KubeObjectAttributes(k.resource(), k.namespace(), k.name(), labels, fields, null);
+        } catch (UndecodableObjectException e) {
+            return new KubeObjectAttributes(k.resource(), k.namespace(), k.name(), Map.of(), Map.of(), e.getMessage());
+        }
+    }
+
+    @Override
+    public int indexCount() {
+        return 1;
+    }
+}

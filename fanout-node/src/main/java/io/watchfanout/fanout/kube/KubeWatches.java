@@ -1,0 +1,199 @@
+package io.watchfanout.fanout.kube;
+
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.Headers;
+import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.http.QueryParams;
+import io.watchfanout.fanout.http.WatchStreams;
+import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.security.AccessDeniedException;
+import io.watchfanout.fanout.security.Identity;
+import io.watchfanout.fanout.security.LimitExceededException;
+import io.watchfanout.fanout.security.WatchGrant;
+import io.watchfanout.fanout.watch.Opening;
+import io.watchfanout.fanout.watch.WatchCore;
+import io.watchfanout.fanout.watch.WatchSelector;
+import io.watchfanout.fanout.watch.WatchSpec;
+import java.nio.ByteBuffer;
+
+/**
+ * Kubernetes watches ({@code ?watch=1}, and the legacy {@code /watch/} paths) over the core's one
+ * entry and the HTTP port's watch streams, as kube-apiserver's watch cache answers them:
+ * <ul>
+ *   <li>{@code resourceVersion} "" or "0": synthetic ADDED events of every object now, then the
+ *       changes; N: every change after N (410 in an ERROR event when N is older than the history
+ *       this node serves, from the events topic too: any revision inside Kafka's retention
+ *       resumes on any node); ahead of the node: waited for, then 504;
+ *   <li>{@code sendInitialEvents=true} (watch-list; with {@code allowWatchBookmarks=true} and
+ *       {@code resourceVersionMatch=NotOlderThan}): the initial events at a state at least as new
+ *       as the resourceVersion (etcd's current revision for ""), closed by the
+ *       {@code k8s.io/initial-events-end} bookmark;
+ *   <li>{@code labelSelector}, {@code fieldSelector}: evaluated on attributes read once per event;
+ *       an object moving out of (into) the selection is DELETED (ADDED) for the watcher; a watch
+ *       with {@code spec.nodeName=X} is indexed under X, so a pod event visits only its node's
+ *       watchers;
+ *   <li>{@code allowWatchBookmarks}, {@code timeoutSeconds}.
+ * </ul>
+ *
+ * <p>Thread-safety: one request per call; shared state is the thread-safe bookmark memo.
+ */
+final class KubeWatches {
+    private final WatchCore core;
+    private final WatchStreams streams;
+    private final AccessControl access;
+    private final KubeRevisionWait wait;
+    private final KubeSettings settings;
+    private final KubeBookmarks bookmarks = new KubeBookmarks();
+
+    KubeWatches(
+            WatchCore core, WatchStreams streams, AccessControl access, KubeRevisionWait wait, KubeSettings settings) {
+        this.core = core;
+        this.streams = streams;
+        this.access = access;
+        this.wait = wait;
+        this.settings = settings;
+    }
+
+    /**
+     * Starts a watch of {@code range} (the request's resource, namespace or object) for
+     * {@code identity}; refusals before the stream are thrown, those of the core's entry answered
+     * on the exchange.
+     *
+     * @throws KubeError 400 for bad parameters, 403/429 from admission, 503/504 from the wait
+     */
+    void watch(
+            HttpServerExchange exchange,
+            KubePath path,
+            KeyRange range,
+            KubeFormat format,
+            QueryParams q,
+            Identity identity,
+            String api)
+            throws KubeError, InterruptedException {
+        LabelSelector labels;
+        FieldSelector fields;
+        try {
+            labels = LabelSelector.parse(q.text("labelSelector"));
+            fields = FieldSelector.parse(q.text("fieldSelector"), path.resource());
+        } catch (SelectorException e) {
+            throw KubeError.badRequest(e.getMessage());
+        }
+        boolean allowBookmarks = isTrue(q.text("allowWatchBookmarks"));
+        boolean sendInitialEvents = isTrue(q.text("sendInitialEvents"));
+        String rvText = q.text("resourceVersion");
+        String rvMatch = q.text("resourceVersionMatch");
+        long timeoutSeconds = timeoutSeconds(q.text("timeoutSeconds"));
+        long rv = resourceVersion(rvText);
+        if (sendInitialEvents) {
+            if (!"NotOlderThan".equals(rvMatch)) {
+                throw KubeError.badRequest("resourceVersionMatch: Forbidden: sendInitialEvents requires setting "
+                        + "resourceVersionMatch to NotOlderThan");
+            }
+            if (!allowBookmarks) {
+                throw KubeError.badRequest(
+                        "allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true");
+            }
+        } else if (rvMatch != null && !rvMatch.isEmpty()) {
+            throw KubeError.badRequest("resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch "
+                    + "unless sendInitialEvents is provided");
+        }
+        if (sendInitialEvents && (rvText == null || rvText.isEmpty())) {
+            // A consistent watch-list: its initial state is at least etcd's revision now.
+            wait.awaitConsistent();
+        }
+        boolean initial = sendInitialEvents || rv == 0;
+        WatchSpec.Builder spec = WatchSpec.of(range, KubeEncodings.of(format))
+                .from(rv)
+                .bookmarks(allowBookmarks)
+                .initialEvents(initial)
+                .bookmarkFrames(bookmarks.of(path.resource(), format, sendInitialEvents));
+        if (!labels.isEverything() || !fields.isEverything()) {
+            WatchSelector selector = a -> a instanceof KubeObjectAttributes k && k.selectedBy(labels, fields);
+            spec.selector(selector);
+            String node = fields.requiredValue("spec.nodeName");
+            if (node != null) {
+                spec.indexed(KubeObjectAttributes.NODE_NAME, node);
+            }
+        }
+        WatchGrant grant;
+        try {
+            grant = access.admitWatch(identity, range, api);
+        } catch (AccessDeniedException e) {
+            throw KubeError.of(403, "Forbidden", e.getMessage());
+        } catch (LimitExceededException e) {
+            throw KubeError.of(429, "TooManyRequests", e.getMessage());
+        }
+        String contentType =
+                format == KubeFormat.PROTOBUF ? KubeEncodings.PROTOBUF.mediaType() : KubeEncodings.JSON.mediaType();
+        streams.open(
+                exchange,
+                spec.build(),
+                timeoutSeconds,
+                contentType,
+                grant,
+                opening -> refused(exchange, opening, rv, format, contentType));
+    }
+
+    /** The core's refusal, on the IO thread: 410 as kube-apiserver's watch cache sends it (an ERROR event), the rest as Status. */
+    private void refused(HttpServerExchange exchange, Opening opening, long rv, KubeFormat format, String contentType) {
+        KubeError error;
+        switch (opening.outcome()) {
+            case EXPIRED -> {
+                String message = "too old resource version: " + rv + " (" + (core.servableFromRevision() + 1) + ")";
+                byte[] frame = format == KubeFormat.PROTOBUF
+                        ? KubeWatchFrames.protobufError(410, "Expired", message)
+                        : KubeWatchFrames.jsonError(410, "Expired", message);
+                exchange.setStatusCode(200);
+                exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, contentType);
+                exchange.getResponseSender().send(ByteBuffer.wrap(frame));
+                return;
+            }
+            case TIMED_OUT ->
+                error = KubeError.tooLargeResourceVersion(rv, core.status().revision(), settings.retryAfterSeconds());
+            case TOO_MANY_READS ->
+                error = KubeError.of(429, "TooManyRequests", opening.status().getMessage());
+            default -> error = KubeError.unavailable(opening.status().getMessage(), settings.retryAfterSeconds());
+        }
+        exchange.setStatusCode(error.code());
+        exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
+        if (error.retryAfterSeconds() > 0) {
+            exchange.getResponseHeaders().put(Headers.RETRY_AFTER, Integer.toString(error.retryAfterSeconds()));
+        }
+        exchange.getResponseSender().send(ByteBuffer.wrap(error.statusJson()));
+    }
+
+    private static long resourceVersion(String text) throws KubeError {
+        if (text == null || text.isEmpty()) {
+            return 0;
+        }
+        try {
+            long rv = Long.parseLong(text);
+            if (rv >= 0) {
+                return rv;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw KubeError.badRequest("resourceVersion: Invalid value: \"" + text + "\": must be a non-negative integer");
+    }
+
+    private static long timeoutSeconds(String text) throws KubeError {
+        if (text == null || text.isEmpty()) {
+            return 0;
+        }
+        try {
+            long t = Long.parseLong(text);
+            if (t >= 0) {
+                return t;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw KubeError.badRequest("timeoutSeconds: Invalid value: \"" + text + "\": must be a non-negative integer");
+    }
+
+    /** kube-apiserver's reading of a boolean query parameter: absent, empty, {@code false} and {@code 0} are false. */
+    private static boolean isTrue(String value) {
+        return value != null && !value.isEmpty() && !value.equalsIgnoreCase("false") && !value.equals("0");
+    }
+}
