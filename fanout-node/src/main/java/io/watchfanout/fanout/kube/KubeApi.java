@@ -211,6 +211,15 @@ public final class KubeApi implements HttpHandler {
                         p.resource().plural())
                 .isPresent();
         if (p.legacyWatch() || isTrue(q.text("watch"))) {
+            String upgrade = exchange.getRequestHeaders().getFirst(Headers.UPGRADE);
+            if (upgrade != null && upgrade.equalsIgnoreCase("websocket")) {
+                // fabric8 tries a WebSocket watch first and falls back to a plain HTTP watch on a 503 (or 200)
+                // with a body; the streams here are HTTP's, whose frames every watcher shares.
+                throw KubeError.of(
+                        503,
+                        "ServiceUnavailable",
+                        "this node serves watches as HTTP streams, not over WebSocket: watch without Upgrade");
+            }
             KeyRange range = KubeReads.range(p, resources);
             authorize(identity, Verb.WATCH, range);
             // A Table watch (kubectl get -w) is answered in the client's next choice, JSON.

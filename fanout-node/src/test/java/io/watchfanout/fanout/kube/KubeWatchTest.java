@@ -268,6 +268,35 @@ class KubeWatchTest {
     }
 
     @Test
+    void aWebSocketUpgradeIsRefusedSoThatFabric8WatchesOverHttp() throws Exception {
+        start(1000);
+        // As fabric8's first attempt; java.net.http will not send Upgrade itself.
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", http.port())) {
+            socket.getOutputStream()
+                    .write(("GET /api/v1/pods?watch=1 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\n"
+                                    + "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+                                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+            BufferedReader in =
+                    new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+            assertThat(in.readLine()).isEqualTo("HTTP/1.1 503 Service Unavailable");
+            String line;
+            long length = -1;
+            while (!(line = in.readLine()).isEmpty()) {
+                if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                    length = Long.parseLong(line.substring(15).trim());
+                }
+            }
+            assertThat(length)
+                    .as("a body that ends, which the WebSocket handshake reads whole")
+                    .isPositive();
+            char[] body = new char[(int) length];
+            assertThat(in.read(body)).isPositive();
+            assertThat(new String(body)).contains("\"kind\":\"Status\"", "WebSocket");
+        }
+    }
+
+    @Test
     void badWatchParametersAreRefusedWithAStatus() throws Exception {
         start(1000);
         for (String query : List.of(
