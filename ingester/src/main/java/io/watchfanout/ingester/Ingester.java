@@ -80,6 +80,8 @@ public final class Ingester implements IngesterRole {
     private final PublishSession session;
     private OpsServer ops;
     private StateMaterializer materializer;
+    /** True once a thread was started to make the materializer; guarded by this. */
+    private boolean materializerStarting;
 
     /**
      * @param config the settings
@@ -111,7 +113,7 @@ public final class Ingester implements IngesterRole {
                 this::refreshGauges);
         this.readiness = new Readiness(monitor, config.dependencyTimeout(), config.kafkaBootstrap());
         this.session = new PublishSession(
-                config, etcd, election, monitor, readiness, metrics, () -> running, this::startMaterializerOnce);
+                config, etcd, election, monitor, readiness, metrics, () -> running, this::startMaterializerAside);
         this.publisherThread = new Thread(this::runPublisher, "publisher");
     }
 
@@ -294,6 +296,23 @@ public final class Ingester implements IngesterRole {
         }
     }
 
+    /**
+     * Starts the materializer, once, on a thread of its own: making a Kafka Streams client takes
+     * a while, and a new leader's first record must not wait for it (the materializer tails the
+     * events topic from its committed offset whenever it starts).
+     */
+    private void startMaterializerAside() {
+        synchronized (this) {
+            if (!config.runMaterializer() || materializer != null || materializerStarting || !running) {
+                return;
+            }
+            materializerStarting = true;
+        }
+        Thread starter = new Thread(this::startMaterializerOnce, "materializer-start");
+        starter.setDaemon(true);
+        starter.start();
+    }
+
     private synchronized void startMaterializerOnce() {
         if (config.runMaterializer() && materializer == null && running) {
             materializer = new StateMaterializer(
@@ -332,6 +351,7 @@ public final class Ingester implements IngesterRole {
      */
     @Override
     public void close() {
+        long start = System.nanoTime();
         running = false;
         if (election != null && !election.isLeader()) {
             publisherThread.interrupt(); // a standby waits in its campaign: nothing to finish
@@ -357,5 +377,6 @@ public final class Ingester implements IngesterRole {
         if (ops != null) {
             ops.close();
         }
+        log.info("[revision {}] stopped in {} ms", session.lastPublished(), (System.nanoTime() - start) / 1_000_000);
     }
 }

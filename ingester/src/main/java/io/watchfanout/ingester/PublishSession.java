@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The publisher's session with etcd and Kafka, and the resume point that outlives each one. A
- * session ({@link #run}) waits for the leadership when elected, makes sure of the topics, makes
+ * session ({@link #run}) makes sure of the topics, waits for the leadership when elected, makes
  * a new transactional producer (fencing any older one), reads its start point back from the
  * events topic (or the state topic's checkpoint, or loads etcd when both are empty), then
  * watches from that point + 1: responses pass through a {@link RevisionAssembler} and are
@@ -80,7 +80,7 @@ final class PublishSession {
     private final IngesterMetrics metrics;
     private final PublishFailures failures;
     private final BooleanSupplier running;
-    private final Runnable afterTopics;
+    private final Runnable afterStartPoint;
     /** The resume point: every revision up to this one is in the events topic. */
     private volatile long lastPublished;
     /** When the last record was published (System.nanoTime()); publisher thread only. */
@@ -94,8 +94,8 @@ final class PublishSession {
      * @param readiness where the publisher's state goes
      * @param metrics the ingester's metrics
      * @param running false once the ingester stops
-     * @param afterTopics run once the topics are there, before the producer is made (the
-     *     state materializer's start)
+     * @param afterStartPoint run once the session has its start point, right before it watches
+     *     (the state materializer's start); must not block: the watch waits for it
      */
     PublishSession(
             IngesterConfig config,
@@ -105,7 +105,7 @@ final class PublishSession {
             Readiness readiness,
             IngesterMetrics metrics,
             BooleanSupplier running,
-            Runnable afterTopics) {
+            Runnable afterStartPoint) {
         this.config = config;
         this.range = KeyRange.prefix(config.keyPrefix());
         this.eventsTopic = io.watchfanout.schema.WatchFanoutSerdes.eventsTopic(config.topicPrefix());
@@ -117,7 +117,7 @@ final class PublishSession {
         this.metrics = metrics;
         this.failures = new PublishFailures(config, monitor::etcdUp, monitor::kafkaUp);
         this.running = running;
-        this.afterTopics = afterTopics;
+        this.afterStartPoint = afterStartPoint;
     }
 
     /** The resume point: the last revision known to be in the events topic; 0 before the first session's start point. */
@@ -135,13 +135,14 @@ final class PublishSession {
      */
     void run(EtcdWatchFeed feed, RetryDelay retry) throws PublishFailure, InterruptedException {
         try {
+            // A standby checks the topics before it campaigns, not after it won: what a new leader
+            // does between its election and its first record is the watchers' stall at a hand-over.
+            new TopicManager(config.kafkaBootstrap(), config.kafkaSettings()).ensure(config.topicSettings());
             if (election != null && !election.isLeader()) {
                 readiness.state("standby: another replica leads " + config.electionName());
                 metrics.ready.set(0);
                 election.awaitLeadership();
             }
-            new TopicManager(config.kafkaBootstrap(), config.kafkaSettings()).ensure(config.topicSettings());
-            afterTopics.run();
             try (EventsPublisher publisher = new EventsPublisher(
                     config.kafkaBootstrap(),
                     config.kafkaSettings(),
@@ -152,6 +153,7 @@ final class PublishSession {
                     producerSettings())) {
                 long from = startPoint(publisher);
                 retry.reset();
+                afterStartPoint.run();
                 stream(feed, publisher, from);
             }
         } catch (PublishFailure | InterruptedException e) {
