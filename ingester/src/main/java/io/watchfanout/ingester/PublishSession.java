@@ -83,6 +83,8 @@ final class PublishSession {
     private final Runnable afterStartPoint;
     /** The resume point: every revision up to this one is in the events topic. */
     private volatile long lastPublished;
+    /** How long the session's producer took to be made and initialised, for the log; publisher thread only. */
+    private long producerMillis;
     /** When the last record was published (System.nanoTime()); publisher thread only. */
     private long lastPublishNanos = System.nanoTime();
 
@@ -134,24 +136,23 @@ final class PublishSession {
      * @throws InterruptedException when the publisher thread was interrupted
      */
     void run(EtcdWatchFeed feed, RetryDelay retry) throws PublishFailure, InterruptedException {
+        WarmStandby warm = null;
         try {
-            // A standby checks the topics before it campaigns, not after it won: what a new leader
-            // does between its election and its first record is the watchers' stall at a hand-over.
+            // A standby checks the topics and makes its Kafka clients before it campaigns, not after
+            // it won: what a new leader does between its election and its first record is the
+            // watchers' stall at a hand-over.
             new TopicManager(config.kafkaBootstrap(), config.kafkaSettings()).ensure(config.topicSettings());
             if (election != null && !election.isLeader()) {
                 readiness.state("standby: another replica leads " + config.electionName());
                 metrics.ready.set(0);
+                warm = WarmStandby.prepare(this::preparedProducer, publishedLog());
                 election.awaitLeadership();
             }
-            try (EventsPublisher publisher = new EventsPublisher(
-                    config.kafkaBootstrap(),
-                    config.kafkaSettings(),
-                    eventsTopic,
-                    config.transactionalId(),
-                    config.maxRecordBytes(),
-                    config.transactionTimeout(),
-                    producerSettings())) {
-                long from = startPoint(publisher);
+            long producerStart = System.nanoTime();
+            EventsPublisher prepared = warm == null ? null : warm.takeProducer(election.leadershipLeft());
+            try (EventsPublisher publisher = prepared != null ? prepared : newProducer()) {
+                producerMillis = (System.nanoTime() - producerStart) / 1_000_000;
+                long from = startPoint(publisher, warm);
                 retry.reset();
                 afterStartPoint.run();
                 stream(feed, publisher, from);
@@ -160,7 +161,43 @@ final class PublishSession {
             throw e;
         } catch (Exception e) {
             throw failures.classify(e);
+        } finally {
+            if (warm != null) {
+                warm.close();
+            }
         }
+    }
+
+    /** A producer made and initialised now, within the leadership left ({@link #fencingBound()}). */
+    private EventsPublisher newProducer() throws PublishFailure.LeadershipLost {
+        return new EventsPublisher(
+                config.kafkaBootstrap(),
+                config.kafkaSettings(),
+                eventsTopic,
+                config.transactionalId(),
+                config.maxRecordBytes(),
+                config.transactionTimeout(),
+                producerSettings());
+    }
+
+    /**
+     * A standby's producer, made before its election and initialised after it: its
+     * {@code initTransactions()} may block a third of the lease's TTL (at most
+     * {@link #MAX_FENCED_BLOCK_MILLIS}), which a fresh leadership leaves at least.
+     */
+    private EventsPublisher preparedProducer() {
+        long block = Math.max(1, Math.min(config.electionLeaseTtl().toMillis() / 3, MAX_FENCED_BLOCK_MILLIS));
+        Map<String, Object> settings = new java.util.HashMap<>();
+        settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, config.compression());
+        settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, block);
+        return EventsPublisher.uninitialised(
+                config.kafkaBootstrap(),
+                config.kafkaSettings(),
+                eventsTopic,
+                config.transactionalId(),
+                config.maxRecordBytes(),
+                config.transactionTimeout(),
+                settings);
     }
 
     /** Readiness and the gauges that depend on what the probes learnt; after each round of probes. */
@@ -183,12 +220,22 @@ final class PublishSession {
         return new EtcdSnapshotReader(etcd, config.snapshotPageSize(), SNAPSHOT_REQUEST_TIMEOUT);
     }
 
-    /** Reads back where the events topic ends; on an empty topic publishes the initial state. */
-    private long startPoint(EventsPublisher publisher) throws Exception {
+    /**
+     * Reads back where the events topic ends, with the standby's open reader if there is one; on
+     * an empty topic publishes the initial state.
+     */
+    private long startPoint(EventsPublisher publisher, WarmStandby warm) throws Exception {
         PublishedLog published = publishedLog();
-        Optional<Long> tail = published.lastEventsRevision();
+        long tailStart = System.nanoTime();
+        Optional<Long> tail =
+                warm == null ? published.lastEventsRevision() : published.lastEventsRevision(warm.tailReader());
         if (tail.isPresent()) {
-            log.info("[revision {}] resuming after the last revision in {}", tail.get(), eventsTopic);
+            log.info(
+                    "[revision {}] resuming after the last revision in {} (producer ready in {} ms, tail read in {} ms)",
+                    tail.get(),
+                    eventsTopic,
+                    producerMillis,
+                    (System.nanoTime() - tailStart) / 1_000_000);
             return published(tail.get());
         }
         Optional<StateCheckpoint> checkpoint = published.checkpoint();
