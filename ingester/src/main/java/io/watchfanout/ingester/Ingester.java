@@ -82,6 +82,8 @@ public final class Ingester implements IngesterRole {
     private StateMaterializer materializer;
     /** True once a thread was started to make the materializer; guarded by this. */
     private boolean materializerStarting;
+    /** The publisher's watch feed once it runs; {@link #close} wakes its poll up. */
+    private volatile EtcdWatchFeed feed;
 
     /**
      * @param config the settings
@@ -188,6 +190,10 @@ public final class Ingester implements IngesterRole {
     private void runPublisher() {
         RetryDelay retry = new RetryDelay(SETUP_BACKOFF_START, config.retryBackoffMax(), () -> running);
         try (EtcdWatchFeed feed = new EtcdWatchFeed(etcd, config.watchQueueBytes())) {
+            this.feed = feed;
+            if (!running) {
+                return;
+            }
             logEtcdVersion();
             while (running) {
                 try {
@@ -353,6 +359,11 @@ public final class Ingester implements IngesterRole {
     public void close() {
         long start = System.nanoTime();
         running = false;
+        EtcdWatchFeed f = feed;
+        if (f != null) {
+            // The publisher sees the stop at once, between two transactions, not after its poll.
+            f.wakeUp();
+        }
         if (election != null && !election.isLeader()) {
             publisherThread.interrupt(); // a standby waits in its campaign: nothing to finish
         }
