@@ -314,7 +314,15 @@ public final class Ingester implements IngesterRole {
             }
             materializerStarting = true;
         }
-        Thread starter = new Thread(this::startMaterializerOnce, "materializer-start");
+        Thread starter = new Thread(
+                () -> {
+                    try {
+                        startMaterializerOnce();
+                    } catch (RuntimeException e) {
+                        fail("state materializer cannot start: " + e, e);
+                    }
+                },
+                "materializer-start");
         starter.setDaemon(true);
         starter.start();
     }
