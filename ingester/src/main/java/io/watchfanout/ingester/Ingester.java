@@ -383,19 +383,34 @@ public final class Ingester implements IngesterRole {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        long publisherStopped = System.nanoTime();
         if (election != null) {
             election.resign();
         }
+        long resigned = System.nanoTime();
         synchronized (this) {
             if (materializer != null) {
                 materializer.close();
             }
         }
+        long materializerClosed = System.nanoTime();
         monitor.close();
         etcd.close();
         if (ops != null) {
             ops.close();
         }
-        log.info("[revision {}] stopped in {} ms", session.lastPublished(), (System.nanoTime() - start) / 1_000_000);
+        long end = System.nanoTime();
+        log.info(
+                "[revision {}] stopped in {} ms (publisher {} ms, resignation {} ms, materializer {} ms, clients {} ms)",
+                session.lastPublished(),
+                millis(end - start),
+                millis(publisherStopped - start),
+                millis(resigned - publisherStopped),
+                millis(materializerClosed - resigned),
+                millis(end - materializerClosed));
+    }
+
+    private static long millis(long nanos) {
+        return nanos / 1_000_000;
     }
 }

@@ -143,9 +143,13 @@ final class PublishSession {
             // watchers' stall at a hand-over.
             new TopicManager(config.kafkaBootstrap(), config.kafkaSettings()).ensure(config.topicSettings());
             if (election != null && !election.isLeader()) {
-                readiness.state("standby: another replica leads " + config.electionName());
                 metrics.ready.set(0);
+                // "standby" only once it campaigns: a replica still making its clients could not
+                // take over yet, and whoever waits for a standby before stopping the leader
+                // (a rolling update, the fault run) must not take it for one.
+                readiness.state("starting: making the Kafka clients of a standby");
                 warm = WarmStandby.prepare(this::preparedProducer, publishedLog());
+                readiness.state("standby: another replica leads " + config.electionName());
                 election.awaitLeadership();
             }
             long producerStart = System.nanoTime();
