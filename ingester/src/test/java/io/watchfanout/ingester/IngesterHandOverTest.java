@@ -128,6 +128,45 @@ class IngesterHandOverTest {
     }
 
     /**
+     * After a crash the dead leader's materializer stays in its consumer group until its session
+     * expires (45 s), and the new leader's materializer waits in its rebalance, holding no
+     * partition. An ingester stopped meanwhile does not wait for that rebalance (its consumer's
+     * close would, until the close timeout): it stops while the dead member is still there.
+     */
+    @Test
+    void aLeaderStoppedWhileItsMaterializerWaitsForADeadMemberClosesIt(Client etcd, TestPrefix names) throws Exception {
+        String prefix = names.topicPrefix();
+        String keyPrefix = names.keyPrefix();
+        String[] flags = {"--leader-election", "--election-lease-ttl", "3s"};
+        try (BackgroundWriter writer = new BackgroundWriter(etcd, keyPrefix, 5);
+                JavaProcess first = Ingesters.process(
+                        "crashing", etcdServer.clientUrl(), kafka.bootstrapServers(), prefix, keyPrefix, flags)) {
+            first.awaitLog("watching etcd from revision", Duration.ofSeconds(60));
+            Set<String> dead = awaitMaterializerMembers(prefix);
+            try (JavaProcess second = Ingesters.process(
+                    "successor", etcdServer.clientUrl(), kafka.bootstrapServers(), prefix, keyPrefix, flags)) {
+                second.awaitLog("campaigning", Duration.ofSeconds(60));
+                first.kill();
+                second.awaitLog("watching etcd from revision", Duration.ofSeconds(60));
+                // The successor's materializer joined the group; the dead member is still in it.
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(200))
+                        .until(() -> materializerMembers(prefix).size() > dead.size());
+                assertThat(materializerMembers(prefix)).containsAll(dead);
+
+                second.stop(Duration.ofSeconds(30));
+                writer.stop();
+
+                assertThat(log(second))
+                        .contains("resigned the leadership")
+                        .contains("state materializer held no partition")
+                        .contains("stopped in")
+                        .doesNotContain("state materializer not stopped");
+            }
+        }
+    }
+
+    /**
      * Stops {@code leader} with SIGTERM and waits until {@code standby} publishes.
      *
      * @return the revision the standby resumed after
