@@ -31,6 +31,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -83,6 +84,8 @@ final class PublishSession {
     private final Runnable afterStartPoint;
     /** The resume point: every revision up to this one is in the events topic. */
     private volatile long lastPublished;
+    /** A standby's Kafka clients, made while it campaigns; for one session; publisher thread only. */
+    private WarmStandby warm;
     /** How long the session's producer took to be made and initialised, for the log; publisher thread only. */
     private long producerMillis;
     /** When the last record was published (System.nanoTime()); publisher thread only. */
@@ -136,21 +139,15 @@ final class PublishSession {
      * @throws InterruptedException when the publisher thread was interrupted
      */
     void run(EtcdWatchFeed feed, RetryDelay retry) throws PublishFailure, InterruptedException {
-        WarmStandby warm = null;
+        warm = null;
         try {
-            // A standby checks the topics and makes its Kafka clients before it campaigns, not after
-            // it won: what a new leader does between its election and its first record is the
-            // watchers' stall at a hand-over.
-            new TopicManager(config.kafkaBootstrap(), config.kafkaSettings()).ensure(config.topicSettings());
             if (election != null && !election.isLeader()) {
                 metrics.ready.set(0);
-                // "standby" only once it campaigns: a replica still making its clients could not
-                // take over yet, and whoever waits for a standby before stopping the leader
-                // (a rolling update, the fault run) must not take it for one.
-                readiness.state("starting: making the Kafka clients of a standby");
-                warm = WarmStandby.prepare(this::preparedProducer, publishedLog());
-                readiness.state("standby: another replica leads " + config.electionName());
-                election.awaitLeadership();
+                readiness.state("starting: campaigning for " + config.electionName());
+                election.awaitLeadership(this::prepareStandby);
+            }
+            if (warm == null) {
+                ensureTopics();
             }
             long producerStart = System.nanoTime();
             EventsPublisher prepared = warm == null ? null : warm.takeProducer(election.leadershipLeft());
@@ -168,8 +165,37 @@ final class PublishSession {
         } finally {
             if (warm != null) {
                 warm.close();
+                warm = null;
             }
         }
+    }
+
+    /**
+     * What a standby does while its campaign is out: it checks the topics and makes its Kafka
+     * clients ({@link WarmStandby}) now rather than once elected, since what a new leader does
+     * between its election and its first record is the watchers' stall at a hand-over. Skipped
+     * while Kafka is known down; a failure only leaves {@link #warm} null (the leader's session
+     * does it all again). It reports the replica a standby only then: one still making its clients
+     * could not take over at once, and whoever waits for a standby before stopping the leader (a
+     * rolling update, the fault run) should not take it for one yet.
+     */
+    private void prepareStandby() {
+        if (monitor.kafkaUp()) {
+            readiness.state("starting: making the Kafka clients of a standby");
+            try {
+                ensureTopics();
+                warm = WarmStandby.prepare(this::preparedProducer, publishedLog());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                log.info("cannot prepare the Kafka clients of a standby ({}); campaigning all the same", e.toString());
+            }
+        }
+        readiness.state("standby: another replica leads " + config.electionName());
+    }
+
+    private void ensureTopics() throws ExecutionException, TimeoutException, InterruptedException {
+        new TopicManager(config.kafkaBootstrap(), config.kafkaSettings()).ensure(config.topicSettings());
     }
 
     /** A producer made and initialised now, within the leadership left ({@link #fencingBound()}). */

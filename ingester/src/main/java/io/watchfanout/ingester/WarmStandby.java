@@ -10,7 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a standby makes before it campaigns, so that once elected its first record waits only for
+ * What a standby makes while its campaign is out, so that once elected its first record waits only for
  * {@code initTransactions()} and a read of the events topic's tail on open connections, not for
  * new Kafka clients: its transactional producer, made but not initialised (nothing is sent for
  * the transactional id, so the leader is not fenced), and the consumer that reads the tail,
