@@ -181,7 +181,9 @@ final class PublishSession {
      */
     private void prepareStandby() {
         if (monitor.kafkaUp()) {
-            readiness.state("starting: making the Kafka clients of a standby");
+            // Not a word of "standby" before they are made: that is what a rolling update or the
+            // fault run looks for.
+            readiness.state("starting: making the Kafka clients it needs to take over");
             try {
                 ensureTopics();
                 warm = WarmStandby.prepare(this::preparedProducer, publishedLog());
