@@ -80,6 +80,10 @@ public final class Ingester implements IngesterRole {
     private final PublishSession session;
     private OpsServer ops;
     private StateMaterializer materializer;
+    /** True once a thread was started to make the materializer; guarded by this. */
+    private boolean materializerStarting;
+    /** The publisher's watch feed once it runs; {@link #close} wakes its poll up. */
+    private volatile EtcdWatchFeed feed;
 
     /**
      * @param config the settings
@@ -111,7 +115,7 @@ public final class Ingester implements IngesterRole {
                 this::refreshGauges);
         this.readiness = new Readiness(monitor, config.dependencyTimeout(), config.kafkaBootstrap());
         this.session = new PublishSession(
-                config, etcd, election, monitor, readiness, metrics, () -> running, this::startMaterializerOnce);
+                config, etcd, election, monitor, readiness, metrics, () -> running, this::startMaterializerAside);
         this.publisherThread = new Thread(this::runPublisher, "publisher");
     }
 
@@ -186,6 +190,10 @@ public final class Ingester implements IngesterRole {
     private void runPublisher() {
         RetryDelay retry = new RetryDelay(SETUP_BACKOFF_START, config.retryBackoffMax(), () -> running);
         try (EtcdWatchFeed feed = new EtcdWatchFeed(etcd, config.watchQueueBytes())) {
+            this.feed = feed;
+            if (!running) {
+                return;
+            }
             logEtcdVersion();
             while (running) {
                 try {
@@ -294,6 +302,31 @@ public final class Ingester implements IngesterRole {
         }
     }
 
+    /**
+     * Starts the materializer, once, on a thread of its own: making a Kafka Streams client takes
+     * a while, and a new leader's first record must not wait for it (the materializer tails the
+     * events topic from its committed offset whenever it starts).
+     */
+    private void startMaterializerAside() {
+        synchronized (this) {
+            if (!config.runMaterializer() || materializer != null || materializerStarting || !running) {
+                return;
+            }
+            materializerStarting = true;
+        }
+        Thread starter = new Thread(
+                () -> {
+                    try {
+                        startMaterializerOnce();
+                    } catch (RuntimeException e) {
+                        fail("state materializer cannot start: " + e, e);
+                    }
+                },
+                "materializer-start");
+        starter.setDaemon(true);
+        starter.start();
+    }
+
     private synchronized void startMaterializerOnce() {
         if (config.runMaterializer() && materializer == null && running) {
             materializer = new StateMaterializer(
@@ -332,7 +365,13 @@ public final class Ingester implements IngesterRole {
      */
     @Override
     public void close() {
+        long start = System.nanoTime();
         running = false;
+        EtcdWatchFeed f = feed;
+        if (f != null) {
+            // The publisher sees the stop at once, between two transactions, not after its poll.
+            f.wakeUp();
+        }
         if (election != null && !election.isLeader()) {
             publisherThread.interrupt(); // a standby waits in its campaign: nothing to finish
         }
@@ -344,18 +383,34 @@ public final class Ingester implements IngesterRole {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        long publisherStopped = System.nanoTime();
         if (election != null) {
             election.resign();
         }
+        long resigned = System.nanoTime();
         synchronized (this) {
             if (materializer != null) {
                 materializer.close();
             }
         }
+        long materializerClosed = System.nanoTime();
         monitor.close();
         etcd.close();
         if (ops != null) {
             ops.close();
         }
+        long end = System.nanoTime();
+        log.info(
+                "[revision {}] stopped in {} ms (publisher {} ms, resignation {} ms, materializer {} ms, clients {} ms)",
+                session.lastPublished(),
+                millis(end - start),
+                millis(publisherStopped - start),
+                millis(resigned - publisherStopped),
+                millis(materializerClosed - resigned),
+                millis(end - materializerClosed));
+    }
+
+    private static long millis(long nanos) {
+        return nanos / 1_000_000;
     }
 }

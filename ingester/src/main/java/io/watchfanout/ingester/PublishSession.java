@@ -31,6 +31,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -39,7 +40,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The publisher's session with etcd and Kafka, and the resume point that outlives each one. A
- * session ({@link #run}) waits for the leadership when elected, makes sure of the topics, makes
+ * session ({@link #run}) makes sure of the topics, waits for the leadership when elected, makes
  * a new transactional producer (fencing any older one), reads its start point back from the
  * events topic (or the state topic's checkpoint, or loads etcd when both are empty), then
  * watches from that point + 1: responses pass through a {@link RevisionAssembler} and are
@@ -80,9 +81,13 @@ final class PublishSession {
     private final IngesterMetrics metrics;
     private final PublishFailures failures;
     private final BooleanSupplier running;
-    private final Runnable afterTopics;
+    private final Runnable afterStartPoint;
     /** The resume point: every revision up to this one is in the events topic. */
     private volatile long lastPublished;
+    /** A standby's Kafka clients, made while it campaigns; for one session; publisher thread only. */
+    private WarmStandby warm;
+    /** How long the session's producer took to be made and initialised, for the log; publisher thread only. */
+    private long producerMillis;
     /** When the last record was published (System.nanoTime()); publisher thread only. */
     private long lastPublishNanos = System.nanoTime();
 
@@ -94,8 +99,8 @@ final class PublishSession {
      * @param readiness where the publisher's state goes
      * @param metrics the ingester's metrics
      * @param running false once the ingester stops
-     * @param afterTopics run once the topics are there, before the producer is made (the
-     *     state materializer's start)
+     * @param afterStartPoint run once the session has its start point, right before it watches
+     *     (the state materializer's start); must not block: the watch waits for it
      */
     PublishSession(
             IngesterConfig config,
@@ -105,7 +110,7 @@ final class PublishSession {
             Readiness readiness,
             IngesterMetrics metrics,
             BooleanSupplier running,
-            Runnable afterTopics) {
+            Runnable afterStartPoint) {
         this.config = config;
         this.range = KeyRange.prefix(config.keyPrefix());
         this.eventsTopic = io.watchfanout.schema.WatchFanoutSerdes.eventsTopic(config.topicPrefix());
@@ -117,7 +122,7 @@ final class PublishSession {
         this.metrics = metrics;
         this.failures = new PublishFailures(config, monitor::etcdUp, monitor::kafkaUp);
         this.running = running;
-        this.afterTopics = afterTopics;
+        this.afterStartPoint = afterStartPoint;
     }
 
     /** The resume point: the last revision known to be in the events topic; 0 before the first session's start point. */
@@ -134,31 +139,97 @@ final class PublishSession {
      * @throws InterruptedException when the publisher thread was interrupted
      */
     void run(EtcdWatchFeed feed, RetryDelay retry) throws PublishFailure, InterruptedException {
+        warm = null;
         try {
             if (election != null && !election.isLeader()) {
-                readiness.state("standby: another replica leads " + config.electionName());
                 metrics.ready.set(0);
-                election.awaitLeadership();
+                readiness.state("starting: campaigning for " + config.electionName());
+                election.awaitLeadership(this::prepareStandby);
             }
-            new TopicManager(config.kafkaBootstrap(), config.kafkaSettings()).ensure(config.topicSettings());
-            afterTopics.run();
-            try (EventsPublisher publisher = new EventsPublisher(
-                    config.kafkaBootstrap(),
-                    config.kafkaSettings(),
-                    eventsTopic,
-                    config.transactionalId(),
-                    config.maxRecordBytes(),
-                    config.transactionTimeout(),
-                    producerSettings())) {
-                long from = startPoint(publisher);
+            if (warm == null) {
+                ensureTopics();
+            }
+            long producerStart = System.nanoTime();
+            EventsPublisher prepared = warm == null ? null : warm.takeProducer(election.leadershipLeft());
+            try (EventsPublisher publisher = prepared != null ? prepared : newProducer()) {
+                producerMillis = (System.nanoTime() - producerStart) / 1_000_000;
+                long from = startPoint(publisher, warm);
                 retry.reset();
+                afterStartPoint.run();
                 stream(feed, publisher, from);
             }
         } catch (PublishFailure | InterruptedException e) {
             throw e;
         } catch (Exception e) {
             throw failures.classify(e);
+        } finally {
+            if (warm != null) {
+                warm.close();
+                warm = null;
+            }
         }
+    }
+
+    /**
+     * What a standby does while its campaign is out: it checks the topics and makes its Kafka
+     * clients ({@link WarmStandby}) now rather than once elected, since what a new leader does
+     * between its election and its first record is the watchers' stall at a hand-over. Skipped
+     * while Kafka is known down; a failure only leaves {@link #warm} null (the leader's session
+     * does it all again). It reports the replica a standby only then: one still making its clients
+     * could not take over at once, and whoever waits for a standby before stopping the leader (a
+     * rolling update, the fault run) should not take it for one yet.
+     */
+    private void prepareStandby() {
+        if (monitor.kafkaUp()) {
+            // Not a word of "standby" before they are made: that is what a rolling update or the
+            // fault run looks for.
+            readiness.state("starting: making the Kafka clients it needs to take over");
+            try {
+                ensureTopics();
+                warm = WarmStandby.prepare(this::preparedProducer, publishedLog());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                log.info("cannot prepare the Kafka clients of a standby ({}); campaigning all the same", e.toString());
+            }
+        }
+        readiness.state("standby: another replica leads " + config.electionName());
+    }
+
+    private void ensureTopics() throws ExecutionException, TimeoutException, InterruptedException {
+        new TopicManager(config.kafkaBootstrap(), config.kafkaSettings()).ensure(config.topicSettings());
+    }
+
+    /** A producer made and initialised now, within the leadership left ({@link #fencingBound()}). */
+    private EventsPublisher newProducer() throws PublishFailure.LeadershipLost {
+        return new EventsPublisher(
+                config.kafkaBootstrap(),
+                config.kafkaSettings(),
+                eventsTopic,
+                config.transactionalId(),
+                config.maxRecordBytes(),
+                config.transactionTimeout(),
+                producerSettings());
+    }
+
+    /**
+     * A standby's producer, made before its election and initialised after it: its
+     * {@code initTransactions()} may block a third of the lease's TTL (at most
+     * {@link #MAX_FENCED_BLOCK_MILLIS}), which a fresh leadership leaves at least.
+     */
+    private EventsPublisher preparedProducer() {
+        long block = Math.max(1, Math.min(config.electionLeaseTtl().toMillis() / 3, MAX_FENCED_BLOCK_MILLIS));
+        Map<String, Object> settings = new java.util.HashMap<>();
+        settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, config.compression());
+        settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, block);
+        return EventsPublisher.uninitialised(
+                config.kafkaBootstrap(),
+                config.kafkaSettings(),
+                eventsTopic,
+                config.transactionalId(),
+                config.maxRecordBytes(),
+                config.transactionTimeout(),
+                settings);
     }
 
     /** Readiness and the gauges that depend on what the probes learnt; after each round of probes. */
@@ -181,12 +252,22 @@ final class PublishSession {
         return new EtcdSnapshotReader(etcd, config.snapshotPageSize(), SNAPSHOT_REQUEST_TIMEOUT);
     }
 
-    /** Reads back where the events topic ends; on an empty topic publishes the initial state. */
-    private long startPoint(EventsPublisher publisher) throws Exception {
+    /**
+     * Reads back where the events topic ends, with the standby's open reader if there is one; on
+     * an empty topic publishes the initial state.
+     */
+    private long startPoint(EventsPublisher publisher, WarmStandby warm) throws Exception {
         PublishedLog published = publishedLog();
-        Optional<Long> tail = published.lastEventsRevision();
+        long tailStart = System.nanoTime();
+        Optional<Long> tail =
+                warm == null ? published.lastEventsRevision() : published.lastEventsRevision(warm.tailReader());
         if (tail.isPresent()) {
-            log.info("[revision {}] resuming after the last revision in {}", tail.get(), eventsTopic);
+            log.info(
+                    "[revision {}] resuming after the last revision in {} (producer ready in {} ms, tail read in {} ms)",
+                    tail.get(),
+                    eventsTopic,
+                    producerMillis,
+                    (System.nanoTime() - tailStart) / 1_000_000);
             return published(tail.get());
         }
         Optional<StateCheckpoint> checkpoint = published.checkpoint();

@@ -19,13 +19,11 @@ import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
 import io.watchfanout.testkit.TestPrefix;
-import io.watchfanout.testkit.TopicPrefixes;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -108,41 +106,6 @@ class IngesterLeaderElectionTest {
                     etcd,
                     ByteString.copyFromUtf8(keyPrefix),
                     until);
-        }
-    }
-
-    @Test
-    void sigtermResignsSoTheStandbyTakesOverAtOnce(TestInfo info) throws Exception {
-        String prefix = TopicPrefixes.unique(info);
-        String keyPrefix = "/" + prefix + "/";
-        try (JavaProcess first = Ingesters.process(
-                "replica-1",
-                etcdServer.clientUrl(),
-                kafka.bootstrapServers(),
-                prefix,
-                keyPrefix,
-                "--leader-election",
-                "--election-lease-ttl",
-                "30s")) {
-            first.awaitLog("became the leader", Duration.ofSeconds(60));
-            // The second JVM starts while the leader sets up its session.
-            try (JavaProcess second = Ingesters.process(
-                    "replica-2",
-                    etcdServer.clientUrl(),
-                    kafka.bootstrapServers(),
-                    prefix,
-                    keyPrefix,
-                    "--leader-election",
-                    "--election-lease-ttl",
-                    "30s")) {
-                first.awaitLog("watching etcd from revision", Duration.ofSeconds(60));
-                second.awaitLog("campaigning", Duration.ofSeconds(60));
-                first.stop(Duration.ofSeconds(30));
-                assertThat(log(first)).contains("resigned the leadership");
-                // Well before the 30 s lease would expire on its own.
-                second.awaitLog("became the leader", Duration.ofSeconds(15));
-                second.awaitLog("watching etcd from revision", Duration.ofSeconds(30));
-            }
         }
     }
 

@@ -66,6 +66,19 @@ public final class LeaderElection implements AutoCloseable {
      * @throws TimeoutException when etcd does not grant a lease within 10 s
      */
     public void awaitLeadership() throws InterruptedException, ExecutionException, TimeoutException {
+        awaitLeadership(() -> {});
+    }
+
+    /**
+     * As {@link #awaitLeadership()}, running {@code whileCampaigning} on the calling thread once the
+     * campaign request is out (its lease granted and kept alive), before waiting for its answer:
+     * what a replica does there never delays its campaign, and a leader that resigns meanwhile
+     * elects it all the same (it learns so when {@code whileCampaigning} returns).
+     *
+     * @param whileCampaigning runs once per call that campaigns; must not throw
+     */
+    public void awaitLeadership(Runnable whileCampaigning)
+            throws InterruptedException, ExecutionException, TimeoutException {
         if (isLeader()) {
             return;
         }
@@ -100,11 +113,11 @@ public final class LeaderElection implements AutoCloseable {
                 proposal,
                 Long.toHexString(lease),
                 ttlSeconds);
+        java.util.concurrent.CompletableFuture<io.etcd.jetcd.election.CampaignResponse> campaign =
+                client.getElectionClient().campaign(name, lease, proposal);
+        whileCampaigning.run();
         try {
-            leaderKey = client.getElectionClient()
-                    .campaign(name, lease, proposal)
-                    .get()
-                    .getLeader();
+            leaderKey = campaign.get().getLeader();
         } catch (ExecutionException e) {
             release();
             throw e;

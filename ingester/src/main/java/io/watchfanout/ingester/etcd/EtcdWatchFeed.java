@@ -57,6 +57,8 @@ public final class EtcdWatchFeed implements AutoCloseable {
     });
 
     private volatile Watch.Watcher watcher;
+    /** Set by {@link #wakeUp}: polls no longer wait. */
+    private volatile boolean wokenUp;
 
     /** The watcher of one generation, known to its own callbacks once jetcd returns it. */
     private static final class Handle {
@@ -128,7 +130,7 @@ public final class EtcdWatchFeed implements AutoCloseable {
     public WatchSignal poll(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
-            long left = deadline - System.nanoTime();
+            long left = wokenUp ? 0 : deadline - System.nanoTime();
             WatchSignal signal = queue.poll(Math.max(0, left), TimeUnit.NANOSECONDS);
             if (signal == null) {
                 return null;
@@ -140,6 +142,17 @@ public final class EtcdWatchFeed implements AutoCloseable {
                 return signal;
             }
         }
+    }
+
+    /**
+     * Ends a {@link #poll} that waits, and makes every later one return without waiting: the
+     * ingester stops, and its publisher should see that now, not after the poll's timeout. Any
+     * thread.
+     */
+    public void wakeUp() {
+        wokenUp = true;
+        // A signal of no generation: the waiting poll takes it, drops it and sees the flag.
+        queue.add(new WatchSignal.Overflow(-1, 0));
     }
 
     /** Bytes of keys and values waiting in the queue. */

@@ -41,6 +41,25 @@ public final class StateMaterializer implements AutoCloseable {
     private final java.nio.file.Path stateDir;
     /** How often the materializer commits its transaction, in milliseconds. */
     static final long STATE_COMMIT_INTERVAL_MS = 1000;
+    /**
+     * The main consumer's setting that makes its close send a LeaveGroup request. Kafka Streams
+     * turns it off by default (its {@code CloseOptions.leaveGroup} only removes static members), so
+     * a closed materializer stays a member of its group until its session times out (45 s); the
+     * next leader's materializer then waits in its first rebalance all that time, and an ingester
+     * stopped meanwhile spent the whole {@link #CLOSE_TIMEOUT} in close, silently. Only one
+     * materializer runs at a time (the leader's), so nobody gains from the old member lingering.
+     */
+    static final String LEAVE_GROUP_ON_CLOSE = "internal.leave.group.on.close";
+    /** Bound of {@link #close()}: a commit of the last second's projection and a leave-group request. */
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * Bound of {@link #close()} for a materializer that holds no partition (no task): it has
+     * nothing to commit, and its consumer's close would otherwise wait for a pending join, which
+     * after a crashed predecessor lasts until that one's session expires (45 s).
+     */
+    private static final Duration IDLE_CLOSE_TIMEOUT = Duration.ofSeconds(2);
+    /** A close slower than this is logged, so that a slow stop is never silent. */
+    private static final long SLOW_CLOSE_MILLIS = 1000;
 
     /**
      * @param bootstrap Kafka bootstrap servers
@@ -69,6 +88,7 @@ public final class StateMaterializer implements AutoCloseable {
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, STATE_COMMIT_INTERVAL_MS);
         props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), maxRecordBytes);
         props.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), compression);
+        props.put(StreamsConfig.mainConsumerPrefix(LEAVE_GROUP_ON_CLOSE), true);
         try {
             stateDir = Files.createTempDirectory("watchfanout-materializer");
         } catch (IOException e) {
@@ -101,6 +121,20 @@ public final class StateMaterializer implements AutoCloseable {
         streams.start();
     }
 
+    /**
+     * True when no stream thread has an active task: records processed since the last commit
+     * exist only in an active task. A partition assigned after this answer has had no time to
+     * be processed much, and what is not committed is processed again by the next materializer.
+     */
+    private boolean holdsNoTask() {
+        try {
+            return streams.metadataForLocalThreads().stream()
+                    .allMatch(t -> t.activeTasks().isEmpty());
+        } catch (RuntimeException e) {
+            return false; // not started, or already stopping: the full bound
+        }
+    }
+
     /** The Streams client's state (RUNNING once it processes). */
     public KafkaStreams.State state() {
         return streams.state();
@@ -128,10 +162,25 @@ public final class StateMaterializer implements AutoCloseable {
         return lag;
     }
 
-    /** Stops the stream thread, committing what it processed, within 10 s. */
+    /**
+     * Stops the stream thread, committing what it processed, and leaves the consumer group
+     * ({@link #LEAVE_GROUP_ON_CLOSE}), within {@link #CLOSE_TIMEOUT}.
+     */
     @Override
     public void close() {
-        streams.close(Duration.ofSeconds(10));
+        long start = System.nanoTime();
+        boolean idle = holdsNoTask();
+        boolean closed = streams.close(idle ? IDLE_CLOSE_TIMEOUT : CLOSE_TIMEOUT);
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        if (!closed && idle) {
+            // Typically a rebalance that waits for a crashed materializer's session to expire:
+            // the consumer's close waits for its pending join, which nothing here needs.
+            log.info("state materializer held no partition; its close stopped waiting after {} ms", millis);
+        } else if (!closed) {
+            log.warn("state materializer not stopped within {} ms; the broker aborts its open transaction", millis);
+        } else if (millis >= SLOW_CLOSE_MILLIS) {
+            log.info("state materializer stopped in {} ms", millis);
+        }
         try (java.util.stream.Stream<java.nio.file.Path> paths = Files.walk(stateDir)) {
             paths.sorted(java.util.Comparator.reverseOrder())
                     .forEach(path -> path.toFile().delete());

@@ -36,6 +36,8 @@ public final class EventsPublisher implements AutoCloseable {
 
     private final KafkaProducer<byte[], EventsRecord> producer;
     private final String topic;
+    private final long maxBlockMillis;
+    private boolean initialised;
 
     /**
      * Creates the producer and runs {@code initTransactions()}, which fences every older
@@ -61,6 +63,39 @@ public final class EventsPublisher implements AutoCloseable {
             int maxRecordBytes,
             Duration transactionTimeout,
             Map<String, Object> overrides) {
+        this(bootstrap, settings, topic, transactionalId, maxRecordBytes, transactionTimeout, overrides, true);
+    }
+
+    /**
+     * Creates the producer but does not run {@code initTransactions()}: nothing is sent for the
+     * transactional id, so no other producer is fenced, until {@link #initTransactions()}. A standby
+     * makes its producer so ahead of its election (the client's classes, threads and bootstrap
+     * connection ready), and initialises it once it leads.
+     *
+     * @return a publisher whose {@link #publish} fails until {@link #initTransactions()} succeeded
+     * @throws KafkaException when the producer cannot be created (bad settings)
+     */
+    public static EventsPublisher uninitialised(
+            String bootstrap,
+            KafkaClientSettings settings,
+            String topic,
+            String transactionalId,
+            int maxRecordBytes,
+            Duration transactionTimeout,
+            Map<String, Object> overrides) {
+        return new EventsPublisher(
+                bootstrap, settings, topic, transactionalId, maxRecordBytes, transactionTimeout, overrides, false);
+    }
+
+    private EventsPublisher(
+            String bootstrap,
+            KafkaClientSettings settings,
+            String topic,
+            String transactionalId,
+            int maxRecordBytes,
+            Duration transactionTimeout,
+            Map<String, Object> overrides,
+            boolean initialise) {
         this.topic = topic;
         Properties props = new Properties();
         settings.applyTo(props);
@@ -81,13 +116,36 @@ public final class EventsPublisher implements AutoCloseable {
         props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
         props.putAll(overrides);
+        maxBlockMillis =
+                Long.parseLong(props.get(ProducerConfig.MAX_BLOCK_MS_CONFIG).toString());
         producer = new KafkaProducer<>(props, new ByteArraySerializer(), new EventsRecordSerializer());
+        if (initialise) {
+            initTransactions();
+        }
+    }
+
+    /**
+     * Runs {@code initTransactions()}, once: fences every older producer with the same
+     * transactional id and aborts its open transaction. Blocks up to {@link #maxBlockMillis()}.
+     *
+     * @throws KafkaException as the constructor; the producer is then closed
+     */
+    public void initTransactions() {
+        if (initialised) {
+            return;
+        }
         try {
             producer.initTransactions();
         } catch (RuntimeException e) {
             producer.close(Duration.ZERO);
             throw e;
         }
+        initialised = true;
+    }
+
+    /** The producer's {@code max.block.ms}: how long {@link #initTransactions()} may block at most. */
+    public long maxBlockMillis() {
+        return maxBlockMillis;
     }
 
     /**
@@ -104,6 +162,9 @@ public final class EventsPublisher implements AutoCloseable {
     public void publish(List<KeyedRecord> records) throws InterruptedException {
         if (records.isEmpty()) {
             return;
+        }
+        if (!initialised) {
+            throw new IllegalStateException("publish before initTransactions()");
         }
         try {
             producer.beginTransaction();

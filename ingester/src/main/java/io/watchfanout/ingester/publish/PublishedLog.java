@@ -69,22 +69,34 @@ public final class PublishedLog {
      * is complete.
      */
     public Optional<Long> lastEventsRevision() {
-        try (TopicReader<EventsRecord> reader =
-                new TopicReader<>(bootstrap, settings, clientId + "-tail", new EventsRecordDeserializer())) {
-            long[] bounds = reader.bounds(eventsTopic);
-            long begin = bounds[0];
-            long end = bounds[1];
-            // Step back until a committed record shows up: the tail may be markers or aborted data.
-            for (long back = 16; ; back *= 8) {
-                long from = Math.max(begin, end - back);
-                long[] last = {-1};
-                reader.read(eventsTopic, from, end, r -> last[0] = EventsRecords.revision(r.value()), READ_TIMEOUT);
-                if (last[0] >= 0) {
-                    return Optional.of(last[0]);
-                }
-                if (from == begin) {
-                    return Optional.empty();
-                }
+        try (TopicReader<EventsRecord> reader = tailReader()) {
+            return lastEventsRevision(reader);
+        }
+    }
+
+    /**
+     * A reader for {@link #lastEventsRevision(TopicReader)}, to keep open: a standby opens it
+     * ahead of its election so that its read of the tail, once elected, needs no new consumer.
+     */
+    public TopicReader<EventsRecord> tailReader() {
+        return new TopicReader<>(bootstrap, settings, clientId + "-tail", new EventsRecordDeserializer());
+    }
+
+    /** As {@link #lastEventsRevision()}, with a reader of {@link #tailReader()} the caller owns. */
+    public Optional<Long> lastEventsRevision(TopicReader<EventsRecord> reader) {
+        long[] bounds = reader.bounds(eventsTopic);
+        long begin = bounds[0];
+        long end = bounds[1];
+        // Step back until a committed record shows up: the tail may be markers or aborted data.
+        for (long back = 16; ; back *= 8) {
+            long from = Math.max(begin, end - back);
+            long[] last = {-1};
+            reader.read(eventsTopic, from, end, r -> last[0] = EventsRecords.revision(r.value()), READ_TIMEOUT);
+            if (last[0] >= 0) {
+                return Optional.of(last[0]);
+            }
+            if (from == begin) {
+                return Optional.empty();
             }
         }
     }
