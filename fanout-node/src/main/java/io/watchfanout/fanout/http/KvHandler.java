@@ -18,7 +18,6 @@ import io.watchfanout.fanout.watch.Statuses;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.schema.v1.KeyValueList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -162,14 +161,7 @@ final class KvHandler implements HttpHandler {
 
     /** Blocks this worker thread until the cache reaches {@code rv} (at most the wait), or answers 503/504. */
     private void awaitRevision(long rv) throws ApiException, InterruptedException {
-        CompletableFuture<Arrival> arrival = new CompletableFuture<>();
-        core.awaitRevision(rv, settings.resourceVersionWait(), Runnable::run, arrival::complete);
-        Arrival a;
-        try {
-            a = arrival.get();
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("a revision wait completes normally", e);
-        }
+        Arrival a = core.awaitRevision(rv, settings.resourceVersionWait());
         if (!a.reached()) {
             throw new ApiException(a.status(), settings.retryAfterSeconds());
         }

@@ -3,7 +3,6 @@ package io.watchfanout.fanout.kube;
 import io.watchfanout.fanout.watch.Arrival;
 import io.watchfanout.fanout.watch.CurrentRevision;
 import io.watchfanout.fanout.watch.WatchCore;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -61,14 +60,7 @@ final class KubeRevisionWait {
      *     503 when the node stopped serving meanwhile
      */
     void await(long rv) throws KubeError, InterruptedException {
-        CompletableFuture<Arrival> arrival = new CompletableFuture<>();
-        core.awaitRevision(rv, settings.resourceVersionWait(), Runnable::run, arrival::complete);
-        Arrival a;
-        try {
-            a = arrival.get();
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("a revision wait completes normally", e);
-        }
+        Arrival a = core.awaitRevision(rv, settings.resourceVersionWait());
         switch (a.outcome()) {
             case REACHED:
                 return;

@@ -8,6 +8,8 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -282,6 +284,25 @@ public final class WatchCore implements AutoCloseable {
                 }
             }
         };
+    }
+
+    /**
+     * As {@link #awaitRevision(long, Duration, Executor, Consumer)}, blocking the calling thread
+     * (a worker thread of a blocking read) until the outcome, at most about {@code wait}.
+     *
+     * @throws InterruptedException if the thread is interrupted while it waits (the wait is cancelled)
+     */
+    public Arrival awaitRevision(long rev, Duration wait) throws InterruptedException {
+        CompletableFuture<Arrival> arrival = new CompletableFuture<>();
+        Runnable cancel = awaitRevision(rev, wait, Runnable::run, arrival::complete);
+        try {
+            return arrival.get();
+        } catch (InterruptedException e) {
+            cancel.run();
+            throw e;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a revision wait completes normally", e);
+        }
     }
 
     /** After a waiter fired: reached, unless the node stopped serving. */

@@ -8,15 +8,9 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import com.google.protobuf.DynamicMessage;
-import io.etcd.jetcd.Client;
 import io.watchfanout.fanout.e2e.Stack;
-import io.watchfanout.testkit.Closer;
-import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
-import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.testkit.KafkaBroker;
-import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TestPrefix;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -25,67 +19,21 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The Kubernetes API of a node end to end: real etcd, real Kafka, the real ingester jar and a
  * fan-out node as child processes; kube-apiserver's objects written into etcd under their keys as
  * kube-apiserver stores them, read back over HTTP as its clients read them.
  */
-@ExtendWith({EtcdExtension.class, KafkaExtension.class})
-class KubeApiEndToEndTest {
-    private final EtcdServer etcdServer;
-    private final KafkaBroker kafka;
-    private final Closer closer = new Closer();
-    private Client etcd;
-    private String topicPrefix;
-    /** The node's --kube-prefix: kube-apiserver's /registry inside the test's own key prefix. */
-    private String registry;
+class KubeApiEndToEndTest extends KubeStackTest {
 
     KubeApiEndToEndTest(EtcdServer etcdServer, KafkaBroker kafka) {
-        this.etcdServer = etcdServer;
-        this.kafka = kafka;
+        super(etcdServer, kafka);
     }
 
-    @BeforeEach
-    void setUp(Client client, TestPrefix prefix) {
-        etcd = client;
-        topicPrefix = prefix.topicPrefix();
-        registry = prefix.keyPrefix() + "registry";
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        closer.close();
-    }
-
-    private Stack.Node start(String... extra) {
-        closer.keep(Stack.ingester(etcdServer.clientUrl(), kafka.bootstrapServers(), topicPrefix));
-        List<String> flags =
-                new ArrayList<>(List.of("--kube-prefix", registry, "--etcd-endpoints", etcdServer.clientUrl()));
-        flags.addAll(List.of(extra));
-        return closer.keep(Stack.node("node-a", kafka.bootstrapServers(), topicPrefix, flags.toArray(String[]::new)));
-    }
-
-    /** Writes {@code value} at {@code <registry>/<path>}; returns the revision of the write. */
-    long put(String path, byte[] value) throws Exception {
-        return etcd.getKVClient()
-                .put(EtcdWorkload.bytes(registry + "/" + path), io.etcd.jetcd.ByteSequence.from(value))
-                .get(30, TimeUnit.SECONDS)
-                .getHeader()
-                .getRevision();
-    }
-
-    long delete(String path) throws Exception {
-        return etcd.getKVClient()
-                .delete(EtcdWorkload.bytes(registry + "/" + path))
-                .get(30, TimeUnit.SECONDS)
-                .getHeader()
-                .getRevision();
+    private Stack.Node startNode(String... extra) {
+        return start("node-a", extra);
     }
 
     static void awaitNode(Stack.Node node, long revision) {
@@ -105,7 +53,7 @@ class KubeApiEndToEndTest {
 
     @Test
     void everyFixtureIsServedAsKubeApiserverServesItInJsonAndProtobuf() throws Exception {
-        Stack.Node node = start();
+        Stack.Node node = startNode();
         KubeResources resources = KubeResources.builtIn(registry);
         Map<String, Long> revisions = new HashMap<>();
         Map<String, KubeResource> served = new HashMap<>();
@@ -214,7 +162,7 @@ class KubeApiEndToEndTest {
 
     @Test
     void pagesSelectorsAndBadInputAnswerAsKubeApiserver() throws Exception {
-        Stack.Node node = start("--history-max-events", "20", "--resource-version-wait", "5s");
+        Stack.Node node = startNode("--history-max-events", "20", "--resource-version-wait", "5s");
         long last = 0;
         for (int i = 0; i < 7; i++) {
             last = put(

@@ -5,8 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
@@ -15,14 +13,17 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kubernetes.client.ProtoClient;
+import io.kubernetes.client.informer.SharedInformerFactory;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.models.V1Pod;
+import io.kubernetes.client.openapi.models.V1PodList;
+import io.kubernetes.client.proto.V1;
+import io.kubernetes.client.util.CallGeneratorParams;
 import io.watchfanout.fanout.e2e.Stack;
-import io.watchfanout.testkit.Closer;
-import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
-import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.testkit.KafkaBroker;
-import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TestPrefix;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -32,10 +33,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -43,49 +41,13 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code --server} the node) and fabric8's kubernetes-client, over real etcd, Kafka, ingester and
  * node processes; a CRD and its custom resources show up and go without a restart.
  */
-@ExtendWith({EtcdExtension.class, KafkaExtension.class})
-class KubeClientsEndToEndTest {
-    private final EtcdServer etcdServer;
-    private final KafkaBroker kafka;
-    private final Closer closer = new Closer();
-    private Client etcd;
-    private String topicPrefix;
-    private String registry;
+class KubeClientsEndToEndTest extends KubeStackTest {
 
     @TempDir
     Path home;
 
     KubeClientsEndToEndTest(EtcdServer etcdServer, KafkaBroker kafka) {
-        this.etcdServer = etcdServer;
-        this.kafka = kafka;
-    }
-
-    @BeforeEach
-    void setUp(Client client, TestPrefix prefix) {
-        etcd = client;
-        topicPrefix = prefix.topicPrefix();
-        registry = prefix.keyPrefix() + "registry";
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        closer.close();
-    }
-
-    private long put(String path, byte[] value) throws Exception {
-        return etcd.getKVClient()
-                .put(EtcdWorkload.bytes(registry + "/" + path), ByteSequence.from(value))
-                .get(30, TimeUnit.SECONDS)
-                .getHeader()
-                .getRevision();
-    }
-
-    private long delete(String path) throws Exception {
-        return etcd.getKVClient()
-                .delete(EtcdWorkload.bytes(registry + "/" + path))
-                .get(30, TimeUnit.SECONDS)
-                .getHeader()
-                .getRevision();
+        super(etcdServer, kafka);
     }
 
     /** kubectl's output; the test fails with its stderr when it exits non-zero. */
@@ -116,15 +78,7 @@ class KubeClientsEndToEndTest {
 
     @Test
     void kubectlAndFabric8ListAndGetBuiltInAndCustomResources() throws Exception {
-        closer.keep(Stack.ingester(etcdServer.clientUrl(), kafka.bootstrapServers(), topicPrefix));
-        Stack.Node node = closer.keep(Stack.node(
-                "node-a",
-                kafka.bootstrapServers(),
-                topicPrefix,
-                "--kube-prefix",
-                registry,
-                "--etcd-endpoints",
-                etcdServer.clientUrl()));
+        Stack.Node node = start("node-a");
         put("pods/a/web-0", StoredObjects.pod("a", "web-0", "node-1", "Running", "web"));
         put("pods/a/web-1", StoredObjects.pod("a", "web-1", "node-2", "Running", "web"));
         put("pods/a/db-0", StoredObjects.pod("a", "db-0", "node-1", "Pending", "db"));
@@ -206,15 +160,7 @@ class KubeClientsEndToEndTest {
 
     @Test
     void aFabric8InformerAndKubectlWatchFollowEveryChange() throws Exception {
-        closer.keep(Stack.ingester(etcdServer.clientUrl(), kafka.bootstrapServers(), topicPrefix));
-        Stack.Node node = closer.keep(Stack.node(
-                "node-w",
-                kafka.bootstrapServers(),
-                topicPrefix,
-                "--kube-prefix",
-                registry,
-                "--etcd-endpoints",
-                etcdServer.clientUrl()));
+        Stack.Node node = start("node-w");
         put("pods/a/web-0", StoredObjects.pod("a", "web-0", "node-1", "Running", "web"));
 
         Path watchOut = home.resolve("watch.txt");
@@ -276,5 +222,71 @@ class KubeClientsEndToEndTest {
         await().atMost(Duration.ofSeconds(60))
                 .until(() -> Files.readString(watchOut).contains("pod/db-0"));
         assertThat(Files.readString(watchOut)).startsWith("pod/web-0\n");
+    }
+
+    @Test
+    void theOfficialJavaClientsInformerAndProtoClientReadTheNode() throws Exception {
+        Stack.Node node = start("node-j");
+        put("pods/a/web-0", StoredObjects.pod("a", "web-0", "node-1", "Running", "web"));
+        ApiClient api = io.kubernetes.client.util.Config.fromUrl(node.url(), false);
+        // Watches are long reads: as the client's own examples do for informers.
+        api.setHttpClient(api.getHttpClient()
+                .newBuilder()
+                .readTimeout(0, TimeUnit.SECONDS)
+                .build());
+        CoreV1Api coreV1 = new CoreV1Api(api);
+
+        // ProtoClient: a protobuf list, the stored bytes with the resourceVersion set.
+        ProtoClient.ObjectOrStatus<V1.PodList> protoList =
+                new ProtoClient(api).list(V1.PodList.newBuilder(), "/api/v1/namespaces/a/pods");
+        assertThat(protoList.status).isNull();
+        assertThat(protoList.object.getItemsList())
+                .extracting(p -> p.getMetadata().getName())
+                .containsExactly("web-0");
+        assertThat(protoList.object.getItems(0).getSpec().getNodeName()).isEqualTo("node-1");
+
+        List<String> seen = new CopyOnWriteArrayList<>();
+        SharedInformerFactory factory = new SharedInformerFactory(api);
+        io.kubernetes.client.informer.SharedIndexInformer<V1Pod> informer = factory.sharedIndexInformerFor(
+                (CallGeneratorParams params) -> coreV1.listPodForAllNamespaces()
+                        .resourceVersion(params.resourceVersion)
+                        .timeoutSeconds(params.timeoutSeconds)
+                        .watch(params.watch)
+                        .buildCall(null),
+                V1Pod.class,
+                V1PodList.class);
+        informer.addEventHandler(new io.kubernetes.client.informer.ResourceEventHandler<>() {
+            @Override
+            public void onAdd(V1Pod pod) {
+                seen.add("add " + pod.getMetadata().getName() + " "
+                        + pod.getSpec().getNodeName());
+            }
+
+            @Override
+            public void onUpdate(V1Pod before, V1Pod after) {
+                seen.add("update " + after.getMetadata().getName() + " "
+                        + after.getSpec().getNodeName());
+            }
+
+            @Override
+            public void onDelete(V1Pod pod, boolean finalStateUnknown) {
+                seen.add("delete " + pod.getMetadata().getName());
+            }
+        });
+        factory.startAllRegisteredInformers();
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(() -> seen.contains("add web-0 node-1"));
+            put("pods/a/web-0", StoredObjects.pod("a", "web-0", "node-2", "Running", "web"));
+            put("pods/b/db-0", StoredObjects.pod("b", "db-0", "node-1", "Pending", "db"));
+            delete("pods/a/web-0");
+            await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() == 4);
+            assertThat(seen)
+                    .containsExactly("add web-0 node-1", "update web-0 node-2", "add db-0 node-1", "delete web-0");
+            assertThat(informer.getIndexer().list())
+                    .extracting(p -> p.getMetadata().getName())
+                    .containsExactly("db-0");
+        } finally {
+            factory.stopAllRegisteredInformers();
+        }
     }
 }
