@@ -27,6 +27,7 @@ import picocli.CommandLine.Command;
             IngestScenario.class,
             ResumeScenario.class,
             MemoryScenario.class,
+            KubeScenario.class,
             io.watchfanout.bench.chaos.ChaosScenario.class,
             CommandLine.HelpCommand.class
         },
@@ -40,7 +41,7 @@ public final class BenchMain implements Runnable {
         throw new CommandLine.ParameterException(
                 spec.commandLine(),
                 "Missing SCENARIO (one of: fanout-vs-etcd, limit, "
-                        + "memo, watchers, rebuild, ingest, resume, memory, chaos)");
+                        + "memo, watchers, rebuild, ingest, resume, memory, kube, chaos)");
     }
 
     /** The repository root: {@code -Dwatchfanout.repo}, else the working directory. */

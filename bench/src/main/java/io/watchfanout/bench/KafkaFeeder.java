@@ -6,6 +6,7 @@ import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.StateCheckpoint;
 import io.watchfanout.schema.v1.StateRecord;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,9 +31,19 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <p>Thread-safety: {@link #run} on one thread.
  */
 final class KafkaFeeder implements Load, AutoCloseable {
+    /** What the feeder writes at each revision. Called on the feeding thread only. */
+    interface Objects {
+        /** The key written at {@code revision}. */
+        ByteString key(long revision);
+
+        /** The value of {@code key} written at {@code revision}. */
+        ByteString value(long revision, ByteString key);
+    }
+
     private final KafkaProducer<byte[], byte[]> producer;
     private final String eventsTopic;
-    private final byte[] filler;
+    private final Objects objects;
+    private final Map<ByteString, KeyValue> previous;
     private final LongAdder acked = new LongAdder();
     private long revision = 1;
 
@@ -53,7 +64,22 @@ final class KafkaFeeder implements Load, AutoCloseable {
         }
     }
 
+    /** Feeds latency-stamped values of {@code valueBytes} to 1,000 keys under the benchmark prefix. */
     KafkaFeeder(String bootstrap, String prefix, int valueBytes) throws Exception {
+        this(
+                bootstrap,
+                prefix,
+                stamped(BenchEvents.value(Math.max(8, valueBytes), 5).toByteArray()),
+                false);
+    }
+
+    /**
+     * Feeds what {@code objects} gives; with {@code prevKv}, each event carries the key's previous
+     * key-value (as the ingester publishes them) and its version counts the key's writes.
+     */
+    KafkaFeeder(String bootstrap, String prefix, Objects objects, boolean prevKv) throws Exception {
+        this.objects = objects;
+        this.previous = prevKv ? new HashMap<>() : null;
         createTopics(bootstrap, prefix);
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -73,7 +99,25 @@ final class KafkaFeeder implements Load, AutoCloseable {
                                 .build()
                                 .toByteArray()))
                 .get();
-        filler = BenchEvents.value(Math.max(8, valueBytes), 5).toByteArray();
+    }
+
+    private static Objects stamped(byte[] filler) {
+        return new Objects() {
+            @Override
+            public ByteString key(long revision) {
+                return BenchEvents.key(FanoutVsEtcdScenario.PREFIX + "k-" + (revision % 1000));
+            }
+
+            @Override
+            public ByteString value(long revision, ByteString key) {
+                return LatencyStamp.value(System.nanoTime(), filler);
+            }
+        };
+    }
+
+    /** The last revision written (1 before the first). */
+    long revision() {
+        return revision;
     }
 
     @Override
@@ -91,22 +135,19 @@ final class KafkaFeeder implements Load, AutoCloseable {
                 }
             }
             long rev = ++revision;
-            ByteString key = BenchEvents.key(FanoutVsEtcdScenario.PREFIX + "k-" + (rev % 1000));
+            ByteString key = objects.key(rev);
+            KeyValue prev = previous == null ? null : previous.get(key);
             KeyValue kv = KeyValue.newBuilder()
                     .setKey(key)
-                    .setValue(LatencyStamp.value(System.nanoTime(), filler))
-                    .setCreateRevision(2)
+                    .setValue(objects.value(rev, key))
+                    .setCreateRevision(previous == null ? 2 : prev == null ? rev : prev.getCreateRevision())
                     .setModRevision(rev)
-                    .setVersion(rev)
+                    .setVersion(previous == null ? rev : prev == null ? 1 : prev.getVersion() + 1)
                     .build();
-            Event e = Event.newBuilder()
-                    .setType(Event.Type.PUT)
-                    .setKv(kv)
-                    .setRevision(rev)
-                    .setIndex(0)
-                    .setCount(1)
-                    .setPrevRevision(rev - 1)
-                    .build();
+            if (previous != null) {
+                previous.put(key, kv);
+            }
+            Event e = BenchEvents.put(kv, prev, rev);
             producer.send(
                     new ProducerRecord<>(
                             eventsTopic,

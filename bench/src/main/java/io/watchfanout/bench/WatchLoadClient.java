@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntFunction;
 import org.HdrHistogram.Recorder;
 
 /**
@@ -24,7 +25,8 @@ import org.HdrHistogram.Recorder;
  * a few selector threads, one small state machine per connection, no thread or per-frame
  * object per stream. It parses the status line and headers, {@code Transfer-Encoding: chunked}
  * (the node and the limit writer send it, with {@code Connection: close}), and the frames inside:
- * JSON lines ({@code application/json}) or varint-delimited protobuf ({@code application/x-protobuf}).
+ * JSON lines ({@code application/json}), varint-delimited protobuf ({@code application/x-protobuf})
+ * or the Kubernetes API's protobuf watch stream (each frame after a 4-byte big-endian length).
  *
  * <p>Every frame is counted. On sampled connections (every {@code sampleEvery}-th) each frame
  * is also decoded far enough to read the load generator's timestamp ({@link LatencyStamp}) and
@@ -42,15 +44,23 @@ import org.HdrHistogram.Recorder;
 final class WatchLoadClient implements AutoCloseable {
     /** Frame encodings the client parses. */
     enum Format {
-        JSON,
-        PROTOBUF
+        JSON("application/json"),
+        PROTOBUF("application/x-protobuf"),
+        /** client-go's protobuf watch: frames after a 4-byte length; only counted, never sampled. */
+        KUBE_PROTOBUF("application/vnd.kubernetes.protobuf");
+
+        final String accept;
+
+        Format(String accept) {
+            this.accept = accept;
+        }
     }
 
     private static final byte[] VALUE_FIELD = "\"value\":\"".getBytes(StandardCharsets.US_ASCII);
     private static final int MAX_CONNECTING = 256;
 
     private final InetSocketAddress address;
-    private final String target;
+    private final IntFunction<String> targets;
     private final Format format;
     private final int sampleEvery;
     private final Loop[] loops;
@@ -75,8 +85,14 @@ final class WatchLoadClient implements AutoCloseable {
      */
     WatchLoadClient(InetSocketAddress address, String target, Format format, int threads, int sampleEvery)
             throws IOException {
+        this(address, i -> target, format, threads, sampleEvery);
+    }
+
+    /** As {@link #WatchLoadClient(InetSocketAddress, String, Format, int, int)}, stream i on {@code targets.apply(i)}. */
+    WatchLoadClient(InetSocketAddress address, IntFunction<String> targets, Format format, int threads, int sampleEvery)
+            throws IOException {
         this.address = address;
-        this.target = target;
+        this.targets = targets;
         this.format = format;
         this.sampleEvery = sampleEvery;
         loops = new Loop[threads];
@@ -312,11 +328,12 @@ final class WatchLoadClient implements AutoCloseable {
                 ch.configureBlocking(false);
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 c.channel = ch;
-                c.request = ByteBuffer.wrap(("GET " + target + " HTTP/1.1\r\nHost: " + address.getHostString() + ":"
-                                + address.getPort() + "\r\nAccept: "
-                                + (format == Format.JSON ? "application/json" : "application/x-protobuf")
-                                + "\r\n\r\n")
-                        .getBytes(StandardCharsets.US_ASCII));
+                c.request = ByteBuffer.wrap(
+                        ("GET " + targets.apply(c.id) + " HTTP/1.1\r\nHost: " + address.getHostString() + ":"
+                                        + address.getPort() + "\r\nAccept: "
+                                        + format.accept
+                                        + "\r\n\r\n")
+                                .getBytes(StandardCharsets.US_ASCII));
                 all.add(c);
                 if (ch.connect(address)) {
                     ch.register(selector, SelectionKey.OP_WRITE, c);
@@ -476,6 +493,16 @@ final class WatchLoadClient implements AutoCloseable {
         int end = off + len;
         int n = 0;
         while (i < end) {
+            if (c.protoLen < 0 && format == Format.KUBE_PROTOBUF) {
+                c.varintAcc = (c.varintAcc << 8) | (b[i++] & 0xff);
+                if (++c.varintShift == 4) {
+                    c.protoLen = c.varintAcc;
+                    c.varintAcc = 0;
+                    c.varintShift = 0;
+                    c.frameLen = 0;
+                }
+                continue;
+            }
             if (c.protoLen < 0) {
                 int x = b[i++] & 0xff;
                 c.varintAcc |= (long) (x & 0x7f) << c.varintShift;
@@ -497,7 +524,7 @@ final class WatchLoadClient implements AutoCloseable {
             i += take;
             if (c.frameLen == c.protoLen) {
                 n++;
-                if (c.sampled) {
+                if (c.sampled && format == Format.PROTOBUF) {
                     try {
                         WatchEvent e = WatchEvent.parseFrom(ByteBuffer.wrap(c.frame, 0, c.frameLen));
                         record(LatencyStamp.fromBytes(e.getObject().getValue()));

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.HdrHistogram.Recorder;
 
 /** W watchers of the load's prefix on one server: a fan-out node (HTTP) or etcd/grpc-proxy (jetcd). */
@@ -21,12 +22,20 @@ interface WatchTarget extends AutoCloseable {
     static WatchTarget http(
             int port, String prefix, int watchers, WatchLoadClient.Format format, int threads, int sampleEvery)
             throws IOException, InterruptedException {
-        WatchLoadClient c = new WatchLoadClient(
-                new InetSocketAddress("127.0.0.1", port),
-                "/v1/watch?key=" + prefix + "&prefix=true",
-                format,
-                threads,
-                sampleEvery);
+        return streams(port, i -> "/v1/watch?key=" + prefix + "&prefix=true", watchers, format, threads, sampleEvery);
+    }
+
+    /** W HTTP watch streams, the i-th (from 0) on the request target {@code targets.apply(i)}. */
+    static WatchTarget streams(
+            int port,
+            IntFunction<String> targets,
+            int watchers,
+            WatchLoadClient.Format format,
+            int threads,
+            int sampleEvery)
+            throws IOException, InterruptedException {
+        WatchLoadClient c =
+                new WatchLoadClient(new InetSocketAddress("127.0.0.1", port), targets, format, threads, sampleEvery);
         c.open(watchers);
         if (!c.awaitAttached(TimeUnit.MINUTES.toMillis(5)) || c.failed() > 0) {
             c.close();

@@ -171,6 +171,12 @@ final class FieldRuns {
         return new ProtoReader(buf, off, off + length(entry));
     }
 
+    /** As {@link #valueReader(byte[], int)}, pointing {@code reuse} at the value instead of a new reader. */
+    ProtoReader valueReader(byte[] buf, int entry, ProtoReader reuse) throws ProtoReader.MalformedException {
+        int off = valueOffset(entry);
+        return reuse.reset(buf, off, off + length(entry));
+    }
+
     /** True for a packed run of scalars: a length-delimited entry of a numeric or boolean field. */
     boolean isPacked(int entry, FieldDescriptor field) {
         if (wireTypes[entry] != ProtoReader.LENGTH_DELIMITED) {

@@ -90,12 +90,13 @@ final class KubeEncodings {
         }
 
         private ByteBuffer render(KubeWatchFrames.EventType type, KeyValue kv, long resourceVersion) {
-            byte[] value = kv.getValue().toByteArray();
+            StoredBytes value = StoredBytes.of(kv.getValue());
             try {
                 if (protobuf) {
-                    return wrap(FRAMES.protobuf(type, value, 0, value.length, resourceVersion));
+                    return wrap(FRAMES.protobuf(type, value.array, value.offset, value.length, resourceVersion));
                 }
-                KubeWatchFrames.Frame frame = FRAMES.json(type, value, 0, value.length, resourceVersion);
+                KubeWatchFrames.Frame frame =
+                        FRAMES.json(type, value.array, value.offset, value.length, resourceVersion);
                 if (frame.unknownFields() > 0) {
                     UNKNOWN_FIELDS.increment();
                 }

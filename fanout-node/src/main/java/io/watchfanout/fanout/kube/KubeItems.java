@@ -42,18 +42,19 @@ final class KubeItems {
      * @throws UndecodableObjectException when the value cannot be rendered in that form
      */
     Rendered item(KeyValue kv, KubeFormat format) throws UndecodableObjectException {
-        byte[] value = kv.getValue().toByteArray();
-        StoredObject object = StoredObject.of(value, 0, value.length);
+        StoredBytes stored = StoredBytes.of(kv.getValue());
+        byte[] value = stored.array;
+        StoredObject object = StoredObject.of(value, stored.offset, stored.length);
         if (format == KubeFormat.PROTOBUF) {
             if (!object.isProtobuf()) {
                 throw KubeWatchFrames.undecodable(object);
             }
             return new Rendered(
-                    ResourceVersionSplice.of(value, 0, value.length, object, kv.getModRevision())
+                    ResourceVersionSplice.of(value, stored.offset, stored.length, object, kv.getModRevision())
                             .object(),
                     0);
         }
-        return json(value, object, false, kv.getModRevision());
+        return json(stored, object, false, kv.getModRevision());
     }
 
     /**
@@ -63,18 +64,19 @@ final class KubeItems {
      * @throws UndecodableObjectException when the value cannot be rendered in that form
      */
     Rendered object(KeyValue kv, KubeFormat format) throws UndecodableObjectException {
-        byte[] value = kv.getValue().toByteArray();
-        StoredObject object = StoredObject.of(value, 0, value.length);
+        StoredBytes stored = StoredBytes.of(kv.getValue());
+        byte[] value = stored.array;
+        StoredObject object = StoredObject.of(value, stored.offset, stored.length);
         if (format == KubeFormat.PROTOBUF) {
             if (!object.isProtobuf()) {
                 throw KubeWatchFrames.undecodable(object);
             }
             return new Rendered(
-                    ResourceVersionSplice.of(value, 0, value.length, object, kv.getModRevision())
+                    ResourceVersionSplice.of(value, stored.offset, stored.length, object, kv.getModRevision())
                             .envelope(),
                     0);
         }
-        return json(value, object, true, kv.getModRevision());
+        return json(stored, object, true, kv.getModRevision());
     }
 
     /**
@@ -88,8 +90,9 @@ final class KubeItems {
         if (labels.isEverything() && fieldSelector.isEverything()) {
             return true;
         }
-        byte[] value = kv.getValue().toByteArray();
-        StoredObject object = StoredObject.of(value, 0, value.length);
+        StoredBytes stored = StoredBytes.of(kv.getValue());
+        byte[] value = stored.array;
+        StoredObject object = StoredObject.of(value, stored.offset, stored.length);
         Map<String, String> labelValues;
         Map<String, String> fieldValues;
         switch (object.encoding()) {
@@ -100,7 +103,7 @@ final class KubeItems {
                         : fields.values(value, object, type(object), fieldSelector.fields());
             }
             case JSON -> {
-                JsonObject json = parse(value);
+                JsonObject json = parse(stored.copy());
                 labelValues = new HashMap<>();
                 for (Map.Entry<String, JsonElement> e :
                         KubeTable.obj(KubeTable.obj(json, "metadata"), "labels").entrySet()) {
@@ -126,8 +129,9 @@ final class KubeItems {
      * @throws UndecodableObjectException when they cannot be read
      */
     Map<String, String> labels(KeyValue kv) throws UndecodableObjectException {
-        byte[] value = kv.getValue().toByteArray();
-        StoredObject object = StoredObject.of(value, 0, value.length);
+        StoredBytes stored = StoredBytes.of(kv.getValue());
+        byte[] value = stored.array;
+        StoredObject object = StoredObject.of(value, stored.offset, stored.length);
         switch (object.encoding()) {
             case PROTOBUF -> {
                 type(object);
@@ -135,7 +139,8 @@ final class KubeItems {
             }
             case JSON -> {
                 Map<String, String> labels = new HashMap<>();
-                for (Map.Entry<String, JsonElement> e : KubeTable.obj(KubeTable.obj(parse(value), "metadata"), "labels")
+                for (Map.Entry<String, JsonElement> e : KubeTable.obj(
+                                KubeTable.obj(parse(stored.copy()), "metadata"), "labels")
                         .entrySet()) {
                     labels.put(
                             e.getKey(),
@@ -158,14 +163,15 @@ final class KubeItems {
         if (names.isEmpty()) {
             return new HashMap<>();
         }
-        byte[] value = kv.getValue().toByteArray();
-        StoredObject object = StoredObject.of(value, 0, value.length);
+        StoredBytes stored = StoredBytes.of(kv.getValue());
+        byte[] value = stored.array;
+        StoredObject object = StoredObject.of(value, stored.offset, stored.length);
         switch (object.encoding()) {
             case PROTOBUF -> {
                 return fields.values(value, object, type(object), names);
             }
             case JSON -> {
-                JsonObject json = parse(value);
+                JsonObject json = parse(stored.copy());
                 Map<String, String> values = new HashMap<>();
                 for (String field : names) {
                     values.put(field, jsonField(json, field));
@@ -185,8 +191,8 @@ final class KubeItems {
      */
     int firstUnreadable(List<KeyValue> kvs, KubeFormat format, StringBuilder why) {
         for (int i = 0; i < kvs.size(); i++) {
-            byte[] head = kvs.get(i).getValue().toByteArray();
-            StoredObject object = StoredObject.of(head, 0, head.length);
+            StoredBytes head = StoredBytes.of(kvs.get(i).getValue());
+            StoredObject object = StoredObject.of(head.array, head.offset, head.length);
             boolean readable = object.isProtobuf()
                     ? schema.type(object.apiVersion(), object.kind()).isPresent()
                     : object.encoding() == StoredObject.StorageEncoding.JSON && format != KubeFormat.PROTOBUF;
@@ -201,7 +207,7 @@ final class KubeItems {
         return -1;
     }
 
-    private Rendered json(byte[] value, StoredObject object, boolean withType, long modRevision)
+    private Rendered json(StoredBytes stored, StoredObject object, boolean withType, long modRevision)
             throws UndecodableObjectException {
         switch (object.encoding()) {
             case PROTOBUF -> {
@@ -211,14 +217,14 @@ final class KubeItems {
                         type(object),
                         withType ? object.apiVersion() : null,
                         withType ? object.kind() : null,
-                        value,
+                        stored.array,
                         object.rawOffset(),
                         object.rawLength(),
                         modRevision);
                 return new Rendered(java.util.Arrays.copyOf(out.array(), out.length()), unknown);
             }
             case JSON -> {
-                return new Rendered(KubeWatchFrames.jsonStoredObject(value, modRevision), 0);
+                return new Rendered(KubeWatchFrames.jsonStoredObject(stored.copy(), modRevision), 0);
             }
             default -> throw KubeWatchFrames.undecodable(object);
         }

@@ -1,7 +1,9 @@
 package io.watchfanout.fanout.kube;
 
 import io.watchfanout.fanout.frame.JsonBuffer;
+import io.watchfanout.schema.v1.KeyValue;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -15,25 +17,33 @@ import java.util.List;
  *       lengths computed before the first byte is written.
  * </ul>
  *
- * <p>Not thread-safe: one instance per response.
+ * <p>Thread-safe: holds nothing of a response; one writer serves every list.
  */
 public final class KubeListWriter {
     /** Where the bytes of a list go (a response channel), in order. */
     public interface Sink {
         /** Takes {@code buf[off, off + len)}; the bytes may be reused once it returns. */
         void write(byte[] buf, int off, int len);
+
+        /** Notes {@code n} fields unknown to the schema in an item just written (JSON only). */
+        default void unknownFields(int n) {}
     }
 
-    /** One stored object of the page and the revision it was last modified at. */
-    public record Item(byte[] value, long modRevision) {}
-
     /**
-     * Renders one item of a page in the list's form, on demand, so that the page is written item by
-     * item (and items rendered before, e.g. memoized per event, can be handed over as they are).
+     * One stored object of the page, {@code value[offset, offset + length)} (read, never written:
+     * it may be the cache's own bytes), and the revision it was last modified at.
      */
-    public interface ItemBytes<T> {
-        /** The item's bytes: a JSON object without kind and apiVersion, or a bare typed protobuf message. */
-        byte[] bytes(T item) throws UndecodableObjectException;
+    public record Item(byte[] value, int offset, int length, long modRevision) {
+        /** A whole array's object. */
+        public Item(byte[] value, long modRevision) {
+            this(value, 0, value.length, modRevision);
+        }
+
+        /** The cached key-value's object, without copying its bytes. */
+        static Item of(KeyValue kv) {
+            StoredBytes v = StoredBytes.of(kv.getValue());
+            return new Item(v.array, v.offset, v.length, kv.getModRevision());
+        }
     }
 
     private static final int FLUSH_BYTES = 64 * 1024;
@@ -54,8 +64,8 @@ public final class KubeListWriter {
      * @param continueToken the next page's token, or null on the last page
      * @param remainingItemCount written when {@code >= 0} and there is a next page
      * @return the number of fields unknown to the schema across the items
-     * @throws UndecodableObjectException naming the key-less item that cannot be rendered; the
-     *     caller answers with a Status naming its key (bytes already sunk are then a broken
+     * @throws UndecodableObjectException with the index of the item that cannot be rendered
+     *     ({@link UndecodableObjectException#item()}); the caller answers with a Status naming its key (bytes already sunk are then a broken
      *     response, as kube-apiserver's are)
      */
     public int json(
@@ -87,25 +97,36 @@ public final class KubeListWriter {
                 out.raw(',');
             }
             Item item = items.get(i);
-            StoredObject object = StoredObject.of(item.value(), 0, item.value().length);
-            switch (object.encoding()) {
-                case PROTOBUF ->
-                    unknown += writer.writeObject(
-                            out,
-                            schema.type(object.apiVersion(), object.kind())
-                                    .orElseThrow(() -> new UndecodableObjectException(
-                                            "no schema for " + object.apiVersion() + " " + object.kind())),
-                            null,
-                            null,
-                            item.value(),
-                            object.rawOffset(),
-                            object.rawLength(),
-                            item.modRevision());
-                case JSON -> {
-                    byte[] line = KubeWatchFrames.jsonStoredObject(item.value(), item.modRevision());
-                    out.bytes(line, 0, line.length);
+            try {
+                StoredObject object = StoredObject.of(item.value(), item.offset(), item.length());
+                switch (object.encoding()) {
+                    case PROTOBUF -> {
+                        int n = writer.writeObject(
+                                out,
+                                schema.type(object.apiVersion(), object.kind())
+                                        .orElseThrow(() -> new UndecodableObjectException("no schema for "
+                                                + object.apiVersion() + " " + object.kind() + " on this node")),
+                                null,
+                                null,
+                                item.value(),
+                                object.rawOffset(),
+                                object.rawLength(),
+                                item.modRevision());
+                        if (n > 0) {
+                            unknown += n;
+                            sink.unknownFields(n);
+                        }
+                    }
+                    case JSON -> {
+                        byte[] line = KubeWatchFrames.jsonStoredObject(
+                                Arrays.copyOfRange(item.value(), item.offset(), item.offset() + item.length()),
+                                item.modRevision());
+                        out.bytes(line, 0, line.length);
+                    }
+                    default -> throw KubeWatchFrames.undecodable(object);
                 }
-                default -> throw KubeWatchFrames.undecodable(object);
+            } catch (UndecodableObjectException e) {
+                throw new UndecodableObjectException(e.getMessage(), i);
             }
             if (out.length() >= FLUSH_BYTES) {
                 sink.write(out.array(), 0, out.length());
@@ -115,83 +136,6 @@ public final class KubeListWriter {
         out.ascii("]}");
         sink.write(out.array(), 0, out.length());
         return unknown;
-    }
-
-    /**
-     * Writes a JSON list page whose items {@code render} makes one at a time, each written out
-     * before the next is made: memory holds one item and at most 64 KiB of output.
-     *
-     * @throws UndecodableObjectException from {@code render}; bytes already sunk are then a broken
-     *     response
-     */
-    public <T> void json(
-            KubeResource resource,
-            List<T> items,
-            ItemBytes<T> render,
-            long resourceVersion,
-            String continueToken,
-            long remainingItemCount,
-            Sink sink)
-            throws UndecodableObjectException {
-        JsonBuffer out = new JsonBuffer(FLUSH_BYTES + 1024);
-        out.ascii("{\"kind\":")
-                .string(resource.listKind())
-                .ascii(",\"apiVersion\":")
-                .string(resource.apiVersion())
-                .ascii(",\"metadata\":{\"resourceVersion\":\"")
-                .number(resourceVersion)
-                .raw('"');
-        if (continueToken != null) {
-            out.ascii(",\"continue\":").string(continueToken);
-            if (remainingItemCount >= 0) {
-                out.ascii(",\"remainingItemCount\":").number(remainingItemCount);
-            }
-        }
-        out.ascii("},\"items\":[");
-        for (int i = 0; i < items.size(); i++) {
-            if (i > 0) {
-                out.raw(',');
-            }
-            byte[] item = render.bytes(items.get(i));
-            if (out.length() + item.length > FLUSH_BYTES) {
-                sink.write(out.array(), 0, out.length());
-                out.reset();
-            }
-            if (item.length > FLUSH_BYTES) {
-                sink.write(item, 0, item.length);
-            } else {
-                out.bytes(item, 0, item.length);
-            }
-        }
-        out.ascii("]}");
-        sink.write(out.array(), 0, out.length());
-    }
-
-    /**
-     * Writes a protobuf list page of already rendered items (bare typed messages with their
-     * resourceVersion set, e.g. {@link ResourceVersionSplice#object()}); the lengths come from the
-     * items, so nothing is planned twice.
-     */
-    public void protobufRendered(
-            KubeResource resource,
-            List<byte[]> objects,
-            long resourceVersion,
-            String continueToken,
-            long remaining,
-            Sink sink) {
-        long itemsLength = 0;
-        for (byte[] o : objects) {
-            itemsLength += 1 + ResourceVersionSplice.varintSize(o.length) + o.length;
-        }
-        writeProtobufHead(resource, itemsLength, resourceVersion, continueToken, remaining, sink);
-        byte[] head = new byte[16];
-        for (byte[] o : objects) {
-            head[0] = 2 << 3 | ProtoReader.LENGTH_DELIMITED;
-            int len = ResourceVersionSplice.writeVarint(head, 1, o.length);
-            sink.write(head, 0, len);
-            sink.write(o, 0, o.length);
-        }
-        sink.write(PROTOBUF_TAIL, 0, PROTOBUF_TAIL.length);
     }
 
     /** runtime.Unknown's contentEncoding and contentType, empty as kube-apiserver writes them. */
@@ -242,7 +186,7 @@ public final class KubeListWriter {
      * and the list's lengths are known before the first byte, then the items are written one by
      * one through a buffer of at most one item plus 64 KiB.
      *
-     * @throws UndecodableObjectException if an item is not a protobuf object (custom resources have
+     * @throws UndecodableObjectException with the item's index, if an item is not a protobuf object (custom resources have
      *     no protobuf form) or is malformed
      */
     public void protobuf(
@@ -255,13 +199,19 @@ public final class KubeListWriter {
             throws UndecodableObjectException {
         List<ResourceVersionSplice> splices = new ArrayList<>(items.size());
         long itemsLength = 0;
-        for (Item item : items) {
-            StoredObject object = StoredObject.of(item.value(), 0, item.value().length);
-            if (!object.isProtobuf()) {
-                throw KubeWatchFrames.undecodable(object);
+        for (int i = 0; i < items.size(); i++) {
+            Item item = items.get(i);
+            ResourceVersionSplice splice;
+            try {
+                StoredObject object = StoredObject.of(item.value(), item.offset(), item.length());
+                if (!object.isProtobuf()) {
+                    throw KubeWatchFrames.undecodable(object);
+                }
+                splice = ResourceVersionSplice.of(
+                        item.value(), item.offset(), item.length(), object, item.modRevision());
+            } catch (UndecodableObjectException e) {
+                throw new UndecodableObjectException(e.getMessage(), i);
             }
-            ResourceVersionSplice splice =
-                    ResourceVersionSplice.of(item.value(), 0, item.value().length, object, item.modRevision());
             splices.add(splice);
             itemsLength += 1 + ResourceVersionSplice.varintSize(splice.objectLength()) + splice.objectLength();
         }

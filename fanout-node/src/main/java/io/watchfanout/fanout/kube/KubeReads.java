@@ -282,32 +282,16 @@ final class KubeReads {
                             resource, objects, page.revision(), continueToken, page.remaining(), clock.instant());
                     response.write(table, 0, table.length);
                 }
-                case PROTOBUF -> {
-                    List<byte[]> objects = new ArrayList<>(page.kvs().size());
-                    for (KeyValue kv : page.kvs()) {
-                        rendering[0] = kv.getKey().toStringUtf8();
-                        objects.add(items.item(kv, format).bytes());
-                    }
-                    lists.protobufRendered(
-                            resource, objects, page.revision(), continueToken, page.remaining(), response);
-                }
+                case PROTOBUF ->
+                    lists.protobuf(resource, items(page), page.revision(), continueToken, page.remaining(), response);
                 default ->
-                    lists.json(
-                            resource,
-                            page.kvs(),
-                            kv -> {
-                                rendering[0] = kv.getKey().toStringUtf8();
-                                KubeItems.Rendered item = items.item(kv, format);
-                                response.unknownFields(item.unknownFields());
-                                return item.bytes();
-                            },
-                            page.revision(),
-                            continueToken,
-                            page.remaining(),
-                            response);
+                    lists.json(resource, items(page), page.revision(), continueToken, page.remaining(), response);
             }
         } catch (UndecodableObjectException e) {
             stats.undecodable.increment();
+            if (e.item() >= 0) {
+                rendering[0] = page.kvs().get(e.item()).getKey().toStringUtf8();
+            }
             if (response.committed()) {
                 throw new BrokenResponseException("unable to decode an object from etcd key \"" + rendering[0]
                         + "\" after the list's first bytes were sent: " + e.getMessage());
@@ -316,6 +300,15 @@ final class KubeReads {
         }
         stats.unknownFields.add(response.unknownFields());
         response.finish();
+    }
+
+    /** The page's objects as list items, viewing the cache's bytes rather than copying them. */
+    private static List<KubeListWriter.Item> items(Page page) {
+        List<KubeListWriter.Item> out = new ArrayList<>(page.kvs().size());
+        for (KeyValue kv : page.kvs()) {
+            out.add(KubeListWriter.Item.of(kv));
+        }
+        return out;
     }
 
     /** A failure after the answer's status was sent: the connection can only be closed. */

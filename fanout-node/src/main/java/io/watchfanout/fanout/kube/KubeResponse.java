@@ -3,11 +3,9 @@ package io.watchfanout.fanout.kube;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 
 /**
  * The body of one successful Kubernetes read, written from a worker thread. The first
@@ -26,9 +24,17 @@ final class KubeResponse implements KubeListWriter.Sink {
 
     static final HttpString WARNING = new HttpString("Warning");
 
+    /**
+     * Each worker thread's hold buffer, made once and reused by every answer it serves: a list
+     * then allocates nothing for the bytes it holds back (the answer is written out, blocking,
+     * before the thread serves another).
+     */
+    private static final ThreadLocal<byte[]> HOLD = ThreadLocal.withInitial(() -> new byte[HOLD_BYTES]);
+
     private final HttpServerExchange exchange;
     private final String contentType;
-    private ByteArrayOutputStream held = new ByteArrayOutputStream(8 * 1024);
+    private byte[] held;
+    private int heldLength;
     private OutputStream out;
     private int unknownFields;
 
@@ -38,7 +44,8 @@ final class KubeResponse implements KubeListWriter.Sink {
     }
 
     /** Notes fields the schema did not know in what was rendered; announced if the headers are still open. */
-    void unknownFields(int n) {
+    @Override
+    public void unknownFields(int n) {
         unknownFields += n;
     }
 
@@ -59,31 +66,41 @@ final class KubeResponse implements KubeListWriter.Sink {
                 out.write(buf, off, len);
                 return;
             }
-            held.write(buf, off, len);
-            if (held.size() > HOLD_BYTES) {
-                headers();
-                exchange.startBlocking();
-                out = exchange.getOutputStream();
-                held.writeTo(out);
-                held = null;
+            if (held == null) {
+                held = HOLD.get();
             }
+            if (heldLength + len <= held.length) {
+                System.arraycopy(buf, off, held, heldLength, len);
+                heldLength += len;
+                return;
+            }
+            headers();
+            exchange.startBlocking();
+            out = exchange.getOutputStream();
+            out.write(held, 0, heldLength);
+            held = null;
+            out.write(buf, off, len);
         } catch (IOException e) {
             throw new UncheckedIOException("writing a Kubernetes list to the client", e);
         }
     }
 
-    /** Ends the response: sends what is held, or closes the stream. */
+    /** Ends the response: sends what is held (with its length), or closes the stream. */
     void finish() {
-        if (out == null) {
-            headers();
-            exchange.getResponseSender().send(ByteBuffer.wrap(held.toByteArray()));
-            held = null;
-            return;
-        }
         try {
+            if (out == null) {
+                headers();
+                exchange.getResponseHeaders().put(Headers.CONTENT_LENGTH, heldLength);
+                exchange.startBlocking();
+                out = exchange.getOutputStream();
+                if (heldLength > 0) {
+                    out.write(held, 0, heldLength);
+                }
+                held = null;
+            }
             out.close();
         } catch (IOException e) {
-            throw new UncheckedIOException("ending a Kubernetes list", e);
+            throw new UncheckedIOException("ending a Kubernetes response", e);
         }
     }
 

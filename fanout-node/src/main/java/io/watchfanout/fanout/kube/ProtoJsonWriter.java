@@ -4,9 +4,6 @@ import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import io.watchfanout.fanout.frame.JsonBuffer;
 import java.math.BigDecimal;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.Arrays;
 
 /**
@@ -31,10 +28,6 @@ import java.util.Arrays;
  * caller's buffer.
  */
 public final class ProtoJsonWriter {
-    private static final DateTimeFormatter SECONDS =
-            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss'Z'").withZone(ZoneOffset.UTC);
-    private static final DateTimeFormatter MICROS =
-            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
     private static final int OBJECT_META_FIELD = 1;
     private static final int RESOURCE_VERSION_FIELD = 6;
 
@@ -71,7 +64,12 @@ public final class ProtoJsonWriter {
             int len,
             long resourceVersion)
             throws UndecodableObjectException {
-        Pass pass = new Pass();
+        Pass pass = PASSES.get();
+        if (pass.inUse) {
+            pass = new Pass(); // a nested call on this thread: its own
+        }
+        pass.inUse = true;
+        pass.unknown = 0;
         try {
             out.raw('{');
             boolean first = true;
@@ -83,6 +81,8 @@ public final class ProtoJsonWriter {
             out.raw('}');
         } catch (ProtoReader.MalformedException e) {
             throw new UndecodableObjectException("not a valid " + type.getName() + " message: " + e.getMessage());
+        } finally {
+            pass.inUse = false;
         }
         return pass.unknown;
     }
@@ -90,9 +90,19 @@ public final class ProtoJsonWriter {
     /**
      * The state of one {@link #writeObject} call: the unknown fields seen, and one reusable field
      * index per depth of the walk, so that an object of a hundred messages allocates a handful.
+     * Each thread keeps one ({@link #PASSES}), so that a list of thousands of objects reuses it.
      */
+    private static final ThreadLocal<Pass> PASSES = ThreadLocal.withInitial(Pass::new);
+
     private static final class Pass {
         int unknown;
+        boolean inUse;
+        /**
+         * The reader of the nested message being entered: every use reads it whole into a
+         * {@link FieldRuns} at once, before the next message is entered, so one serves the walk.
+         */
+        final ProtoReader reader = new ProtoReader(new byte[0], 0, 0);
+
         private FieldRuns[] byDepth = new FieldRuns[16];
 
         FieldRuns read(int depth, ProtoReader in) throws ProtoReader.MalformedException {
@@ -136,7 +146,7 @@ public final class ProtoJsonWriter {
             int from = runs.start(r);
             int to = runs.end(r);
             if (field.inline()) {
-                ProtoReader value = runs.valueReader(in.buffer(), to - 1);
+                ProtoReader value = runs.valueReader(in.buffer(), to - 1, pass.reader);
                 first = fields(out, plans.of(field.descriptor().getMessageType()), value, first, 0, pass, depth + 1);
                 continue;
             }
@@ -200,7 +210,7 @@ public final class ProtoJsonWriter {
             if (i > from) {
                 out.raw(',');
             }
-            FieldRuns kv = pass.read(depth, runs.valueReader(buf, i));
+            FieldRuns kv = pass.read(depth, runs.valueReader(buf, i, pass.reader));
             int keyIndex = kv.last(1);
             int valueIndex = kv.last(2);
             if (keyIndex < 0) {
@@ -245,7 +255,7 @@ public final class ProtoJsonWriter {
             scalar(out, field, runs, buf, i);
             return;
         }
-        ProtoReader value = runs.valueReader(buf, i);
+        ProtoReader value = runs.valueReader(buf, i, pass.reader);
         MessagePlans.MessagePlan plan = plans.of(field.getMessageType());
         switch (plan.special()) {
             case NONE -> {
@@ -348,8 +358,7 @@ public final class ProtoJsonWriter {
         }
         int s = t.last(1);
         int n = t.last(2);
-        Instant at = Instant.ofEpochSecond(s < 0 ? 0 : t.varint(s), n < 0 ? 0 : (int) t.varint(n));
-        out.raw('"').ascii((micro ? MICROS : SECONDS).format(at)).raw('"');
+        Rfc3339.write(out, s < 0 ? 0 : t.varint(s), n < 0 ? 0 : (int) t.varint(n), micro);
     }
 
     private static void scalar(JsonBuffer out, FieldDescriptor field, FieldRuns runs, byte[] buf, int i)

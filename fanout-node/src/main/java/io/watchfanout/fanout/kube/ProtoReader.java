@@ -27,14 +27,22 @@ final class ProtoReader {
         }
     }
 
-    private final byte[] buf;
+    private byte[] buf;
     private int pos;
-    private final int end;
+    private int end;
 
     ProtoReader(byte[] buf, int start, int end) {
         this.buf = buf;
         this.pos = start;
         this.end = end;
+    }
+
+    /** Points this reader at {@code buf[start, end)}, for a walk that reuses one reader per message. */
+    ProtoReader reset(byte[] buf, int start, int end) {
+        this.buf = buf;
+        this.pos = start;
+        this.end = end;
+        return this;
     }
 
     boolean hasMore() {

@@ -9,8 +9,24 @@ package io.watchfanout.fanout.kube;
 public final class UndecodableObjectException extends Exception {
     private static final long serialVersionUID = 1L;
 
+    private final int item;
+
     /** @param reason what is wrong with the value, for a Status message and the log */
     public UndecodableObjectException(String reason) {
+        this(reason, -1);
+    }
+
+    /**
+     * @param reason what is wrong with the value
+     * @param item the index of the failing item in the page being written, or -1
+     */
+    public UndecodableObjectException(String reason, int item) {
         super(reason, null, false, false);
+        this.item = item;
+    }
+
+    /** The index of the failing item in the page being written, or -1 when not known. */
+    public int item() {
+        return item;
     }
 }

@@ -13,6 +13,7 @@ import io.watchfanout.fanout.kafka.RebuildProgress;
 import io.watchfanout.fanout.watch.CloseReason;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.fanout.watch.WatchStats;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -24,6 +25,9 @@ import java.util.Locale;
  * live in one JVM in tests.
  */
 public final class NodeMetrics extends Collector {
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
     private final WatchCore core;
     private final RebuildProgress rebuild;
     private final KafkaHistory older;
@@ -258,6 +262,13 @@ public final class NodeMetrics extends Collector {
                     "Seconds since the ingester wrote the newest record this node read (events, progress, heartbeats); "
                             + "past --max-feed-staleness /readyz fails. NaN before the first record.",
                     rebuild.feedStalenessSeconds()));
+        }
+        if (THREADS.isThreadAllocatedMemorySupported() && THREADS.isThreadAllocatedMemoryEnabled()) {
+            out.add(counter(
+                    "watchfanout_heap_allocated_bytes_total",
+                    "Bytes allocated on the heap by all of the node's threads since it started, ended threads "
+                            + "included (the allocation rate behind GC pressure).",
+                    THREADS.getTotalThreadAllocatedBytes()));
         }
         return out;
     }

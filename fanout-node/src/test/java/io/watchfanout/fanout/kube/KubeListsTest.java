@@ -52,38 +52,51 @@ class KubeListsTest {
     }
 
     @Test
-    void pagesOfItemsRenderedOneByOneEqualPagesRenderedByTheWriter() throws Exception {
+    void itemsViewedInsideTheCachesChunksRenderAsWholeArraysDo() throws Exception {
         List<KubeListWriter.Item> items = pods(40);
-        KubeItems rendering = new KubeItems(KubeSchema.standard(), ProtoJsonWriter.create());
-        ByteArrayOutputStream whole = new ByteArrayOutputStream();
-        lists.json(pods, items, 900, "tok", 3, (b, off, len) -> whole.write(b, off, len));
-        ByteArrayOutputStream oneByOne = new ByteArrayOutputStream();
-        lists.json(
-                pods,
-                items,
-                item -> rendering.item(keyValue(item), KubeFormat.JSON).bytes(),
-                900,
-                "tok",
-                3,
-                (b, off, len) -> oneByOne.write(b, off, len));
-        assertThat(oneByOne.toByteArray()).isEqualTo(whole.toByteArray());
-
-        ByteArrayOutputStream planned = new ByteArrayOutputStream();
-        lists.protobuf(pods, items, 900, "tok", 3, (b, off, len) -> planned.write(b, off, len));
-        List<byte[]> objects = new ArrayList<>();
+        // The cache keeps values as views into large chunks: lay the items out in one array with
+        // other bytes around each, and read them through a key-value as the cache hands them out.
+        byte[] chunk = new byte[items.stream().mapToInt(i -> i.length() + 7).sum() + 7];
+        java.util.Arrays.fill(chunk, (byte) 0x5a);
+        List<KubeListWriter.Item> viewed = new ArrayList<>();
+        int pos = 7;
         for (KubeListWriter.Item item : items) {
-            objects.add(rendering.item(keyValue(item), KubeFormat.PROTOBUF).bytes());
+            System.arraycopy(item.value(), 0, chunk, pos, item.length());
+            io.watchfanout.schema.v1.KeyValue kv = io.watchfanout.schema.v1.KeyValue.newBuilder()
+                    .setValue(com.google.protobuf.UnsafeByteOperations.unsafeWrap(chunk, pos, item.length()))
+                    .setModRevision(item.modRevision())
+                    .build();
+            KubeListWriter.Item view = KubeListWriter.Item.of(kv);
+            assertThat(view.value()).isSameAs(chunk); // no copy
+            viewed.add(view);
+            pos += item.length() + 7;
         }
-        ByteArrayOutputStream rendered = new ByteArrayOutputStream();
-        lists.protobufRendered(pods, objects, 900, "tok", 3, (b, off, len) -> rendered.write(b, off, len));
-        assertThat(rendered.toByteArray()).isEqualTo(planned.toByteArray());
+        for (boolean protobuf : new boolean[] {false, true}) {
+            ByteArrayOutputStream whole = new ByteArrayOutputStream();
+            ByteArrayOutputStream views = new ByteArrayOutputStream();
+            if (protobuf) {
+                lists.protobuf(pods, items, 900, "tok", 3, (b, off, len) -> whole.write(b, off, len));
+                lists.protobuf(pods, viewed, 900, "tok", 3, (b, off, len) -> views.write(b, off, len));
+            } else {
+                lists.json(pods, items, 900, "tok", 3, (b, off, len) -> whole.write(b, off, len));
+                lists.json(pods, viewed, 900, "tok", 3, (b, off, len) -> views.write(b, off, len));
+            }
+            assertThat(views.toByteArray()).isEqualTo(whole.toByteArray());
+        }
     }
 
-    private static io.watchfanout.schema.v1.KeyValue keyValue(KubeListWriter.Item item) {
-        return io.watchfanout.schema.v1.KeyValue.newBuilder()
-                .setValue(com.google.protobuf.ByteString.copyFrom(item.value()))
-                .setModRevision(item.modRevision())
-                .build();
+    @Test
+    void anUndecodableItemIsNamedByItsIndexInThePage() {
+        List<KubeListWriter.Item> items = new ArrayList<>(pods(3));
+        items.add(new KubeListWriter.Item(new byte[] {'k', '8', 's', 0, 1, 2, 3}, 7));
+        assertThatThrownBy(() -> lists.json(pods, items, 9, null, -1, (b, off, len) -> {}))
+                .isInstanceOfSatisfying(
+                        UndecodableObjectException.class,
+                        e -> assertThat(e.item()).isEqualTo(3));
+        assertThatThrownBy(() -> lists.protobuf(pods, items, 9, null, -1, (b, off, len) -> {}))
+                .isInstanceOfSatisfying(
+                        UndecodableObjectException.class,
+                        e -> assertThat(e.item()).isEqualTo(3));
     }
 
     @Test
