@@ -47,6 +47,14 @@ public final class KubeListWriter {
     }
 
     private static final int FLUSH_BYTES = 64 * 1024;
+    /**
+     * Each thread's staging buffers, reused page after page: a page is written out before its
+     * writer returns, and a sink never keeps the bytes it is given.
+     */
+    private static final ThreadLocal<JsonBuffer> JSON_STAGING =
+            ThreadLocal.withInitial(() -> new JsonBuffer(FLUSH_BYTES + 1024));
+
+    private static final ThreadLocal<byte[]> PROTOBUF_STAGING = ThreadLocal.withInitial(() -> new byte[FLUSH_BYTES]);
     private static final byte[] MAGIC = {'k', '8', 's', 0};
 
     private final KubeSchema schema;
@@ -76,7 +84,8 @@ public final class KubeListWriter {
             long remainingItemCount,
             Sink sink)
             throws UndecodableObjectException {
-        JsonBuffer out = new JsonBuffer(FLUSH_BYTES + 1024);
+        JsonBuffer out = JSON_STAGING.get();
+        out.reset();
         out.ascii("{\"kind\":")
                 .string(resource.listKind())
                 .ascii(",\"apiVersion\":")
@@ -217,7 +226,7 @@ public final class KubeListWriter {
         }
         writeProtobufHead(resource, itemsLength, resourceVersion, continueToken, remainingItemCount, sink);
 
-        byte[] buf = new byte[FLUSH_BYTES];
+        byte[] buf = PROTOBUF_STAGING.get();
         int len = 0;
         for (ResourceVersionSplice splice : splices) {
             int need = 1 + ResourceVersionSplice.varintSize(splice.objectLength()) + splice.objectLength();
