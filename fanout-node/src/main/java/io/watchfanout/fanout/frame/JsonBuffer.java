@@ -2,6 +2,7 @@ package io.watchfanout.fanout.frame;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -166,6 +167,15 @@ public final class JsonBuffer {
     public JsonBuffer bytes(byte[] src, int off, int n) {
         ensure(n);
         System.arraycopy(src, off, buf, len, n);
+        len += n;
+        return this;
+    }
+
+    /** Appends the remaining bytes of {@code src} as they are, without moving its position. */
+    public JsonBuffer bytes(ByteBuffer src) {
+        int n = src.remaining();
+        ensure(n);
+        src.get(src.position(), buf, len, n);
         len += n;
         return this;
     }

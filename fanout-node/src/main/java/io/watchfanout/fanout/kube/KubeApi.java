@@ -93,8 +93,13 @@ public final class KubeApi implements HttpHandler {
         this.revisionWait = new KubeRevisionWait(core, settings, currentRevision);
         // Selectors and the spec.nodeName index of watches read each event's object once.
         core.useAttributes(new KubeAttributes(live, items, settings.prefix()));
-        this.reads =
-                new KubeReads(core, items, new KubeListWriter(schema, writer), revisionWait, stats, Clock.systemUTC());
+        this.reads = new KubeReads(
+                core,
+                items,
+                new KubeListWriter(schema, writer, core.frameEncoder()),
+                revisionWait,
+                stats,
+                Clock.systemUTC());
         this.version = KubeDiscovery.version(
                 Objects.requireNonNullElse(KubeApi.class.getPackage().getImplementationVersion(), "dev"));
         registry.register(stats);

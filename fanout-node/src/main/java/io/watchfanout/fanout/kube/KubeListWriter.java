@@ -1,8 +1,15 @@
 package io.watchfanout.fanout.kube;
 
+import io.watchfanout.fanout.frame.CachedEvent;
+import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.frame.FrameFormat;
+import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.frame.JsonBuffer;
+import io.watchfanout.fanout.frame.ObjectAttributes;
 import io.watchfanout.schema.v1.KeyValue;
-import java.util.ArrayList;
+import io.watchfanout.schema.v1.Status;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
 
@@ -33,18 +40,38 @@ public final class KubeListWriter {
      * One stored object of the page, {@code value[offset, offset + length)} (read, never written:
      * it may be the cache's own bytes), and the revision it was last modified at.
      */
-    public record Item(byte[] value, int offset, int length, long modRevision) {
-        /** A whole array's object. */
+    public record Item(byte[] value, int offset, int length, long modRevision, CachedEvent lastEvent) {
+        /** A whole array's object, without an event to memoize its item on. */
         public Item(byte[] value, long modRevision) {
-            this(value, 0, value.length, modRevision);
+            this(value, 0, value.length, modRevision, null);
         }
 
-        /** The cached key-value's object, without copying its bytes. */
-        static Item of(KeyValue kv) {
+        /**
+         * The cached key-value's object, without copying its bytes.
+         *
+         * @param lastEvent the PUT that wrote {@code kv} while in the history window, else null: its
+         *     memo then keeps the rendered item for every later list
+         */
+        static Item of(KeyValue kv, CachedEvent lastEvent) {
             StoredBytes v = StoredBytes.of(kv.getValue());
-            return new Item(v.array, v.offset, v.length, kv.getModRevision());
+            return new Item(v.array, v.offset, v.length, kv.getModRevision(), lastEvent);
         }
     }
+
+    /**
+     * List items memoized on the event that wrote the object, as its watch frames are: a JSON item
+     * (4 bytes of unknown-field count, then the object without kind and apiVersion) and a protobuf
+     * item (the typed message with its resourceVersion). Rendered once per event, shared by every
+     * list while the event is in the history window; an object not renderable memoizes nothing (an
+     * empty buffer), and the list renders it again to report why.
+     */
+    static final Encoding JSON_ITEMS = Encoding.register("kube-json-item", "application/json", new ItemFormat(false));
+
+    static final Encoding PROTOBUF_ITEMS =
+            Encoding.register("kube-protobuf-item", "application/vnd.kubernetes.protobuf", new ItemFormat(true));
+
+    private static final KubeListWriter STANDARD =
+            new KubeListWriter(KubeSchema.standard(), ProtoJsonWriter.create(), null);
 
     private static final int FLUSH_BYTES = 64 * 1024;
     /**
@@ -59,11 +86,18 @@ public final class KubeListWriter {
 
     private final KubeSchema schema;
     private final ProtoJsonWriter writer;
+    private final FrameEncoder memo;
 
-    /** A writer of lists of objects described by {@code schema}. */
-    public KubeListWriter(KubeSchema schema, ProtoJsonWriter writer) {
+    /**
+     * A writer of lists of objects described by {@code schema}.
+     *
+     * @param memo the core's frame encoder, through which items are memoized on their events; null
+     *     renders every item
+     */
+    public KubeListWriter(KubeSchema schema, ProtoJsonWriter writer, FrameEncoder memo) {
         this.schema = schema;
         this.writer = writer;
+        this.memo = memo;
     }
 
     /**
@@ -106,36 +140,21 @@ public final class KubeListWriter {
                 out.raw(',');
             }
             Item item = items.get(i);
-            try {
-                StoredObject object = StoredObject.of(item.value(), item.offset(), item.length());
-                switch (object.encoding()) {
-                    case PROTOBUF -> {
-                        int n = writer.writeObject(
-                                out,
-                                schema.type(object.apiVersion(), object.kind())
-                                        .orElseThrow(() -> new UndecodableObjectException("no schema for "
-                                                + object.apiVersion() + " " + object.kind() + " on this node")),
-                                null,
-                                null,
-                                item.value(),
-                                object.rawOffset(),
-                                object.rawLength(),
-                                item.modRevision());
-                        if (n > 0) {
-                            unknown += n;
-                            sink.unknownFields(n);
-                        }
-                    }
-                    case JSON -> {
-                        byte[] line = KubeWatchFrames.jsonStoredObject(
-                                Arrays.copyOfRange(item.value(), item.offset(), item.offset() + item.length()),
-                                item.modRevision());
-                        out.bytes(line, 0, line.length);
-                    }
-                    default -> throw KubeWatchFrames.undecodable(object);
+            int n;
+            ByteBuffer memoized = memoized(item, JSON_ITEMS);
+            if (memoized != null) {
+                n = memoized.getInt(memoized.position());
+                out.bytes(memoized.position(memoized.position() + 4));
+            } else {
+                try {
+                    n = renderJson(item, out);
+                } catch (UndecodableObjectException e) {
+                    throw new UndecodableObjectException(e.getMessage(), i);
                 }
-            } catch (UndecodableObjectException e) {
-                throw new UndecodableObjectException(e.getMessage(), i);
+            }
+            if (n > 0) {
+                unknown += n;
+                sink.unknownFields(n);
             }
             if (out.length() >= FLUSH_BYTES) {
                 sink.write(out.array(), 0, out.length());
@@ -151,6 +170,96 @@ public final class KubeListWriter {
     private static final byte[] PROTOBUF_TAIL = {
         3 << 3 | ProtoReader.LENGTH_DELIMITED, 0, 4 << 3 | ProtoReader.LENGTH_DELIMITED, 0
     };
+
+    /** Writes one JSON item into {@code out}; returns the fields unknown to the schema. */
+    private int renderJson(Item item, JsonBuffer out) throws UndecodableObjectException {
+        StoredObject object = StoredObject.of(item.value(), item.offset(), item.length());
+        switch (object.encoding()) {
+            case PROTOBUF -> {
+                return writer.writeObject(
+                        out,
+                        schema.type(object.apiVersion(), object.kind())
+                                .orElseThrow(() -> new UndecodableObjectException("no schema for " + object.apiVersion()
+                                        + " " + object.kind() + " on this node")),
+                        null,
+                        null,
+                        item.value(),
+                        object.rawOffset(),
+                        object.rawLength(),
+                        item.modRevision());
+            }
+            case JSON -> {
+                byte[] line = KubeWatchFrames.jsonStoredObject(
+                        Arrays.copyOfRange(item.value(), item.offset(), item.offset() + item.length()),
+                        item.modRevision());
+                out.bytes(line, 0, line.length);
+                return 0;
+            }
+            default -> throw KubeWatchFrames.undecodable(object);
+        }
+    }
+
+    private static ResourceVersionSplice splice(Item item) throws UndecodableObjectException {
+        StoredObject object = StoredObject.of(item.value(), item.offset(), item.length());
+        if (!object.isProtobuf()) {
+            throw KubeWatchFrames.undecodable(object);
+        }
+        return ResourceVersionSplice.of(item.value(), item.offset(), item.length(), object, item.modRevision());
+    }
+
+    /** The item memoized on its event in {@code encoding} (a view of its own), or null to render it. */
+    private ByteBuffer memoized(Item item, Encoding encoding) {
+        if (memo == null || item.lastEvent() == null) {
+            return null;
+        }
+        ByteBuffer b = item.lastEvent().initialFrame(encoding, memo);
+        return b.hasRemaining() ? b.duplicate() : null;
+    }
+
+    /** Renders the memoized items (stateless; thread-safe). */
+    private static final class ItemFormat implements FrameFormat {
+        private static final ByteBuffer NOTHING = ByteBuffer.allocate(0).asReadOnlyBuffer();
+        private final boolean protobuf;
+
+        ItemFormat(boolean protobuf) {
+            this.protobuf = protobuf;
+        }
+
+        @Override
+        public ByteBuffer initial(KeyValue kv, ObjectAttributes attributes, CachedEvent lastEvent) {
+            Item item = Item.of(kv, null);
+            try {
+                if (protobuf) {
+                    ResourceVersionSplice splice = splice(item);
+                    byte[] b = new byte[splice.objectLength()];
+                    splice.writeObject(b, 0);
+                    return ByteBuffer.wrap(b).asReadOnlyBuffer();
+                }
+                JsonBuffer out = new JsonBuffer(item.length() + item.length() / 2 + 64);
+                int unknown = STANDARD.renderJson(item, out);
+                ByteBuffer b = ByteBuffer.allocate(4 + out.length());
+                b.putInt(unknown).put(out.array(), 0, out.length()).flip();
+                return b.asReadOnlyBuffer();
+            } catch (UndecodableObjectException e) {
+                return NOTHING;
+            }
+        }
+
+        @Override
+        public ByteBuffer event(CachedEvent event, FrameKind kind) {
+            throw new UnsupportedOperationException("a list item is memoized as an initial frame only");
+        }
+
+        @Override
+        public ByteBuffer bookmark(long revision, boolean initialEventsEnd) {
+            throw new UnsupportedOperationException("a list item has no bookmark");
+        }
+
+        @Override
+        public ByteBuffer error(Status status) {
+            throw new UnsupportedOperationException("a list item has no error frame");
+        }
+    }
 
     /** The magic, the envelope's TypeMeta, and the list's raw up to its first item. */
     private static void writeProtobufHead(
@@ -206,30 +315,36 @@ public final class KubeListWriter {
             long remainingItemCount,
             Sink sink)
             throws UndecodableObjectException {
-        List<ResourceVersionSplice> splices = new ArrayList<>(items.size());
+        // Each item is either memoized bytes or a planned splice of the stored bytes.
+        Object[] planned = new Object[items.size()];
         long itemsLength = 0;
         for (int i = 0; i < items.size(); i++) {
             Item item = items.get(i);
-            ResourceVersionSplice splice;
-            try {
-                StoredObject object = StoredObject.of(item.value(), item.offset(), item.length());
-                if (!object.isProtobuf()) {
-                    throw KubeWatchFrames.undecodable(object);
+            ByteBuffer memoized = memoized(item, PROTOBUF_ITEMS);
+            int length;
+            if (memoized != null) {
+                planned[i] = memoized;
+                length = memoized.remaining();
+            } else {
+                try {
+                    ResourceVersionSplice splice = splice(item);
+                    planned[i] = splice;
+                    length = splice.objectLength();
+                } catch (UndecodableObjectException e) {
+                    throw new UndecodableObjectException(e.getMessage(), i);
                 }
-                splice = ResourceVersionSplice.of(
-                        item.value(), item.offset(), item.length(), object, item.modRevision());
-            } catch (UndecodableObjectException e) {
-                throw new UndecodableObjectException(e.getMessage(), i);
             }
-            splices.add(splice);
-            itemsLength += 1 + ResourceVersionSplice.varintSize(splice.objectLength()) + splice.objectLength();
+            itemsLength += 1 + ResourceVersionSplice.varintSize(length) + length;
         }
         writeProtobufHead(resource, itemsLength, resourceVersion, continueToken, remainingItemCount, sink);
 
         byte[] buf = PROTOBUF_STAGING.get();
         int len = 0;
-        for (ResourceVersionSplice splice : splices) {
-            int need = 1 + ResourceVersionSplice.varintSize(splice.objectLength()) + splice.objectLength();
+        for (Object item : planned) {
+            ResourceVersionSplice splice = item instanceof ResourceVersionSplice r ? r : null;
+            ByteBuffer memoized = splice == null ? (ByteBuffer) item : null;
+            int length = splice != null ? splice.objectLength() : memoized.remaining();
+            int need = 1 + ResourceVersionSplice.varintSize(length) + length;
             if (len + need > buf.length) {
                 sink.write(buf, 0, len);
                 len = 0;
@@ -238,8 +353,13 @@ public final class KubeListWriter {
                 }
             }
             buf[len++] = 2 << 3 | ProtoReader.LENGTH_DELIMITED;
-            len = ResourceVersionSplice.writeVarint(buf, len, splice.objectLength());
-            len = splice.writeObject(buf, len);
+            len = ResourceVersionSplice.writeVarint(buf, len, length);
+            if (splice != null) {
+                len = splice.writeObject(buf, len);
+            } else {
+                memoized.get(memoized.position(), buf, len, length);
+                len += length;
+            }
         }
         byte[] tail = PROTOBUF_TAIL;
         if (len + tail.length > buf.length) {

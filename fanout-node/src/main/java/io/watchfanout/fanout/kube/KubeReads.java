@@ -5,6 +5,7 @@ import com.google.gson.JsonParser;
 import com.google.protobuf.ByteString;
 import io.undertow.server.HttpServerExchange;
 import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.ListPage;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -190,7 +191,9 @@ final class KubeReads {
     }
 
     /** One answered page: its objects, revision, next key (null on the last) and count after it (-1 unknown). */
-    private record Page(List<KeyValue> kvs, long revision, ByteString next, long remaining) {}
+    /** A page's objects and, for each, the PUT that wrote it while in the history window (else null). */
+    private record Page(
+            List<KeyValue> kvs, List<CachedEvent> lastEvents, long revision, ByteString next, long remaining) {}
 
     /**
      * Reads a page: one read of {@code limit} key-values without selectors; with selectors, reads
@@ -221,9 +224,10 @@ final class KubeReads {
                     remaining = left >= 1 ? left : -1;
                 }
             }
-            return new Page(page.kvs(), page.revision(), page.nextKey(), remaining);
+            return new Page(page.kvs(), page.lastEvents(), page.revision(), page.nextKey(), remaining);
         }
         List<KeyValue> matched = new ArrayList<>();
+        List<CachedEvent> matchedEvents = new ArrayList<>();
         ByteString cursor = from;
         long revision = at;
         while (true) {
@@ -246,18 +250,20 @@ final class KubeReads {
                 }
                 if (match) {
                     matched.add(kv);
+                    matchedEvents.add(page.lastEvent(i));
                 }
                 if (limit > 0 && matched.size() == limit) {
                     boolean more = i < kvs.size() - 1 || page.nextKey() != null;
                     return new Page(
                             matched,
+                            matchedEvents,
                             revision,
                             more ? kv.getKey().concat(ByteString.copyFrom(new byte[] {0})) : null,
                             -1);
                 }
             }
             if (page.nextKey() == null) {
-                return new Page(matched, revision, null, -1);
+                return new Page(matched, matchedEvents, revision, null, -1);
             }
             cursor = page.nextKey();
         }
@@ -305,8 +311,10 @@ final class KubeReads {
     /** The page's objects as list items, viewing the cache's bytes rather than copying them. */
     private static List<KubeListWriter.Item> items(Page page) {
         List<KubeListWriter.Item> out = new ArrayList<>(page.kvs().size());
-        for (KeyValue kv : page.kvs()) {
-            out.add(KubeListWriter.Item.of(kv));
+        for (int i = 0; i < page.kvs().size(); i++) {
+            out.add(KubeListWriter.Item.of(
+                    page.kvs().get(i),
+                    i < page.lastEvents().size() ? page.lastEvents().get(i) : null));
         }
         return out;
     }

@@ -350,15 +350,18 @@ final class WatchCache {
         Map.Entry<ByteString, StateEntry> c = current.hasNext() ? current.next() : null;
         Map.Entry<ByteString, KeyValue> u = changed.hasNext() ? changed.next() : null;
         List<KeyValue> out = new ArrayList<>(Math.min(limit, 1024));
+        List<CachedEvent> lastEvents = new ArrayList<>(Math.min(limit, 1024));
         ByteString nextKey = null;
         long remaining = 0;
         while (c != null || u != null) {
             int cmp = c == null ? 1 : u == null ? -1 : KeyRange.KEY_ORDER.compare(c.getKey(), u.getKey());
             KeyValue kv;
             ByteString key;
+            CachedEvent lastEvent = null;
             if (cmp < 0) {
                 key = c.getKey();
                 kv = c.getValue().kv();
+                lastEvent = c.getValue().lastEvent();
                 c = current.hasNext() ? current.next() : null;
             } else {
                 key = u.getKey();
@@ -375,15 +378,16 @@ final class WatchCache {
                 remaining++;
             } else if (out.size() == limit) {
                 if (!countRemaining) {
-                    return new ListPage(out, atRevision, key);
+                    return new ListPage(out, atRevision, key, -1, lastEvents);
                 }
                 nextKey = key;
                 remaining = 1;
             } else {
                 out.add(kv);
+                lastEvents.add(lastEvent);
             }
         }
-        return new ListPage(out, atRevision, nextKey, countRemaining ? remaining : -1);
+        return new ListPage(out, atRevision, nextKey, countRemaining ? remaining : -1, lastEvents);
     }
 
     /**

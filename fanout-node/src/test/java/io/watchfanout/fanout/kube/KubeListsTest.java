@@ -8,6 +8,10 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.DynamicMessage;
+import io.watchfanout.fanout.frame.CachedEvent;
+import io.watchfanout.fanout.frame.Encoding;
+import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.frame.FrameKind;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -19,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class KubeListsTest {
     private final KubeResources resources = KubeResources.builtIn("/registry");
     private final KubeResource pods = resources.byPlural("", "v1", "pods").orElseThrow();
-    private final KubeListWriter lists = new KubeListWriter(KubeSchema.standard(), ProtoJsonWriter.create());
+    private final KubeListWriter lists = new KubeListWriter(KubeSchema.standard(), ProtoJsonWriter.create(), null);
 
     @Test
     void jsonListCarriesListMetaAndItemsWithoutTypeMeta() throws Exception {
@@ -66,7 +70,7 @@ class KubeListsTest {
                     .setValue(com.google.protobuf.UnsafeByteOperations.unsafeWrap(chunk, pos, item.length()))
                     .setModRevision(item.modRevision())
                     .build();
-            KubeListWriter.Item view = KubeListWriter.Item.of(kv);
+            KubeListWriter.Item view = KubeListWriter.Item.of(kv, null);
             assertThat(view.value()).isSameAs(chunk); // no copy
             viewed.add(view);
             pos += item.length() + 7;
@@ -82,6 +86,49 @@ class KubeListsTest {
                 lists.json(pods, viewed, 900, "tok", 3, (b, off, len) -> views.write(b, off, len));
             }
             assertThat(views.toByteArray()).isEqualTo(whole.toByteArray());
+        }
+    }
+
+    @Test
+    void itemsOfEventsInTheWindowAreRenderedOncePerEventAndListedAsRenderedAnew() throws Exception {
+        FrameEncoder encoder = new FrameEncoder();
+        KubeListWriter memoizing = new KubeListWriter(KubeSchema.standard(), ProtoJsonWriter.create(), encoder);
+        List<KubeListWriter.Item> plain = pods(30);
+        List<KubeListWriter.Item> withEvents = new ArrayList<>();
+        for (int i = 0; i < plain.size(); i++) {
+            KubeListWriter.Item item = plain.get(i);
+            io.watchfanout.schema.v1.KeyValue kv = io.watchfanout.schema.v1.KeyValue.newBuilder()
+                    .setKey(com.google.protobuf.ByteString.copyFromUtf8("/registry/pods/ns/p-" + i))
+                    .setValue(com.google.protobuf.ByteString.copyFrom(item.value()))
+                    .setModRevision(item.modRevision())
+                    .setVersion(1)
+                    .build();
+            io.watchfanout.schema.v1.Event put = io.watchfanout.schema.v1.Event.newBuilder()
+                    .setType(io.watchfanout.schema.v1.Event.Type.PUT)
+                    .setKv(kv)
+                    .setRevision(item.modRevision())
+                    .build();
+            // Every third object has left the window: rendered each time.
+            withEvents.add(KubeListWriter.Item.of(kv, i % 3 == 0 ? null : new CachedEvent(put, 0)));
+        }
+        for (boolean protobuf : new boolean[] {false, true}) {
+            ByteArrayOutputStream expected = new ByteArrayOutputStream();
+            if (protobuf) {
+                lists.protobuf(pods, plain, 900, "tok", 3, (b, off, len) -> expected.write(b, off, len));
+            } else {
+                lists.json(pods, plain, 900, "tok", 3, (b, off, len) -> expected.write(b, off, len));
+            }
+            for (int round = 0; round < 3; round++) {
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                if (protobuf) {
+                    memoizing.protobuf(pods, withEvents, 900, "tok", 3, (b, off, len) -> out.write(b, off, len));
+                } else {
+                    memoizing.json(pods, withEvents, 900, "tok", 3, (b, off, len) -> out.write(b, off, len));
+                }
+                assertThat(out.toByteArray()).isEqualTo(expected.toByteArray());
+            }
+            Encoding items = protobuf ? KubeListWriter.PROTOBUF_ITEMS : KubeListWriter.JSON_ITEMS;
+            assertThat(encoder.encodes(items, FrameKind.INITIAL)).isEqualTo(20); // once per event, three lists
         }
     }
 
