@@ -208,17 +208,8 @@ public final class DemoLoad implements AutoCloseable {
             txn(
                     List.of(),
                     List.of(
-                            Op.put(
-                                    bytes("/registry/deployments/" + app.namespace + "/" + app.name),
-                                    ByteSequence.from(KubeObjects.deployment(
-                                            app.namespace, app.name, app.templateHash, app.generation, app.replicas)),
-                                    PutOption.DEFAULT),
-                            Op.put(
-                                    bytes("/registry/replicasets/" + app.namespace + "/" + app.name + "-"
-                                            + app.templateHash),
-                                    ByteSequence.from(KubeObjects.replicaSet(
-                                            app.namespace, app.name, app.templateHash, app.generation, app.replicas)),
-                                    PutOption.DEFAULT)));
+                            putDeployment(app),
+                            putReplicaSet(app, app.templateHash, app.generation, app.replicas, app.templateSince)));
         }
         for (int n = 1; n <= NODES; n++) {
             put("/registry/leases/kube-node-lease/node-" + n, KubeObjects.nodeLease("node-" + n, Instant.now()));
@@ -328,28 +319,32 @@ public final class DemoLoad implements AutoCloseable {
     private void rollout() throws InterruptedException, ExecutionException, TimeoutException {
         App app = apps.get(random.nextInt(apps.size()));
         String oldHash = app.templateHash;
+        Instant oldSince = app.templateSince;
+        app.templateSince = KubeObjects.now();
         app.generation++;
         app.templateHash = KubeObjects.hex(app.name + app.generation + random.nextInt(), 10);
-        String prefix = "/registry/";
         txn(
                 List.of(),
                 List.of(
-                        Op.put(
-                                bytes(prefix + "deployments/" + app.namespace + "/" + app.name),
-                                ByteSequence.from(KubeObjects.deployment(
-                                        app.namespace, app.name, app.templateHash, app.generation, app.replicas)),
-                                PutOption.DEFAULT),
-                        Op.put(
-                                bytes(prefix + "replicasets/" + app.namespace + "/" + app.name + "-"
-                                        + app.templateHash),
-                                ByteSequence.from(KubeObjects.replicaSet(
-                                        app.namespace, app.name, app.templateHash, app.generation, app.replicas)),
-                                PutOption.DEFAULT),
-                        Op.put(
-                                bytes(prefix + "replicasets/" + app.namespace + "/" + app.name + "-" + oldHash),
-                                ByteSequence.from(KubeObjects.replicaSet(
-                                        app.namespace, app.name, oldHash, app.generation - 1, 0)),
-                                PutOption.DEFAULT)));
+                        putDeployment(app),
+                        putReplicaSet(app, app.templateHash, app.generation, app.replicas, app.templateSince),
+                        putReplicaSet(app, oldHash, app.generation - 1, 0, oldSince)));
+    }
+
+    private static Op putDeployment(App app) {
+        return Op.put(
+                bytes("/registry/deployments/" + app.namespace + "/" + app.name),
+                ByteSequence.from(KubeObjects.deployment(
+                        app.namespace, app.name, app.templateHash, app.generation, app.replicas, app.created)),
+                PutOption.DEFAULT);
+    }
+
+    private static Op putReplicaSet(App app, String templateHash, int generation, int replicas, Instant created) {
+        return Op.put(
+                bytes("/registry/replicasets/" + app.namespace + "/" + app.name + "-" + templateHash),
+                ByteSequence.from(
+                        KubeObjects.replicaSet(app.namespace, app.name, templateHash, generation, replicas, created)),
+                PutOption.DEFAULT);
     }
 
     // ---- leases, events, config maps -------------------------------------------------------
@@ -524,7 +519,9 @@ public final class DemoLoad implements AutoCloseable {
         final String namespace;
         final String name;
         final int replicas;
+        final Instant created = KubeObjects.now();
         String templateHash;
+        Instant templateSince = created;
         int generation = 1;
 
         App(String namespace, String name, int replicas) {

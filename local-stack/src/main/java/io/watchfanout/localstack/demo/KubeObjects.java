@@ -345,11 +345,15 @@ final class KubeObjects {
         return StorageEnvelope.wrap("v1", "ConfigMap", configMap);
     }
 
-    /** The stored value of a deployment at {@code generation}, whose current template has {@code templateHash}. */
-    static byte[] deployment(String namespace, String app, String templateHash, int generation, int replicas) {
+    /**
+     * The stored value of a deployment created at {@code created}, at {@code generation}, whose
+     * current template has {@code templateHash}.
+     */
+    static byte[] deployment(
+            String namespace, String app, String templateHash, int generation, int replicas, Instant created) {
         Instant t = now();
         V1Apps.Deployment deployment = V1Apps.Deployment.newBuilder()
-                .setMetadata(meta(app, namespace, uuidFrom(namespace + app), t)
+                .setMetadata(meta(app, namespace, uuidFrom(namespace + app), created)
                         .setGeneration(generation)
                         .putAnnotations("deployment.kubernetes.io/revision", Integer.toString(generation))
                         .putLabels("app", app))
@@ -390,10 +394,12 @@ final class KubeObjects {
         return StorageEnvelope.wrap("apps/v1", "Deployment", deployment);
     }
 
-    /** The stored value of the replica set of {@code app}'s template {@code templateHash}. */
-    static byte[] replicaSet(String namespace, String app, String templateHash, int generation, int replicas) {
+    /** The stored value of the replica set of {@code app}'s template {@code templateHash}, created at {@code created}. */
+    static byte[] replicaSet(
+            String namespace, String app, String templateHash, int generation, int replicas, Instant created) {
         V1Apps.ReplicaSet replicaSet = V1Apps.ReplicaSet.newBuilder()
-                .setMetadata(meta(app + "-" + templateHash, namespace, uuidFrom(namespace + app + templateHash), now())
+                .setMetadata(meta(
+                                app + "-" + templateHash, namespace, uuidFrom(namespace + app + templateHash), created)
                         .setGeneration(generation)
                         .putLabels("app", app)
                         .putLabels("pod-template-hash", templateHash)

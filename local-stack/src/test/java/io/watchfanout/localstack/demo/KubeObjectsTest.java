@@ -99,7 +99,7 @@ class KubeObjectsTest {
                 .isEqualTo(3);
         assertThat(cm.length).isBetween(700, 8000);
         assertThat(unwrap(
-                                KubeObjects.deployment("team-a", "web", "7d4b9c8f6d", 2, 4),
+                                KubeObjects.deployment("team-a", "web", "7d4b9c8f6d", 2, 4, KubeObjects.now()),
                                 "apps/v1",
                                 "Deployment",
                                 V1Apps.Deployment.getDefaultInstance())
@@ -107,7 +107,7 @@ class KubeObjectsTest {
                         .getReplicas())
                 .isEqualTo(4);
         assertThat(unwrap(
-                                KubeObjects.replicaSet("team-a", "web", "7d4b9c8f6d", 2, 0),
+                                KubeObjects.replicaSet("team-a", "web", "7d4b9c8f6d", 2, 0, KubeObjects.now()),
                                 "apps/v1",
                                 "ReplicaSet",
                                 V1Apps.ReplicaSet.getDefaultInstance())
