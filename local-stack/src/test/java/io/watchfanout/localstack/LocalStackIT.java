@@ -317,10 +317,17 @@ class LocalStackIT {
                 .toList();
         assertThat(commands).as("the printed command lines").hasSize(5);
         assertThat(commands.get(0)).contains("/v1/watch").contains("Authorization: Bearer");
-        Process watch = new ProcessBuilder("bash", "-c", commands.get(0).replace("curl -N", "curl -sN"))
+        // --max-time ends a watch that never gets its event: the test fails instead of hanging.
+        String watchCommand = commands.get(0).replace("curl -N", "curl -sN --max-time 120");
+        Process watch = new ProcessBuilder("bash", "-c", watchCommand)
                 .redirectErrorStream(true)
                 .start();
         try {
+            // The watch starts at the node's revision when it arrives: the put must come after
+            // that, or the watch begins after it. Its first bookmark (every second here) shows it runs.
+            assertThat(readUntil(watch, "\"BOOKMARK\""))
+                    .as("the watch of " + commands.get(0))
+                    .contains("BOOKMARK");
             assertThat(shell(commands.get(1))).as(commands.get(1)).contains("OK");
             String seen = readUntil(watch, "L3JlZ2lzdHJ5L2NvbmZpZ21hcHMvZGVtbw"); // /registry/configmaps/demo
             assertThat(seen).as("the watch of " + commands.get(0)).contains("\"type\":\"ADDED\"");
