@@ -649,9 +649,21 @@ final class LocalStack {
                             config.demoRate());
             out.println(String.format(
                     Locale.ROOT,
-                    "Demo load: %d writes/s of pods, config maps, deployments, leases and"
-                            + " events under /registry/ (transactions, expiring leases); the curl above shows them.",
+                    "Demo load: %d writes/s of Kubernetes objects under /registry/, encoded as kube-apiserver"
+                            + " stores them (pods, deployments, config maps, nodes, leases and events; a CRD and its"
+                            + " backups), with transactions and expiring leases; the curl above shows them.",
                     config.demoRate()));
+            if (secure == null) {
+                out.println(String.format(
+                        Locale.ROOT,
+                        "Follow them with kubectl through a fan-out node's Kubernetes API:%n"
+                                + "  kubectl --server %s://127.0.0.1:%d get pods -A -w%n"
+                                + "  kubectl --server %s://127.0.0.1:%d get backups -A",
+                        config.httpScheme(),
+                        config.fanoutPorts().get(0),
+                        config.httpScheme(),
+                        config.fanoutPorts().get(0)));
+            }
         } catch (RuntimeException e) {
             out.println("demo load could not start: " + e.getMessage());
             LOG.error("demo load could not start", e);

@@ -71,7 +71,8 @@ public final class StackFlags extends FlagTable {
     static final Flag<Boolean> DEMO = Flag.optionalBoolean("--demo")
             .defaultValue("false")
             .unit("flag; `--demo=false` turns it off")
-            .help("Also run a load generator writing Kubernetes-like objects under /registry/.");
+            .help("Also run a load generator writing Kubernetes objects under /registry/, encoded as kube-apiserver"
+                    + " stores them.");
     static final Flag<Integer> DEMO_RATE =
             demoRate().help("Writes per second of --demo (etcd operations, a transaction counts once).");
     static final Flag<Boolean> SECURE = Flag.optionalBoolean("--secure")

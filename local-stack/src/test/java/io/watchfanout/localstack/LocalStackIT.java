@@ -317,10 +317,17 @@ class LocalStackIT {
                 .toList();
         assertThat(commands).as("the printed command lines").hasSize(5);
         assertThat(commands.get(0)).contains("/v1/watch").contains("Authorization: Bearer");
-        Process watch = new ProcessBuilder("bash", "-c", commands.get(0).replace("curl -N", "curl -sN"))
+        // --max-time ends a watch that never gets its event: the test fails instead of hanging.
+        String watchCommand = commands.get(0).replace("curl -N", "curl -sN --max-time 120");
+        Process watch = new ProcessBuilder("bash", "-c", watchCommand)
                 .redirectErrorStream(true)
                 .start();
         try {
+            // The watch starts at the node's revision when it arrives: the put must come after
+            // that, or the watch begins after it. Its first bookmark (every second here) shows it runs.
+            assertThat(readUntil(watch, "\"BOOKMARK\""))
+                    .as("the watch of " + commands.get(0))
+                    .contains("BOOKMARK");
             assertThat(shell(commands.get(1))).as(commands.get(1)).contains("OK");
             String seen = readUntil(watch, "L3JlZ2lzdHJ5L2NvbmZpZ21hcHMvZGVtbw"); // /registry/configmaps/demo
             assertThat(seen).as("the watch of " + commands.get(0)).contains("\"type\":\"ADDED\"");
@@ -334,6 +341,95 @@ class LocalStackIT {
                 .contains("\"reason\":\"Forbidden\"")
                 .endsWith(" 403");
         assertSigkillLeavesNothing(stack);
+    }
+
+    /**
+     * {@code --demo}: right after the stack is ready, kubectl through a fan-out node's Kubernetes
+     * API (the command line the stack prints) lists the demo's pods, nodes and namespaces
+     * (protobuf envelopes in etcd, as kube-apiserver stores them) and its custom resources (JSON,
+     * with the CRD's printer columns), and {@code get pods -A -w} prints the changes the load
+     * makes; SIGTERM then stops the load with the stack.
+     */
+    @Test
+    void kubectlThroughAFanoutNodeListsAndWatchesTheDemoLoad() throws Exception {
+        StackProcess stack = startStack("demo", List.of("--demo"));
+        String node = stack.parts().get("fanout-node@" + ports[5]).address();
+        stack.awaitLine("kubectl --server " + node + " get pods -A -w", Duration.ofSeconds(30));
+        Path home = Files.createDirectories(itDir.resolve("kubectl-" + System.nanoTime()));
+
+        Awaitility.await("kubectl get pods -A lists the demo's pods")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(() -> assertThat(kubectl(home, node, "get", "pods", "-A", "-o", "name")
+                                .lines()
+                                .filter(l -> l.startsWith("pod/"))
+                                .count())
+                        .isGreaterThanOrEqualTo(5));
+        assertThat(kubectl(home, node, "get", "pods", "-A")).contains("NAMESPACE", "READY", "STATUS", "team-a");
+        assertThat(kubectl(home, node, "get", "deployment", "web", "-n", "team-a", "-o", "jsonpath={.spec.replicas}"))
+                .isEqualTo("4");
+        assertThat(kubectl(home, node, "get", "nodes")).contains("node-1", "node-5", "Ready", "v1.32.0");
+        assertThat(kubectl(home, node, "get", "namespaces")).contains("kube-system", "team-b", "Active");
+        assertThat(kubectl(home, node, "get", "crd")).contains("backups.demo.example.com");
+        assertThat(kubectl(home, node, "get", "backups", "-A"))
+                .contains("DATABASE", "SCHEDULE", "PHASE", "LAST SUCCESS")
+                .contains("orders-db", "postgres://orders", "queue-db");
+
+        // The README's watch: the initial list names each pod once; a pod in a second row is a change.
+        Path watchOut = home.resolve("watch.txt");
+        Process watch = kubectlProcess(home, node, "get", "pods", "-A", "-w")
+                .redirectOutput(watchOut.toFile())
+                .redirectError(home.resolve("watch-err.txt").toFile())
+                .start();
+        try {
+            Awaitility.await("kubectl get pods -A -w prints a change of a listed pod")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> {
+                        List<String> rows = Files.readAllLines(watchOut).stream()
+                                .skip(1) // the header
+                                .map(l -> l.split("\\s+"))
+                                .filter(f -> f.length >= 2)
+                                .map(f -> f[0] + "/" + f[1])
+                                .toList();
+                        return rows.stream().distinct().count() < rows.size();
+                    });
+            assertThat(watch.isAlive()).as("the watch keeps running").isTrue();
+        } finally {
+            watch.destroyForcibly();
+        }
+
+        assertThat(stack.terminate(STOP_TIMEOUT)).hasValue(143);
+    }
+
+    /** kubectl with {@code --server node}, no kubeconfig, its cache under {@code home}. */
+    private static ProcessBuilder kubectlProcess(Path home, String node, String... args) {
+        List<String> command = new ArrayList<>(List.of(
+                "/usr/bin/kubectl",
+                "--server",
+                node,
+                "--cache-dir",
+                home.resolve("cache").toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().put("HOME", home.toString());
+        pb.environment().put("KUBECONFIG", home.resolve("no-kubeconfig").toString());
+        return pb;
+    }
+
+    /** kubectl's output (a request may take up to 60 s); fails with its errors when it exits non-zero. */
+    private static String kubectl(Path home, String node, String... args) throws Exception {
+        Path err = home.resolve("err.txt");
+        List<String> withTimeout = new ArrayList<>(List.of(args));
+        withTimeout.add("--request-timeout=60s");
+        Process p = kubectlProcess(home, node, withTimeout.toArray(String[]::new))
+                .redirectError(err.toFile())
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor())
+                .as("kubectl " + String.join(" ", args) + ": " + out + Files.readString(err))
+                .isZero();
+        return out;
     }
 
     /** Runs a printed command line in bash; its output and errors. */

@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The load generator of {@code bin/local-stack --demo}: a small Kubernetes-like control plane
- * writing to etcd, so that a watch shows live traffic at once. At a fixed rate it
+ * writing to etcd what kube-apiserver would, so that a watch, or kubectl against a fan-out node,
+ * shows live traffic at once. It first writes namespaces, nodes, the deployments with their
+ * replica sets, and a CustomResourceDefinition ({@code backups.demo.example.com}) with a few
+ * backups; then, at a fixed rate, it
  * <ul>
  *   <li>creates pods of five deployments (a transaction: the pod and its {@code Scheduled}
  *       event), starts them, flips their readiness, restarts and deletes them (a transaction:
@@ -39,13 +42,20 @@ import org.slf4j.LoggerFactory;
  *   <li>creates, updates and deletes config maps of 1–6 KB;</li>
  *   <li>records events under an etcd lease of {@value #EVENT_TTL_SECONDS} s, one lease per
  *       {@value #EVENT_LEASE_WINDOW_SECONDS} s: when it expires, etcd deletes all of that
- *       window's events in one revision.</li>
+ *       window's events in one revision;</li>
+ *   <li>moves a backup through its phases now and then, and updates a node's heartbeat.</li>
  * </ul>
  * Keys follow kube-apiserver's layout: {@code /registry/pods/<namespace>/<name>},
  * {@code /registry/configmaps/...}, {@code /registry/deployments/...},
  * {@code /registry/replicasets/...}, {@code /registry/events/...},
- * {@code /registry/leases/...}. The object count stays bounded (about 20 pods, 12 config
- * maps). Failed writes (etcd away) are counted and logged, never fatal.
+ * {@code /registry/leases/...}, {@code /registry/minions/<node>},
+ * {@code /registry/namespaces/<name>}, and with the group for the CRD and its resources:
+ * {@code /registry/apiextensions.k8s.io/customresourcedefinitions/backups.demo.example.com},
+ * {@code /registry/demo.example.com/backups/<namespace>/<name>}. Values are encoded as
+ * kube-apiserver stores them: protobuf envelopes for built-in objects ({@link KubeObjects}),
+ * JSON for the CRD and the backups ({@link CustomObjects}). The object count stays bounded
+ * (about 20 pods, 12 config maps). Failed writes (etcd away) are counted and logged, never
+ * fatal.
  *
  * <p>Threads: every write and all state belong to one scheduler thread; {@link #close()} may
  * be called from any thread.
@@ -60,6 +70,8 @@ public final class DemoLoad implements AutoCloseable {
     private static final long TIMEOUT_SECONDS = 5;
     private static final int NODES = 5;
     private static final int MAX_CONFIG_MAPS = 12;
+    private static final List<String> NAMESPACES =
+            List.of("default", "kube-system", "kube-public", "kube-node-lease", "team-a", "team-b");
     private static final Duration STATS_EVERY = Duration.ofSeconds(30);
 
     private final Client client;
@@ -76,6 +88,11 @@ public final class DemoLoad implements AutoCloseable {
             new App("kube-system", "coredns", 2));
     private final Map<String, KubeObjects.Pod> pods = new LinkedHashMap<>();
     private final Map<String, Integer> configMaps = new LinkedHashMap<>();
+    private final List<Backup> backups = List.of(
+            new Backup("team-a", "orders-db", "postgres://orders", "0 * * * *"),
+            new Backup("team-a", "users-db", "postgres://users", "30 2 * * *"),
+            new Backup("team-b", "queue-db", "redis://queue", "*/15 * * * *"),
+            new Backup("default", "metrics-db", "postgres://metrics", "0 */6 * * *"));
     private boolean seeded;
     private long eventLease;
     private long eventLeaseSince;
@@ -135,15 +152,19 @@ public final class DemoLoad implements AutoCloseable {
                 seed();
             } else if (r < 0.35) {
                 podLifecycle();
-            } else if (r < 0.50) {
+            } else if (r < 0.48) {
                 renewNodeLease();
-            } else if (r < 0.62) {
+            } else if (r < 0.60) {
                 podStatusChange();
-            } else if (r < 0.78) {
+            } else if (r < 0.75) {
                 recordEvent(
                         randomPod(), "Pulled", "Successfully pulled image in 1.2s (1.2s including waiting)", "Normal");
-            } else if (r < 0.95) {
+            } else if (r < 0.89) {
                 configMapChange();
+            } else if (r < 0.94) {
+                backupProgress();
+            } else if (r < 0.96) {
+                nodeHeartbeat();
             } else {
                 rollout();
             }
@@ -168,23 +189,27 @@ public final class DemoLoad implements AutoCloseable {
         }
     }
 
-    /** The deployments with their replica sets (a transaction each) and the node leases. */
+    /**
+     * Namespaces, nodes, the backups' CRD and the backups, the deployments with their replica
+     * sets (a transaction each) and the node leases.
+     */
     private void seed() throws InterruptedException, ExecutionException, TimeoutException {
+        for (String namespace : NAMESPACES) {
+            put("/registry/namespaces/" + namespace, KubeObjects.namespace(namespace));
+        }
+        for (int n = 1; n <= NODES; n++) {
+            put("/registry/minions/node-" + n, KubeObjects.node("node-" + n, Instant.now()));
+        }
+        put(CustomObjects.definitionKey("/registry"), CustomObjects.definition());
+        for (Backup backup : backups) {
+            put(backup.key(), backup.value());
+        }
         for (App app : apps) {
             txn(
                     List.of(),
                     List.of(
-                            Op.put(
-                                    bytes("/registry/deployments/" + app.namespace + "/" + app.name),
-                                    bytes(KubeObjects.deployment(
-                                            app.namespace, app.name, app.templateHash, app.generation, app.replicas)),
-                                    PutOption.DEFAULT),
-                            Op.put(
-                                    bytes("/registry/replicasets/" + app.namespace + "/" + app.name + "-"
-                                            + app.templateHash),
-                                    bytes(KubeObjects.replicaSet(
-                                            app.namespace, app.name, app.templateHash, app.generation, app.replicas)),
-                                    PutOption.DEFAULT)));
+                            putDeployment(app),
+                            putReplicaSet(app, app.templateHash, app.generation, app.replicas, app.templateSince)));
         }
         for (int n = 1; n <= NODES; n++) {
             put("/registry/leases/kube-node-lease/node-" + n, KubeObjects.nodeLease("node-" + n, Instant.now()));
@@ -239,7 +264,7 @@ public final class DemoLoad implements AutoCloseable {
         txn(
                 List.of(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.version(0))),
                 List.of(
-                        Op.put(key, bytes(KubeObjects.pod(pod)), PutOption.DEFAULT),
+                        Op.put(key, ByteSequence.from(KubeObjects.pod(pod)), PutOption.DEFAULT),
                         eventOp(
                                 pod,
                                 "Scheduled",
@@ -294,30 +319,60 @@ public final class DemoLoad implements AutoCloseable {
     private void rollout() throws InterruptedException, ExecutionException, TimeoutException {
         App app = apps.get(random.nextInt(apps.size()));
         String oldHash = app.templateHash;
+        Instant oldSince = app.templateSince;
+        app.templateSince = KubeObjects.now();
         app.generation++;
         app.templateHash = KubeObjects.hex(app.name + app.generation + random.nextInt(), 10);
-        String prefix = "/registry/";
         txn(
                 List.of(),
                 List.of(
-                        Op.put(
-                                bytes(prefix + "deployments/" + app.namespace + "/" + app.name),
-                                bytes(KubeObjects.deployment(
-                                        app.namespace, app.name, app.templateHash, app.generation, app.replicas)),
-                                PutOption.DEFAULT),
-                        Op.put(
-                                bytes(prefix + "replicasets/" + app.namespace + "/" + app.name + "-"
-                                        + app.templateHash),
-                                bytes(KubeObjects.replicaSet(
-                                        app.namespace, app.name, app.templateHash, app.generation, app.replicas)),
-                                PutOption.DEFAULT),
-                        Op.put(
-                                bytes(prefix + "replicasets/" + app.namespace + "/" + app.name + "-" + oldHash),
-                                bytes(KubeObjects.replicaSet(app.namespace, app.name, oldHash, app.generation - 1, 0)),
-                                PutOption.DEFAULT)));
+                        putDeployment(app),
+                        putReplicaSet(app, app.templateHash, app.generation, app.replicas, app.templateSince),
+                        putReplicaSet(app, oldHash, app.generation - 1, 0, oldSince)));
+    }
+
+    private static Op putDeployment(App app) {
+        return Op.put(
+                bytes("/registry/deployments/" + app.namespace + "/" + app.name),
+                ByteSequence.from(KubeObjects.deployment(
+                        app.namespace, app.name, app.templateHash, app.generation, app.replicas, app.created)),
+                PutOption.DEFAULT);
+    }
+
+    private static Op putReplicaSet(App app, String templateHash, int generation, int replicas, Instant created) {
+        return Op.put(
+                bytes("/registry/replicasets/" + app.namespace + "/" + app.name + "-" + templateHash),
+                ByteSequence.from(
+                        KubeObjects.replicaSet(app.namespace, app.name, templateHash, generation, replicas, created)),
+                PutOption.DEFAULT);
     }
 
     // ---- leases, events, config maps -------------------------------------------------------
+
+    /** A kubelet's periodic status update: the node's conditions get a new heartbeat. */
+    private void nodeHeartbeat() throws InterruptedException, ExecutionException, TimeoutException {
+        String node = "node-" + (1 + random.nextInt(NODES));
+        put("/registry/minions/" + node, KubeObjects.node(node, Instant.now()));
+    }
+
+    /** One backup moves on: Scheduled, Running, then Succeeded (or, now and then, Failed). */
+    private void backupProgress() throws InterruptedException, ExecutionException, TimeoutException {
+        Backup backup = backups.get(random.nextInt(backups.size()));
+        switch (backup.phase) {
+            case "Running" -> {
+                if (random.nextInt(6) == 0) {
+                    backup.phase = "Failed";
+                } else {
+                    backup.phase = "Succeeded";
+                    backup.lastSuccess = KubeObjects.now();
+                    backup.sizeBytes = 50_000_000L + random.nextInt(900_000_000);
+                }
+            }
+            case "Scheduled" -> backup.phase = "Running";
+            default -> backup.phase = "Scheduled";
+        }
+        put(backup.key(), backup.value());
+    }
 
     private void renewNodeLease() throws InterruptedException, ExecutionException, TimeoutException {
         String node = "node-" + (1 + random.nextInt(NODES));
@@ -346,7 +401,7 @@ public final class DemoLoad implements AutoCloseable {
         String name = pod.name + "." + KubeObjects.hex(pod.uid + reason + System.nanoTime(), 16);
         return Op.put(
                 bytes("/registry/events/" + pod.namespace + "/" + name),
-                bytes(KubeObjects.event(pod.namespace, name, pod, reason, message, type)),
+                ByteSequence.from(KubeObjects.event(pod.namespace, name, pod, reason, message, type)),
                 PutOption.builder().withLeaseId(eventLease).build());
     }
 
@@ -372,8 +427,8 @@ public final class DemoLoad implements AutoCloseable {
 
     // ---- etcd ------------------------------------------------------------------------------
 
-    private void put(String key, String json) throws InterruptedException, ExecutionException, TimeoutException {
-        await(kv.put(bytes(key), bytes(json)));
+    private void put(String key, byte[] value) throws InterruptedException, ExecutionException, TimeoutException {
+        await(kv.put(bytes(key), ByteSequence.from(value)));
         writes++;
     }
 
@@ -433,12 +488,40 @@ public final class DemoLoad implements AutoCloseable {
         LOG.info("demo load stopped: {} writes ({} transactions), {} failures", writes, transactions, failures);
     }
 
+    /** A backup custom resource whose phase the demo moves on. Scheduler thread only. */
+    private static final class Backup {
+        final String namespace;
+        final String name;
+        final String database;
+        final String schedule;
+        String phase = "Scheduled";
+        Instant lastSuccess;
+        long sizeBytes;
+
+        Backup(String namespace, String name, String database, String schedule) {
+            this.namespace = namespace;
+            this.name = name;
+            this.database = database;
+            this.schedule = schedule;
+        }
+
+        String key() {
+            return CustomObjects.backupKey("/registry", namespace, name);
+        }
+
+        byte[] value() {
+            return CustomObjects.backup(namespace, name, database, schedule, 1, phase, lastSuccess, sizeBytes);
+        }
+    }
+
     /** A deployment whose pods the demo keeps at its replica count. Scheduler thread only. */
     private static final class App {
         final String namespace;
         final String name;
         final int replicas;
+        final Instant created = KubeObjects.now();
         String templateHash;
+        Instant templateSince = created;
         int generation = 1;
 
         App(String namespace, String name, int replicas) {

@@ -24,8 +24,9 @@ import picocli.CommandLine.Command;
         sortOptions = false,
         modelTransformer = DemoLoadMain.Flags.class,
         version = "watch-fanout demo load 0.1.0",
-        description = "Writes Kubernetes-like objects (pods, config maps, deployments, node leases, events under "
-                + "expiring leases) under /registry/ of etcd, with transactions, until SIGTERM.",
+        description = "Writes Kubernetes objects as kube-apiserver stores them (protobuf: pods, config maps, "
+                + "deployments, nodes, namespaces, node leases, events under expiring leases; JSON: a CRD and its "
+                + "backups) under /registry/ of etcd, with transactions, until SIGTERM.",
         footer = {
             "",
             "Every flag also reads from the environment variable WATCHFANOUT_<FLAG_NAME>, for example "

@@ -1,5 +1,13 @@
 package io.watchfanout.localstack.demo;
 
+import com.google.protobuf.ByteString;
+import io.kubernetes.client.proto.IntStr;
+import io.kubernetes.client.proto.Meta;
+import io.kubernetes.client.proto.Resource;
+import io.kubernetes.client.proto.V1;
+import io.kubernetes.client.proto.V1Apps;
+import io.kubernetes.client.proto.V1Coordination;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -8,10 +16,14 @@ import java.util.Random;
 import java.util.UUID;
 
 /**
- * Kubernetes-like objects as JSON documents, shaped after what kube-apiserver keeps under
- * {@code /registry/...}: pods (~3–4 KB: labels, owner references, managed fields, two
- * containers with probes and environment, status conditions), config maps (1–6 KB of data),
- * deployments and replica sets (~2 KB), node leases and events (~0.7 KB).
+ * Built-in Kubernetes objects as kube-apiserver stores them under {@code /registry/...}:
+ * protobuf envelopes ({@link StorageEnvelope}) of the messages of
+ * {@code io.kubernetes:client-java-proto}, shaped after real ones: pods (~3–5 KB: labels,
+ * owner references, the controller's and the kubelet's managed fields, two containers with
+ * probes and environment, status conditions and container statuses), config maps (1–6 KB of
+ * data), deployments and replica sets, nodes, namespaces, node leases and events. As
+ * kube-apiserver writes them, {@code metadata.resourceVersion} is stored empty (it is the key's
+ * mod revision on read) and times have whole seconds ({@code MicroTime}s microseconds).
  *
  * <p>Stateless; thread-safe given a per-thread {@link Random}.
  */
@@ -51,503 +63,583 @@ final class KubeObjects {
         return Instant.now().truncatedTo(ChronoUnit.SECONDS);
     }
 
-    static String pod(Pod p) {
-        String image = "registry.example.com/" + p.namespace + "/" + p.app + ":1." + (p.templateHash.charAt(0) % 7)
-                + "." + (p.templateHash.charAt(1) % 10);
-        Json j = new Json().beginObject().field("kind", "Pod").field("apiVersion", "v1");
-        j.name("metadata")
-                .beginObject()
-                .field("name", p.name)
-                .field("generateName", p.app + "-" + p.templateHash + "-")
-                .field("namespace", p.namespace)
-                .field("uid", p.uid)
-                .field("creationTimestamp", p.created.toString());
-        j.name("labels")
-                .beginObject()
-                .field("app", p.app)
-                .field("pod-template-hash", p.templateHash)
-                .field("app.kubernetes.io/part-of", "shop")
-                .field("tier", p.app.equals("web") ? "frontend" : "backend")
-                .endObject();
-        j.name("annotations")
-                .beginObject()
-                .field("prometheus.io/scrape", "true")
-                .field("prometheus.io/port", "9090")
-                .field("kubectl.kubernetes.io/default-container", p.app)
-                .endObject();
-        j.name("ownerReferences")
-                .beginArray()
-                .beginObject()
-                .field("apiVersion", "apps/v1")
-                .field("kind", "ReplicaSet")
-                .field("name", p.app + "-" + p.templateHash)
-                .field("uid", uuidFrom(p.namespace + p.app + p.templateHash))
-                .field("controller", true)
-                .field("blockOwnerDeletion", true)
-                .endObject()
-                .endArray();
-        managedFields(
-                j,
-                "kube-controller-manager",
-                p.created,
-                "{\"f:metadata\":{\"f:generateName\":{},\"f:labels\":{"
-                        + "\".\":{},\"f:app\":{},\"f:pod-template-hash\":{}},\"f:ownerReferences\":{}},\"f:spec\":{\"f:containers\":"
-                        + "{\"k:{\\\"name\\\":\\\"" + p.app
-                        + "\\\"}\":{\".\":{},\"f:env\":{},\"f:image\":{},\"f:name\":{},"
-                        + "\"f:ports\":{},\"f:resources\":{}}},\"f:restartPolicy\":{}}}");
-        j.endObject();
+    // ---- pods ------------------------------------------------------------------------------
 
-        j.name("spec").beginObject();
-        j.name("volumes")
-                .beginArray()
-                .beginObject()
-                .field("name", "config")
-                .name("configMap")
-                .beginObject()
-                .field("name", p.app + "-config")
-                .field("defaultMode", 420)
-                .endObject()
-                .endObject()
-                .beginObject()
-                .field("name", "kube-api-access")
-                .name("projected")
-                .beginObject()
-                .name("sources")
-                .beginArray()
-                .beginObject()
-                .name("serviceAccountToken")
-                .beginObject()
-                .field("expirationSeconds", 3607)
-                .field("path", "token")
-                .endObject()
-                .endObject()
-                .beginObject()
-                .name("configMap")
-                .beginObject()
-                .field("name", "kube-root-ca.crt")
-                .endObject()
-                .endObject()
-                .endArray()
-                .field("defaultMode", 420)
-                .endObject()
-                .endObject()
-                .endArray();
-        j.name("containers").beginArray();
-        container(
-                j,
-                p.app,
-                image,
-                8080,
-                List.of(
-                        "LOG_LEVEL=info",
-                        "PORT=8080",
-                        "OTEL_SERVICE_NAME=" + p.app,
-                        "DB_HOST=postgres." + p.namespace + ".svc.cluster.local",
-                        "CACHE_TTL=30s"),
-                "250m",
-                "256Mi");
-        container(
-                j,
-                "envoy",
-                "docker.io/envoyproxy/envoy:v1.30.1",
-                9901,
-                List.of("ENVOY_UID=0", "ENVOY_LOG_LEVEL=warn"),
-                "100m",
-                "128Mi");
-        j.endArray();
-        j.field("restartPolicy", "Always")
-                .field("terminationGracePeriodSeconds", 30)
-                .field("dnsPolicy", "ClusterFirst")
-                .field("serviceAccountName", "default")
-                .field("nodeName", p.node)
-                .field("schedulerName", "default-scheduler")
-                .field("priority", 0)
-                .field("enableServiceLinks", true)
-                .field("preemptionPolicy", "PreemptLowerPriority");
-        j.name("tolerations")
-                .beginArray()
-                .beginObject()
-                .field("key", "node.kubernetes.io/not-ready")
-                .field("operator", "Exists")
-                .field("effect", "NoExecute")
-                .field("tolerationSeconds", 300)
-                .endObject()
-                .beginObject()
-                .field("key", "node.kubernetes.io/unreachable")
-                .field("operator", "Exists")
-                .field("effect", "NoExecute")
-                .field("tolerationSeconds", 300)
-                .endObject()
-                .endArray();
-        j.endObject();
-
-        j.name("status").beginObject().field("phase", p.phase);
-        j.name("conditions").beginArray();
-        condition(j, "PodScheduled", true, p.created);
-        condition(j, "Initialized", p.started != null, p.started != null ? p.started : p.created);
-        condition(j, "ContainersReady", p.ready, p.started != null ? p.started : p.created);
-        condition(j, "Ready", p.ready, p.started != null ? p.started : p.created);
-        j.endArray();
-        j.field("hostIP", "10.0.0." + (10 + Math.floorMod(p.node.hashCode(), 50)))
-                .field("podIP", "10.244." + (p.ipSuffix / 250) + "." + (p.ipSuffix % 250 + 2));
+    /** The stored value of the pod {@code p} in its current state. */
+    static byte[] pod(Pod p) {
+        String image = image(p.namespace, p.app, p.templateHash);
+        Instant since = p.started != null ? p.started : p.created;
+        Meta.ObjectMeta.Builder meta = meta(p.name, p.namespace, p.uid, p.created)
+                .setGenerateName(p.app + "-" + p.templateHash + "-")
+                .putLabels("app", p.app)
+                .putLabels("pod-template-hash", p.templateHash)
+                .putLabels("app.kubernetes.io/part-of", "shop")
+                .putLabels("tier", p.app.equals("web") ? "frontend" : "backend")
+                .putAnnotations("prometheus.io/scrape", "true")
+                .putAnnotations("prometheus.io/port", "9090")
+                .putAnnotations("kubectl.kubernetes.io/default-container", p.app)
+                .addOwnerReferences(ownerReference(
+                        "apps/v1",
+                        "ReplicaSet",
+                        p.app + "-" + p.templateHash,
+                        uuidFrom(p.namespace + p.app + p.templateHash)))
+                .addManagedFields(managedFields(
+                        "kube-controller-manager",
+                        "v1",
+                        p.created,
+                        "",
+                        "{\"f:metadata\":{\"f:generateName\":{},\"f:labels\":{\".\":{},\"f:app\":{},"
+                                + "\"f:pod-template-hash\":{}},\"f:ownerReferences\":{\".\":{},\"k:{\\\"uid\\\":\\\""
+                                + uuidFrom(p.namespace + p.app + p.templateHash) + "\\\"}\":{}}},\"f:spec\":{"
+                                + "\"f:containers\":{\"k:{\\\"name\\\":\\\"" + p.app + "\\\"}\":{\".\":{},\"f:env\":{},"
+                                + "\"f:image\":{},\"f:imagePullPolicy\":{},\"f:livenessProbe\":{},\"f:name\":{},"
+                                + "\"f:ports\":{},\"f:readinessProbe\":{},\"f:resources\":{},\"f:volumeMounts\":{}},"
+                                + "\"k:{\\\"name\\\":\\\"envoy\\\"}\":{\".\":{},\"f:env\":{},\"f:image\":{},"
+                                + "\"f:name\":{},\"f:ports\":{},\"f:resources\":{}}},\"f:dnsPolicy\":{},"
+                                + "\"f:enableServiceLinks\":{},\"f:restartPolicy\":{},\"f:schedulerName\":{},"
+                                + "\"f:terminationGracePeriodSeconds\":{},\"f:volumes\":{}}}"));
         if (p.started != null) {
-            j.field("startTime", p.started.toString());
-            j.name("containerStatuses").beginArray();
-            containerStatus(j, p.app, image, p);
-            containerStatus(j, "envoy", "docker.io/envoyproxy/envoy:v1.30.1", p);
-            j.endArray();
+            meta.addManagedFields(managedFields(
+                    "kubelet",
+                    "v1",
+                    since,
+                    "status",
+                    "{\"f:status\":{\"f:conditions\":{\"k:{\\\"type\\\":\\\"ContainersReady\\\"}\":{\".\":{},"
+                            + "\"f:lastProbeTime\":{},\"f:lastTransitionTime\":{},\"f:status\":{},\"f:type\":{}},"
+                            + "\"k:{\\\"type\\\":\\\"Initialized\\\"}\":{\".\":{},\"f:lastProbeTime\":{},"
+                            + "\"f:lastTransitionTime\":{},\"f:status\":{},\"f:type\":{}},"
+                            + "\"k:{\\\"type\\\":\\\"Ready\\\"}\":{\".\":{},\"f:lastProbeTime\":{},"
+                            + "\"f:lastTransitionTime\":{},\"f:status\":{},\"f:type\":{}}},"
+                            + "\"f:containerStatuses\":{},\"f:hostIP\":{},\"f:hostIPs\":{},\"f:phase\":{},"
+                            + "\"f:podIP\":{},\"f:podIPs\":{\".\":{},\"k:{\\\"ip\\\":\\\"" + podIp(p)
+                            + "\\\"}\":{\".\":{},\"f:ip\":{}}},\"f:startTime\":{}}}"));
         }
-        j.field("qosClass", "Burstable").endObject();
-        return j.endObject().toString();
+
+        V1.PodSpec.Builder spec = V1.PodSpec.newBuilder()
+                .addVolumes(V1.Volume.newBuilder()
+                        .setName("config")
+                        .setVolumeSource(V1.VolumeSource.newBuilder()
+                                .setConfigMap(V1.ConfigMapVolumeSource.newBuilder()
+                                        .setLocalObjectReference(localObject(p.app + "-config"))
+                                        .setDefaultMode(420))))
+                .addVolumes(V1.Volume.newBuilder()
+                        .setName("kube-api-access-" + p.name.substring(p.name.length() - 5))
+                        .setVolumeSource(V1.VolumeSource.newBuilder()
+                                .setProjected(V1.ProjectedVolumeSource.newBuilder()
+                                        .addSources(V1.VolumeProjection.newBuilder()
+                                                .setServiceAccountToken(V1.ServiceAccountTokenProjection.newBuilder()
+                                                        .setExpirationSeconds(3607)
+                                                        .setPath("token")))
+                                        .addSources(V1.VolumeProjection.newBuilder()
+                                                .setConfigMap(V1.ConfigMapProjection.newBuilder()
+                                                        .setLocalObjectReference(localObject("kube-root-ca.crt"))
+                                                        .addItems(V1.KeyToPath.newBuilder()
+                                                                .setKey("ca.crt")
+                                                                .setPath("ca.crt"))))
+                                        .setDefaultMode(420))))
+                .addContainers(container(
+                        p,
+                        p.app,
+                        image,
+                        8080,
+                        List.of(
+                                "LOG_LEVEL=info",
+                                "PORT=8080",
+                                "OTEL_SERVICE_NAME=" + p.app,
+                                "OTEL_EXPORTER_OTLP_ENDPOINT=http://otel-collector.observability.svc:4317",
+                                "DB_HOST=postgres." + p.namespace + ".svc.cluster.local",
+                                "CACHE_TTL=30s"),
+                        "250m",
+                        "256Mi"))
+                .addContainers(container(
+                        p, "envoy", ENVOY_IMAGE, 9901, List.of("ENVOY_UID=0", "ENVOY_LOG_LEVEL=warn"), "100m", "128Mi"))
+                .setRestartPolicy("Always")
+                .setTerminationGracePeriodSeconds(30)
+                .setDnsPolicy("ClusterFirst")
+                .setServiceAccountName("default")
+                .setServiceAccount("default")
+                .setNodeName(p.node)
+                .setSecurityContext(V1.PodSecurityContext.getDefaultInstance())
+                .setSchedulerName("default-scheduler")
+                .addTolerations(toleration("node.kubernetes.io/not-ready"))
+                .addTolerations(toleration("node.kubernetes.io/unreachable"))
+                .setPriority(0)
+                .setEnableServiceLinks(true)
+                .setPreemptionPolicy("PreemptLowerPriority");
+
+        V1.PodStatus.Builder status = V1.PodStatus.newBuilder()
+                .setPhase(p.phase)
+                .addConditions(podCondition("PodReadyToStartContainers", p.started != null, since))
+                .addConditions(podCondition("Initialized", true, p.created))
+                .addConditions(podCondition("Ready", p.ready, since))
+                .addConditions(podCondition("ContainersReady", p.ready, since))
+                .addConditions(podCondition("PodScheduled", true, p.created))
+                .setHostIP(nodeIp(p.node))
+                .addHostIPs(V1.HostIP.newBuilder().setIp(nodeIp(p.node)))
+                .setQosClass("Burstable");
+        if (p.started != null) {
+            status.setPodIP(podIp(p))
+                    .addPodIPs(V1.PodIP.newBuilder().setIp(podIp(p)))
+                    .setStartTime(time(p.started))
+                    .addContainerStatuses(containerStatus(p, p.app, image))
+                    .addContainerStatuses(containerStatus(p, "envoy", ENVOY_IMAGE));
+        }
+        V1.Pod pod = V1.Pod.newBuilder()
+                .setMetadata(meta)
+                .setSpec(spec)
+                .setStatus(status)
+                .build();
+        return StorageEnvelope.wrap("v1", "Pod", pod);
     }
 
-    private static void container(
-            Json j, String name, String image, int port, List<String> env, String cpu, String memory) {
-        j.beginObject().field("name", name).field("image", image);
-        j.name("ports")
-                .beginArray()
-                .beginObject()
-                .field("name", "http")
-                .field("containerPort", port)
-                .field("protocol", "TCP")
-                .endObject()
-                .endArray();
-        j.name("env").beginArray();
+    private static final String ENVOY_IMAGE = "docker.io/envoyproxy/envoy:v1.30.1";
+
+    private static String image(String namespace, String app, String templateHash) {
+        return "registry.example.com/" + namespace + "/" + app + ":1." + (templateHash.charAt(0) % 7) + "."
+                + (templateHash.charAt(1) % 10);
+    }
+
+    private static String podIp(Pod p) {
+        return "10.244." + (p.ipSuffix / 250) + "." + (p.ipSuffix % 250 + 2);
+    }
+
+    private static String nodeIp(String node) {
+        return "10.0.0." + (10 + Math.floorMod(node.hashCode(), 50));
+    }
+
+    private static V1.Container container(
+            Pod p, String name, String image, int port, List<String> env, String cpu, String memory) {
+        V1.Container.Builder c = V1.Container.newBuilder()
+                .setName(name)
+                .setImage(image)
+                .addPorts(V1.ContainerPort.newBuilder()
+                        .setName("http")
+                        .setContainerPort(port)
+                        .setProtocol("TCP"));
         for (String e : env) {
             int eq = e.indexOf('=');
-            j.beginObject()
-                    .field("name", e.substring(0, eq))
-                    .field("value", e.substring(eq + 1))
-                    .endObject();
+            c.addEnv(V1.EnvVar.newBuilder().setName(e.substring(0, eq)).setValue(e.substring(eq + 1)));
         }
-        j.endArray();
-        j.name("resources")
-                .beginObject()
-                .name("limits")
-                .beginObject()
-                .field("cpu", Integer.parseInt(cpu.replace("m", "")) * 2 + "m")
-                .field("memory", memory)
-                .endObject()
-                .name("requests")
-                .beginObject()
-                .field("cpu", cpu)
-                .field("memory", memory)
-                .endObject()
-                .endObject();
-        j.name("volumeMounts")
-                .beginArray()
-                .beginObject()
-                .field("name", "config")
-                .field("readOnly", true)
-                .field("mountPath", "/etc/" + name)
-                .endObject()
-                .beginObject()
-                .field("name", "kube-api-access")
-                .field("readOnly", true)
-                .field("mountPath", "/var/run/secrets/kubernetes.io/serviceaccount")
-                .endObject()
-                .endArray();
-        for (String probe : List.of("livenessProbe", "readinessProbe")) {
-            j.name(probe)
-                    .beginObject()
-                    .name("httpGet")
-                    .beginObject()
-                    .field("path", probe.startsWith("live") ? "/healthz" : "/ready")
-                    .field("port", port)
-                    .field("scheme", "HTTP")
-                    .endObject()
-                    .field("initialDelaySeconds", 5)
-                    .field("timeoutSeconds", 1)
-                    .field("periodSeconds", 10)
-                    .field("successThreshold", 1)
-                    .field("failureThreshold", 3)
-                    .endObject();
-        }
-        j.field("terminationMessagePath", "/dev/termination-log")
-                .field("terminationMessagePolicy", "File")
-                .field("imagePullPolicy", "IfNotPresent")
-                .endObject();
+        c.setResources(V1.ResourceRequirements.newBuilder()
+                .putLimits("cpu", quantity(Integer.parseInt(cpu.replace("m", "")) * 2 + "m"))
+                .putLimits("memory", quantity(memory))
+                .putRequests("cpu", quantity(cpu))
+                .putRequests("memory", quantity(memory)));
+        c.addVolumeMounts(V1.VolumeMount.newBuilder()
+                        .setName("config")
+                        .setReadOnly(true)
+                        .setMountPath("/etc/" + name))
+                .addVolumeMounts(V1.VolumeMount.newBuilder()
+                        .setName("kube-api-access-" + p.name.substring(p.name.length() - 5))
+                        .setReadOnly(true)
+                        .setMountPath("/var/run/secrets/kubernetes.io/serviceaccount"));
+        c.setLivenessProbe(httpProbe("/healthz", port)).setReadinessProbe(httpProbe("/ready", port));
+        return c.setTerminationMessagePath("/dev/termination-log")
+                .setTerminationMessagePolicy("File")
+                .setImagePullPolicy("IfNotPresent")
+                .build();
     }
 
-    private static void condition(Json j, String type, boolean status, Instant at) {
-        j.beginObject()
-                .field("type", type)
-                .field("status", status ? "True" : "False")
-                .name("lastProbeTime")
-                .raw("null")
-                .field("lastTransitionTime", at.toString())
-                .endObject();
+    private static V1.Probe httpProbe(String path, int port) {
+        return V1.Probe.newBuilder()
+                .setHandler(V1.ProbeHandler.newBuilder()
+                        .setHttpGet(V1.HTTPGetAction.newBuilder()
+                                .setPath(path)
+                                .setPort(IntStr.IntOrString.newBuilder()
+                                        .setType(0)
+                                        .setIntVal(port))
+                                .setScheme("HTTP")))
+                .setInitialDelaySeconds(5)
+                .setTimeoutSeconds(1)
+                .setPeriodSeconds(10)
+                .setSuccessThreshold(1)
+                .setFailureThreshold(3)
+                .build();
     }
 
-    private static void containerStatus(Json j, String name, String image, KubeObjects.Pod p) {
-        j.beginObject().field("name", name);
-        j.name("state").beginObject().name(p.ready ? "running" : "waiting").beginObject();
+    private static V1.Toleration toleration(String key) {
+        return V1.Toleration.newBuilder()
+                .setKey(key)
+                .setOperator("Exists")
+                .setEffect("NoExecute")
+                .setTolerationSeconds(300)
+                .build();
+    }
+
+    private static V1.PodCondition podCondition(String type, boolean status, Instant at) {
+        return V1.PodCondition.newBuilder()
+                .setType(type)
+                .setStatus(status ? "True" : "False")
+                .setLastProbeTime(Meta.Time.getDefaultInstance())
+                .setLastTransitionTime(time(at))
+                .build();
+    }
+
+    private static V1.ContainerStatus containerStatus(Pod p, String name, String image) {
+        V1.ContainerState.Builder state = V1.ContainerState.newBuilder();
         if (p.ready) {
-            j.field("startedAt", p.started.toString());
+            state.setRunning(V1.ContainerStateRunning.newBuilder().setStartedAt(time(p.started)));
         } else {
-            j.field("reason", p.restarts > 0 ? "CrashLoopBackOff" : "ContainerCreating");
+            state.setWaiting(V1.ContainerStateWaiting.newBuilder()
+                    .setReason(p.restarts > 0 ? "CrashLoopBackOff" : "ContainerCreating")
+                    .setMessage(
+                            p.restarts > 0
+                                    ? "back-off 10s restarting failed container=" + name + " pod=" + p.name + "_"
+                                            + p.namespace + "(" + p.uid + ")"
+                                    : ""));
         }
-        j.endObject().endObject();
-        j.name("lastState").beginObject();
+        V1.ContainerState.Builder last = V1.ContainerState.newBuilder();
         if (p.restarts > 0) {
-            j.name("terminated")
-                    .beginObject()
-                    .field("exitCode", 137)
-                    .field("reason", "OOMKilled")
-                    .field("finishedAt", p.started.toString())
-                    .endObject();
+            last.setTerminated(V1.ContainerStateTerminated.newBuilder()
+                    .setExitCode(137)
+                    .setReason("OOMKilled")
+                    .setStartedAt(time(p.started))
+                    .setFinishedAt(time(p.started))
+                    .setContainerID("containerd://" + hex(p.uid + name + (p.restarts - 1), 64)));
         }
-        j.endObject();
-        j.field("ready", p.ready)
-                .field("restartCount", p.restarts)
-                .field("image", image)
-                .field("imageID", image.replaceAll(":[^:/]+$", "") + "@sha256:" + hex(p.uid + name, 64))
-                .field("containerID", "containerd://" + hex(p.uid + name + p.restarts, 64))
-                .field("started", p.ready)
-                .endObject();
+        return V1.ContainerStatus.newBuilder()
+                .setName(name)
+                .setState(state)
+                .setLastState(last)
+                .setReady(p.ready)
+                .setRestartCount(p.restarts)
+                .setImage(image)
+                .setImageID(image.replaceAll(":[^:/]+$", "") + "@sha256:" + hex(p.uid + name, 64))
+                .setContainerID("containerd://" + hex(p.uid + name + p.restarts, 64))
+                .setStarted(p.ready)
+                .build();
     }
 
-    private static void managedFields(Json j, String manager, Instant time, String fieldsV1) {
-        j.name("managedFields")
-                .beginArray()
-                .beginObject()
-                .field("manager", manager)
-                .field("operation", "Update")
-                .field("apiVersion", "v1")
-                .field("time", time.toString())
-                .field("fieldsType", "FieldsV1")
-                .name("fieldsV1")
-                .raw(fieldsV1)
-                .endObject()
-                .endArray();
-    }
+    // ---- config maps, deployments, replica sets ---------------------------------------------
 
-    static String configMap(String namespace, String name, int revision, Random random) {
-        Json j = new Json().beginObject().field("kind", "ConfigMap").field("apiVersion", "v1");
-        j.name("metadata")
-                .beginObject()
-                .field("name", name)
-                .field("namespace", namespace)
-                .field("uid", uuidFrom(namespace + name))
-                .field("creationTimestamp", now().toString())
-                .name("labels")
-                .beginObject()
-                .field("app.kubernetes.io/managed-by", "Helm")
-                .field("revision", Integer.toString(revision))
-                .endObject()
-                .endObject();
-        j.name("data").beginObject();
+    /** The stored value of a config map of 1–6 KB of Helm-rendered settings. */
+    static byte[] configMap(String namespace, String name, int revision, Random random) {
         StringBuilder props = new StringBuilder();
         int lines = 20 + random.nextInt(120);
         for (int i = 0; i < lines; i++) {
             props.append(String.format(Locale.ROOT, "%s.setting.%03d=%s%n", name, i, hex(name + revision + i, 16)));
         }
-        j.field("application.properties", props.toString());
-        j.field("log-level", random.nextBoolean() ? "info" : "debug");
-        j.field(
-                "feature-flags.yaml",
-                "checkout:\n  newFlow: " + random.nextBoolean() + "\n  rollout: " + random.nextInt(100)
-                        + "%\nsearch:\n  fuzzy: true\n");
-        j.endObject();
-        return j.endObject().toString();
+        V1.ConfigMap configMap = V1.ConfigMap.newBuilder()
+                .setMetadata(meta(name, namespace, uuidFrom(namespace + name), now())
+                        .putLabels("app.kubernetes.io/managed-by", "Helm")
+                        .putLabels("revision", Integer.toString(revision))
+                        .putAnnotations("meta.helm.sh/release-name", name)
+                        .putAnnotations("meta.helm.sh/release-namespace", namespace)
+                        .addManagedFields(managedFields(
+                                "helm",
+                                "v1",
+                                now(),
+                                "",
+                                "{\"f:data\":{\".\":{},\"f:application.properties\":{},\"f:feature-flags.yaml\":{},"
+                                        + "\"f:log-level\":{}},\"f:metadata\":{\"f:annotations\":{\".\":{},"
+                                        + "\"f:meta.helm.sh/release-name\":{},\"f:meta.helm.sh/release-namespace\":{}},"
+                                        + "\"f:labels\":{\".\":{},\"f:app.kubernetes.io/managed-by\":{},"
+                                        + "\"f:revision\":{}}}}")))
+                .putData("application.properties", props.toString())
+                .putData("log-level", random.nextBoolean() ? "info" : "debug")
+                .putData(
+                        "feature-flags.yaml",
+                        "checkout:\n  newFlow: " + random.nextBoolean() + "\n  rollout: " + random.nextInt(100)
+                                + "%\nsearch:\n  fuzzy: true\n")
+                .build();
+        return StorageEnvelope.wrap("v1", "ConfigMap", configMap);
     }
 
-    static String deployment(String namespace, String app, String templateHash, int generation, int replicas) {
-        Json j = new Json().beginObject().field("kind", "Deployment").field("apiVersion", "apps/v1");
-        j.name("metadata")
-                .beginObject()
-                .field("name", app)
-                .field("namespace", namespace)
-                .field("uid", uuidFrom(namespace + app))
-                .field("generation", generation)
-                .field("creationTimestamp", now().toString())
-                .name("annotations")
-                .beginObject()
-                .field("deployment.kubernetes.io/revision", Integer.toString(generation))
-                .endObject()
-                .name("labels")
-                .beginObject()
-                .field("app", app)
-                .endObject()
-                .endObject();
-        j.name("spec")
-                .beginObject()
-                .field("replicas", replicas)
-                .name("selector")
-                .beginObject()
-                .name("matchLabels")
-                .beginObject()
-                .field("app", app)
-                .endObject()
-                .endObject()
-                .name("strategy")
-                .beginObject()
-                .field("type", "RollingUpdate")
-                .name("rollingUpdate")
-                .beginObject()
-                .field("maxUnavailable", "25%")
-                .field("maxSurge", "25%")
-                .endObject()
-                .endObject()
-                .name("template")
-                .beginObject()
-                .name("metadata")
-                .beginObject()
-                .name("labels")
-                .beginObject()
-                .field("app", app)
-                .endObject()
-                .endObject()
-                .name("spec")
-                .beginObject()
-                .name("containers")
-                .beginArray()
-                .beginObject()
-                .field("name", app)
-                .field(
-                        "image",
-                        "registry.example.com/" + namespace + "/" + app + ":1." + (templateHash.charAt(0) % 7) + "."
-                                + (templateHash.charAt(1) % 10))
-                .endObject()
-                .endArray()
-                .endObject()
-                .endObject()
-                .field("revisionHistoryLimit", 10)
-                .field("progressDeadlineSeconds", 600)
-                .endObject();
-        j.name("status")
-                .beginObject()
-                .field("observedGeneration", generation)
-                .field("replicas", replicas)
-                .field("updatedReplicas", 0)
-                .field("readyReplicas", replicas)
-                .field("availableReplicas", replicas)
-                .name("conditions")
-                .beginArray()
-                .beginObject()
-                .field("type", "Progressing")
-                .field("status", "True")
-                .field("reason", "NewReplicaSetCreated")
-                .field("message", "Created new replica set \"" + app + "-" + templateHash + "\"")
-                .endObject()
-                .endArray()
-                .endObject();
-        return j.endObject().toString();
-    }
-
-    static String replicaSet(String namespace, String app, String templateHash, int generation, int replicas) {
-        Json j = new Json().beginObject().field("kind", "ReplicaSet").field("apiVersion", "apps/v1");
-        j.name("metadata")
-                .beginObject()
-                .field("name", app + "-" + templateHash)
-                .field("namespace", namespace)
-                .field("uid", uuidFrom(namespace + app + templateHash))
-                .field("generation", generation)
-                .field("creationTimestamp", now().toString())
-                .name("labels")
-                .beginObject()
-                .field("app", app)
-                .field("pod-template-hash", templateHash)
-                .endObject()
-                .name("ownerReferences")
-                .beginArray()
-                .beginObject()
-                .field("apiVersion", "apps/v1")
-                .field("kind", "Deployment")
-                .field("name", app)
-                .field("uid", uuidFrom(namespace + app))
-                .field("controller", true)
-                .field("blockOwnerDeletion", true)
-                .endObject()
-                .endArray()
-                .endObject();
-        j.name("spec")
-                .beginObject()
-                .field("replicas", replicas)
-                .name("selector")
-                .beginObject()
-                .name("matchLabels")
-                .beginObject()
-                .field("app", app)
-                .field("pod-template-hash", templateHash)
-                .endObject()
-                .endObject()
-                .endObject();
-        j.name("status")
-                .beginObject()
-                .field("replicas", replicas)
-                .field("readyReplicas", replicas)
-                .field("observedGeneration", generation)
-                .endObject();
-        return j.endObject().toString();
-    }
-
-    static String nodeLease(String node, Instant renewTime) {
-        Json j = new Json().beginObject().field("kind", "Lease").field("apiVersion", "coordination.k8s.io/v1");
-        j.name("metadata")
-                .beginObject()
-                .field("name", node)
-                .field("namespace", "kube-node-lease")
-                .field("uid", uuidFrom("lease" + node))
-                .field("creationTimestamp", "2025-01-01T00:00:00Z")
-                .name("ownerReferences")
-                .beginArray()
-                .beginObject()
-                .field("apiVersion", "v1")
-                .field("kind", "Node")
-                .field("name", node)
-                .field("uid", uuidFrom("node" + node))
-                .endObject()
-                .endArray();
-        managedFields(
-                j,
-                "kubelet",
-                renewTime,
-                "{\"f:spec\":{\"f:holderIdentity\":{},\"f:leaseDurationSeconds\":{}," + "\"f:renewTime\":{}}}");
-        j.endObject();
-        j.name("spec")
-                .beginObject()
-                .field("holderIdentity", node)
-                .field("leaseDurationSeconds", 40)
-                .field("renewTime", renewTime.toString().replace("Z", ".000000Z"))
-                .endObject();
-        return j.endObject().toString();
-    }
-
-    static String event(String namespace, String name, Pod involved, String reason, String message, String type) {
+    /**
+     * The stored value of a deployment created at {@code created}, at {@code generation}, whose
+     * current template has {@code templateHash}.
+     */
+    static byte[] deployment(
+            String namespace, String app, String templateHash, int generation, int replicas, Instant created) {
         Instant t = now();
-        Json j = new Json().beginObject().field("kind", "Event").field("apiVersion", "v1");
-        j.name("metadata")
-                .beginObject()
-                .field("name", name)
-                .field("namespace", namespace)
-                .field("uid", UUID.randomUUID().toString())
-                .field("creationTimestamp", t.toString())
-                .endObject();
-        j.name("involvedObject")
-                .beginObject()
-                .field("kind", "Pod")
-                .field("namespace", namespace)
-                .field("name", involved.name)
-                .field("uid", involved.uid)
-                .field("apiVersion", "v1")
-                .field("fieldPath", "spec.containers{" + involved.app + "}")
-                .endObject();
-        j.field("reason", reason)
-                .field("message", message)
-                .name("source")
-                .beginObject()
-                .field("component", "kubelet")
-                .field("host", involved.node)
-                .endObject()
-                .field("firstTimestamp", t.toString())
-                .field("lastTimestamp", t.toString())
-                .field("count", 1)
-                .field("type", type)
-                .field("eventTime", t.toString().replace("Z", ".000000Z"))
-                .field("reportingComponent", "kubelet")
-                .field("reportingInstance", involved.node);
-        return j.endObject().toString();
+        V1Apps.Deployment deployment = V1Apps.Deployment.newBuilder()
+                .setMetadata(meta(app, namespace, uuidFrom(namespace + app), created)
+                        .setGeneration(generation)
+                        .putAnnotations("deployment.kubernetes.io/revision", Integer.toString(generation))
+                        .putLabels("app", app))
+                .setSpec(V1Apps.DeploymentSpec.newBuilder()
+                        .setReplicas(replicas)
+                        .setSelector(Meta.LabelSelector.newBuilder().putMatchLabels("app", app))
+                        .setTemplate(podTemplate(namespace, app, templateHash, false))
+                        .setStrategy(V1Apps.DeploymentStrategy.newBuilder()
+                                .setType("RollingUpdate")
+                                .setRollingUpdate(V1Apps.RollingUpdateDeployment.newBuilder()
+                                        .setMaxUnavailable(percent("25%"))
+                                        .setMaxSurge(percent("25%"))))
+                        .setMinReadySeconds(0)
+                        .setRevisionHistoryLimit(10)
+                        .setProgressDeadlineSeconds(600))
+                .setStatus(V1Apps.DeploymentStatus.newBuilder()
+                        .setObservedGeneration(generation)
+                        .setReplicas(replicas)
+                        .setUpdatedReplicas(replicas)
+                        .setReadyReplicas(replicas)
+                        .setAvailableReplicas(replicas)
+                        .addConditions(V1Apps.DeploymentCondition.newBuilder()
+                                .setType("Available")
+                                .setStatus("True")
+                                .setLastUpdateTime(time(t))
+                                .setLastTransitionTime(time(t))
+                                .setReason("MinimumReplicasAvailable")
+                                .setMessage("Deployment has minimum availability."))
+                        .addConditions(V1Apps.DeploymentCondition.newBuilder()
+                                .setType("Progressing")
+                                .setStatus("True")
+                                .setLastUpdateTime(time(t))
+                                .setLastTransitionTime(time(t))
+                                .setReason("NewReplicaSetAvailable")
+                                .setMessage("ReplicaSet \"" + app + "-" + templateHash
+                                        + "\" has successfully progressed.")))
+                .build();
+        return StorageEnvelope.wrap("apps/v1", "Deployment", deployment);
+    }
+
+    /** The stored value of the replica set of {@code app}'s template {@code templateHash}, created at {@code created}. */
+    static byte[] replicaSet(
+            String namespace, String app, String templateHash, int generation, int replicas, Instant created) {
+        V1Apps.ReplicaSet replicaSet = V1Apps.ReplicaSet.newBuilder()
+                .setMetadata(meta(
+                                app + "-" + templateHash, namespace, uuidFrom(namespace + app + templateHash), created)
+                        .setGeneration(generation)
+                        .putLabels("app", app)
+                        .putLabels("pod-template-hash", templateHash)
+                        .putAnnotations("deployment.kubernetes.io/desired-replicas", Integer.toString(replicas))
+                        .putAnnotations("deployment.kubernetes.io/max-replicas", Integer.toString(replicas + 1))
+                        .putAnnotations("deployment.kubernetes.io/revision", Integer.toString(generation))
+                        .addOwnerReferences(ownerReference("apps/v1", "Deployment", app, uuidFrom(namespace + app))))
+                .setSpec(V1Apps.ReplicaSetSpec.newBuilder()
+                        .setReplicas(replicas)
+                        .setSelector(Meta.LabelSelector.newBuilder()
+                                .putMatchLabels("app", app)
+                                .putMatchLabels("pod-template-hash", templateHash))
+                        .setTemplate(podTemplate(namespace, app, templateHash, true)))
+                .setStatus(V1Apps.ReplicaSetStatus.newBuilder()
+                        .setReplicas(replicas)
+                        .setFullyLabeledReplicas(replicas)
+                        .setReadyReplicas(replicas)
+                        .setAvailableReplicas(replicas)
+                        .setObservedGeneration(generation))
+                .build();
+        return StorageEnvelope.wrap("apps/v1", "ReplicaSet", replicaSet);
+    }
+
+    private static V1.PodTemplateSpec podTemplate(String namespace, String app, String templateHash, boolean withHash) {
+        Meta.ObjectMeta.Builder meta = Meta.ObjectMeta.newBuilder()
+                .setCreationTimestamp(Meta.Time.getDefaultInstance())
+                .putLabels("app", app);
+        if (withHash) {
+            meta.putLabels("pod-template-hash", templateHash);
+        }
+        return V1.PodTemplateSpec.newBuilder()
+                .setMetadata(meta)
+                .setSpec(V1.PodSpec.newBuilder()
+                        .addContainers(V1.Container.newBuilder()
+                                .setName(app)
+                                .setImage(image(namespace, app, templateHash))
+                                .setResources(V1.ResourceRequirements.getDefaultInstance())
+                                .setTerminationMessagePath("/dev/termination-log")
+                                .setTerminationMessagePolicy("File")
+                                .setImagePullPolicy("IfNotPresent"))
+                        .setRestartPolicy("Always")
+                        .setTerminationGracePeriodSeconds(30)
+                        .setDnsPolicy("ClusterFirst")
+                        .setSecurityContext(V1.PodSecurityContext.getDefaultInstance())
+                        .setSchedulerName("default-scheduler"))
+                .build();
+    }
+
+    // ---- nodes, namespaces, leases, events --------------------------------------------------
+
+    /** The stored value of a ready worker node whose kubelet last reported at {@code heartbeat}. */
+    static byte[] node(String name, Instant heartbeat) {
+        Instant created = Instant.parse("2025-01-01T00:00:00Z");
+        Meta.ObjectMeta.Builder meta = meta(name, "", uuidFrom("node" + name), created)
+                .putLabels("beta.kubernetes.io/arch", "amd64")
+                .putLabels("beta.kubernetes.io/os", "linux")
+                .putLabels("kubernetes.io/arch", "amd64")
+                .putLabels("kubernetes.io/hostname", name)
+                .putLabels("kubernetes.io/os", "linux")
+                .putLabels("node.kubernetes.io/instance-type", "m6i.2xlarge")
+                .putLabels("topology.kubernetes.io/zone", "zone-" + (char) ('a' + Math.floorMod(name.hashCode(), 3)))
+                .putAnnotations("node.alpha.kubernetes.io/ttl", "0")
+                .putAnnotations("volumes.kubernetes.io/controller-managed-attach-detach", "true");
+        V1.NodeStatus.Builder status = V1.NodeStatus.newBuilder();
+        for (String[] r : new String[][] {
+            {"cpu", "8", "7910m"}, {"ephemeral-storage", "101430960Ki", "93478772582"},
+            {"memory", "32577536Ki", "32475136Ki"}, {"pods", "110", "110"}
+        }) {
+            status.putCapacity(r[0], quantity(r[1])).putAllocatable(r[0], quantity(r[2]));
+        }
+        for (String[] c : new String[][] {
+            {"MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"},
+            {"DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"},
+            {"PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"},
+            {"Ready", "True", "KubeletReady", "kubelet is posting ready status"}
+        }) {
+            status.addConditions(V1.NodeCondition.newBuilder()
+                    .setType(c[0])
+                    .setStatus(c[1])
+                    .setLastHeartbeatTime(time(heartbeat))
+                    .setLastTransitionTime(time(created))
+                    .setReason(c[2])
+                    .setMessage(c[3]));
+        }
+        status.addAddresses(V1.NodeAddress.newBuilder().setType("InternalIP").setAddress(nodeIp(name)))
+                .addAddresses(V1.NodeAddress.newBuilder().setType("Hostname").setAddress(name))
+                .setDaemonEndpoints(V1.NodeDaemonEndpoints.newBuilder()
+                        .setKubeletEndpoint(V1.DaemonEndpoint.newBuilder().setPort(10250)))
+                .setNodeInfo(V1.NodeSystemInfo.newBuilder()
+                        .setMachineID(hex("machine" + name, 32))
+                        .setSystemUUID(uuidFrom("system" + name))
+                        .setBootID(uuidFrom("boot" + name))
+                        .setKernelVersion("6.1.0-28-cloud-amd64")
+                        .setOsImage("Debian GNU/Linux 12 (bookworm)")
+                        .setContainerRuntimeVersion("containerd://1.7.24")
+                        .setKubeletVersion("v1.32.0")
+                        .setKubeProxyVersion("v1.32.0")
+                        .setOperatingSystem("linux")
+                        .setArchitecture("amd64"))
+                .addImages(V1.ContainerImage.newBuilder()
+                        .addNames(ENVOY_IMAGE.replace(":v1.30.1", "@sha256:" + hex("envoy", 64)))
+                        .addNames(ENVOY_IMAGE)
+                        .setSizeBytes(58_122_340));
+        V1.Node node = V1.Node.newBuilder()
+                .setMetadata(meta)
+                .setSpec(V1.NodeSpec.newBuilder()
+                        .setPodCIDR("10.244." + Math.floorMod(name.hashCode(), 200) + ".0/24")
+                        .addPodCIDRs("10.244." + Math.floorMod(name.hashCode(), 200) + ".0/24")
+                        .setProviderID("aws:///zone/i-" + hex(name, 17)))
+                .setStatus(status)
+                .build();
+        return StorageEnvelope.wrap("v1", "Node", node);
+    }
+
+    /** The stored value of an active namespace. */
+    static byte[] namespace(String name) {
+        V1.Namespace namespace = V1.Namespace.newBuilder()
+                .setMetadata(meta(name, "", uuidFrom("namespace" + name), Instant.parse("2025-01-01T00:00:00Z"))
+                        .putLabels("kubernetes.io/metadata.name", name))
+                .setSpec(V1.NamespaceSpec.newBuilder().addFinalizers("kubernetes"))
+                .setStatus(V1.NamespaceStatus.newBuilder().setPhase("Active"))
+                .build();
+        return StorageEnvelope.wrap("v1", "Namespace", namespace);
+    }
+
+    /** The stored value of {@code node}'s lease in {@code kube-node-lease}, renewed at {@code renewTime}. */
+    static byte[] nodeLease(String node, Instant renewTime) {
+        V1Coordination.Lease lease = V1Coordination.Lease.newBuilder()
+                .setMetadata(
+                        meta(node, "kube-node-lease", uuidFrom("lease" + node), Instant.parse("2025-01-01T00:00:00Z"))
+                                .addOwnerReferences(Meta.OwnerReference.newBuilder()
+                                        .setApiVersion("v1")
+                                        .setKind("Node")
+                                        .setName(node)
+                                        .setUid(uuidFrom("node" + node)))
+                                .addManagedFields(managedFields(
+                                        "kubelet",
+                                        "coordination.k8s.io/v1",
+                                        renewTime,
+                                        "",
+                                        "{\"f:metadata\":{\"f:ownerReferences\":{\".\":{},\"k:{\\\"uid\\\":\\\""
+                                                + uuidFrom("node" + node)
+                                                + "\\\"}\":{}}},\"f:spec\":{\"f:holderIdentity\":{},"
+                                                + "\"f:leaseDurationSeconds\":{},\"f:renewTime\":{}}}")))
+                .setSpec(V1Coordination.LeaseSpec.newBuilder()
+                        .setHolderIdentity(node)
+                        .setLeaseDurationSeconds(40)
+                        .setRenewTime(Meta.MicroTime.newBuilder()
+                                .setSeconds(renewTime.getEpochSecond())
+                                .setNanos(renewTime.getNano() / 1000 * 1000)))
+                .build();
+        return StorageEnvelope.wrap("coordination.k8s.io/v1", "Lease", lease);
+    }
+
+    /** The stored value of a core/v1 event about {@code involved}, as the kubelet records one. */
+    static byte[] event(String namespace, String name, Pod involved, String reason, String message, String type) {
+        Instant t = now();
+        V1.Event event = V1.Event.newBuilder()
+                .setMetadata(meta(name, namespace, UUID.randomUUID().toString(), t))
+                .setInvolvedObject(V1.ObjectReference.newBuilder()
+                        .setKind("Pod")
+                        .setNamespace(namespace)
+                        .setName(involved.name)
+                        .setUid(involved.uid)
+                        .setApiVersion("v1")
+                        .setFieldPath("spec.containers{" + involved.app + "}"))
+                .setReason(reason)
+                .setMessage(message)
+                .setSource(V1.EventSource.newBuilder().setComponent("kubelet").setHost(involved.node))
+                .setFirstTimestamp(time(t))
+                .setLastTimestamp(time(t))
+                .setCount(1)
+                .setType(type)
+                .setEventTime(Meta.MicroTime.getDefaultInstance())
+                .setReportingComponent("kubelet")
+                .setReportingInstance(involved.node)
+                .build();
+        return StorageEnvelope.wrap("v1", "Event", event);
+    }
+
+    // ---- shared pieces ---------------------------------------------------------------------
+
+    /**
+     * ObjectMeta with the fields Go always writes: an empty selfLink and resourceVersion (which
+     * kube-apiserver clears before it stores an object), generation 0.
+     */
+    private static Meta.ObjectMeta.Builder meta(String name, String namespace, String uid, Instant created) {
+        return Meta.ObjectMeta.newBuilder()
+                .setName(name)
+                .setGenerateName("")
+                .setNamespace(namespace)
+                .setSelfLink("")
+                .setUid(uid)
+                .setResourceVersion("")
+                .setGeneration(0)
+                .setCreationTimestamp(time(created));
+    }
+
+    private static Meta.OwnerReference ownerReference(String apiVersion, String kind, String name, String uid) {
+        return Meta.OwnerReference.newBuilder()
+                .setApiVersion(apiVersion)
+                .setKind(kind)
+                .setName(name)
+                .setUid(uid)
+                .setController(true)
+                .setBlockOwnerDeletion(true)
+                .build();
+    }
+
+    private static Meta.ManagedFieldsEntry managedFields(
+            String manager, String apiVersion, Instant time, String subresource, String fieldsV1) {
+        return Meta.ManagedFieldsEntry.newBuilder()
+                .setManager(manager)
+                .setOperation("Update")
+                .setApiVersion(apiVersion)
+                .setTime(time(time))
+                .setFieldsType("FieldsV1")
+                .setFieldsV1(Meta.FieldsV1.newBuilder().setRaw(ByteString.copyFrom(fieldsV1, StandardCharsets.UTF_8)))
+                .setSubresource(subresource)
+                .build();
+    }
+
+    private static V1.LocalObjectReference localObject(String name) {
+        return V1.LocalObjectReference.newBuilder().setName(name).build();
+    }
+
+    private static Resource.Quantity quantity(String value) {
+        return Resource.Quantity.newBuilder().setString(value).build();
+    }
+
+    private static IntStr.IntOrString percent(String value) {
+        return IntStr.IntOrString.newBuilder().setType(1).setStrVal(value).build();
+    }
+
+    /** A {@code metav1.Time}: whole seconds, as kube-apiserver stores it. */
+    static Meta.Time time(Instant at) {
+        return Meta.Time.newBuilder()
+                .setSeconds(at.getEpochSecond())
+                .setNanos(0)
+                .build();
     }
 
     /** A stable UUID-shaped id derived from {@code seed}. */

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 class DemoLoadTest {
     @Test
-    void writesKubernetesLikeObjectsWithTransactionsAndLeasedEvents() throws Exception {
+    void writesKubernetesObjectsAsStoredWithTransactionsAndLeasedEvents() throws Exception {
         try (EtcdServer etcd = EtcdServer.builder().build().start();
                 Client client = Client.builder().endpoints(etcd.clientUrl()).build()) {
             DemoLoad load = DemoLoad.start(etcd.clientUrl(), 200);
@@ -31,7 +31,20 @@ class DemoLoadTest {
             assertThat(keys(client, "/registry/leases/kube-node-lease/")).hasSize(5);
             List<KeyValue> pods = keys(client, "/registry/pods/");
             assertThat(pods).isNotEmpty().hasSizeLessThanOrEqualTo(40);
-            assertThat(pods.get(0).getValue().toString(StandardCharsets.UTF_8)).startsWith("{\"kind\":\"Pod\"");
+            assertThat(pods)
+                    .as("protobuf envelopes, as kube-apiserver stores built-in objects")
+                    .allSatisfy(kv -> assertThat(kv.getValue().startsWith(ByteSequence.from(StorageEnvelope.MAGIC)))
+                            .isTrue());
+            assertThat(keys(client, "/registry/namespaces/")).hasSize(6);
+            assertThat(keys(client, "/registry/minions/")).hasSize(5);
+            assertThat(keys(client, "/registry/apiextensions.k8s.io/customresourcedefinitions/"))
+                    .singleElement()
+                    .satisfies(kv -> assertThat(kv.getValue().toString(StandardCharsets.UTF_8))
+                            .startsWith("{\"kind\":\"CustomResourceDefinition\""));
+            assertThat(keys(client, "/registry/demo.example.com/backups/"))
+                    .hasSize(4)
+                    .allSatisfy(kv -> assertThat(kv.getValue().toString(StandardCharsets.UTF_8))
+                            .startsWith("{\"apiVersion\":\"demo.example.com/v1\""));
             List<KeyValue> events = keys(client, "/registry/events/");
             assertThat(events)
                     .isNotEmpty()

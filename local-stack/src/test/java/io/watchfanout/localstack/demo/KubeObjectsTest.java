@@ -2,11 +2,20 @@ package io.watchfanout.localstack.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.DynamicMessage;
+import com.google.protobuf.Message;
 import com.google.protobuf.Struct;
 import com.google.protobuf.Value;
 import com.google.protobuf.util.JsonFormat;
+import io.kubernetes.client.proto.Meta;
+import io.kubernetes.client.proto.Runtime;
+import io.kubernetes.client.proto.V1;
+import io.kubernetes.client.proto.V1Apps;
+import io.kubernetes.client.proto.V1Coordination;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -17,60 +26,147 @@ class KubeObjectsTest {
         return b.build();
     }
 
-    private static int size(String json) {
-        return json.getBytes(StandardCharsets.UTF_8).length;
+    private static Struct parse(byte[] json) throws Exception {
+        return parse(new String(json, StandardCharsets.UTF_8));
+    }
+
+    /** The object of a stored value, after checking its envelope as kube-apiserver writes it. */
+    private static <T extends Message> T unwrap(byte[] stored, String apiVersion, String kind, T prototype)
+            throws Exception {
+        assertThat(Arrays.copyOf(stored, 4)).containsExactly('k', '8', 's', 0);
+        Runtime.Unknown unknown =
+                typed(Runtime.Unknown.getDefaultInstance(), Arrays.copyOfRange(stored, 4, stored.length));
+        assertThat(unknown.getTypeMeta().getApiVersion()).isEqualTo(apiVersion);
+        assertThat(unknown.getTypeMeta().getKind()).isEqualTo(kind);
+        assertThat(unknown.hasContentEncoding() && unknown.hasContentType())
+                .as("contentEncoding and contentType written empty, as Go writes them")
+                .isTrue();
+        assertThat(unknown.getContentEncoding() + unknown.getContentType()).isEmpty();
+        T object = typed(prototype, unknown.getRaw().toByteArray());
+        Meta.ObjectMeta meta =
+                (Meta.ObjectMeta) object.getField(object.getDescriptorForType().findFieldByName("metadata"));
+        assertThat(meta.hasResourceVersion()).as("resourceVersion stored empty").isTrue();
+        assertThat(meta.getResourceVersion()).isEmpty();
+        assertThat(meta.getName()).isNotEmpty();
+        assertThat(meta.getCreationTimestamp().getSeconds()).isPositive();
+        return object;
+    }
+
+    /** Parsed through the descriptor (no generated parser), every field known to the schema. */
+    @SuppressWarnings("unchecked")
+    private static <T extends Message> T typed(T prototype, byte[] bytes) throws Exception {
+        DynamicMessage message = DynamicMessage.parseFrom(prototype.getDescriptorForType(), bytes);
+        assertThat(message.getUnknownFields().asMap()).isEmpty();
+        return (T) prototype.newBuilderForType().mergeFrom(message).build();
     }
 
     @Test
-    void documentsAreValidJsonOfKubernetesShapeAndSize() throws Exception {
+    void builtInObjectsAreProtobufEnvelopesOfKubernetesShapeAndSize() throws Exception {
         KubeObjects.Pod pod = new KubeObjects.Pod("team-a", "web", "7d4b9c8f6d", "web-7d4b9c8f6d-x2k9p", "node-3", 7);
-        String pending = KubeObjects.pod(pod);
+        byte[] pending = KubeObjects.pod(pod);
         pod.started = KubeObjects.now();
         pod.phase = "Running";
         pod.ready = true;
         pod.restarts = 1;
-        String running = KubeObjects.pod(pod);
-        for (String doc : new String[] {pending, running}) {
-            Struct s = parse(doc);
-            assertThat(s.getFieldsOrThrow("kind").getStringValue()).isEqualTo("Pod");
-            assertThat(s.getFieldsOrThrow("metadata")
-                            .getStructValue()
-                            .getFieldsOrThrow("namespace")
-                            .getStringValue())
-                    .isEqualTo("team-a");
+        byte[] running = KubeObjects.pod(pod);
+        for (byte[] stored : List.of(pending, running)) {
+            V1.Pod p = unwrap(stored, "v1", "Pod", V1.Pod.getDefaultInstance());
+            assertThat(p.getMetadata().getNamespace()).isEqualTo("team-a");
+            assertThat(p.getMetadata().getLabelsMap()).containsEntry("app", "web");
+            assertThat(p.getMetadata().getOwnerReferences(0).getKind()).isEqualTo("ReplicaSet");
+            assertThat(p.getSpec().getNodeName()).isEqualTo("node-3");
+            assertThat(p.getSpec().getContainersCount()).isEqualTo(2);
         }
-        assertThat(size(running)).isBetween(3000, 8000);
-        assertThat(parse(running)
-                        .getFieldsOrThrow("status")
-                        .getStructValue()
-                        .getFieldsOrThrow("phase")
-                        .getStringValue())
-                .isEqualTo("Running");
+        V1.Pod p = unwrap(running, "v1", "Pod", V1.Pod.getDefaultInstance());
+        assertThat(p.getStatus().getPhase()).isEqualTo("Running");
+        assertThat(p.getStatus().getContainerStatusesList())
+                .allSatisfy(c -> assertThat(c.getRestartCount()).isEqualTo(1));
+        assertThat(p.getMetadata().getManagedFieldsList())
+                .extracting(Meta.ManagedFieldsEntry::getManager)
+                .containsExactly("kube-controller-manager", "kubelet");
+        assertThat(parse(p.getMetadata()
+                                .getManagedFields(1)
+                                .getFieldsV1()
+                                .getRaw()
+                                .toStringUtf8())
+                        .containsFields("f:status"))
+                .isTrue();
+        assertThat(running.length).isBetween(3000, 6000);
 
-        String cm = KubeObjects.configMap("default", "settings-abcde", 3, new Random(1));
-        assertThat(parse(cm).getFieldsOrThrow("data").getStructValue().getFieldsCount())
+        byte[] cm = KubeObjects.configMap("default", "settings-abcde", 3, new Random(1));
+        assertThat(unwrap(cm, "v1", "ConfigMap", V1.ConfigMap.getDefaultInstance())
+                        .getDataCount())
                 .isEqualTo(3);
-        assertThat(size(cm)).isBetween(700, 8000);
-        assertThat(parse(KubeObjects.deployment("team-a", "web", "7d4b9c8f6d", 2, 4))
-                        .getFieldsOrThrow("spec")
-                        .getStructValue()
-                        .getFieldsOrThrow("replicas")
-                        .getNumberValue())
+        assertThat(cm.length).isBetween(700, 8000);
+        assertThat(unwrap(
+                                KubeObjects.deployment("team-a", "web", "7d4b9c8f6d", 2, 4, KubeObjects.now()),
+                                "apps/v1",
+                                "Deployment",
+                                V1Apps.Deployment.getDefaultInstance())
+                        .getSpec()
+                        .getReplicas())
                 .isEqualTo(4);
-        assertThat(parse(KubeObjects.replicaSet("team-a", "web", "7d4b9c8f6d", 2, 0))
-                        .getFieldsOrThrow("kind")
-                        .getStringValue())
-                .isEqualTo("ReplicaSet");
-        assertThat(parse(KubeObjects.nodeLease("node-1", Instant.parse("2026-01-02T03:04:05Z")))
-                        .getFieldsOrThrow("spec")
-                        .getStructValue()
-                        .getFieldsOrThrow("renewTime")
-                        .getStringValue())
-                .isEqualTo("2026-01-02T03:04:05.000000Z");
-        assertThat(parse(KubeObjects.event("team-a", "web-x.1", pod, "Pulled", "ok", "Normal"))
-                        .getFieldsOrThrow("reason")
-                        .getStringValue())
+        assertThat(unwrap(
+                                KubeObjects.replicaSet("team-a", "web", "7d4b9c8f6d", 2, 0, KubeObjects.now()),
+                                "apps/v1",
+                                "ReplicaSet",
+                                V1Apps.ReplicaSet.getDefaultInstance())
+                        .getMetadata()
+                        .getName())
+                .isEqualTo("web-7d4b9c8f6d");
+        Instant renew = Instant.parse("2026-01-02T03:04:05.123456789Z");
+        Meta.MicroTime renewTime = unwrap(
+                        KubeObjects.nodeLease("node-1", renew),
+                        "coordination.k8s.io/v1",
+                        "Lease",
+                        V1Coordination.Lease.getDefaultInstance())
+                .getSpec()
+                .getRenewTime();
+        assertThat(renewTime.getSeconds()).isEqualTo(renew.getEpochSecond());
+        assertThat(renewTime.getNanos()).as("microseconds").isEqualTo(123_456_000);
+        assertThat(unwrap(
+                                KubeObjects.event("team-a", "web-x.1", pod, "Pulled", "ok", "Normal"),
+                                "v1",
+                                "Event",
+                                V1.Event.getDefaultInstance())
+                        .getReason())
                 .isEqualTo("Pulled");
+        V1.Node node = unwrap(KubeObjects.node("node-2", renew), "v1", "Node", V1.Node.getDefaultInstance());
+        assertThat(node.getMetadata().getNamespace()).isEmpty();
+        assertThat(node.getStatus().getConditionsList())
+                .filteredOn(c -> c.getType().equals("Ready"))
+                .singleElement()
+                .satisfies(
+                        c -> assertThat(c.getLastHeartbeatTime().getSeconds()).isEqualTo(renew.getEpochSecond()));
+        assertThat(unwrap(KubeObjects.namespace("team-b"), "v1", "Namespace", V1.Namespace.getDefaultInstance())
+                        .getStatus()
+                        .getPhase())
+                .isEqualTo("Active");
+    }
+
+    @Test
+    void theDefinitionAndItsBackupsAreJsonAsKubeApiserverStoresThem() throws Exception {
+        Struct crd = parse(CustomObjects.definition());
+        assertThat(crd.getFieldsOrThrow("apiVersion").getStringValue()).isEqualTo("apiextensions.k8s.io/v1beta1");
+        Struct spec = crd.getFieldsOrThrow("spec").getStructValue();
+        assertThat(spec.getFieldsOrThrow("group").getStringValue()).isEqualTo("demo.example.com");
+        assertThat(spec.getFieldsOrThrow("additionalPrinterColumns")
+                        .getListValue()
+                        .getValuesList())
+                .extracting(v -> v.getStructValue().getFieldsOrThrow("JSONPath").getStringValue())
+                .contains(".spec.database", ".status.phase");
+        assertThat(CustomObjects.definitionKey("/registry"))
+                .isEqualTo("/registry/apiextensions.k8s.io/customresourcedefinitions/backups.demo.example.com");
+
+        Instant done = Instant.parse("2026-01-02T03:04:05Z");
+        Struct backup = parse(CustomObjects.backup(
+                "team-a", "orders-db", "postgres://orders", "0 * * * *", 1, "Succeeded", done, 1234));
+        assertThat(backup.getFieldsOrThrow("apiVersion").getStringValue()).isEqualTo("demo.example.com/v1");
+        Struct status = backup.getFieldsOrThrow("status").getStructValue();
+        assertThat(status.getFieldsOrThrow("phase").getStringValue()).isEqualTo("Succeeded");
+        assertThat(status.getFieldsOrThrow("lastSuccessTime").getStringValue()).isEqualTo("2026-01-02T03:04:05Z");
+        assertThat(CustomObjects.backupKey("/registry", "team-a", "orders-db"))
+                .isEqualTo("/registry/demo.example.com/backups/team-a/orders-db");
     }
 
     @Test
