@@ -10,6 +10,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kubernetes.client.informer.SharedInformerFactory;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.models.V1Pod;
+import io.kubernetes.client.openapi.models.V1PodList;
+import io.kubernetes.client.util.CallGeneratorParams;
 import io.watchfanout.fanout.e2e.Stack;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.KafkaBroker;
@@ -21,6 +27,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * (default settings), the npm {@code @kubernetes/client-node} informer (restarted on error, as its
  * README does) and a loop around Debian's {@code python3-kubernetes} {@code Watch().stream}.
  * Another node with the history resumes them from their last resourceVersion: no relist, every
- * change once and in order. A node whose history no longer holds that resourceVersion answers
+ * change once and in order. (client-java's informer, also there, lists again after any broken
+ * watch stream by its own design; its cache ends equal to etcd's.) A node whose history no longer holds that resourceVersion answers
  * 410 Expired: each client lists again and goes on, its cache equal to etcd's.
  */
 class KubeFailoverTest extends KubeStackTest {
@@ -49,6 +57,8 @@ class KubeFailoverTest extends KubeStackTest {
         final SwitchingProxy fabric8Proxy;
         final SwitchingProxy jsProxy;
         final SwitchingProxy pythonProxy;
+        final SwitchingProxy javaProxy;
+        final io.kubernetes.client.informer.SharedIndexInformer<V1Pod> javaInformer;
         final List<String> fabric8Events = new CopyOnWriteArrayList<>();
         final SharedIndexInformer<Pod> fabric8Informer;
         final ClientProcess js;
@@ -93,6 +103,32 @@ class KubeFailoverTest extends KubeStackTest {
                     temp.resolve("js.err")));
             python = closer.keep(ClientProcess.start(
                     KubeScriptClientsTest.python(pythonProxy.url(), "follow", "a"), temp, temp.resolve("py.err")));
+            javaProxy = closer.keep(new SwitchingProxy(node.port()));
+            ApiClient api = io.kubernetes.client.util.Config.fromUrl(javaProxy.url(), false);
+            api.setHttpClient(api.getHttpClient()
+                    .newBuilder()
+                    .readTimeout(0, TimeUnit.SECONDS)
+                    .build());
+            CoreV1Api coreV1 = new CoreV1Api(api);
+            SharedInformerFactory factory = new SharedInformerFactory(api);
+            javaInformer = factory.sharedIndexInformerFor(
+                    (CallGeneratorParams params) -> coreV1.listNamespacedPod("a")
+                            .resourceVersion(params.resourceVersion)
+                            .timeoutSeconds(params.timeoutSeconds)
+                            .watch(params.watch)
+                            .buildCall(null),
+                    V1Pod.class,
+                    V1PodList.class);
+            factory.startAllRegisteredInformers();
+            closer.keep((AutoCloseable) factory::stopAllRegisteredInformers);
+        }
+
+        /** The names in client-java's informer cache. */
+        List<String> javaCache() {
+            return javaInformer.getIndexer().list().stream()
+                    .map(p -> p.getMetadata().getName())
+                    .sorted()
+                    .toList();
         }
 
         List<String> jsEvents() {
@@ -111,6 +147,7 @@ class KubeFailoverTest extends KubeStackTest {
 
         void switchTo(Stack.Node node) {
             fabric8Proxy.switchTo(node.port());
+            javaProxy.switchTo(node.port());
             jsProxy.switchTo(node.port());
             pythonProxy.switchTo(node.port());
         }
@@ -127,7 +164,8 @@ class KubeFailoverTest extends KubeStackTest {
         String diagnostics() {
             return "fabric8 " + fabric8Events + " requests " + fabric8Proxy.targets() + "\njs " + js.diagnostics()
                     + "\njs requests " + jsProxy.targets() + "\npython " + python.diagnostics()
-                    + "\npython requests " + pythonProxy.targets();
+                    + "\npython requests " + pythonProxy.targets() + "\nclient-java " + javaCache() + " requests "
+                    + javaProxy.targets();
         }
     }
 
@@ -139,7 +177,8 @@ class KubeFailoverTest extends KubeStackTest {
         Clients clients = new Clients(a);
         clients.await(() -> clients.fabric8Events.contains("add web-0 node-1")
                 && clients.jsEvents().contains("add web-0 node-1")
-                && clients.pythonLists().size() == 1);
+                && clients.pythonLists().size() == 1
+                && clients.javaCache().equals(List.of("web-0")));
 
         // Node a dies mid-watch; the objects change while the clients have no node.
         a.process().kill();
@@ -167,6 +206,10 @@ class KubeFailoverTest extends KubeStackTest {
         assertThat(clients.fabric8Informer.getStore().list())
                 .extracting(p -> p.getMetadata().getName())
                 .containsExactly("db-0");
+        // client-java's informer lists again after a broken watch stream (its ReflectorRunnable
+        // returns on an IO error), and its cache ends equal to etcd's all the same.
+        clients.await(() -> clients.javaCache().equals(List.of("db-0")));
+        assertThat(clients.javaProxy.lists()).as(clients.diagnostics()).hasSizeGreaterThan(1);
     }
 
     @Test
@@ -178,7 +221,8 @@ class KubeFailoverTest extends KubeStackTest {
         Clients clients = new Clients(a);
         clients.await(() -> clients.fabric8Events.contains("add web-0 node-1")
                 && clients.jsEvents().contains("add web-0 node-1")
-                && clients.pythonLists().size() == 1);
+                && clients.pythonLists().size() == 1
+                && clients.javaCache().equals(List.of("web-0")));
 
         a.process().kill();
         put("pods/a/web-0", StoredObjects.pod("a", "web-0", "node-2", "Running", "web"));
@@ -217,6 +261,7 @@ class KubeFailoverTest extends KubeStackTest {
                 .isEqualTo(1);
         assertThat(clients.fabric8Proxy.lists()).hasSize(2);
         assertThat(clients.jsProxy.lists()).hasSize(2);
+        clients.await(() -> clients.javaCache().equals(List.of("cache-0", "db-0")));
     }
 
     /** The names an informer's callbacks leave in its cache, in the order they came. */

@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
  * bodies), so that a test can count lists and watches.
  */
 final class SwitchingProxy implements AutoCloseable {
+    private static final Pattern WATCH = Pattern.compile("[?&]watch=(?!false|0)");
     private static final Pattern REQUEST = Pattern.compile("GET (\\S+) HTTP/1\\.1\r\n");
 
     private final ServerSocket server;
@@ -52,9 +53,9 @@ final class SwitchingProxy implements AutoCloseable {
         return targets;
     }
 
-    /** The targets of lists: requests of a collection without {@code watch}. */
+    /** The targets of lists: requests without {@code watch}, or with {@code watch=false} (client-java's). */
     List<String> lists() {
-        return targets.stream().filter(t -> !t.contains("watch=")).toList();
+        return targets.stream().filter(t -> !WATCH.matcher(t).find()).toList();
     }
 
     private void accept() {
