@@ -80,6 +80,13 @@ public final class HttpApi {
     /** The most bytes of a request's headers: room for a large JWT, not for a flood. */
     static final int MAX_HEADER_BYTES = 64 * 1024;
 
+    /**
+     * A request refused before its front end saw it (a target Undertow's parser refuses, path
+     * parameters), handed to the front end mounted at the request's path as this attachment, so
+     * that it answers in its own error format; the exchange's path is then not the request's.
+     */
+    public static final AttachmentKey<ApiException> REFUSED_REQUEST = AttachmentKey.create(ApiException.class);
+
     private final WatchCore core;
     private final HttpSettings settings;
     private final CollectorRegistry registry;
@@ -99,13 +106,6 @@ public final class HttpApi {
     private CorsOrigins corsOrigins = CorsOrigins.NONE;
     private AccessControl access;
     private ServerTls tls;
-    /**
-     * A request refused before its front end saw it (a target Undertow's parser refuses, path
-     * parameters), handed to the front end mounted at the request's path as this attachment, so
-     * that it answers in its own error format; the exchange's path is then not the request's.
-     */
-    public static final AttachmentKey<ApiException> REFUSED_REQUEST = AttachmentKey.create(ApiException.class);
-
     /** Front ends' handlers by path prefix ({@link #mount}), in the order mounted. */
     private final java.util.Map<String, HttpHandler> mounts = new java.util.LinkedHashMap<>();
 
