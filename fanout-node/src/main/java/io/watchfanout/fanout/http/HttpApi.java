@@ -8,6 +8,7 @@ import io.undertow.server.DefaultByteBufferPool;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.server.protocol.http.HttpOpenListener;
+import io.undertow.util.AttachmentKey;
 import io.undertow.util.Methods;
 import io.watchfanout.common.tls.ServerTls;
 import io.watchfanout.fanout.etcd.JsonGateway;
@@ -78,6 +79,13 @@ public final class HttpApi {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
     /** The most bytes of a request's headers: room for a large JWT, not for a flood. */
     static final int MAX_HEADER_BYTES = 64 * 1024;
+
+    /**
+     * A request refused before its front end saw it (a target Undertow's parser refuses, path
+     * parameters), handed to the front end mounted at the request's path as this attachment, so
+     * that it answers in its own error format; the exchange's path is then not the request's.
+     */
+    public static final AttachmentKey<ApiException> REFUSED_REQUEST = AttachmentKey.create(ApiException.class);
 
     private final WatchCore core;
     private final HttpSettings settings;
@@ -217,6 +225,23 @@ public final class HttpApi {
         if (mounts.putIfAbsent(pathPrefix, handler) != null) {
             throw new IllegalArgumentException("path prefix " + pathPrefix + " is mounted already");
         }
+    }
+
+    /**
+     * Answers a refused request: in the error format of the front end mounted at {@code path}
+     * (through {@link #REFUSED_REQUEST}), else as the node's own API.
+     */
+    private void refuse(HttpServerExchange exchange, String path, ApiException refusal) throws Exception {
+        if (path != null) {
+            for (java.util.Map.Entry<String, HttpHandler> mount : mounts.entrySet()) {
+                if (underPrefix(path, mount.getKey())) {
+                    exchange.putAttachment(REFUSED_REQUEST, refusal);
+                    mount.getValue().handleRequest(exchange);
+                    return;
+                }
+            }
+        }
+        Responses.error(exchange, refusal);
     }
 
     /** Whether {@code path} is {@code prefix} or lies below it, segment by segment. */
@@ -385,11 +410,16 @@ public final class HttpApi {
         if (!exchange.getPathParameters().isEmpty()) {
             // Undertow strips ";name=value" from the path; served silently, "/v1/kv;x=1" would look like
             // an accepted parameter. No path of this API takes any.
-            Responses.status(
+            refuse(
                     exchange,
-                    Statuses.badRequest("path parameters in " + exchange.getRequestURI()
-                            + " (expected: none; parameters go in the query string)"),
-                    0);
+                    path,
+                    new ApiException(Statuses.badRequest("path parameters in " + exchange.getRequestURI()
+                            + " (expected: none; parameters go in the query string)")));
+            return;
+        }
+        if (path.equals(RequestTargetRewriter.INVALID_TARGET_PATH)) {
+            String query = exchange.getQueryString();
+            refuse(exchange, InvalidTargetHandler.originalPath(query), InvalidTargetHandler.explain(query));
             return;
         }
         for (java.util.Map.Entry<String, HttpHandler> mount : mounts.entrySet()) {
@@ -412,9 +442,6 @@ public final class HttpApi {
             return;
         }
         switch (path) {
-            case RequestTargetRewriter.INVALID_TARGET_PATH:
-                InvalidTargetHandler.handle(exchange);
-                return;
             case "/v1/watch":
             case "/v1/kv":
                 if (!exchange.getRequestMethod().equals(Methods.GET)) {

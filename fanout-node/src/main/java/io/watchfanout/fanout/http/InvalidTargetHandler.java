@@ -1,13 +1,12 @@
 package io.watchfanout.fanout.http;
 
 import com.google.protobuf.ByteString;
-import io.undertow.server.HttpServerExchange;
 import io.watchfanout.fanout.watch.Statuses;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
 /**
- * Answers a request whose target Undertow's parser would have refused (rewritten by
+ * Explains a request whose target Undertow's parser would have refused (rewritten by
  * {@link RequestTargetRewriter} to {@value RequestTargetRewriter#INVALID_TARGET_PATH}): 400
  * BadRequest with a JSON {@code Status} whose message names the path or the parameter, the
  * value, the position of the bad character and how to write it instead.
@@ -15,18 +14,23 @@ import java.util.Base64;
 final class InvalidTargetHandler {
     private InvalidTargetHandler() {}
 
-    static void handle(HttpServerExchange exchange) {
-        Responses.error(exchange, explain(exchange.getQueryString()));
+    /**
+     * The path of the original target carried by a rewritten query string, up to its query and
+     * still percent-encoded, or null when it cannot be read.
+     */
+    static String originalPath(String rewrittenQuery) {
+        String target = original(rewrittenQuery);
+        if (target == null) {
+            return null;
+        }
+        int question = target.indexOf('?');
+        return question < 0 ? target : target.substring(0, question);
     }
 
     /** The 400 for the original target carried by a rewritten query string. */
     static ApiException explain(String rewrittenQuery) {
-        String target;
-        try {
-            ByteString raw = QueryParams.parse(rewrittenQuery).bytes("raw");
-            // Bytes as chars one to one, so that positions in messages are byte positions.
-            target = new String(Base64.getUrlDecoder().decode(raw.toStringUtf8()), StandardCharsets.ISO_8859_1);
-        } catch (ApiException | RuntimeException e) {
+        String target = original(rewrittenQuery);
+        if (target == null) {
             return new ApiException(Statuses.badRequest("the request target is not a valid URL "
                     + "(expected: RFC 3986 characters, other bytes percent-encoded as %XX)"));
         }
@@ -41,5 +45,15 @@ final class InvalidTargetHandler {
         }
         return new ApiException(Statuses.badRequest("request target \"" + QueryParams.printable(target)
                 + "\" is not a valid URL (expected: RFC 3986 characters, other bytes percent-encoded as %XX)"));
+    }
+
+    /** The original target, its bytes as chars one to one (so that positions are byte positions), or null. */
+    private static String original(String rewrittenQuery) {
+        try {
+            ByteString raw = QueryParams.parse(rewrittenQuery).bytes("raw");
+            return new String(Base64.getUrlDecoder().decode(raw.toStringUtf8()), StandardCharsets.ISO_8859_1);
+        } catch (ApiException | RuntimeException e) {
+            return null;
+        }
     }
 }

@@ -146,6 +146,10 @@ public final class KubeApi implements HttpHandler {
     }
 
     private void serve(HttpServerExchange exchange) throws KubeError, ApiException, InterruptedException {
+        ApiException refused = exchange.getAttachment(HttpApi.REFUSED_REQUEST);
+        if (refused != null) {
+            throw refused; // a malformed target or path parameters: answered as a Status here
+        }
         String path = decodePath(exchange.getRequestPath());
         boolean get = exchange.getRequestMethod().equals(Methods.GET)
                 || exchange.getRequestMethod().equals(Methods.HEAD);
@@ -215,7 +219,7 @@ public final class KubeApi implements HttpHandler {
                         p.resource().version(),
                         p.resource().plural())
                 .isPresent();
-        if (p.legacyWatch() || isTrue(q.text("watch"))) {
+        if (p.legacyWatch() || KubeParams.isTrue(q.text("watch"))) {
             String upgrade = exchange.getRequestHeaders().getFirst(Headers.UPGRADE);
             if (upgrade != null && upgrade.equalsIgnoreCase("websocket")) {
                 // fabric8 tries a WebSocket watch first and falls back to a plain HTTP watch on a 503 (or 200)
@@ -260,7 +264,11 @@ public final class KubeApi implements HttpHandler {
             throw KubeError.badRequest(e.getMessage());
         }
         KubeReadOptions options = KubeReadOptions.list(
-                q.text("resourceVersion"), q.text("resourceVersionMatch"), q.text("limit"), q.text("continue"));
+                q.text("resourceVersion"),
+                q.text("resourceVersionMatch"),
+                q.text("limit"),
+                q.text("continue"),
+                q.text("sendInitialEvents"));
         reads.list(exchange, p, resources, format, jsonFallback, options, labels, fields);
     }
 
@@ -312,11 +320,6 @@ public final class KubeApi implements HttpHandler {
         exchange.setStatusCode(200);
         exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, contentType);
         exchange.getResponseSender().send(ByteBuffer.wrap(body));
-    }
-
-    /** kube-apiserver's reading of a boolean query parameter: absent, empty, {@code false} and {@code 0} are false. */
-    private static boolean isTrue(String value) {
-        return value != null && !value.isEmpty() && !value.equalsIgnoreCase("false") && !value.equals("0");
     }
 
     /** The percent-decoded path (Undertow leaves it encoded on this node), or null when malformed. */

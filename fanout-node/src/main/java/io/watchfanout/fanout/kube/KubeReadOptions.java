@@ -12,7 +12,9 @@ import java.util.List;
  * the node has, {@code N} not older than N, or exactly N with {@code resourceVersionMatch=Exact}
  * or on the first page of a paged list without a match; a {@code continue} token carries the
  * first page's revision. Refusals use kube-apiserver's codes and words: 422 {@code Invalid} for
- * the {@code resourceVersionMatch} rules, 400 {@code BadRequest} for the others.
+ * the {@code resourceVersionMatch} rules and a {@code sendInitialEvents} on a list, 400
+ * {@code BadRequest} for values that do not parse ({@link KubeParams}) and the others; a
+ * {@code limit} below 1 is no limit, as kube-apiserver reads it.
  *
  * @param mode how the revision is chosen
  * @param resourceVersion N for {@link Mode#NOT_OLDER_THAN} and {@link Mode#EXACT}, else 0
@@ -34,12 +36,14 @@ record KubeReadOptions(Mode mode, long resourceVersion, long limit, KubeContinue
      *
      * @throws KubeError 400 or 422 as kube-apiserver answers the same parameters
      */
-    static KubeReadOptions list(String rvText, String match, String limitText, String cont) throws KubeError {
-        long rv = resourceVersion(rvText);
-        long limit = limit(limitText);
+    static KubeReadOptions list(String rvText, String match, String limitText, String cont, String sendInitialEvents)
+            throws KubeError {
+        long rv = KubeParams.resourceVersion(rvText);
+        long limit = KubeParams.int64(limitText, 0);
+        limit = limit <= 0 ? 0 : Math.min(limit, Integer.MAX_VALUE);
         boolean continued = cont != null && !cont.isEmpty();
+        List<String> errors = new ArrayList<>();
         if (match != null && !match.isEmpty()) {
-            List<String> errors = new ArrayList<>();
             if (rv < 0) {
                 errors.add("resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless "
                         + "resourceVersion is provided");
@@ -56,9 +60,12 @@ record KubeReadOptions(Mode mode, long resourceVersion, long limit, KubeContinue
                 errors.add("resourceVersionMatch: Forbidden: resourceVersionMatch \"exact\" is forbidden for "
                         + "resourceVersion \"0\"");
             }
-            if (!errors.isEmpty()) {
-                throw KubeError.invalidListOptions(errors);
-            }
+        }
+        if (sendInitialEvents != null) {
+            errors.add("sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list");
+        }
+        if (!errors.isEmpty()) {
+            throw KubeError.invalidListOptions(errors);
         }
         if (continued) {
             if (rv > 0) {
@@ -86,44 +93,12 @@ record KubeReadOptions(Mode mode, long resourceVersion, long limit, KubeContinue
      * @throws KubeError 400 for a resourceVersion that is not a revision
      */
     static KubeReadOptions get(String rvText) throws KubeError {
-        long rv = resourceVersion(rvText);
+        long rv = KubeParams.resourceVersion(rvText);
         if (rv < 0) {
             return new KubeReadOptions(Mode.MOST_RECENT, 0, 0, null);
         }
         return rv == 0
                 ? new KubeReadOptions(Mode.ANY, 0, 0, null)
                 : new KubeReadOptions(Mode.NOT_OLDER_THAN, rv, 0, null);
-    }
-
-    /** -1 when unset or empty. */
-    private static long resourceVersion(String text) throws KubeError {
-        if (text == null || text.isEmpty()) {
-            return -1;
-        }
-        try {
-            long rv = Long.parseUnsignedLong(text);
-            if (rv < 0) {
-                throw new NumberFormatException("value out of range");
-            }
-            return rv;
-        } catch (NumberFormatException e) {
-            throw KubeError.badRequest("invalid resource version: resourceVersion: Invalid value: \"" + text + "\": "
-                    + e.getMessage() + " (expected: a revision, a decimal number)");
-        }
-    }
-
-    /** 0 (no limit) when unset, empty or not positive, as kube-apiserver reads it; bounded to an int. */
-    private static long limit(String text) throws KubeError {
-        if (text == null || text.isEmpty()) {
-            return 0;
-        }
-        long limit;
-        try {
-            limit = Long.parseLong(text);
-        } catch (NumberFormatException e) {
-            throw KubeError.badRequest("limit: Invalid value: \"" + text + "\": " + e.getMessage()
-                    + " (expected: the most objects per page, a decimal number)");
-        }
-        return limit <= 0 ? 0 : Math.min(limit, Integer.MAX_VALUE);
     }
 }

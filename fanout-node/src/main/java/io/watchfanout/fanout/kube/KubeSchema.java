@@ -27,6 +27,8 @@ import io.kubernetes.client.proto.V1Storage;
 import io.kubernetes.client.proto.V1beta1Apiextensions;
 import io.kubernetes.client.proto.V2Apidiscovery;
 import io.kubernetes.client.proto.V2Autoscaling;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -108,6 +110,11 @@ public final class KubeSchema {
             pkg = "k8s.io.api." + (dot < 0 ? group : group.substring(0, dot)) + "." + version;
         }
         return Optional.ofNullable(byFullName.get(pkg + "." + kind));
+    }
+
+    /** Every top-level message of the schema, in no particular order. */
+    Collection<Descriptor> messages() {
+        return Collections.unmodifiableCollection(byFullName.values());
     }
 
     /** A message by its full protobuf name (e.g. {@code k8s.io.apimachinery.pkg.apis.meta.v1.Status}). */

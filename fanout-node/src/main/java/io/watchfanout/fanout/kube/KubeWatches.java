@@ -15,6 +15,8 @@ import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.fanout.watch.WatchSelector;
 import io.watchfanout.fanout.watch.WatchSpec;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Kubernetes watches ({@code ?watch=1}, and the legacy {@code /watch/} paths) over the core's one
@@ -78,25 +80,15 @@ final class KubeWatches {
         } catch (SelectorException e) {
             throw KubeError.badRequest(e.getMessage());
         }
-        boolean allowBookmarks = isTrue(q.text("allowWatchBookmarks"));
-        boolean sendInitialEvents = isTrue(q.text("sendInitialEvents"));
+        boolean allowBookmarks = KubeParams.isTrue(q.text("allowWatchBookmarks"));
+        String initialEventsText = q.text("sendInitialEvents");
+        boolean sendInitialEvents = KubeParams.isTrue(initialEventsText);
         String rvText = q.text("resourceVersion");
         String rvMatch = q.text("resourceVersionMatch");
-        long timeoutSeconds = timeoutSeconds(q.text("timeoutSeconds"));
-        long rv = resourceVersion(rvText);
-        if (sendInitialEvents) {
-            if (!"NotOlderThan".equals(rvMatch)) {
-                throw KubeError.badRequest("resourceVersionMatch: Forbidden: sendInitialEvents requires setting "
-                        + "resourceVersionMatch to NotOlderThan");
-            }
-            if (!allowBookmarks) {
-                throw KubeError.badRequest(
-                        "allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true");
-            }
-        } else if (rvMatch != null && !rvMatch.isEmpty()) {
-            throw KubeError.badRequest("resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch "
-                    + "unless sendInitialEvents is provided");
-        }
+        long timeoutSeconds = KubeParams.int64(q.text("timeoutSeconds"), 0);
+        KubeParams.int64(q.text("limit"), 0); // parsed, as kube-apiserver parses every ListOptions field
+        long rv = Math.max(0, KubeParams.resourceVersion(rvText));
+        validate(initialEventsText, sendInitialEvents, allowBookmarks, rvMatch, q.text("continue"));
         if (sendInitialEvents && (rvText == null || rvText.isEmpty())) {
             // A consistent watch-list: its initial state is at least etcd's revision now.
             wait.awaitConsistent();
@@ -115,6 +107,13 @@ final class KubeWatches {
                 spec.indexed(KubeObjectAttributes.NODE_NAME, node);
             }
         }
+        if (timeoutSeconds < 0) {
+            // kube-apiserver's watch with a timeout already past: the stream ends before any event.
+            exchange.setStatusCode(200);
+            exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, contentType(format));
+            exchange.endExchange();
+            return;
+        }
         WatchGrant grant;
         try {
             grant = access.admitWatch(identity, range, api);
@@ -123,8 +122,7 @@ final class KubeWatches {
         } catch (LimitExceededException e) {
             throw KubeError.of(429, "TooManyRequests", e.getMessage());
         }
-        String contentType =
-                format == KubeFormat.PROTOBUF ? KubeEncodings.PROTOBUF.mediaType() : KubeEncodings.JSON.mediaType();
+        String contentType = contentType(format);
         streams.open(
                 exchange,
                 spec.build(),
@@ -162,38 +160,44 @@ final class KubeWatches {
         exchange.getResponseSender().send(ByteBuffer.wrap(error.statusJson()));
     }
 
-    private static long resourceVersion(String text) throws KubeError {
-        if (text == null || text.isEmpty()) {
-            return 0;
-        }
-        try {
-            long rv = Long.parseLong(text);
-            if (rv >= 0) {
-                return rv;
-            }
-        } catch (NumberFormatException e) {
-            // answered below
-        }
-        throw KubeError.badRequest("resourceVersion: Invalid value: \"" + text + "\": must be a non-negative integer");
+    private static String contentType(KubeFormat format) {
+        return format == KubeFormat.PROTOBUF ? KubeEncodings.PROTOBUF.mediaType() : KubeEncodings.JSON.mediaType();
     }
 
-    private static long timeoutSeconds(String text) throws KubeError {
-        if (text == null || text.isEmpty()) {
-            return 0;
+    /**
+     * kube-apiserver's validation of a watch's {@code ListOptions} (k8s.io/apimachinery
+     * {@code validateWatchOptions}): 422 Invalid naming every broken rule. {@code sendInitialEvents}
+     * counts as given whatever its value, as Go's pointer does.
+     */
+    private static void validate(
+            String initialEventsText, boolean sendInitialEvents, boolean allowBookmarks, String match, String cont)
+            throws KubeError {
+        List<String> errors = new ArrayList<>();
+        if (initialEventsText != null && !"NotOlderThan".equals(match)) {
+            errors.add("resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to "
+                    + "NotOlderThan");
         }
-        try {
-            long t = Long.parseLong(text);
-            if (t >= 0) {
-                return t;
+        if (sendInitialEvents && !allowBookmarks) {
+            // The end of the initial events is a bookmark: without bookmarks the client would never see it.
+            errors.add(
+                    "allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true");
+        }
+        if (match != null && !match.isEmpty()) {
+            if (initialEventsText == null) {
+                errors.add("resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless "
+                        + "sendInitialEvents is provided");
             }
-        } catch (NumberFormatException e) {
-            // answered below
+            if (!match.equals("NotOlderThan")) {
+                errors.add("resourceVersionMatch: Unsupported value: " + KubeParams.quote(match)
+                        + ": supported values: \"NotOlderThan\"");
+            }
+            if (cont != null && !cont.isEmpty()) {
+                errors.add("resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is "
+                        + "provided");
+            }
         }
-        throw KubeError.badRequest("timeoutSeconds: Invalid value: \"" + text + "\": must be a non-negative integer");
-    }
-
-    /** kube-apiserver's reading of a boolean query parameter: absent, empty, {@code false} and {@code 0} are false. */
-    private static boolean isTrue(String value) {
-        return value != null && !value.isEmpty() && !value.equalsIgnoreCase("false") && !value.equals("0");
+        if (!errors.isEmpty()) {
+            throw KubeError.invalidListOptions(errors);
+        }
     }
 }

@@ -2,7 +2,12 @@ package io.watchfanout.fanout.kube;
 
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -11,7 +16,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * How each message of the schema is written as JSON, worked out once per message type: its
  * fields by number with their JSON names (quoted, with the colon), which are embedded Go structs
- * written inline, and which messages have a JSON form of their own ({@link ProtoJsonWriter.Special}).
+ * written inline, which scalars are written even when empty (the resource
+ * {@value #ALWAYS_WRITTEN_RESOURCE}), and which messages have a JSON form of their own
+ * ({@link ProtoJsonWriter.Special}).
  *
  * <p>The generated {@code .proto} files name fields after the Go fields, which mostly equals the
  * JSON name; the exceptions (a leading acronym, apiextensions' {@code $ref} and
@@ -64,6 +71,11 @@ final class MessagePlans {
             "k8s.io.api.admissionregistration.v1.RuleWithOperations.rule",
             "k8s.io.api.admissionregistration.v1beta1.RuleWithOperations.rule");
 
+    /** Where the scalar fields kube-apiserver always writes are listed (see {@link #alwaysWritten}). */
+    static final String ALWAYS_WRITTEN_RESOURCE = "/io/watchfanout/fanout/kube/always-written-fields.txt";
+
+    private static final Map<String, Set<String>> ALWAYS_WRITTEN = readAlwaysWritten();
+
     private final Map<Descriptor, MessagePlan> plans = new ConcurrentHashMap<>();
 
     MessagePlan of(Descriptor type) {
@@ -77,19 +89,60 @@ final class MessagePlans {
             max = Math.max(max, f.getNumber());
         }
         ProtoJsonWriter.FieldPlan[] fields = new ProtoJsonWriter.FieldPlan[max + 1];
+        Set<String> alwaysNames = alwaysWritten(type);
+        int[] always = new int[alwaysNames.size()];
+        int n = 0;
         for (FieldDescriptor f : type.getFields()) {
             String name = jsonName(type, f);
             byte[] quoted = ("\"" + name + "\":").getBytes(StandardCharsets.UTF_8);
-            boolean inline = f.getJavaType() == FieldDescriptor.JavaType.MESSAGE
-                    && !f.isRepeated()
-                    && (INLINE_NAMES.contains(f.getName())
-                            || INLINE_FIELDS.contains(type.getFullName() + "." + f.getName()));
-            fields[f.getNumber()] = new ProtoJsonWriter.FieldPlan(f, quoted, inline);
+            boolean written = alwaysNames.contains(f.getName());
+            if (written) {
+                always[n++] = f.getNumber();
+            }
+            fields[f.getNumber()] = new ProtoJsonWriter.FieldPlan(f, quoted, isInline(type, f), written);
         }
         return new MessagePlan(
                 fields,
+                Arrays.copyOf(always, n),
                 SPECIAL.getOrDefault(type.getFullName(), ProtoJsonWriter.Special.NONE),
                 type.getFullName().equals(META + "ObjectMeta"));
+    }
+
+    /** Whether {@code field} is an embedded Go struct, whose fields JSON writes in {@code type}'s object. */
+    static boolean isInline(Descriptor type, FieldDescriptor field) {
+        return field.getJavaType() == FieldDescriptor.JavaType.MESSAGE
+                && !field.isRepeated()
+                && (INLINE_NAMES.contains(field.getName())
+                        || INLINE_FIELDS.contains(type.getFullName() + "." + field.getName()));
+    }
+
+    /**
+     * The proto names of {@code type}'s scalar fields that kube-apiserver's JSON always carries, as
+     * Go's encoding/json writes a field without {@code omitempty} whatever its value:
+     * {@code "imageID":""}, {@code "restartCount":0}, {@code "ready":false}. Other empty strings
+     * are left out, as {@code omitempty} leaves them out.
+     */
+    static Set<String> alwaysWritten(Descriptor type) {
+        return ALWAYS_WRITTEN.getOrDefault(type.getFullName(), Set.of());
+    }
+
+    private static Map<String, Set<String>> readAlwaysWritten() {
+        Map<String, Set<String>> byMessage = new HashMap<>();
+        try (InputStream in = MessagePlans.class.getResourceAsStream(ALWAYS_WRITTEN_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + ALWAYS_WRITTEN_RESOURCE);
+            }
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                if (line.isBlank() || line.startsWith("#")) {
+                    continue;
+                }
+                String[] words = line.trim().split(" ");
+                byMessage.put(words[0], Set.of(Arrays.copyOfRange(words, 1, words.length)));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return Map.copyOf(byMessage);
     }
 
     /** The JSON name of a field: the Go field's json tag, which the proto name follows but for a few. */
@@ -127,7 +180,8 @@ final class MessagePlans {
     }
 
     /** How one message type is written. */
-    record MessagePlan(ProtoJsonWriter.FieldPlan[] fields, ProtoJsonWriter.Special special, boolean isObjectMeta) {
+    record MessagePlan(
+            ProtoJsonWriter.FieldPlan[] fields, int[] always, ProtoJsonWriter.Special special, boolean isObjectMeta) {
         ProtoJsonWriter.FieldPlan field(int number) {
             return number < fields.length ? fields[number] : null;
         }

@@ -17,9 +17,11 @@ import java.util.Arrays;
  * {@code Duration} as a Go duration string, {@code IntOrString} as a bare number or string,
  * {@code Quantity} as its string, {@code RawExtension}, {@code FieldsV1} and apiextensions'
  * {@code JSON} inline, {@code bytes} as base64, maps as objects, embedded structs inline, int64 as
- * numbers. Empty strings are dropped as Go's {@code omitempty} drops them; numbers, booleans and
- * messages present on the wire are written, so that a pointer field set to its zero value
- * ({@code replicas: 0}) is not lost.
+ * numbers. A scalar whose Go field has no {@code omitempty} is always written, as encoding/json
+ * writes it ({@code "imageID":""}, also when the bytes lack it; see
+ * {@link MessagePlans#alwaysWritten}); other empty strings are dropped as {@code omitempty} drops
+ * them; numbers, booleans and messages present on the wire are written, so that a pointer field
+ * set to its zero value ({@code replicas: 0}) is not lost.
  *
  * <p>Fields the schema does not know (a cluster newer than the schema) are counted and skipped:
  * the caller announces them to JSON clients, while protobuf clients get the stored bytes.
@@ -131,6 +133,7 @@ public final class ProtoJsonWriter {
             int depth)
             throws ProtoReader.MalformedException {
         FieldRuns runs = pass.read(depth, in);
+        int alwaysSeen = 0;
         for (int r = 0; r < runs.size(); r++) {
             int number = runs.number(r);
             FieldPlan field = plan.field(number);
@@ -150,7 +153,9 @@ public final class ProtoJsonWriter {
                 first = fields(out, plans.of(field.descriptor().getMessageType()), value, first, 0, pass, depth + 1);
                 continue;
             }
-            if (!field.descriptor().isRepeated()
+            if (field.always()) {
+                alwaysSeen++;
+            } else if (!field.descriptor().isRepeated()
                     && field.descriptor().getType() == FieldDescriptor.Type.STRING
                     && runs.length(to - 1) == 0) {
                 continue;
@@ -180,6 +185,18 @@ public final class ProtoJsonWriter {
                 out.raw(']');
             } else {
                 value(out, field.descriptor(), runs, in.buffer(), to - 1, metaVersion, pass, depth + 1);
+            }
+        }
+        if (alwaysSeen < plan.always().length) {
+            // A field Go always marshals but these bytes lack (not written by Go's marshaller):
+            // its zero value, as kube-apiserver would decode and write it.
+            for (int number : plan.always()) {
+                if (runs.last(number) < 0) {
+                    first = comma(out, first);
+                    FieldPlan field = plan.field(number);
+                    out.bytes(field.name(), 0, field.name().length);
+                    zero(out, field.descriptor());
+                }
             }
         }
         if (resourceVersion > 0 && plan.isObjectMeta()) {
@@ -458,5 +475,9 @@ public final class ProtoJsonWriter {
         SCHEMA_OR_STRING_ARRAY
     }
 
-    record FieldPlan(FieldDescriptor descriptor, byte[] name, boolean inline) {}
+    /**
+     * How one field is written: its quoted JSON name with the colon, whether it is an embedded
+     * struct, and whether it is written even when empty (a Go field without {@code omitempty}).
+     */
+    record FieldPlan(FieldDescriptor descriptor, byte[] name, boolean inline, boolean always) {}
 }

@@ -281,6 +281,53 @@ class KubeApiEndToEndTest extends KubeStackTest {
         assertStatus(client.get("/apis/nosuch.io/v1", KubeNodeClient.JSON), 404, "NotFound");
         assertStatus(client.get("/openapi/v2", KubeNodeClient.JSON), 404, "NotFound");
         assertStatus(client.get("/api/v1/pods?watch=1&resourceVersion=x", KubeNodeClient.JSON), 400, "BadRequest");
+        assertThat(json(client.get("/api/v1/pods?resourceVersion=abc", KubeNodeClient.JSON))
+                        .get("message")
+                        .getAsString())
+                .isEqualTo(
+                        "resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax");
+        // Values kube-apiserver's parameter conversion refuses, in its words.
+        HttpResponse<byte[]> badLimit = client.get("/api/v1/pods?limit=abc", KubeNodeClient.JSON);
+        assertStatus(badLimit, 400, "BadRequest");
+        assertThat(json(badLimit).get("message").getAsString())
+                .isEqualTo("strconv.ParseInt: parsing \"abc\": invalid syntax");
+        assertStatus(client.get("/api/v1/pods?watch=1&timeoutSeconds=abc", KubeNodeClient.JSON), 400, "BadRequest");
+        assertStatus(client.get("/api/v1/pods?watch=1&limit=x", KubeNodeClient.JSON), 400, "BadRequest");
+        // A limit below 1 is no limit.
+        assertThat(names(json(client.get("/api/v1/namespaces/a/pods?limit=-1", KubeNodeClient.JSON))))
+                .hasSize(8);
+        // A watch whose timeout has passed ends at once, without events.
+        HttpResponse<byte[]> ended = client.get("/api/v1/pods?watch=1&timeoutSeconds=-1", KubeNodeClient.JSON);
+        assertThat(ended.statusCode()).isEqualTo(200);
+        assertThat(ended.body()).isEmpty();
+        // ListOptions validation: 422 Invalid.
+        HttpResponse<byte[]> initialList = client.get("/api/v1/pods?sendInitialEvents=true", KubeNodeClient.JSON);
+        assertStatus(initialList, 422, "Invalid");
+        assertThat(json(initialList).get("message").getAsString())
+                .isEqualTo("ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: "
+                        + "sendInitialEvents is forbidden for list");
+        assertStatus(
+                client.get("/api/v1/pods?watch=1&resourceVersionMatch=NotOlderThan", KubeNodeClient.JSON),
+                422,
+                "Invalid");
+        assertStatus(
+                client.get(
+                        "/api/v1/pods?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=Exact",
+                        KubeNodeClient.JSON),
+                422,
+                "Invalid");
+        // Targets Undertow's parser refuses and path parameters: Statuses too.
+        for (String target :
+                List.of("/api/v1/pods?labelSelector=%%%", "/api/v1/pods?labelSelector=a%zz", "/api/v1/pods;x=1")) {
+            KubeNodeClient.RawResponse r = client.raw(target);
+            assertThat(r.code()).as(target + ": " + r.body()).isEqualTo(400);
+            JsonObject s = JsonParser.parseString(r.body()).getAsJsonObject();
+            assertThat(s.get("kind").getAsString()).isEqualTo("Status");
+            assertThat(s.get("apiVersion").getAsString()).isEqualTo("v1");
+            assertThat(s.get("status").getAsString()).isEqualTo("Failure");
+            assertThat(s.get("reason").getAsString()).isEqualTo("BadRequest");
+            assertThat(s.get("code").getAsInt()).isEqualTo(400);
+        }
         assertStatus(client.get("/api/v1/pods", "application/yaml"), 406, "NotAcceptable");
         for (String method : List.of("POST", "PUT", "PATCH", "DELETE")) {
             HttpResponse<byte[]> write = client.send(method, "/api/v1/namespaces/a/pods/p0");

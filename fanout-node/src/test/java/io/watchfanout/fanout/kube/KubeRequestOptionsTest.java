@@ -36,20 +36,23 @@ class KubeRequestOptionsTest {
 
     @Test
     void resourceVersionLimitAndContinueChooseTheRevision() throws KubeError {
-        assertThat(KubeReadOptions.list(null, null, null, null).mode()).isEqualTo(KubeReadOptions.Mode.MOST_RECENT);
-        assertThat(KubeReadOptions.list("0", null, "500", null).mode()).isEqualTo(KubeReadOptions.Mode.ANY);
-        assertThat(KubeReadOptions.list("7", null, null, null).mode()).isEqualTo(KubeReadOptions.Mode.NOT_OLDER_THAN);
-        // the legacy rule: the first page of a paged list at N is exact
-        assertThat(KubeReadOptions.list("7", null, "5", null).mode()).isEqualTo(KubeReadOptions.Mode.EXACT);
-        assertThat(KubeReadOptions.list("7", "NotOlderThan", "5", null).mode())
+        assertThat(KubeReadOptions.list(null, null, null, null, null).mode())
+                .isEqualTo(KubeReadOptions.Mode.MOST_RECENT);
+        assertThat(KubeReadOptions.list("0", null, "500", null, null).mode()).isEqualTo(KubeReadOptions.Mode.ANY);
+        assertThat(KubeReadOptions.list("7", null, null, null, null).mode())
                 .isEqualTo(KubeReadOptions.Mode.NOT_OLDER_THAN);
-        assertThat(KubeReadOptions.list("7", "Exact", null, null).resourceVersion())
+        // the legacy rule: the first page of a paged list at N is exact
+        assertThat(KubeReadOptions.list("7", null, "5", null, null).mode()).isEqualTo(KubeReadOptions.Mode.EXACT);
+        assertThat(KubeReadOptions.list("7", "NotOlderThan", "5", null, null).mode())
+                .isEqualTo(KubeReadOptions.Mode.NOT_OLDER_THAN);
+        assertThat(KubeReadOptions.list("7", "Exact", null, null, null).resourceVersion())
                 .isEqualTo(7);
-        assertThat(KubeReadOptions.list(null, null, "-3", null).limit()).isZero();
-        assertThat(KubeReadOptions.list(null, null, "99999999999999", null).limit())
+        assertThat(KubeReadOptions.list(null, null, "-3", null, null).limit()).isZero();
+        assertThat(KubeReadOptions.list(null, null, "99999999999999", null, null)
+                        .limit())
                 .isEqualTo(Integer.MAX_VALUE);
         String token = new KubeContinueToken(9, "a/p2", 4).encode();
-        KubeReadOptions next = KubeReadOptions.list("0", null, "2", token);
+        KubeReadOptions next = KubeReadOptions.list("0", null, "2", token, null);
         assertThat(next.mode()).isEqualTo(KubeReadOptions.Mode.CONTINUE);
         assertThat(next.token()).isEqualTo(new KubeContinueToken(9, "a/p2", 4));
         assertThat(KubeContinueToken.decode(new KubeContinueToken(KubeContinueToken.LATEST, "p", -1).encode())
@@ -59,22 +62,42 @@ class KubeRequestOptionsTest {
 
     @Test
     void refusalsUseKubeApiserversCodesAndWords() {
-        assertThatThrownBy(() -> KubeReadOptions.list(null, "Exact", null, null))
+        assertThatThrownBy(() -> KubeReadOptions.list(null, "Exact", null, null, null))
                 .isInstanceOf(KubeError.class)
                 .hasMessage("ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: "
                         + "resourceVersionMatch is forbidden unless resourceVersion is provided")
                 .satisfies(e -> assertThat(((KubeError) e).code()).isEqualTo(422));
-        assertThatThrownBy(() -> KubeReadOptions.list("0", "Exact", null, null))
+        assertThatThrownBy(() -> KubeReadOptions.list("0", "Exact", null, null, null))
                 .hasMessageContaining("resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"");
-        assertThatThrownBy(() -> KubeReadOptions.list("5", null, null, new KubeContinueToken(9, "x", -1).encode()))
+        assertThatThrownBy(
+                        () -> KubeReadOptions.list("5", null, null, new KubeContinueToken(9, "x", -1).encode(), null))
                 .hasMessage("specifying resource version is not allowed when using continue")
                 .satisfies(e -> assertThat(((KubeError) e).code()).isEqualTo(400));
-        assertThatThrownBy(() -> KubeReadOptions.list("abc", null, null, null))
-                .hasMessageStartingWith("invalid resource version: ")
+        assertThatThrownBy(() -> KubeReadOptions.list("abc", null, null, null, null))
+                .hasMessage(
+                        "resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax")
                 .satisfies(e -> assertThat(((KubeError) e).code()).isEqualTo(400));
-        assertThatThrownBy(() -> KubeReadOptions.list(null, null, "ten", null))
+        assertThatThrownBy(() -> KubeReadOptions.list("-1", null, null, null, null))
+                .hasMessage(
+                        "resourceVersion: Invalid value: \"-1\": strconv.ParseUint: parsing \"-1\": invalid syntax");
+        assertThatThrownBy(() -> KubeReadOptions.list("99999999999999999999", null, null, null, null))
+                .hasMessageEndingWith("value out of range");
+        assertThatThrownBy(() -> KubeReadOptions.list(null, null, "ten", null, null))
+                .hasMessage("strconv.ParseInt: parsing \"ten\": invalid syntax")
                 .satisfies(e -> assertThat(((KubeError) e).code()).isEqualTo(400));
-        assertThatThrownBy(() -> KubeReadOptions.list(null, null, null, "garbage"))
+        assertThatThrownBy(() -> KubeReadOptions.list(null, null, "", null, null))
+                .hasMessage("strconv.ParseInt: parsing \"\": invalid syntax");
+        assertThatThrownBy(() -> KubeReadOptions.list(null, null, "1e3", null, null))
+                .hasMessage("strconv.ParseInt: parsing \"1e3\": invalid syntax");
+        assertThatThrownBy(() -> KubeReadOptions.list(null, null, null, null, "true"))
+                .hasMessage("ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: "
+                        + "sendInitialEvents is forbidden for list")
+                .satisfies(e -> assertThat(((KubeError) e).code()).isEqualTo(422));
+        assertThatThrownBy(() -> KubeReadOptions.list(null, "NotOlderThan", null, null, "false"))
+                .hasMessage("ListOptions.meta.k8s.io \"\" is invalid: [resourceVersionMatch: Forbidden: "
+                        + "resourceVersionMatch is forbidden unless resourceVersion is provided, sendInitialEvents: "
+                        + "Forbidden: sendInitialEvents is forbidden for list]");
+        assertThatThrownBy(() -> KubeReadOptions.list(null, null, null, "garbage", null))
                 .hasMessageStartingWith("continue key is not valid");
         assertThatThrownBy(() -> KubeReadOptions.get("-1")).isInstanceOf(KubeError.class);
     }

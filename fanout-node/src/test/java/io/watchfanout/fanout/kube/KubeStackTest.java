@@ -52,6 +52,11 @@ abstract class KubeStackTest {
     /** An ingester and node {@code nodeId} serving {@link #registry}, with consistent reads from etcd. */
     Stack.Node start(String nodeId, String... extra) {
         closer.keep(Stack.ingester(etcdServer.clientUrl(), kafka.bootstrapServers(), topicPrefix));
+        return node(nodeId, extra);
+    }
+
+    /** One more node {@code nodeId} of the same topics (after {@link #start}), ready. */
+    Stack.Node node(String nodeId, String... extra) {
         List<String> flags =
                 new ArrayList<>(List.of("--kube-prefix", registry, "--etcd-endpoints", etcdServer.clientUrl()));
         flags.addAll(List.of(extra));

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -63,6 +64,32 @@ class ProtoJsonWriterTest {
         } else {
             assertThat(missing).as("%d fields unknown to the schema", unknown).isNotEmpty();
         }
+    }
+
+    @Test
+    void emptyScalarsWithoutOmitemptyAreWrittenAsKubeApiserverWritesThem() throws Exception {
+        // imageID "" on the wire, as Go marshals it; containerID "" (omitempty) too; restartCount
+        // and ready absent from the bytes (not written by Go): Go's JSON has all four but containerID.
+        byte[] stored = StoredObjects.protobuf(
+                "v1",
+                "Pod",
+                "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"generateName\":\"\"},"
+                        + "\"status\":{\"containerStatuses\":[{\"name\":\"main\",\"image\":\"nginx\","
+                        + "\"imageID\":\"\",\"containerID\":\"\"}]}}");
+        StoredObject object = StoredObject.of(stored, 0, stored.length);
+        Descriptor type = KubeSchema.standard().type("v1", "Pod").orElseThrow();
+        JsonBuffer out = new JsonBuffer(256);
+        writer.writeObject(out, type, "v1", "Pod", stored, object.rawOffset(), object.rawLength(), 7);
+        JsonObject pod = JsonParser.parseString(new String(out.array(), 0, out.length(), StandardCharsets.UTF_8))
+                .getAsJsonObject();
+        assertThat(pod.getAsJsonObject("metadata").has("generateName")).isFalse();
+        JsonObject status = pod.getAsJsonObject("status")
+                .getAsJsonArray("containerStatuses")
+                .get(0)
+                .getAsJsonObject();
+        assertThat(status.toString())
+                .isEqualTo(
+                        "{\"name\":\"main\",\"image\":\"nginx\",\"imageID\":\"\",\"ready\":false,\"restartCount\":0}");
     }
 
     static void compare(String path, JsonElement ours, JsonElement expected, List<String> wrong, List<String> missing) {

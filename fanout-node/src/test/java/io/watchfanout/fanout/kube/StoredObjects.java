@@ -53,7 +53,7 @@ final class StoredObjects {
                         + "\"containers\":[{\"name\":\"main\",\"image\":\"nginx:1.27\"}]},"
                         + "\"status\":{\"phase\":\"" + phase + "\",\"podIP\":\"10.0.0.1\","
                         + "\"containerStatuses\":[{\"name\":\"main\",\"ready\":true,\"restartCount\":0,"
-                        + "\"image\":\"nginx:1.27\",\"imageID\":\"docker.io/library/nginx@sha256:0a1b\",\"state\":{\"running\":{\"startedAt\":"
+                        + "\"image\":\"nginx:1.27\",\"imageID\":\"\",\"state\":{\"running\":{\"startedAt\":"
                         + "{\"seconds\":\"1700000001\"}}}}]}}");
     }
 
