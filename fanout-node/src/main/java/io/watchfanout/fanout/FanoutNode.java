@@ -9,6 +9,7 @@ import io.watchfanout.fanout.etcd.EtcdApis;
 import io.watchfanout.fanout.etcd.EtcdCredentials;
 import io.watchfanout.fanout.etcd.EtcdRevisionProbe;
 import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.gateway.GatewayHandler;
 import io.watchfanout.fanout.http.CorsOrigins;
 import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
@@ -110,19 +111,14 @@ public final class FanoutNode implements AutoCloseable {
             core.useOlderHistory(olderHistory);
         }
         CollectorRegistry registry = NodeMetrics.registry(core, progress, olderHistory);
-        api = new HttpApi(
-                core,
-                new HttpSettings(
-                        config.resourceVersionWait(),
-                        RETRY_AFTER_SECONDS,
-                        config.nodeId(),
-                        config.stalledCloseAfter(),
-                        config.writeTimeout(),
-                        new TcpKeepalive(
-                                config.tcpKeepaliveIdle(), config.tcpKeepaliveInterval(), config.tcpKeepaliveCount())),
-                registry,
-                config.bindAddress(),
-                config.port());
+        HttpSettings httpSettings = new HttpSettings(
+                config.resourceVersionWait(),
+                RETRY_AFTER_SECONDS,
+                config.nodeId(),
+                config.stalledCloseAfter(),
+                config.writeTimeout(),
+                new TcpKeepalive(config.tcpKeepaliveIdle(), config.tcpKeepaliveInterval(), config.tcpKeepaliveCount()));
+        api = new HttpApi(core, httpSettings, registry, config.bindAddress(), config.port());
         api.allowOrigins(CorsOrigins.of(config.corsAllowedOrigins()));
         if (tls != null) {
             api.serveTls(tls);
@@ -154,7 +150,7 @@ public final class FanoutNode implements AutoCloseable {
                         registry,
                         access);
         if (etcdApi != null) {
-            api.serveGateway(etcdApi.gateway());
+            GatewayHandler.mountOn(api, etcdApi.gateway(), core.readiness(), httpSettings);
             if (tls != null) {
                 etcdApi.serveTls(tls);
             }

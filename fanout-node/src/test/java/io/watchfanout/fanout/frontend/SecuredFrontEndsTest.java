@@ -28,6 +28,7 @@ import io.watchfanout.fanout.etcd.EtcdApiSettings;
 import io.watchfanout.fanout.etcd.EtcdApis;
 import io.watchfanout.fanout.etcd.EtcdCredentials;
 import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.gateway.GatewayHandler;
 import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
 import io.watchfanout.fanout.http.TcpKeepalive;
@@ -101,20 +102,16 @@ class SecuredFrontEndsTest {
                 new CollectorRegistry(),
                 access.access());
         grpc.start();
-        http = new HttpApi(
-                core,
-                new HttpSettings(
-                        Duration.ofMillis(300),
-                        1,
-                        "sec-test",
-                        Duration.ofSeconds(30),
-                        Duration.ofMinutes(10),
-                        new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3)),
-                new CollectorRegistry(),
-                "127.0.0.1",
-                0);
+        HttpSettings settings = new HttpSettings(
+                Duration.ofMillis(300),
+                1,
+                "sec-test",
+                Duration.ofSeconds(30),
+                Duration.ofMinutes(10),
+                new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3));
+        http = new HttpApi(core, settings, new CollectorRegistry(), "127.0.0.1", 0);
         http.secure(access.access());
-        http.serveGateway(grpc.gateway());
+        GatewayHandler.mountOn(http, grpc.gateway(), core.readiness(), settings);
         http.start();
         channel = ManagedChannelBuilder.forAddress("127.0.0.1", grpc.port())
                 .usePlaintext()
