@@ -82,14 +82,26 @@ final class CatchUp {
         while (frames.size() < w.capacity() && looked < MAX_SCAN_PER_STEP && w.initial.hasNext()) {
             StateEntry e = w.initial.next();
             looked++;
-            ObjectAttributes attributes =
-                    e.lastEvent() != null ? e.lastEvent().attributes() : x == null ? null : x.extract(e.kv());
-            if (selector != null && !selector.matches(attributes)) {
-                continue;
+            CachedEvent last = e.lastEvent();
+            ObjectAttributes attributes = null;
+            if (selector != null) {
+                // Only a selecting watch reads the objects: from the event's (once per event), or
+                // for a key without an event in the window, here.
+                if (last != null) {
+                    if (x != null) {
+                        last.attribute(x);
+                    }
+                    attributes = last.attributes();
+                } else if (x != null) {
+                    attributes = x.extract(e.kv());
+                }
+                if (!selector.matches(attributes)) {
+                    continue;
+                }
             }
             frames.add(
-                    e.lastEvent() != null
-                            ? e.lastEvent().initialFrame(w.encoding(), encoder)
+                    last != null
+                            ? last.initialFrame(w.encoding(), encoder)
                             : encoder.initialEvent(e.kv(), attributes, null, w.encoding()));
         }
         boolean last = !w.initial.hasNext();
@@ -192,7 +204,8 @@ final class CatchUp {
         List<FrameKind> kinds = new ArrayList<>(events.size());
         for (CachedEvent e : events) {
             if (x != null) {
-                // Events of the window have theirs; events read from older history get them here, once.
+                // Events read from older history (and preloaded ones) get the extractor here; their
+                // attributes are computed only if this watcher's selector or a format asks.
                 e.attribute(x);
             }
             FrameKind kind = w.spec.frameKindFor(e);

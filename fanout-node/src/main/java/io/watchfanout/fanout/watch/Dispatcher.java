@@ -10,7 +10,6 @@ import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -67,6 +66,10 @@ final class Dispatcher implements CacheFeed {
     private final List<FrameKind> touchedKinds = new ArrayList<>();
     /** Feed thread only: one event's frames by encoding and kind (EVENT, ENTERED, LEFT), emptied after each. */
     private final ByteBuffer[] shared = new ByteBuffer[Encoding.MAX * EVENT_KINDS];
+    /** Feed thread only: the slots of {@link #shared} the current event filled, the first {@link #usedSlotCount}. */
+    private final int[] usedSlots = new int[Encoding.MAX * EVENT_KINDS];
+
+    private int usedSlotCount;
 
     private final List<Watcher> overflowed = new ArrayList<>();
 
@@ -119,8 +122,10 @@ final class Dispatcher implements CacheFeed {
         List<RevisionWaiter> due;
         long previous;
         AttributeExtractor x = extractor;
-        // Read before the lock: the attributes cost a look at each value, which no waiter should wait for.
-        ObjectAttributes[] attributes = x == null ? null : attributes(events, x);
+        // Only while a watcher reads them (selects or is indexed), and before the lock: the
+        // attributes cost a look at each value, which no waiter should wait for. Otherwise each
+        // event gets the extractor, for a watcher selecting later (catching up) to ask it then.
+        ObjectAttributes[] attributes = x == null || !watchers.anyReadsAttributes() ? null : attributes(events, x);
         lock.lock();
         try {
             previous = cache.revision();
@@ -128,6 +133,10 @@ final class Dispatcher implements CacheFeed {
             if (attributes != null) {
                 for (int i = 0; i < applied.size(); i++) {
                     applied.get(i).attribute(attributes[2 * i], attributes[2 * i + 1]);
+                }
+            } else if (x != null) {
+                for (int i = 0; i < applied.size(); i++) {
+                    applied.get(i).attribute(x);
                 }
             }
             if (applied.size() == 1) {
@@ -175,13 +184,16 @@ final class Dispatcher implements CacheFeed {
                     if (frame == null) {
                         frame = event.frame(w.encoding(), kind, encoder, true);
                         shared[slot] = frame;
+                        usedSlots[usedSlotCount++] = slot;
                     }
                 }
                 offer(w, w.offerLive(frame, null, rev, previous, recordTimestampMillis));
             }
-            if (!touched.isEmpty()) {
-                Arrays.fill(shared, null);
+            // Only the slots this event filled: one or two encodings of the many registered.
+            for (int i = 0; i < usedSlotCount; i++) {
+                shared[usedSlots[i]] = null;
             }
+            usedSlotCount = 0;
             touched.clear();
             touchedKinds.clear();
         } else {

@@ -96,9 +96,10 @@ public final class WatchCore implements AutoCloseable {
     }
 
     /**
-     * Registers a front end's reading of stored objects: from now on every event's objects get
-     * their attributes computed once, on the feed thread, for selectors and indexed dispatch
-     * ({@link WatchSpec#selector()}, {@link WatchSpec#indexValue()}). Call before the node serves;
+     * Registers a front end's reading of stored objects: from now on an event's objects get
+     * their attributes computed at most once, for selectors and indexed dispatch
+     * ({@link WatchSpec#selector()}, {@link WatchSpec#indexValue()}): on the feed thread before
+     * dispatch while such a watcher is open, otherwise on first need, and never when nothing asks. Call before the node serves;
      * one extractor per core.
      *
      * @throws IllegalStateException if one is registered already
