@@ -33,9 +33,9 @@ final class CatchUp {
 
     CatchUp(Dispatcher dispatcher) {
         this.dispatcher = dispatcher;
-        this.encoder = dispatcher.encoder;
-        this.stats = dispatcher.stats;
-        this.expiry = dispatcher.expiry;
+        this.encoder = dispatcher.encoder();
+        this.stats = dispatcher.stats();
+        this.expiry = dispatcher.expiry();
     }
 
     /** See {@link Watch#poll}. */
@@ -77,7 +77,7 @@ final class CatchUp {
     private void fillInitial(Watcher w) {
         List<ByteBuffer> frames = new ArrayList<>(Math.min(w.capacity(), 64));
         WatchSelector selector = w.spec.selector();
-        AttributeExtractor x = dispatcher.extractor;
+        AttributeExtractor x = dispatcher.extractor();
         int looked = 0;
         while (frames.size() < w.capacity() && looked < MAX_SCAN_PER_STEP && w.initial.hasNext()) {
             StateEntry e = w.initial.next();
@@ -118,36 +118,24 @@ final class CatchUp {
      * @return true when the watcher waits for a read of older history (its sink is woken)
      */
     private boolean step(Watcher w) {
-        HistoryRead read = null;
-        boolean fromOlder = false;
         OlderHistory older = expiry.older();
-        dispatcher.lock.lock();
-        try {
-            long cursor = w.catchUpCursor();
-            if (cursor < 0 || dispatcher.goLiveLocked(w)) {
+        Dispatcher.WindowStep found = dispatcher.nextFromWindow(w, older != null, MAX_SCAN_PER_STEP);
+        switch (found.kind()) {
+            case OLDER:
+                return stepFromOlder(w, older);
+            case EXPIRED:
+                dispatcher.expire(w);
                 return false;
-            }
-            if (cursor < dispatcher.cache.historyStartRevision() && older != null) {
-                fromOlder = true;
-            } else {
-                read = dispatcher.cache.readHistory(cursor, w.spec.range(), w.capacity(), MAX_SCAN_PER_STEP);
-            }
-        } catch (HistoryExpiredException e) {
-            fromOlder = older != null;
-        } finally {
-            dispatcher.lock.unlock();
+            case READ:
+                HistoryRead read = found.read();
+                w.closeOlderCursor();
+                stats.catchUpFromWindow.add(read.events().size());
+                queue(w, read.events(), read.cursor());
+                return false;
+            case LIVE:
+            default:
+                return false;
         }
-        if (fromOlder) {
-            return stepFromOlder(w, older);
-        }
-        if (read == null) {
-            dispatcher.expire(w);
-        } else {
-            w.closeOlderCursor();
-            stats.catchUpFromWindow.add(read.events().size());
-            queue(w, read.events(), read.cursor());
-        }
-        return false;
     }
 
     /**
@@ -199,7 +187,7 @@ final class CatchUp {
      * through). The last frame of each revision is the one that may name a resume point (SSE id).
      */
     private void queue(Watcher w, List<CachedEvent> events, long newCursor) {
-        AttributeExtractor x = dispatcher.extractor;
+        AttributeExtractor x = dispatcher.extractor();
         List<CachedEvent> matched = new ArrayList<>(events.size());
         List<FrameKind> kinds = new ArrayList<>(events.size());
         for (CachedEvent e : events) {
