@@ -12,6 +12,8 @@ import io.etcd.jetcd.api.WatchResponse;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.common.KeyRange;
@@ -26,11 +28,17 @@ import io.watchfanout.fanout.http.HttpSettings;
 import io.watchfanout.fanout.http.TcpKeepalive;
 import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.security.AccessDeniedException;
+import io.watchfanout.fanout.security.Identity;
+import io.watchfanout.fanout.security.LimitExceededException;
+import io.watchfanout.fanout.security.WatchGrant;
 import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
 import io.watchfanout.fanout.watch.CoreSettings;
+import io.watchfanout.fanout.watch.OlderHistory;
 import io.watchfanout.fanout.watch.Opening;
+import io.watchfanout.fanout.watch.TooManyReadsException;
 import io.watchfanout.fanout.watch.Watch;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.fanout.watch.WatchSpec;
@@ -45,9 +53,12 @@ import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -58,8 +69,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The watch contract every front end keeps, run against the in-process front end, the HTTP API and
  * the etcd API over one core: live events in order, catch-up from the history window, 410 before
  * it, a future start revision waited for (and, where the protocol has a deadline, timed out),
- * readiness refusal, bookmarks (etcd: progress notifications) and, where the protocol has them,
- * initial events closed by their bookmark. Each front end maps the core's outcomes to its own wire
+ * readiness refusal, bookmarks (etcd: progress notifications), where the protocol has them
+ * initial events closed by their bookmark, a slow client's watcher parked and brought back with
+ * nothing lost or repeated, and the limits (watchers on the node, reads of older history)
+ * answered 429. Each front end maps the core's outcomes to its own wire
  * form; the test maps them back to one vocabulary ({@link Seen}).
  */
 class FrontEndContractTest {
@@ -72,6 +85,7 @@ class FrontEndContractTest {
     private HttpApi http;
     private EtcdApi grpc;
     private ManagedChannel channel;
+    private AccessControl access;
 
     static Stream<String> frontEnds() {
         return Stream.of("in-process", "http", "etcd");
@@ -92,20 +106,36 @@ class FrontEndContractTest {
     interface Client extends AutoCloseable {
         List<Seen> seen();
 
+        /** Stops reading (a slow client): its transport soon cannot write. */
+        void pause();
+
+        /** Reads again. */
+        void resume();
+
         @Override
         void close() throws java.io.IOException;
     }
 
     private void start(boolean ready) throws Exception {
+        start(ready, 5, 64, WatchLimits.NONE);
+    }
+
+    /**
+     * @param windowEvents the history window's events
+     * @param queueFrames each watcher's live queue
+     * @param limits the node's watch limits, for every front end
+     */
+    private void start(boolean ready, int windowEvents, int queueFrames, WatchLimits limits) throws Exception {
         core = new WatchCore(
-                CoreSettings.of(5, Duration.ofMinutes(10), 64, "contract").withBookmarkInterval(Duration.ofHours(1)),
+                CoreSettings.of(windowEvents, Duration.ofMinutes(10), queueFrames, "contract")
+                        .withBookmarkInterval(Duration.ofHours(1)),
                 new FrameEncoder());
         core.feed().startAt(100);
         if (ready) {
             core.feed().markReady();
         }
         applier = new RecordApplier(core.feed(), 100);
-        AccessControl access = AccessControl.open("contract", WatchLimits.NONE);
+        access = AccessControl.open("contract", limits);
         grpc = EtcdApis.create(
                 core,
                 new EtcdApiSettings("127.0.0.1", 0, "contract", Duration.ofMillis(1), WAIT),
@@ -126,6 +156,7 @@ class FrontEndContractTest {
                 new CollectorRegistry(),
                 "127.0.0.1",
                 0);
+        http.secure(access);
         http.start();
         channel = ManagedChannelBuilder.forAddress("127.0.0.1", grpc.port())
                 .usePlaintext()
@@ -286,6 +317,104 @@ class FrontEndContractTest {
         assertThat(events(c)).last().isEqualTo(Seen.event("ADDED", "/c/c", 103));
     }
 
+    @ParameterizedTest
+    @MethodSource("frontEnds")
+    void aSlowClientsWatcherIsParkedThenReturnsWithNothingLostOrRepeated(String frontEnd) throws Exception {
+        start(true, 2000, 4, WatchLimits.NONE);
+        Client c = watch(frontEnd, 0, false, false);
+        awaitOpen(frontEnd, c);
+        c.pause();
+        // Until its transport stops taking frames and its queue of 4 overflows: 5 events in
+        // process, some 20 over HTTP (the sockets' buffers) and 7 over gRPC (the stream's
+        // flow-control window) here.
+        String value = "v".repeat(32 * 1024);
+        int fed = 0;
+        while (core.stats().parked() == 0) {
+            assertThat(fed).as("parked within 1,000 events of 32 KiB").isLessThan(1000);
+            put("/c/" + fed, value);
+            fed++;
+        }
+        for (int i = 0; i < 5; i++) {
+            put("/c/" + fed, value);
+            fed++;
+        }
+        int total = fed;
+        c.resume();
+        await().atMost(Duration.ofMinutes(1)).until(() -> events(c).size() >= total);
+        assertThat(events(c))
+                .extracting(Seen::revision)
+                .as("in order, once each")
+                .isEqualTo(revisions(101, total));
+        await().until(() -> core.status().liveWatcherCount() == 1);
+        assertThat(core.stats().unparked())
+                .as("back in live dispatch")
+                .isEqualTo(core.stats().parked());
+        put("/c/after", "1");
+        await().until(() -> events(c).size() == total + 1);
+        assertThat(events(c)).last().isEqualTo(Seen.event("ADDED", "/c/after", 101L + total));
+    }
+
+    private static List<Long> revisions(long first, int count) {
+        List<Long> out = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            out.add(first + i);
+        }
+        return out;
+    }
+
+    @ParameterizedTest
+    @MethodSource("frontEnds")
+    void aWatchBeyondTheNodesWatcherLimitIsRefusedWith429(String frontEnd) throws Exception {
+        start(true, 5, 64, new WatchLimits(1, 0, 0, 0));
+        Client first = watch(frontEnd, 0, false, false);
+        awaitOpen(frontEnd, first);
+        Client second = watch(frontEnd, 0, false, false);
+        await().until(() -> !second.seen().isEmpty());
+        assertThat(second.seen()).containsExactly(Seen.refusal(429));
+        put("/c/a", "1");
+        await().until(() -> events(first).size() == 1);
+        assertThat(core.status().watcherCount())
+                .as("the refused one holds nothing")
+                .isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @MethodSource("frontEnds")
+    void aResumeNeedingAReadOfOlderHistoryTheNodeCannotStartIsRefusedWith429(String frontEnd) throws Exception {
+        start(true);
+        core.useOlderHistory(new BusyOlderHistory());
+        for (int i = 0; i < 12; i++) {
+            put("/c/a", "v" + i);
+        }
+        Client c = watch(frontEnd, 101, false, false);
+        await().until(() -> !c.seen().isEmpty());
+        assertThat(c.seen()).containsExactly(Seen.refusal(429));
+        assertThat(core.status().watcherCount()).isZero();
+    }
+
+    /** Older history that holds everything and can start no read now (every reader busy). */
+    private static final class BusyOlderHistory implements OlderHistory {
+        @Override
+        public long floorRevision() {
+            return 0;
+        }
+
+        @Override
+        public boolean canOpen(long afterRevision) {
+            return false;
+        }
+
+        @Override
+        public Cursor open(long afterRevision) throws TooManyReadsException {
+            throw new TooManyReadsException("every reader of older history is busy");
+        }
+
+        @Override
+        public CompletableFuture<Long> revisionAt(Instant time) {
+            return CompletableFuture.completedFuture(-1L);
+        }
+    }
+
     /** A watch from now is open once the core counts it (HTTP and gRPC answer asynchronously). */
     private void awaitOpen(String frontEnd, Client c) {
         await().until(() -> core.status().liveWatcherCount() == 1);
@@ -308,6 +437,8 @@ class FrontEndContractTest {
         final List<Seen> seen = new CopyOnWriteArrayList<>();
         volatile Watch watch;
         volatile boolean closed;
+        volatile boolean paused;
+        volatile WatchGrant grant;
 
         InProcess(long from, boolean bookmarks, boolean initial) {
             WatchSpec spec = WatchSpec.of(KeyRange.prefix(key("/c/")), WatchEventEncodings.JSON)
@@ -315,10 +446,21 @@ class FrontEndContractTest {
                     .bookmarks(bookmarks)
                     .initialEvents(initial)
                     .build();
+            try {
+                // Admission before opening, as every front end does.
+                grant = access.admitWatch(Identity.ANONYMOUS, spec.range(), "in-process");
+            } catch (LimitExceededException e) {
+                seen.add(Seen.refusal(429));
+                return;
+            } catch (AccessDeniedException e) {
+                seen.add(Seen.refusal(403));
+                return;
+            }
             core.open(spec, () -> {}, WAIT, Runnable::run, (Opening o) -> {
                 if (o.opened()) {
                     watch = o.watch();
                 } else {
+                    grant.end("refused", 0);
                     seen.add(Seen.refusal(o.status().getCode()));
                 }
             });
@@ -331,7 +473,7 @@ class FrontEndContractTest {
             List<ByteBuffer> out = new ArrayList<>();
             while (!closed) {
                 Watch w = watch;
-                if (w != null) {
+                if (w != null && !paused) {
                     out.clear();
                     Watch.PollResult r = w.poll(out, 64);
                     for (ByteBuffer f : out) {
@@ -355,10 +497,23 @@ class FrontEndContractTest {
         }
 
         @Override
+        public void pause() {
+            paused = true;
+        }
+
+        @Override
+        public void resume() {
+            paused = false;
+        }
+
+        @Override
         public void close() {
             closed = true;
             if (watch != null) {
                 watch.close();
+            }
+            if (grant != null) {
+                grant.end("closed", 0);
             }
         }
     }
@@ -367,6 +522,8 @@ class FrontEndContractTest {
     private final class Http implements Client {
         final List<Seen> seen = new CopyOnWriteArrayList<>();
         volatile InputStream body;
+        /** Open while the client reads; closed by {@link #pause}. */
+        final Semaphore reading = new Semaphore(1);
 
         Http(long from, boolean bookmarks, boolean initial) {
             URI uri = URI.create("http://127.0.0.1:" + http.port() + "/v1/watch?key=/c/&prefix=true&resourceVersion="
@@ -387,6 +544,8 @@ class FrontEndContractTest {
                                     new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8));
                             String line;
                             while ((line = in.readLine()) != null) {
+                                reading.acquire();
+                                reading.release();
                                 if (!line.isBlank()) {
                                     seen.add(fromWatchEvent(Frames.parseJsonLine(line)));
                                 }
@@ -406,6 +565,16 @@ class FrontEndContractTest {
         }
 
         @Override
+        public void pause() {
+            reading.acquireUninterruptibly();
+        }
+
+        @Override
+        public void resume() {
+            reading.release();
+        }
+
+        @Override
         public void close() throws java.io.IOException {
             if (body != null) {
                 body.close();
@@ -413,10 +582,16 @@ class FrontEndContractTest {
         }
     }
 
-    /** etcd's {@code Watch} over gRPC: one create request; progress notifications are bookmarks. */
-    private final class Etcd implements Client, StreamObserver<WatchResponse> {
+    /**
+     * etcd's {@code Watch} over gRPC: one create request; progress notifications are bookmarks.
+     * Reads one response at a time (grpc's inbound flow control), so that a paused client stops
+     * taking them.
+     */
+    private final class Etcd implements Client, ClientResponseObserver<WatchRequest, WatchResponse> {
         final List<Seen> seen = new CopyOnWriteArrayList<>();
         final StreamObserver<WatchRequest> requests;
+        volatile ClientCallStreamObserver<WatchRequest> call;
+        volatile boolean paused;
 
         Etcd(long from, boolean bookmarks) {
             requests = WatchGrpc.newStub(channel).watch(this);
@@ -432,9 +607,27 @@ class FrontEndContractTest {
         }
 
         @Override
+        public void beforeStart(ClientCallStreamObserver<WatchRequest> requestStream) {
+            call = requestStream;
+            requestStream.disableAutoRequestWithInitial(1);
+        }
+
+        @Override
         public void onNext(WatchResponse r) {
+            take(r);
+            if (!paused) {
+                call.request(1);
+            }
+        }
+
+        private void take(WatchResponse r) {
             if (r.getCanceled()) {
-                seen.add(Seen.refusal(r.getCompactRevision() > 0 ? 410 : 500));
+                // etcd says why only in the reason: a compaction, or one of the node's limits.
+                String why = r.getCancelReason();
+                seen.add(Seen.refusal(
+                        r.getCompactRevision() > 0
+                                ? 410
+                                : why.contains("too many") || why.contains("older history") ? 429 : 500));
                 return;
             }
             if (r.getCreated()) {
@@ -467,6 +660,17 @@ class FrontEndContractTest {
         @Override
         public List<Seen> seen() {
             return seen;
+        }
+
+        @Override
+        public void pause() {
+            paused = true;
+        }
+
+        @Override
+        public void resume() {
+            paused = false;
+            call.request(1);
         }
 
         @Override
