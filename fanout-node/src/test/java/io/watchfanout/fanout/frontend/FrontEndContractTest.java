@@ -26,7 +26,6 @@ import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
 import io.watchfanout.fanout.http.TcpKeepalive;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.AccessDeniedException;
 import io.watchfanout.fanout.security.Identity;
@@ -35,6 +34,7 @@ import io.watchfanout.fanout.security.WatchGrant;
 import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.OlderHistory;
 import io.watchfanout.fanout.watch.Opening;
@@ -81,7 +81,7 @@ class FrontEndContractTest {
     private final EtcdLog etcd = new EtcdLog(100);
     private final List<AutoCloseable> open = new ArrayList<>();
     private WatchCore core;
-    private RecordApplier applier;
+    private RecordFeed applier;
     private HttpApi http;
     private EtcdApi grpc;
     private ManagedChannel channel;
@@ -134,7 +134,7 @@ class FrontEndContractTest {
         if (ready) {
             core.feed().markReady();
         }
-        applier = new RecordApplier(core.feed(), 100);
+        applier = new RecordFeed(core.feed(), 100);
         access = AccessControl.open("contract", limits);
         grpc = EtcdApis.create(
                 core,

@@ -32,10 +32,10 @@ import io.watchfanout.fanout.gateway.GatewayHandler;
 import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
 import io.watchfanout.fanout.http.TcpKeepalive;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.security.TestAccess;
 import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.io.ByteArrayOutputStream;
@@ -82,7 +82,7 @@ class SecuredFrontEndsTest {
     private final List<AutoCloseable> open = new ArrayList<>();
     private TestAccess access;
     private WatchCore core;
-    private RecordApplier applier;
+    private RecordFeed applier;
     private EtcdApi grpc;
     private HttpApi http;
     private ManagedChannel channel;
@@ -93,7 +93,7 @@ class SecuredFrontEndsTest {
         core.start();
         core.feed().startAt(100);
         core.feed().markReady();
-        applier = new RecordApplier(core.feed(), 100);
+        applier = new RecordFeed(core.feed(), 100);
         grpc = EtcdApis.create(
                 core,
                 new EtcdApiSettings("127.0.0.1", 0, "sec-test", Duration.ofMinutes(10), Duration.ofSeconds(1)),

@@ -9,9 +9,9 @@ import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.frame.ObjectAttributes;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.Watch;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -44,7 +44,7 @@ class SelectedWatchTest {
 
     private final EtcdLog etcd = new EtcdLog(100);
     private WatchCore core;
-    private RecordApplier applier;
+    private RecordFeed applier;
     private final List<Watch> opened = new ArrayList<>();
 
     /** The attributes of a value "k=v,k=v". */
@@ -85,7 +85,7 @@ class SelectedWatchTest {
         core.useAttributes(extractor);
         core.feed().startAt(100);
         core.feed().markReady();
-        applier = new RecordApplier(core.feed(), 100);
+        applier = new RecordFeed(core.feed(), 100);
     }
 
     @AfterEach

@@ -3,9 +3,9 @@ package io.watchfanout.fanout.http;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.common.tls.ServerTls;
 import io.watchfanout.fanout.frame.FrameEncoder;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.schema.v1.EventsRecord;
@@ -18,7 +18,7 @@ final class TestNode implements AutoCloseable {
     final EtcdLog etcd = new EtcdLog(100);
     final WatchCore core;
     final HttpApi api;
-    final RecordApplier applier;
+    final RecordFeed applier;
     /** What {@code /metrics} serves. */
     final CollectorRegistry registry;
 
@@ -102,7 +102,7 @@ final class TestNode implements AutoCloseable {
         if (ready) {
             core.feed().markReady();
         }
-        applier = new RecordApplier(core.feed(), 100);
+        applier = new RecordFeed(core.feed(), 100);
         registry = NodeMetrics.registry(core, null);
         api = new HttpApi(
                 core,

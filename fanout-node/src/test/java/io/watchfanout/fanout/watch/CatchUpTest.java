@@ -7,9 +7,9 @@ import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.schema.v1.WatchEvent;
 import java.nio.ByteBuffer;
@@ -36,7 +36,7 @@ class CatchUpTest {
 
     private Dispatcher dispatcher;
     private CatchUp catchUp;
-    private RecordApplier applier;
+    private RecordFeed applier;
 
     private void start(int windowEvents) {
         dispatcher = new Dispatcher(
@@ -44,7 +44,7 @@ class CatchUpTest {
         dispatcher.startAt(100);
         dispatcher.markReady();
         catchUp = new CatchUp(dispatcher);
-        applier = new RecordApplier(dispatcher, 100);
+        applier = new RecordFeed(dispatcher, 100);
     }
 
     private void feed(List<EventsRecord> records) {

@@ -9,9 +9,9 @@ import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.schema.v1.WatchEvent;
 import java.nio.ByteBuffer;
@@ -32,7 +32,7 @@ class DispatcherTest {
 
     private final EtcdLog etcd = new EtcdLog(100);
     private Dispatcher dispatcher;
-    private RecordApplier applier;
+    private RecordFeed applier;
 
     @BeforeEach
     void start() {
@@ -40,7 +40,7 @@ class DispatcherTest {
                 new Dispatcher(CoreSettings.of(1000, Duration.ofMinutes(10), QUEUE, "dispatch"), new FrameEncoder());
         dispatcher.startAt(100);
         dispatcher.markReady();
-        applier = new RecordApplier(dispatcher, 100);
+        applier = new RecordFeed(dispatcher, 100);
     }
 
     private void feed(List<EventsRecord> records) {
