@@ -111,14 +111,19 @@ public final class FanoutNode implements AutoCloseable {
             core.useOlderHistory(olderHistory);
         }
         CollectorRegistry registry = NodeMetrics.registry(core, progress, olderHistory);
-        HttpSettings httpSettings = new HttpSettings(
-                config.resourceVersionWait(),
-                RETRY_AFTER_SECONDS,
-                config.nodeId(),
-                config.stalledCloseAfter(),
-                config.writeTimeout(),
-                new TcpKeepalive(config.tcpKeepaliveIdle(), config.tcpKeepaliveInterval(), config.tcpKeepaliveCount()));
-        api = new HttpApi(core, httpSettings, registry, config.bindAddress(), config.port());
+        api = new HttpApi(
+                core,
+                new HttpSettings(
+                        config.resourceVersionWait(),
+                        RETRY_AFTER_SECONDS,
+                        config.nodeId(),
+                        config.stalledCloseAfter(),
+                        config.writeTimeout(),
+                        new TcpKeepalive(
+                                config.tcpKeepaliveIdle(), config.tcpKeepaliveInterval(), config.tcpKeepaliveCount())),
+                registry,
+                config.bindAddress(),
+                config.port());
         api.allowOrigins(CorsOrigins.of(config.corsAllowedOrigins()));
         if (tls != null) {
             api.serveTls(tls);
@@ -150,7 +155,8 @@ public final class FanoutNode implements AutoCloseable {
                         registry,
                         access);
         if (etcdApi != null) {
-            GatewayHandler.mountOn(api, etcdApi.gateway(), core.readiness(), httpSettings);
+            GatewayHandler.mountOn(
+                    api, etcdApi.gateway(), core.readiness(), config.writeTimeout(), RETRY_AFTER_SECONDS);
             if (tls != null) {
                 etcdApi.serveTls(tls);
             }

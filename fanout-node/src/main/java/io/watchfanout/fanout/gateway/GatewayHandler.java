@@ -9,7 +9,6 @@ import io.watchfanout.fanout.etcd.JsonGateway;
 import io.watchfanout.fanout.frame.ProtoJson;
 import io.watchfanout.fanout.http.HttpAccess;
 import io.watchfanout.fanout.http.HttpApi;
-import io.watchfanout.fanout.http.HttpSettings;
 import io.watchfanout.fanout.security.AuthenticationException;
 import io.watchfanout.fanout.security.Credentials;
 import io.watchfanout.fanout.security.Identity;
@@ -79,16 +78,17 @@ public final class GatewayHandler implements HttpHandler {
 
     /**
      * Serves {@code gateway} under {@link #PATH_PREFIX} on {@code http} (README.md, "etcd's v3
-     * API"), with the listener's write timeout and {@code Retry-After}; call before it starts,
-     * once. Without it those paths answer the listener's 404.
+     * API"); call before it starts, once. Without it those paths answer the listener's 404.
      *
      * @param readiness the node's readiness ({@code WatchCore.readiness()})
+     * @param writeTimeout how long an answer's waiting bytes may go without the socket taking
+     *     one (the listener's {@code --write-timeout})
+     * @param retryAfterSeconds the {@code Retry-After} of the 503 while draining, {@code >= 1}
      * @throws IllegalStateException after {@code http} started
      */
-    public static void mountOn(HttpApi http, JsonGateway gateway, Readiness readiness, HttpSettings settings) {
-        http.mount(
-                PATH_PREFIX,
-                new GatewayHandler(gateway, readiness, settings.writeTimeout(), settings.retryAfterSeconds()));
+    public static void mountOn(
+            HttpApi http, JsonGateway gateway, Readiness readiness, Duration writeTimeout, int retryAfterSeconds) {
+        http.mount(PATH_PREFIX, new GatewayHandler(gateway, readiness, writeTimeout, retryAfterSeconds));
     }
 
     @Override

@@ -10,22 +10,14 @@ import io.etcd.jetcd.api.WatchGrpc;
 import io.etcd.jetcd.api.WatchRequest;
 import io.etcd.jetcd.api.WatchResponse;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
-import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.etcd.EtcdApi;
 import io.watchfanout.fanout.etcd.EtcdApiSettings;
-import io.watchfanout.fanout.etcd.EtcdApis;
-import io.watchfanout.fanout.etcd.EtcdCredentials;
-import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.fanout.http.HttpApi;
-import io.watchfanout.fanout.http.HttpSettings;
-import io.watchfanout.fanout.http.TcpKeepalive;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.AccessDeniedException;
 import io.watchfanout.fanout.security.Identity;
@@ -34,6 +26,7 @@ import io.watchfanout.fanout.security.WatchGrant;
 import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
+import io.watchfanout.fanout.testing.FrontEndNode;
 import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.OlderHistory;
@@ -59,7 +52,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -82,8 +74,8 @@ class FrontEndContractTest {
     private final List<AutoCloseable> open = new ArrayList<>();
     private WatchCore core;
     private RecordFeed applier;
+    private FrontEndNode node;
     private HttpApi http;
-    private EtcdApi grpc;
     private ManagedChannel channel;
     private AccessControl access;
 
@@ -126,41 +118,20 @@ class FrontEndContractTest {
      * @param limits the node's watch limits, for every front end
      */
     private void start(boolean ready, int windowEvents, int queueFrames, WatchLimits limits) throws Exception {
-        core = new WatchCore(
+        access = AccessControl.open("contract", limits);
+        node = new FrontEndNode(
                 CoreSettings.of(windowEvents, Duration.ofMinutes(10), queueFrames, "contract")
                         .withBookmarkInterval(Duration.ofHours(1)),
-                new FrameEncoder());
-        core.feed().startAt(100);
-        if (ready) {
-            core.feed().markReady();
-        }
-        applier = new RecordFeed(core.feed(), 100);
-        access = AccessControl.open("contract", limits);
-        grpc = EtcdApis.create(
-                core,
+                ready,
+                false,
+                access,
                 new EtcdApiSettings("127.0.0.1", 0, "contract", Duration.ofMillis(1), WAIT),
-                null,
-                EtcdCredentials.none(),
-                new CollectorRegistry(),
-                access);
-        grpc.start();
-        http = new HttpApi(
-                core,
-                new HttpSettings(
-                        WAIT,
-                        1,
-                        "contract",
-                        Duration.ofSeconds(30),
-                        Duration.ofMinutes(10),
-                        new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3)),
-                new CollectorRegistry(),
-                "127.0.0.1",
-                0);
-        http.secure(access);
-        http.start();
-        channel = ManagedChannelBuilder.forAddress("127.0.0.1", grpc.port())
-                .usePlaintext()
-                .build();
+                FrontEndNode.httpSettings(WAIT, "contract", Duration.ofMinutes(10)),
+                false);
+        core = node.core;
+        applier = node.feed;
+        http = node.http;
+        channel = node.channel;
     }
 
     @AfterEach
@@ -168,11 +139,8 @@ class FrontEndContractTest {
         for (AutoCloseable c : open) {
             c.close();
         }
-        if (channel != null) {
-            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-            http.stop();
-            grpc.stop(1000);
-            core.close();
+        if (node != null) {
+            node.close();
         }
     }
 
@@ -432,12 +400,46 @@ class FrontEndContractTest {
         return Seen.event(e.getType().name(), key, e.getResourceVersion());
     }
 
-    /** The core's one entry, polled on a thread of its own as a transport would. */
-    private final class InProcess implements Client {
+    /** What every client keeps: what it saw, and whether it reads. */
+    private abstract static class Recording implements Client {
         final List<Seen> seen = new CopyOnWriteArrayList<>();
+        /** One permit while the client reads; {@link #pause} takes it. */
+        private final Semaphore reading = new Semaphore(1);
+
+        @Override
+        public List<Seen> seen() {
+            return seen;
+        }
+
+        @Override
+        public void pause() {
+            reading.acquireUninterruptibly();
+        }
+
+        @Override
+        public void resume() {
+            reading.release();
+            resumed();
+        }
+
+        /** After {@link #resume}: a client that reads on demand asks for more. */
+        void resumed() {}
+
+        boolean paused() {
+            return reading.availablePermits() == 0;
+        }
+
+        /** Blocks the reading thread while paused. */
+        void awaitReading() throws InterruptedException {
+            reading.acquire();
+            reading.release();
+        }
+    }
+
+    /** The core's one entry, polled on a thread of its own as a transport would. */
+    private final class InProcess extends Recording {
         volatile Watch watch;
         volatile boolean closed;
-        volatile boolean paused;
         volatile WatchGrant grant;
 
         InProcess(long from, boolean bookmarks, boolean initial) {
@@ -473,7 +475,7 @@ class FrontEndContractTest {
             List<ByteBuffer> out = new ArrayList<>();
             while (!closed) {
                 Watch w = watch;
-                if (w != null && !paused) {
+                if (w != null && !paused()) {
                     out.clear();
                     Watch.PollResult r = w.poll(out, 64);
                     for (ByteBuffer f : out) {
@@ -492,21 +494,6 @@ class FrontEndContractTest {
         }
 
         @Override
-        public List<Seen> seen() {
-            return seen;
-        }
-
-        @Override
-        public void pause() {
-            paused = true;
-        }
-
-        @Override
-        public void resume() {
-            paused = false;
-        }
-
-        @Override
         public void close() {
             closed = true;
             if (watch != null) {
@@ -519,11 +506,8 @@ class FrontEndContractTest {
     }
 
     /** {@code GET /v1/watch}, JSON lines. */
-    private final class Http implements Client {
-        final List<Seen> seen = new CopyOnWriteArrayList<>();
+    private final class Http extends Recording {
         volatile InputStream body;
-        /** Open while the client reads; closed by {@link #pause}. */
-        final Semaphore reading = new Semaphore(1);
 
         Http(long from, boolean bookmarks, boolean initial) {
             URI uri = URI.create("http://127.0.0.1:" + http.port() + "/v1/watch?key=/c/&prefix=true&resourceVersion="
@@ -544,8 +528,7 @@ class FrontEndContractTest {
                                     new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8));
                             String line;
                             while ((line = in.readLine()) != null) {
-                                reading.acquire();
-                                reading.release();
+                                awaitReading();
                                 if (!line.isBlank()) {
                                     seen.add(fromWatchEvent(Frames.parseJsonLine(line)));
                                 }
@@ -557,21 +540,6 @@ class FrontEndContractTest {
                     "contract-http");
             t.setDaemon(true);
             t.start();
-        }
-
-        @Override
-        public List<Seen> seen() {
-            return seen;
-        }
-
-        @Override
-        public void pause() {
-            reading.acquireUninterruptibly();
-        }
-
-        @Override
-        public void resume() {
-            reading.release();
         }
 
         @Override
@@ -587,11 +555,9 @@ class FrontEndContractTest {
      * Reads one response at a time (grpc's inbound flow control), so that a paused client stops
      * taking them.
      */
-    private final class Etcd implements Client, ClientResponseObserver<WatchRequest, WatchResponse> {
-        final List<Seen> seen = new CopyOnWriteArrayList<>();
+    private final class Etcd extends Recording implements ClientResponseObserver<WatchRequest, WatchResponse> {
         final StreamObserver<WatchRequest> requests;
         volatile ClientCallStreamObserver<WatchRequest> call;
-        volatile boolean paused;
 
         Etcd(long from, boolean bookmarks) {
             requests = WatchGrpc.newStub(channel).watch(this);
@@ -615,7 +581,7 @@ class FrontEndContractTest {
         @Override
         public void onNext(WatchResponse r) {
             take(r);
-            if (!paused) {
+            if (!paused()) {
                 call.request(1);
             }
         }
@@ -658,18 +624,7 @@ class FrontEndContractTest {
         public void onCompleted() {}
 
         @Override
-        public List<Seen> seen() {
-            return seen;
-        }
-
-        @Override
-        public void pause() {
-            paused = true;
-        }
-
-        @Override
-        public void resume() {
-            paused = false;
+        void resumed() {
             call.request(1);
         }
 

@@ -15,26 +15,18 @@ import io.etcd.jetcd.api.WatchGrpc;
 import io.etcd.jetcd.api.WatchRequest;
 import io.etcd.jetcd.api.WatchResponse;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
-import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.etcd.EtcdApi;
 import io.watchfanout.fanout.etcd.EtcdApiSettings;
-import io.watchfanout.fanout.etcd.EtcdApis;
-import io.watchfanout.fanout.etcd.EtcdCredentials;
-import io.watchfanout.fanout.frame.FrameEncoder;
-import io.watchfanout.fanout.gateway.GatewayHandler;
 import io.watchfanout.fanout.http.HttpApi;
-import io.watchfanout.fanout.http.HttpSettings;
-import io.watchfanout.fanout.http.TcpKeepalive;
 import io.watchfanout.fanout.security.TestAccess;
 import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.testing.FrontEndNode;
 import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -83,39 +75,24 @@ class SecuredFrontEndsTest {
     private TestAccess access;
     private WatchCore core;
     private RecordFeed applier;
-    private EtcdApi grpc;
+    private FrontEndNode node;
     private HttpApi http;
     private ManagedChannel channel;
 
     private void start(WatchLimits limits) throws Exception {
         access = TestAccess.create(dir.resolve("policy.json"), RULES, limits);
-        core = new WatchCore(CoreSettings.of(1000, Duration.ofMinutes(10), 64, "sec-test"), new FrameEncoder());
-        core.start();
-        core.feed().startAt(100);
-        core.feed().markReady();
-        applier = new RecordFeed(core.feed(), 100);
-        grpc = EtcdApis.create(
-                core,
+        node = new FrontEndNode(
+                CoreSettings.of(1000, Duration.ofMinutes(10), 64, "sec-test"),
+                true,
+                true,
+                access.access(),
                 new EtcdApiSettings("127.0.0.1", 0, "sec-test", Duration.ofMinutes(10), Duration.ofSeconds(1)),
-                null,
-                EtcdCredentials.none(),
-                new CollectorRegistry(),
-                access.access());
-        grpc.start();
-        HttpSettings settings = new HttpSettings(
-                Duration.ofMillis(300),
-                1,
-                "sec-test",
-                Duration.ofSeconds(30),
-                Duration.ofMinutes(10),
-                new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3));
-        http = new HttpApi(core, settings, new CollectorRegistry(), "127.0.0.1", 0);
-        http.secure(access.access());
-        GatewayHandler.mountOn(http, grpc.gateway(), core.readiness(), settings);
-        http.start();
-        channel = ManagedChannelBuilder.forAddress("127.0.0.1", grpc.port())
-                .usePlaintext()
-                .build();
+                FrontEndNode.httpSettings(Duration.ofMillis(300), "sec-test", Duration.ofMinutes(10)),
+                true);
+        core = node.core;
+        applier = node.feed;
+        http = node.http;
+        channel = node.channel;
     }
 
     @AfterEach
@@ -123,11 +100,8 @@ class SecuredFrontEndsTest {
         for (AutoCloseable c : open) {
             c.close();
         }
-        if (channel != null) {
-            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-            http.stop();
-            grpc.stop(1000);
-            core.close();
+        if (node != null) {
+            node.close();
         }
     }
 

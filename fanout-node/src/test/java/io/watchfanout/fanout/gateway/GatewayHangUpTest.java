@@ -81,7 +81,8 @@ class GatewayHangUpTest {
                 new TcpKeepalive(Duration.ofMinutes(10), Duration.ofMinutes(1), 3));
         http = new HttpApi(core, settings, new CollectorRegistry(), "127.0.0.1", 0);
         http.secure(open);
-        GatewayHandler.mountOn(http, grpc.gateway(), core.readiness(), settings);
+        GatewayHandler.mountOn(
+                http, grpc.gateway(), core.readiness(), settings.writeTimeout(), settings.retryAfterSeconds());
         if (tls) {
             Pki pki = Pki.create(dir, "ca");
             Pki.Issued server = pki.server("node", "node-a");
