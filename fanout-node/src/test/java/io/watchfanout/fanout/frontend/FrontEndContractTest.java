@@ -9,7 +9,6 @@ import io.etcd.jetcd.api.WatchCreateRequest;
 import io.etcd.jetcd.api.WatchGrpc;
 import io.etcd.jetcd.api.WatchRequest;
 import io.etcd.jetcd.api.WatchResponse;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
@@ -17,7 +16,6 @@ import io.grpc.stub.StreamObserver;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.etcd.EtcdApiSettings;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
-import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.AccessDeniedException;
 import io.watchfanout.fanout.security.Identity;
@@ -71,12 +69,9 @@ class FrontEndContractTest {
     private static final Duration WAIT = Duration.ofMillis(300);
 
     private final EtcdLog etcd = new EtcdLog(100);
-    private final List<AutoCloseable> open = new ArrayList<>();
     private WatchCore core;
     private RecordFeed applier;
     private FrontEndNode node;
-    private HttpApi http;
-    private ManagedChannel channel;
     private AccessControl access;
 
     static Stream<String> frontEnds() {
@@ -130,15 +125,10 @@ class FrontEndContractTest {
                 false);
         core = node.core;
         applier = node.feed;
-        http = node.http;
-        channel = node.channel;
     }
 
     @AfterEach
     void stop() throws Exception {
-        for (AutoCloseable c : open) {
-            c.close();
-        }
         if (node != null) {
             node.close();
         }
@@ -154,7 +144,7 @@ class FrontEndContractTest {
             case "http" -> new Http(from, bookmarks, initial);
             default -> new Etcd(from, bookmarks);
         };
-        open.add(c);
+        node.keep(c);
         return c;
     }
 
@@ -510,9 +500,10 @@ class FrontEndContractTest {
         volatile InputStream body;
 
         Http(long from, boolean bookmarks, boolean initial) {
-            URI uri = URI.create("http://127.0.0.1:" + http.port() + "/v1/watch?key=/c/&prefix=true&resourceVersion="
-                    + from + (bookmarks ? "&allowWatchBookmarks=true" : "")
-                    + (initial ? "&sendInitialEvents=true" : ""));
+            URI uri =
+                    URI.create("http://127.0.0.1:" + node.http.port() + "/v1/watch?key=/c/&prefix=true&resourceVersion="
+                            + from + (bookmarks ? "&allowWatchBookmarks=true" : "")
+                            + (initial ? "&sendInitialEvents=true" : ""));
             HttpClient client = HttpClient.newHttpClient();
             Thread t = new Thread(
                     () -> {
@@ -560,7 +551,7 @@ class FrontEndContractTest {
         volatile ClientCallStreamObserver<WatchRequest> call;
 
         Etcd(long from, boolean bookmarks) {
-            requests = WatchGrpc.newStub(channel).watch(this);
+            requests = WatchGrpc.newStub(node.channel).watch(this);
             ByteString prefix = ByteString.copyFromUtf8("/c/");
             requests.onNext(WatchRequest.newBuilder()
                     .setCreateRequest(WatchCreateRequest.newBuilder()

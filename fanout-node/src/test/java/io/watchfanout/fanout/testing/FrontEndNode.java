@@ -15,7 +15,10 @@ import io.watchfanout.fanout.http.TcpKeepalive;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
+import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -29,6 +32,7 @@ public final class FrontEndNode implements AutoCloseable {
     public final EtcdApi grpc;
     public final HttpApi http;
     public final ManagedChannel channel;
+    private final List<AutoCloseable> kept = new ArrayList<>();
 
     /**
      * Starts it all.
@@ -88,9 +92,24 @@ public final class FrontEndNode implements AutoCloseable {
                 new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3));
     }
 
-    /** Stops the channel, both APIs and the core. */
+    /** Closes {@code c} first when this closes (a test's clients, before the servers); returns it. */
+    public <T extends AutoCloseable> T keep(T c) {
+        kept.add(c);
+        return c;
+    }
+
+    /** Closes what it {@link #keep}s, then stops the channel, both APIs and the core. */
     @Override
-    public void close() {
+    public void close() throws IOException {
+        for (AutoCloseable c : kept) {
+            try {
+                c.close();
+            } catch (IOException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IOException("closing " + c, e);
+            }
+        }
         channel.shutdownNow();
         try {
             channel.awaitTermination(5, TimeUnit.SECONDS);
