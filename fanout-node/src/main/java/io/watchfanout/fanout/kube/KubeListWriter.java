@@ -49,6 +49,29 @@ public final class KubeListWriter {
     }
 
     /**
+     * A buffer holding a JSON list's start, up to its first item: kind, apiVersion and the list's
+     * metadata ({@code continue} and {@code remainingItemCount} only with a next page).
+     */
+    private static JsonBuffer listHead(
+            KubeResource resource, long resourceVersion, String continueToken, long remainingItemCount) {
+        JsonBuffer out = new JsonBuffer(FLUSH_BYTES + 1024);
+        out.ascii("{\"kind\":")
+                .string(resource.listKind())
+                .ascii(",\"apiVersion\":")
+                .string(resource.apiVersion())
+                .ascii(",\"metadata\":{\"resourceVersion\":\"")
+                .number(resourceVersion)
+                .raw('"');
+        if (continueToken != null) {
+            out.ascii(",\"continue\":").string(continueToken);
+            if (remainingItemCount >= 0) {
+                out.ascii(",\"remainingItemCount\":").number(remainingItemCount);
+            }
+        }
+        return out.ascii("},\"items\":[");
+    }
+
+    /**
      * Writes a JSON list page.
      *
      * @param continueToken the next page's token, or null on the last page
@@ -66,21 +89,7 @@ public final class KubeListWriter {
             long remainingItemCount,
             Sink sink)
             throws UndecodableObjectException {
-        JsonBuffer out = new JsonBuffer(FLUSH_BYTES + 1024);
-        out.ascii("{\"kind\":")
-                .string(resource.listKind())
-                .ascii(",\"apiVersion\":")
-                .string(resource.apiVersion())
-                .ascii(",\"metadata\":{\"resourceVersion\":\"")
-                .number(resourceVersion)
-                .raw('"');
-        if (continueToken != null) {
-            out.ascii(",\"continue\":").string(continueToken);
-            if (remainingItemCount >= 0) {
-                out.ascii(",\"remainingItemCount\":").number(remainingItemCount);
-            }
-        }
-        out.ascii("},\"items\":[");
+        JsonBuffer out = listHead(resource, resourceVersion, continueToken, remainingItemCount);
         int unknown = 0;
         for (int i = 0; i < items.size(); i++) {
             if (i > 0) {
@@ -133,21 +142,7 @@ public final class KubeListWriter {
             long remainingItemCount,
             Sink sink)
             throws UndecodableObjectException {
-        JsonBuffer out = new JsonBuffer(FLUSH_BYTES + 1024);
-        out.ascii("{\"kind\":")
-                .string(resource.listKind())
-                .ascii(",\"apiVersion\":")
-                .string(resource.apiVersion())
-                .ascii(",\"metadata\":{\"resourceVersion\":\"")
-                .number(resourceVersion)
-                .raw('"');
-        if (continueToken != null) {
-            out.ascii(",\"continue\":").string(continueToken);
-            if (remainingItemCount >= 0) {
-                out.ascii(",\"remainingItemCount\":").number(remainingItemCount);
-            }
-        }
-        out.ascii("},\"items\":[");
+        JsonBuffer out = listHead(resource, resourceVersion, continueToken, remainingItemCount);
         for (int i = 0; i < items.size(); i++) {
             if (i > 0) {
                 out.raw(',');
