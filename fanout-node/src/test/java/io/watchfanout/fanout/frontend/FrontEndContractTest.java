@@ -25,7 +25,6 @@ import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
 import io.watchfanout.fanout.testing.FrontEndNode;
-import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.OlderHistory;
 import io.watchfanout.fanout.watch.Opening;
@@ -70,7 +69,6 @@ class FrontEndContractTest {
 
     private final EtcdLog etcd = new EtcdLog(100);
     private WatchCore core;
-    private RecordFeed applier;
     private FrontEndNode node;
     private AccessControl access;
 
@@ -124,7 +122,6 @@ class FrontEndContractTest {
                 FrontEndNode.httpSettings(WAIT, "contract", Duration.ofMinutes(10)),
                 false);
         core = node.core;
-        applier = node.feed;
     }
 
     @AfterEach
@@ -135,7 +132,7 @@ class FrontEndContractTest {
     }
 
     private void put(String k, String v) {
-        etcd.put(k, v).forEach(applier::accept);
+        node.feed.accept(etcd.put(k, v));
     }
 
     private Client watch(String frontEnd, long from, boolean bookmarks, boolean initial) throws Exception {
@@ -163,7 +160,7 @@ class FrontEndContractTest {
         put("/c/a", "1");
         put("/c/b", "1");
         put("/c/a", "2");
-        etcd.delete("/c/b").forEach(applier::accept);
+        node.feed.accept(etcd.delete("/c/b"));
         await().until(() -> events(c).size() == 4);
         assertThat(events(c))
                 .containsExactly(
