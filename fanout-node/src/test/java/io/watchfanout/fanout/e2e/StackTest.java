@@ -1,47 +1,28 @@
 package io.watchfanout.fanout.e2e;
 
 import com.google.protobuf.ByteString;
-import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.testkit.Closer;
-import io.watchfanout.testkit.EtcdExtension;
+import io.watchfanout.testkit.EtcdKafkaTest;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.testkit.KafkaBroker;
-import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TestPrefix;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * What end-to-end tests of a stack share: the JVM's etcd and Kafka, a client of that etcd, the
- * test's own topic and key prefixes, and a {@link Closer} for the processes it starts (closed
- * after each test, in reverse order).
+ * What end-to-end tests of a stack share beyond {@link EtcdKafkaTest}: a {@link Closer} for the
+ * processes a test starts (closed after it, in reverse order), and etcd's key-values at a
+ * revision.
  */
-@ExtendWith({EtcdExtension.class, KafkaExtension.class})
-abstract class StackTest {
-    final EtcdServer etcdServer;
-    final KafkaBroker kafka;
+abstract class StackTest extends EtcdKafkaTest {
     final Closer closer = new Closer();
-    Client etcd;
-    String topicPrefix;
-    String keyPrefix;
 
     StackTest(EtcdServer etcdServer, KafkaBroker kafka) {
-        this.etcdServer = etcdServer;
-        this.kafka = kafka;
-    }
-
-    @BeforeEach
-    void setUpStack(Client client, TestPrefix prefix) {
-        etcd = client;
-        topicPrefix = prefix.topicPrefix();
-        keyPrefix = prefix.keyPrefix();
+        super(etcdServer, kafka);
     }
 
     @AfterEach
