@@ -9,6 +9,7 @@ import io.watchfanout.fanout.etcd.EtcdApis;
 import io.watchfanout.fanout.etcd.EtcdCredentials;
 import io.watchfanout.fanout.etcd.EtcdRevisionProbe;
 import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.gateway.GatewayHandler;
 import io.watchfanout.fanout.http.CorsOrigins;
 import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
@@ -154,7 +155,8 @@ public final class FanoutNode implements AutoCloseable {
                         registry,
                         access);
         if (etcdApi != null) {
-            api.serveGateway(etcdApi.gateway());
+            GatewayHandler.mountOn(
+                    api, etcdApi.gateway(), core.readiness(), config.writeTimeout(), RETRY_AFTER_SECONDS);
             if (tls != null) {
                 etcdApi.serveTls(tls);
             }

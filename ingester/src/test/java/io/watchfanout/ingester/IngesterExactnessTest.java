@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
-import io.etcd.jetcd.Client;
 import io.watchfanout.ingester.support.EventsTopicDump;
 import io.watchfanout.ingester.support.Exactness;
 import io.watchfanout.ingester.support.Ingesters;
@@ -13,42 +12,24 @@ import io.watchfanout.schema.EventsRecords;
 import io.watchfanout.schema.WatchFanoutSerdes;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.EventsRecord;
-import io.watchfanout.testkit.EtcdExtension;
+import io.watchfanout.testkit.EtcdKafkaTest;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.testkit.KafkaBroker;
-import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TestPrefix;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Invariants 1–4 (docs/ARCHITECTURE.md) against real etcd and Kafka with an ingester in this JVM: the events topic
  * equals a direct etcd watch, revision by revision, and the state topic equals etcd.
  */
-@ExtendWith({EtcdExtension.class, KafkaExtension.class})
-class IngesterExactnessTest {
-    private final EtcdServer etcdServer;
-    private final KafkaBroker kafka;
-    private Client etcd;
-    private String topicPrefix;
-    private String keyPrefix;
+class IngesterExactnessTest extends EtcdKafkaTest {
 
     IngesterExactnessTest(EtcdServer etcdServer, KafkaBroker kafka) {
-        this.etcdServer = etcdServer;
-        this.kafka = kafka;
-    }
-
-    @BeforeEach
-    void setUp(Client client, TestPrefix prefix) {
-        etcd = client;
-        topicPrefix = prefix.topicPrefix();
-        keyPrefix = prefix.keyPrefix();
+        super(etcdServer, kafka);
     }
 
     private long lastRevision(String topic) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
-import io.etcd.jetcd.Client;
 import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.ingester.publish.PublishedLog;
 import io.watchfanout.ingester.support.EventsTopicDump;
@@ -13,22 +12,18 @@ import io.watchfanout.ingester.support.Ingesters;
 import io.watchfanout.schema.WatchFanoutSerdes;
 import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.testkit.BackgroundWriter;
-import io.watchfanout.testkit.EtcdExtension;
+import io.watchfanout.testkit.EtcdKafkaTest;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
-import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TestPrefix;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Invariant 1 (docs/ARCHITECTURE.md) under crashes, with the ingester as a real child process: kill -9 at random
@@ -37,26 +32,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * come one after another on one topic while a background writer keeps etcd busy, and one
  * comparison with etcd's history at the end covers them all.
  */
-@ExtendWith({EtcdExtension.class, KafkaExtension.class})
-class IngesterFaultToleranceTest {
+class IngesterFaultToleranceTest extends EtcdKafkaTest {
     private static final Duration READY = Duration.ofSeconds(60);
     private static final String WATCHING = "watching etcd from revision";
-    private final EtcdServer etcdServer;
-    private final KafkaBroker kafka;
-    private Client etcd;
-    private String topicPrefix;
-    private String keyPrefix;
 
     IngesterFaultToleranceTest(EtcdServer etcdServer, KafkaBroker kafka) {
-        this.etcdServer = etcdServer;
-        this.kafka = kafka;
-    }
-
-    @BeforeEach
-    void setUp(Client client, TestPrefix prefix) {
-        etcd = client;
-        topicPrefix = prefix.topicPrefix();
-        keyPrefix = prefix.keyPrefix();
+        super(etcdServer, kafka);
     }
 
     private JavaProcess ingester(String name, String... extra) {

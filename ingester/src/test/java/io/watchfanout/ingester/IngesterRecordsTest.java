@@ -17,12 +17,10 @@ import io.watchfanout.schema.RevisionChain;
 import io.watchfanout.schema.WatchFanoutSerdes;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.EventsRecord;
-import io.watchfanout.testkit.EtcdExtension;
+import io.watchfanout.testkit.EtcdKafkaTest;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.testkit.KafkaBroker;
-import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TestPrefix;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,33 +43,22 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * What lands in the events topic for large revisions, quiet ranges and compactions, and how
  * Kafka users read it: a plain consumer with the schema's deserializer and a Kafka Streams
  * topology with the schema's Serde.
  */
-@ExtendWith({EtcdExtension.class, KafkaExtension.class})
 @SuppressWarnings("try") // an ingester runs for the length of a try block
-class IngesterRecordsTest {
-    private final EtcdServer etcdServer;
-    private final KafkaBroker kafka;
-    private Client etcd;
-    private String topicPrefix;
-    private String keyPrefix;
+class IngesterRecordsTest extends EtcdKafkaTest {
     private String eventsTopic;
 
     IngesterRecordsTest(EtcdServer etcdServer, KafkaBroker kafka) {
-        this.etcdServer = etcdServer;
-        this.kafka = kafka;
+        super(etcdServer, kafka);
     }
 
     @BeforeEach
-    void setUp(Client client, TestPrefix prefix) {
-        etcd = client;
-        topicPrefix = prefix.topicPrefix();
-        keyPrefix = prefix.keyPrefix();
+    void setUp() {
         eventsTopic = WatchFanoutSerdes.eventsTopic(topicPrefix);
     }
 

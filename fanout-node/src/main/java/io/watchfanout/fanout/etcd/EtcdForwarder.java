@@ -15,10 +15,6 @@ import io.grpc.ServerMethodDefinition;
 import io.grpc.Status;
 import io.watchfanout.fanout.security.EtcdTokens;
 import io.watchfanout.fanout.security.Identity;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -43,21 +39,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code --etcd-endpoints}. Thread-safety: calls run on grpc's threads; stateless.
  */
 final class EtcdForwarder extends HandlerRegistry {
-    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
+    private static final MethodDescriptor.Marshaller<byte[]> BYTES = RawMessages.MARSHALLER;
 
     private final Channel etcd;
     private final Runnable onForward;

@@ -4,9 +4,12 @@ import io.watchfanout.schema.v1.KeyValue;
 
 /**
  * A front end's reading of stored objects into {@link ObjectAttributes}, registered with the
- * watch core: the core calls it once per event on the feed thread for the new value and for the
- * previous one (an event's {@code prev_kv}), and once per key for initial events without an event
- * in the history window. Must be pure and thread-safe, and must not throw for a value it cannot
+ * watch core: the core calls it at most once per event for the new value and for the previous
+ * one (an event's {@code prev_kv}), and only when something needs them: on the feed thread before
+ * dispatch while a watcher selects by attributes or is indexed, else on first need (a watcher
+ * with a selector catching up later, a format asking {@link CachedEvent#attributes()}); and per
+ * key for the initial events of a watch with a selector, for keys without an event in the
+ * history window. With no such watcher it is not called at all. Must be pure and thread-safe, and must not throw for a value it cannot
  * read: it returns attributes that match nothing (or null) instead, and the front end's encodings
  * report the undecodable object.
  */

@@ -28,7 +28,12 @@ public final class CachedEvent {
     private final Event event;
     private final long appendedAtMillis;
     private final FrameMemo frames = new FrameMemo();
-    /** Set once by {@link #attribute}, before the event is handed to any watcher of a front end with attributes. */
+    /**
+     * The extractor to compute the attributes with on first need ({@link #attribute}), until
+     * {@link #attributed}.
+     */
+    private volatile AttributeExtractor pending;
+    /** Set once the attributes are known (computed, or given); they never change after. */
     private volatile boolean attributed;
 
     private ObjectAttributes attributes;
@@ -79,28 +84,23 @@ public final class CachedEvent {
     }
 
     /**
-     * Computes the attributes of the new object and of the previous one with {@code extractor},
-     * once: later calls return at once. The core calls it on the feed thread before dispatch (and
-     * before catch-up from older history) when a front end registered an extractor.
+     * Gives the event {@code extractor} to compute the attributes of the new object and of the
+     * previous one with, on first need ({@link #attributes()}, {@link #prevAttributes()}): once,
+     * both values at a time, whichever thread asks first; never when nothing asks (no watcher
+     * selects by attributes or is indexed, and no format reads them). Cheap (a field write);
+     * ignored once the attributes are known. The core calls it for every event it hands to
+     * watchers when a front end registered an extractor.
      */
     public void attribute(AttributeExtractor extractor) {
-        if (attributed) {
-            return;
-        }
-        ObjectAttributes now = isDelete() ? null : extractor.extract(event.getKv());
-        ObjectAttributes before = event.hasPrevKv() ? extractor.extract(event.getPrevKv()) : null;
-        synchronized (this) {
-            if (!attributed) {
-                attributes = now;
-                prevAttributes = before;
-                attributed = true;
-            }
+        if (!attributed && pending == null) {
+            pending = extractor;
         }
     }
 
     /**
      * Sets the attributes computed by the front end's extractor for the new object and the
-     * previous one (the dispatcher computes them before taking its lock); ignored once set.
+     * previous one (the dispatcher computes them before taking its lock when a watcher needs
+     * them); ignored once known.
      */
     public void attribute(ObjectAttributes now, ObjectAttributes before) {
         synchronized (this) {
@@ -108,18 +108,42 @@ public final class CachedEvent {
                 attributes = now;
                 prevAttributes = before;
                 attributed = true;
+                pending = null;
             }
         }
     }
 
-    /** The new object's attributes: null for a DELETE, before {@link #attribute}, or for a key the front end does not serve. */
+    /**
+     * The new object's attributes, computed now if this is the first need: null for a DELETE,
+     * without an extractor ({@link #attribute}), or for a key the front end does not serve.
+     */
     public ObjectAttributes attributes() {
-        return attributed ? attributes : null;
+        return known() ? attributes : null;
     }
 
     /** The previous object's attributes (from the event's {@code prev_kv}), or null as {@link #attributes()}. */
     public ObjectAttributes prevAttributes() {
-        return attributed ? prevAttributes : null;
+        return known() ? prevAttributes : null;
+    }
+
+    /** True once the attributes are known, computing them with the pending extractor if there is one. */
+    private boolean known() {
+        if (attributed) {
+            return true;
+        }
+        if (pending == null) {
+            return false;
+        }
+        synchronized (this) {
+            AttributeExtractor x = pending;
+            if (!attributed && x != null) {
+                attributes = isDelete() ? null : x.extract(event.getKv());
+                prevAttributes = event.hasPrevKv() ? x.extract(event.getPrevKv()) : null;
+                attributed = true;
+                pending = null;
+            }
+            return attributed;
+        }
     }
 
     /**
@@ -188,7 +212,9 @@ public final class CachedEvent {
         return frames.get(
                 slot(encoding, SLOT_INITIAL),
                 encoder,
-                () -> encoder.initialEvent(event.getKv(), attributes(), this, encoding));
+                // The attributes if a selecting watcher needed them already; a format that needs
+                // them for every key asks this event (lastEvent) for them.
+                () -> encoder.initialEvent(event.getKv(), attributed ? attributes : null, this, encoding));
     }
 
     /**

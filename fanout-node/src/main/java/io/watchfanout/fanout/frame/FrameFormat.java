@@ -12,8 +12,8 @@ import java.nio.ByteBuffer;
  * <p>Every method returns a read-only buffer at position 0 that is never modified afterwards
  * (shared by every watcher of the encoding: they {@code duplicate()} it). Implementations are
  * stateless and thread-safe; a format that needs per-node knowledge (e.g. which resource a key
- * is) reads it from the event's {@link ObjectAttributes}, which its front end's
- * {@link AttributeExtractor} computed before any frame is built.
+ * is) reads it from the event's {@link ObjectAttributes} ({@link CachedEvent#attributes()}),
+ * which its front end's {@link AttributeExtractor} computes once per event, on first need.
  */
 public interface FrameFormat {
     /**
@@ -28,7 +28,8 @@ public interface FrameFormat {
     /**
      * The ADDED frame of a key's current state, sent as an initial event (sendInitialEvents).
      *
-     * @param attributes the key-value's attributes, or null
+     * @param attributes the key-value's attributes when a watcher selecting by them had them
+     *     computed, else null (a format that needs them asks {@code lastEvent}, or its extractor)
      * @param lastEvent the PUT that wrote {@code kv} while it is in the history window, else null
      * @throws UnsupportedOperationException when its front end has no initial events
      */

@@ -20,9 +20,12 @@ import org.xnio.conduits.ConduitStreamSourceChannel;
  * responses after which the connection closes: bytes a client sends after its request
  * (pipelining) are read and dropped.
  *
+ * <p>Public for the front ends mounted on the HTTP listener ({@link HttpApi#mount}) whose
+ * answers are streams too.
+ *
  * <p>Stateless; the callbacks run on the connection's IO thread.
  */
-final class HangUp {
+public final class HangUp {
     private static final Logger LOG = LoggerFactory.getLogger(HangUp.class);
     private static final Method SOURCE_CHANNEL = openSourceChannel();
 
@@ -33,7 +36,7 @@ final class HangUp {
      * {@code failed} when it breaks. Does nothing (the hang-up is noticed at the next write) when
      * the read side cannot be had.
      */
-    static void watch(HttpServerExchange exchange, Runnable closed, Consumer<IOException> failed) {
+    public static void watch(HttpServerExchange exchange, Runnable closed, Consumer<IOException> failed) {
         StreamSourceChannel source = sourceChannel(exchange);
         if (source == null) {
             return;

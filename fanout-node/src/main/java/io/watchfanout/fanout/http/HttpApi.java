@@ -11,7 +11,6 @@ import io.undertow.server.protocol.http.HttpOpenListener;
 import io.undertow.util.AttachmentKey;
 import io.undertow.util.Methods;
 import io.watchfanout.common.tls.ServerTls;
-import io.watchfanout.fanout.etcd.JsonGateway;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.watch.CurrentRevision;
@@ -42,8 +41,8 @@ import org.xnio.conduits.ConduitStreamSourceChannel;
 /**
  * The fan-out node's HTTP server (Undertow): {@code /v1/watch}, {@code /v1/kv},
  * {@code /readyz}, {@code /livez}, {@code /metrics}, and the paths front ends {@link #mount}
- * (the Kubernetes API's {@code /api}, {@code /apis}, {@code /version}); any other path is a 404
- * {@code Status}.
+ * (the Kubernetes API's {@code /api}, {@code /apis}, {@code /version}; etcd's JSON gateway's
+ * {@code /v3}); any other path is a 404 {@code Status}.
  * Pages of the origins given to {@link #allowOrigins} may read {@code /v1/*} and {@code /v3/*}
  * across origins ({@link CorsHandler}).
  *
@@ -65,9 +64,9 @@ import org.xnio.conduits.ConduitStreamSourceChannel;
  * set on the socket; the guard and Undertow then read the decrypted side. The certificate is
  * {@link ServerTls}'s, reloaded from disk for new handshakes.
  *
- * <p>Access ({@link #secure}; README.md, "Security"): {@code /v1/watch}, {@code /v1/kv} and
- * {@code /v3/*} authenticate and authorize every request and watch when it starts
- * ({@link HttpAccess}); {@code /readyz}, {@code /livez} and {@code /metrics} stay open, for
+ * <p>Access ({@link #secure}; README.md, "Security"): {@code /v1/watch} and {@code /v1/kv}
+ * authenticate and authorize every request and watch when it starts ({@link HttpAccess}), and
+ * mounted front ends with the same credentials; {@code /readyz}, {@code /livez} and {@code /metrics} stay open, for
  * probes and scrapers, and show no key or value. Request headers are bounded
  * ({@link #MAX_HEADER_BYTES}; Undertow refuses more with its own 400, given a {@code Status} body
  * by {@link ParserRefusalBody}, and closes the connection).
@@ -101,7 +100,6 @@ public final class HttpApi {
     private final WatchStreams streams;
 
     private int port;
-    private JsonGateway gateway;
     private CurrentRevision currentRevision;
     private CorsOrigins corsOrigins = CorsOrigins.NONE;
     private AccessControl access;
@@ -152,14 +150,6 @@ public final class HttpApi {
     }
 
     /**
-     * Serves etcd's JSON gateway under {@code /v3/} (README.md, "etcd's v3 API"); call before
-     * {@link #start()}. Without it those paths answer 404.
-     */
-    public void serveGateway(JsonGateway gateway) {
-        this.gateway = gateway;
-    }
-
-    /**
      * Makes {@code GET /v1/kv} without {@code resourceVersion} a consistent read: at a revision at
      * least etcd's current one, learned from {@code source} (Kubernetes: absent means most recent);
      * call before {@link #start()}. Without it such a list is answered at the node's revision.
@@ -178,7 +168,7 @@ public final class HttpApi {
     }
 
     /**
-     * Checks every {@code /v1/*} and {@code /v3/*} request and watch with {@code access}
+     * Checks every {@code /v1/*} request and watch with {@code access}
      * (README.md, "Security"); call before {@link #start()}. Without it the API serves anyone, as
      * {@link AccessControl#open} does.
      */
@@ -216,7 +206,7 @@ public final class HttpApi {
             throw new IllegalArgumentException(
                     "path prefix \"" + pathPrefix + "\" (expected: an absolute path without a trailing slash)");
         }
-        for (String own : new String[] {"/v1", "/v3", "/readyz", "/livez", "/metrics"}) {
+        for (String own : new String[] {"/v1", "/readyz", "/livez", "/metrics"}) {
             if (underPrefix(own, pathPrefix) || underPrefix(pathPrefix, own)) {
                 throw new IllegalArgumentException(
                         "path prefix " + pathPrefix + " overlaps the node's own " + own + " (expected: another path)");
@@ -260,8 +250,7 @@ public final class HttpApi {
                 new HttpAccess(access != null ? access : AccessControl.open(settings.nodeId(), WatchLimits.NONE));
         WatchHandler watch = new WatchHandler(core, settings, streams, checks);
         KvHandler kv = new KvHandler(core, settings, currentRevision, checks);
-        GatewayHandler gatewayHandler = gateway == null ? null : new GatewayHandler(gateway, settings.writeTimeout());
-        HttpHandler root = new CorsHandler(exchange -> route(exchange, watch, kv, gatewayHandler), corsOrigins);
+        HttpHandler root = new CorsHandler(exchange -> route(exchange, watch, kv), corsOrigins);
         // Undertow.start()'s worker, socket and buffer settings, for a heap of 128 MiB or more.
         worker = createWorker(
                 OptionMap.builder()
@@ -402,8 +391,7 @@ public final class HttpApi {
         return worker;
     }
 
-    private void route(HttpServerExchange exchange, WatchHandler watch, KvHandler kv, GatewayHandler v3)
-            throws Exception {
+    private void route(HttpServerExchange exchange, WatchHandler watch, KvHandler kv) throws Exception {
         String path = exchange.getRequestPath();
         boolean get = exchange.getRequestMethod().equals(Methods.GET)
                 || exchange.getRequestMethod().equals(Methods.HEAD);
@@ -427,19 +415,6 @@ public final class HttpApi {
                 mount.getValue().handleRequest(exchange);
                 return;
             }
-        }
-        if (path.startsWith("/v3/")) {
-            if (v3 == null) {
-                Responses.status(exchange, Statuses.notFound("etcd's JSON gateway is served with --etcd-api-port"), 0);
-            } else if (core.readiness().isDraining()) {
-                Responses.status(
-                        exchange,
-                        Statuses.notReady("this node is shutting down; ask another node"),
-                        settings.retryAfterSeconds());
-            } else {
-                v3.handleRequest(exchange);
-            }
-            return;
         }
         switch (path) {
             case "/v1/watch":

@@ -4,16 +4,16 @@
  * {@code /readyz}, {@code /livez} and {@code /metrics}; {@code WatchHandler} and
  * {@code WatchStream} serve watch streams on the IO threads with non-blocking gathered writes
  * (one HTTP chunk per write, framed here); {@code KvHandler} serves range reads on worker
- * threads; {@code GatewayHandler} serves etcd's JSON gateway ({@code /v3/...}) by handing the body to
- * {@link io.watchfanout.fanout.etcd.JsonGateway}; the query and {@code Accept} parsing, the continue token, and the guard that answers
- * malformed request targets with a JSON {@code Status} live here too.
+ * threads; other front ends plug their routes in with {@code HttpApi.mount} (the Kubernetes API,
+ * etcd's JSON gateway); the query and {@code Accept} parsing, the continue token, and the guard
+ * that answers malformed request targets with a JSON {@code Status} live here too.
  *
  * <p>Threads: a {@code WatchStream} is confined to its connection's IO thread, woken through
  * {@code IoThreadWakeUps} (docs/ARCHITECTURE.md, "Concurrency model").
  *
- * <p>Imports: this is the only package of the node that uses Undertow and XNIO. It uses
- * {@code io.watchfanout.fanout.watch} and {@code .frame}, the etcd package's
- * {@code JsonGateway} (whose grpc it does not touch), the schema's messages,
- * protobuf and the Prometheus client (the text format of {@code /metrics}); not Kafka.
+ * <p>Imports: the HTTP transport, on Undertow and XNIO (as are the front ends mounted on it). It
+ * uses {@code io.watchfanout.fanout.watch} and {@code .frame}, the schema's messages, protobuf and
+ * the Prometheus client (the text format of {@code /metrics}); no front end (etcd, kube) and not
+ * Kafka.
  */
 package io.watchfanout.fanout.http;

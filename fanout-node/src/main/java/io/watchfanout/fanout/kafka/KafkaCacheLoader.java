@@ -118,22 +118,10 @@ public final class KafkaCacheLoader implements AutoCloseable {
      * @param nodeId the node's id, for log lines and client ids
      * @param maxFeedStaleness once serving, how old the newest record (by its Kafka timestamp)
      *     may get before the feed is reported stale ({@link CacheFeed#feedStale}); 0 = never
-     */
-    public KafkaCacheLoader(
-            String bootstrap,
-            KafkaClientSettings settings,
-            String topicPrefix,
-            CacheFeed feed,
-            RebuildProgress progress,
-            String nodeId,
-            Duration maxFeedStaleness) {
-        this(bootstrap, settings, topicPrefix, feed, progress, nodeId, maxFeedStaleness, 0);
-    }
-
-    /**
-     * As above; the history window also gets the revisions of up to {@code preloadRecords} events-topic
-     * records before the state checkpoint (a node's {@code --history-max-events}), so that a node that
-     * just rebuilt resumes watches from before its start instead of answering 410.
+     * @param preloadRecords the history window also gets the revisions of up to this many
+     *     events-topic records before the state checkpoint (a node's {@code --history-max-events}),
+     *     so that a node that just rebuilt resumes watches from before its start instead of
+     *     answering 410; 0 for none
      */
     public KafkaCacheLoader(
             String bootstrap,

@@ -45,7 +45,8 @@ final class BookmarkTimer implements AutoCloseable {
             return;
         }
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "watchfanout-bookmarks-" + dispatcher.settings.nodeId());
+            Thread t = new Thread(
+                    r, "watchfanout-bookmarks-" + dispatcher.settings().nodeId());
             t.setDaemon(true);
             return t;
         });
@@ -122,9 +123,9 @@ final class BookmarkTimer implements AutoCloseable {
 
     /** Every watcher: 410 for a parked one that fell behind; a bookmark for a Kubernetes watch. */
     private void round() {
-        for (Watcher w : dispatcher.watchers.all()) {
+        for (Watcher w : dispatcher.watchers().all()) {
             long parkedAt = w.catchUpCursor();
-            if (parkedAt >= 0 && dispatcher.expiry.isBehind(parkedAt)) {
+            if (parkedAt >= 0 && dispatcher.expiry().isBehind(parkedAt)) {
                 dispatcher.expire(w);
             } else if (w.spec.progressInterval() == null) {
                 bookmark(w, false);
@@ -143,19 +144,19 @@ final class BookmarkTimer implements AutoCloseable {
     }
 
     private void bookmark(Watcher w, boolean quietOnly) {
-        long dispatched = dispatcher.status.dispatchedRevision();
+        long dispatched = dispatcher.status().dispatchedRevision();
         long rev = w.tickRevision(dispatched, quietOnly);
         if (rev <= 0) {
             return;
         }
         // The encoder memoizes the newest bookmark's frames: most watchers share its revision.
-        ByteBuffer frame = w.spec.bookmark(dispatcher.encoder, rev);
-        switch (w.addBookmark(frame, rev, dispatcher.status.dispatchedRevision())) {
+        ByteBuffer frame = w.spec.bookmark(dispatcher.encoder(), rev);
+        switch (w.addBookmark(frame, rev, dispatcher.status().dispatchedRevision())) {
             case QUEUED_WAKE -> {
-                dispatcher.stats.bookmarksSent.increment();
+                dispatcher.stats().bookmarksSent.increment();
                 w.sink.wakeUp();
             }
-            case QUEUED -> dispatcher.stats.bookmarksSent.increment();
+            case QUEUED -> dispatcher.stats().bookmarksSent.increment();
             default -> {
                 // Something moved meanwhile or the queue filled: the next round tries again.
             }

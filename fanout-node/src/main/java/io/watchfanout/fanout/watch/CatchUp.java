@@ -33,9 +33,9 @@ final class CatchUp {
 
     CatchUp(Dispatcher dispatcher) {
         this.dispatcher = dispatcher;
-        this.encoder = dispatcher.encoder;
-        this.stats = dispatcher.stats;
-        this.expiry = dispatcher.expiry;
+        this.encoder = dispatcher.encoder();
+        this.stats = dispatcher.stats();
+        this.expiry = dispatcher.expiry();
     }
 
     /** See {@link Watch#poll}. */
@@ -77,19 +77,31 @@ final class CatchUp {
     private void fillInitial(Watcher w) {
         List<ByteBuffer> frames = new ArrayList<>(Math.min(w.capacity(), 64));
         WatchSelector selector = w.spec.selector();
-        AttributeExtractor x = dispatcher.extractor;
+        AttributeExtractor x = dispatcher.extractor();
         int looked = 0;
         while (frames.size() < w.capacity() && looked < MAX_SCAN_PER_STEP && w.initial.hasNext()) {
             StateEntry e = w.initial.next();
             looked++;
-            ObjectAttributes attributes =
-                    e.lastEvent() != null ? e.lastEvent().attributes() : x == null ? null : x.extract(e.kv());
-            if (selector != null && !selector.matches(attributes)) {
-                continue;
+            CachedEvent last = e.lastEvent();
+            ObjectAttributes attributes = null;
+            if (selector != null) {
+                // Only a selecting watch reads the objects: from the event's (once per event), or
+                // for a key without an event in the window, here.
+                if (last != null) {
+                    if (x != null) {
+                        last.attribute(x);
+                    }
+                    attributes = last.attributes();
+                } else if (x != null) {
+                    attributes = x.extract(e.kv());
+                }
+                if (!selector.matches(attributes)) {
+                    continue;
+                }
             }
             frames.add(
-                    e.lastEvent() != null
-                            ? e.lastEvent().initialFrame(w.encoding(), encoder)
+                    last != null
+                            ? last.initialFrame(w.encoding(), encoder)
                             : encoder.initialEvent(e.kv(), attributes, null, w.encoding()));
         }
         boolean last = !w.initial.hasNext();
@@ -106,36 +118,24 @@ final class CatchUp {
      * @return true when the watcher waits for a read of older history (its sink is woken)
      */
     private boolean step(Watcher w) {
-        HistoryRead read = null;
-        boolean fromOlder = false;
         OlderHistory older = expiry.older();
-        dispatcher.lock.lock();
-        try {
-            long cursor = w.catchUpCursor();
-            if (cursor < 0 || dispatcher.goLiveLocked(w)) {
+        Dispatcher.WindowStep found = dispatcher.nextFromWindow(w, older != null, MAX_SCAN_PER_STEP);
+        switch (found.kind()) {
+            case OLDER:
+                return stepFromOlder(w, older);
+            case EXPIRED:
+                dispatcher.expire(w);
                 return false;
-            }
-            if (cursor < dispatcher.cache.historyStartRevision() && older != null) {
-                fromOlder = true;
-            } else {
-                read = dispatcher.cache.readHistory(cursor, w.spec.range(), w.capacity(), MAX_SCAN_PER_STEP);
-            }
-        } catch (HistoryExpiredException e) {
-            fromOlder = older != null;
-        } finally {
-            dispatcher.lock.unlock();
+            case READ:
+                HistoryRead read = found.read();
+                w.closeOlderCursor();
+                stats.catchUpFromWindow.add(read.events().size());
+                queue(w, read.events(), read.cursor());
+                return false;
+            case LIVE:
+            default:
+                return false;
         }
-        if (fromOlder) {
-            return stepFromOlder(w, older);
-        }
-        if (read == null) {
-            dispatcher.expire(w);
-        } else {
-            w.closeOlderCursor();
-            stats.catchUpFromWindow.add(read.events().size());
-            queue(w, read.events(), read.cursor());
-        }
-        return false;
     }
 
     /**
@@ -187,12 +187,13 @@ final class CatchUp {
      * through). The last frame of each revision is the one that may name a resume point (SSE id).
      */
     private void queue(Watcher w, List<CachedEvent> events, long newCursor) {
-        AttributeExtractor x = dispatcher.extractor;
+        AttributeExtractor x = dispatcher.extractor();
         List<CachedEvent> matched = new ArrayList<>(events.size());
         List<FrameKind> kinds = new ArrayList<>(events.size());
         for (CachedEvent e : events) {
             if (x != null) {
-                // Events of the window have theirs; events read from older history get them here, once.
+                // Events read from older history (and preloaded ones) get the extractor here; their
+                // attributes are computed only if this watcher's selector or a format asks.
                 e.attribute(x);
             }
             FrameKind kind = w.spec.frameKindFor(e);

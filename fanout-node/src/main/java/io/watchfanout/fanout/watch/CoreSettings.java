@@ -57,7 +57,7 @@ public record CoreSettings(
     }
 
     /** These settings with another clock. */
-    public CoreSettings withClock(LongSupplier clock) {
+    CoreSettings withClock(LongSupplier clock) {
         return new CoreSettings(
                 historyMaxEvents, historyMaxAge, clock, queueFrames, bookmarkInterval, nodeId, encodePerWatcher);
     }
@@ -69,7 +69,7 @@ public record CoreSettings(
     }
 
     /** These settings with {@code encodePerWatcher} set (benchmark only). */
-    public CoreSettings withEncodePerWatcher(boolean perWatcher) {
+    CoreSettings withEncodePerWatcher(boolean perWatcher) {
         return new CoreSettings(
                 historyMaxEvents, historyMaxAge, clockMillis, queueFrames, bookmarkInterval, nodeId, perWatcher);
     }

@@ -1,5 +1,7 @@
 package io.watchfanout.fanout.watch;
 
+import com.google.protobuf.ByteString;
+import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.AttributeExtractor;
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.Encoding;
@@ -8,12 +10,13 @@ import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.frame.ObjectAttributes;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
+import io.watchfanout.schema.v1.Status;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
@@ -42,24 +45,24 @@ final class Dispatcher implements CacheFeed {
     /** The kinds of an event's frame a watcher may get: EVENT, ENTERED, LEFT. */
     private static final int EVENT_KINDS = 3;
 
-    final ReentrantLock lock = new ReentrantLock();
+    private final ReentrantLock lock = new ReentrantLock();
     /** Guarded by {@link #lock}. */
-    final WatchCache cache;
+    private final WatchCache cache;
     /** Guarded by {@link #lock}. */
-    final LiveIndex index = new LiveIndex();
+    private final LiveIndex index = new LiveIndex();
     /** Guarded by {@link #lock}. */
-    final RevisionWaiters waiters = new RevisionWaiters();
+    private final RevisionWaiters waiters = new RevisionWaiters();
 
-    final Watchers watchers = new Watchers();
-    final NodeStatus status = new NodeStatus(this, watchers);
-    final Readiness readiness = new Readiness();
-    final WatchStats stats = new WatchStats();
-    final Expiry expiry;
-    final FrameEncoder encoder;
-    final CoreSettings settings;
+    private final Watchers watchers = new Watchers();
+    private final NodeStatus status = new NodeStatus(this, watchers);
+    private final Readiness readiness = new Readiness();
+    private final WatchStats stats = new WatchStats();
+    private final Expiry expiry;
+    private final FrameEncoder encoder;
+    private final CoreSettings settings;
 
-    /** Set before the node serves ({@link WatchCore#useAttributes}), or null. */
-    volatile AttributeExtractor extractor;
+    /** Set before the node serves ({@link #useAttributes}), or null. */
+    private volatile AttributeExtractor extractor;
 
     /** Feed thread only: the watchers one dispatch touches, as what, and those it parked. */
     private final List<Watcher> touched = new ArrayList<>();
@@ -67,6 +70,10 @@ final class Dispatcher implements CacheFeed {
     private final List<FrameKind> touchedKinds = new ArrayList<>();
     /** Feed thread only: one event's frames by encoding and kind (EVENT, ENTERED, LEFT), emptied after each. */
     private final ByteBuffer[] shared = new ByteBuffer[Encoding.MAX * EVENT_KINDS];
+    /** Feed thread only: the slots of {@link #shared} the current event filled, the first {@link #usedSlotCount}. */
+    private final int[] usedSlots = new int[Encoding.MAX * EVENT_KINDS];
+
+    private int usedSlotCount;
 
     private final List<Watcher> overflowed = new ArrayList<>();
 
@@ -75,6 +82,207 @@ final class Dispatcher implements CacheFeed {
         this.encoder = encoder;
         this.cache = new WatchCache(settings.historyMaxEvents(), settings.historyMaxAge(), settings.clockMillis());
         this.expiry = new Expiry(status, stats, settings.nodeId());
+    }
+
+    // ---- what the other parts of the core share (thread-safe themselves) ---------------
+
+    /** Every open watcher. */
+    Watchers watchers() {
+        return watchers;
+    }
+
+    /** Revisions, sizes and counts, read without the lock. */
+    NodeStatus status() {
+        return status;
+    }
+
+    Readiness readiness() {
+        return readiness;
+    }
+
+    WatchStats stats() {
+        return stats;
+    }
+
+    /** Every 410, and the older history. */
+    Expiry expiry() {
+        return expiry;
+    }
+
+    FrameEncoder encoder() {
+        return encoder;
+    }
+
+    CoreSettings settings() {
+        return settings;
+    }
+
+    /** The front end's extractor, or null. */
+    AttributeExtractor extractor() {
+        return extractor;
+    }
+
+    /**
+     * Registers the extractor (before the node serves; one per core).
+     *
+     * @throws IllegalStateException if one is registered already
+     */
+    void useAttributes(AttributeExtractor x) {
+        if (extractor != null) {
+            throw new IllegalStateException("an attribute extractor is registered already");
+        }
+        extractor = Objects.requireNonNull(x, "extractor");
+    }
+
+    // ---- opening, reads and waits (any thread, under the lock) --------------------------
+
+    /**
+     * Opens a watcher under the lock: from the cache's snapshot of its range (initial events),
+     * or live at once when it starts at the cache's revision, else catching up from its start
+     * revision; registered, so that a resync that follows ends it.
+     *
+     * @throws HistoryExpiredException if its start revision is older than the history
+     * @throws IllegalStateException if its start revision is ahead of the cache
+     */
+    Watcher open(WatchSpec spec, WatchSink sink) throws HistoryExpiredException {
+        lock.lock();
+        try {
+            long current = cache.revision();
+            Watcher w;
+            if (spec.sendInitialEvents()) {
+                w = new Watcher(
+                        spec,
+                        sink,
+                        settings.queueFrames(),
+                        current,
+                        cache.snapshot(spec.range()),
+                        startBookmark(spec, current));
+            } else {
+                long rv = spec.resourceVersion();
+                long from = rv == 0 ? current : rv;
+                if (from < cache.historyStartRevision()) {
+                    expiry.checkWatchFrom(from);
+                    // (Whether a read of older history can be opened was asked before the lock; if
+                    // the window moved on since, the first catch-up step opens one or ends the
+                    // stream with 429.)
+                    stats.resumedFromOlder.increment();
+                }
+                if (from > current) {
+                    throw new IllegalStateException(
+                            "resourceVersion " + from + " is ahead of the cache at " + current + "; await it first");
+                }
+                w = new Watcher(spec, sink, settings.queueFrames(), from, null, startBookmark(spec, from));
+                goLiveLocked(w);
+            }
+            watchers.add(w);
+            return w;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private ByteBuffer startBookmark(WatchSpec spec, long revision) {
+        if (!spec.startBookmark()) {
+            return null;
+        }
+        stats.bookmarksSent.increment();
+        return spec.bookmark(encoder, revision);
+    }
+
+    /**
+     * Adds {@code w} to the revision waiters unless the cache is at its revision already or the
+     * node failed.
+     *
+     * @return false when it is due now (not added: the caller completes it)
+     */
+    boolean addWaiter(RevisionWaiter w) {
+        lock.lock();
+        try {
+            if (cache.revision() >= w.revision || readiness.failure() != null) {
+                return false;
+            }
+            waiters.addLocked(w);
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Forgets a cancelled waiter. */
+    void removeWaiter(RevisionWaiter w) {
+        lock.lock();
+        try {
+            waiters.removeLocked(w);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** See {@link WatchCore#list(KeyRange, ByteString, long, int, boolean)}. */
+    ListPage list(KeyRange range, ByteString from, long atRevision, int limit, boolean countRemaining)
+            throws HistoryExpiredException {
+        lock.lock();
+        try {
+            long at = atRevision == 0 ? cache.revision() : atRevision;
+            return cache.list(range, from == null ? range.start() : from, at, limit, countRemaining);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The current state of {@code range}. */
+    List<StateEntry> snapshot(KeyRange range) {
+        lock.lock();
+        try {
+            return cache.snapshot(range);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * What one catch-up step of a watcher found under the lock ({@link #nextFromWindow}): it
+     * rejoined live dispatch (or is not catching up: nothing to read); events of the window
+     * ({@code read}); its cursor is before the window and older history can serve it; or it is
+     * before the window and nothing can (410).
+     */
+    record WindowStep(Kind kind, HistoryRead read) {
+        enum Kind {
+            LIVE,
+            READ,
+            OLDER,
+            EXPIRED
+        }
+
+        static final WindowStep LIVE = new WindowStep(Kind.LIVE, null);
+        static final WindowStep OLDER = new WindowStep(Kind.OLDER, null);
+        static final WindowStep EXPIRED = new WindowStep(Kind.EXPIRED, null);
+    }
+
+    /**
+     * One catch-up step's look at the window, under the lock: the watcher rejoins live dispatch
+     * when its cursor is the cache's revision, else up to its free capacity of events after its
+     * cursor are read (scanning at most {@code maxScan}).
+     *
+     * @param olderHistory whether older history can serve a cursor before the window
+     */
+    WindowStep nextFromWindow(Watcher w, boolean olderHistory, int maxScan) {
+        lock.lock();
+        try {
+            long cursor = w.catchUpCursor();
+            if (cursor < 0 || goLiveLocked(w)) {
+                return WindowStep.LIVE;
+            }
+            if (cursor < cache.historyStartRevision() && olderHistory) {
+                return WindowStep.OLDER;
+            }
+            return new WindowStep(
+                    WindowStep.Kind.READ, cache.readHistory(cursor, w.spec.range(), w.capacity(), maxScan));
+        } catch (HistoryExpiredException e) {
+            return olderHistory ? WindowStep.OLDER : WindowStep.EXPIRED;
+        } finally {
+            lock.unlock();
+        }
     }
 
     // ---- CacheFeed (the feed thread) ----------------------------------------------------
@@ -119,8 +327,10 @@ final class Dispatcher implements CacheFeed {
         List<RevisionWaiter> due;
         long previous;
         AttributeExtractor x = extractor;
-        // Read before the lock: the attributes cost a look at each value, which no waiter should wait for.
-        ObjectAttributes[] attributes = x == null ? null : attributes(events, x);
+        // Only while a watcher reads them (selects or is indexed), and before the lock: the
+        // attributes cost a look at each value, which no waiter should wait for. Otherwise each
+        // event gets the extractor, for a watcher selecting later (catching up) to ask it then.
+        ObjectAttributes[] attributes = x == null || !watchers.anyReadsAttributes() ? null : attributes(events, x);
         lock.lock();
         try {
             previous = cache.revision();
@@ -128,6 +338,10 @@ final class Dispatcher implements CacheFeed {
             if (attributes != null) {
                 for (int i = 0; i < applied.size(); i++) {
                     applied.get(i).attribute(attributes[2 * i], attributes[2 * i + 1]);
+                }
+            } else if (x != null) {
+                for (int i = 0; i < applied.size(); i++) {
+                    applied.get(i).attribute(x);
                 }
             }
             if (applied.size() == 1) {
@@ -175,13 +389,16 @@ final class Dispatcher implements CacheFeed {
                     if (frame == null) {
                         frame = event.frame(w.encoding(), kind, encoder, true);
                         shared[slot] = frame;
+                        usedSlots[usedSlotCount++] = slot;
                     }
                 }
                 offer(w, w.offerLive(frame, null, rev, previous, recordTimestampMillis));
             }
-            if (!touched.isEmpty()) {
-                Arrays.fill(shared, null);
+            // Only the slots this event filled: one or two encodings of the many registered.
+            for (int i = 0; i < usedSlotCount; i++) {
+                shared[usedSlots[i]] = null;
             }
+            usedSlotCount = 0;
             touched.clear();
             touchedKinds.clear();
         } else {
@@ -359,7 +576,7 @@ final class Dispatcher implements CacheFeed {
      *
      * @return true if it is live now
      */
-    boolean goLiveLocked(Watcher w) {
+    private boolean goLiveLocked(Watcher w) {
         Watcher.GoLive result = w.goLiveLocked(cache.revision());
         if (result == Watcher.GoLive.NO) {
             return false;
@@ -386,7 +603,7 @@ final class Dispatcher implements CacheFeed {
      *
      * @return false if it was already ending or over
      */
-    boolean endWithError(Watcher w, io.watchfanout.schema.v1.Status status) {
+    boolean endWithError(Watcher w, Status status) {
         leaveIndex(w);
         if (!w.endWith(encoder.error(status, w.encoding()))) {
             return false;

@@ -28,7 +28,7 @@ public final class HistoryExpiredException extends Exception {
     }
 
     /** The oldest revision the cache could serve from when this was thrown. */
-    public long oldestServable() {
+    long oldestServable() {
         return oldestServable;
     }
 }

@@ -78,7 +78,7 @@ public final class NodeStatus {
     }
 
     /** The revision of the newest resync applied, 0 for none. */
-    public long resyncRevision() {
+    long resyncRevision() {
         return resyncRevision;
     }
 
@@ -131,7 +131,7 @@ public final class NodeStatus {
     }
 
     /** Interval-tree nodes examined by dispatch so far. */
-    public long indexNodesExamined() {
+    long indexNodesExamined() {
         return dispatcher.indexNodesExamined();
     }
 }

@@ -64,11 +64,6 @@ public final class Statuses {
         return of(503, "ServiceUnavailable", message);
     }
 
-    /** 500 InternalError. */
-    public static Status internalError(String message) {
-        return of(500, "InternalError", message);
-    }
-
     /** A status with the given code, reason and message. */
     public static Status of(int code, String reason, String message) {
         return Status.newBuilder()

@@ -139,17 +139,17 @@ public final class ValueArena {
     }
 
     /** Bytes of live values in the chunks. */
-    public long liveBytes() {
+    long liveBytes() {
         return liveBytes;
     }
 
     /** Bytes of the chunks held (live values, holes and the unfilled end of the current chunk). */
-    public long chunkBytesHeld() {
+    long chunkBytesHeld() {
         return (long) chunks.size() * chunkBytes;
     }
 
     /** Chunks held. */
-    public int chunkCount() {
+    int chunkCount() {
         return chunks.size();
     }
 

@@ -258,7 +258,7 @@ final class WatchCache {
     }
 
     /** Evicts the history older than the maximum age; call periodically. */
-    public void expireHistory() {
+    void expireHistory() {
         history.expire(clockMillis.getAsLong(), evicted);
         releaseEvicted();
     }
@@ -396,8 +396,7 @@ final class WatchCache {
      *
      * @throws HistoryExpiredException if events after {@code cursor} have left the window
      */
-    public HistoryRead readHistory(long cursor, KeyRange range, int maxEvents, int maxScan)
-            throws HistoryExpiredException {
+    HistoryRead readHistory(long cursor, KeyRange range, int maxEvents, int maxScan) throws HistoryExpiredException {
         if (cursor < history.startRevision()) {
             throw Expiry.tooOld(cursor, history.startRevision());
         }

@@ -4,10 +4,8 @@ import com.google.protobuf.ByteString;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.AttributeExtractor;
 import io.watchfanout.fanout.frame.FrameEncoder;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -69,22 +67,22 @@ public final class WatchCore implements AutoCloseable {
 
     /** The node's frame encoder (its encode counters). */
     public FrameEncoder frameEncoder() {
-        return dispatcher.encoder;
+        return dispatcher.encoder();
     }
 
     /** Dispatch and watcher counters. */
     public WatchStats stats() {
-        return dispatcher.stats;
+        return dispatcher.stats();
     }
 
     /** Revisions, sizes and watcher counts, read without the core's lock. */
     public NodeStatus status() {
-        return dispatcher.status;
+        return dispatcher.status();
     }
 
     /** Whether the node serves, and why not. */
     public Readiness readiness() {
-        return dispatcher.readiness;
+        return dispatcher.readiness();
     }
 
     /**
@@ -92,27 +90,25 @@ public final class WatchCore implements AutoCloseable {
      * events topic) instead of ending them with 410. Call before the node serves.
      */
     public void useOlderHistory(OlderHistory olderHistory) {
-        dispatcher.expiry.useOlderHistory(olderHistory);
+        dispatcher.expiry().useOlderHistory(olderHistory);
     }
 
     /**
-     * Registers a front end's reading of stored objects: from now on every event's objects get
-     * their attributes computed once, on the feed thread, for selectors and indexed dispatch
-     * ({@link WatchSpec#selector()}, {@link WatchSpec#indexValue()}). Call before the node serves;
+     * Registers a front end's reading of stored objects: from now on an event's objects get
+     * their attributes computed at most once, for selectors and indexed dispatch
+     * ({@link WatchSpec#selector()}, {@link WatchSpec#indexValue()}): on the feed thread before
+     * dispatch while such a watcher is open, otherwise on first need, and never when nothing asks. Call before the node serves;
      * one extractor per core.
      *
      * @throws IllegalStateException if one is registered already
      */
     public void useAttributes(AttributeExtractor extractor) {
-        if (dispatcher.extractor != null) {
-            throw new IllegalStateException("an attribute extractor is registered already");
-        }
-        dispatcher.extractor = Objects.requireNonNull(extractor, "extractor");
+        dispatcher.useAttributes(extractor);
     }
 
     /** The older history in use, or null. */
     public OlderHistory olderHistory() {
-        return dispatcher.expiry.older();
+        return dispatcher.expiry().older();
     }
 
     /**
@@ -121,7 +117,7 @@ public final class WatchCore implements AutoCloseable {
      * reports it plus one as {@code compact_revision}.
      */
     public long servableFromRevision() {
-        return dispatcher.expiry.servableFromRevision();
+        return dispatcher.expiry().servableFromRevision();
     }
 
     /**
@@ -137,58 +133,19 @@ public final class WatchCore implements AutoCloseable {
      */
     public Watch watch(WatchSpec spec, WatchSink sink) throws HistoryExpiredException, TooManyReadsException {
         long rv = spec.resourceVersion();
-        OlderHistory older = dispatcher.expiry.older();
-        if (!spec.sendInitialEvents() && rv > 0 && rv < dispatcher.status.historyStartRevision() && older != null) {
+        OlderHistory older = dispatcher.expiry().older();
+        if (!spec.sendInitialEvents() && rv > 0 && rv < dispatcher.status().historyStartRevision() && older != null) {
             // Asked before taking the lock that dispatch waits for: the reads have a monitor of their own.
-            dispatcher.expiry.checkWatchFrom(rv);
+            dispatcher.expiry().checkWatchFrom(rv);
             if (!older.canOpen(rv)) {
                 throw new TooManyReadsException(
                         "this node reads as much older history as it may (--deep-read-max-readers); "
                                 + "retry later or on another node");
             }
         }
-        CoreSettings settings = dispatcher.settings;
-        Watcher w;
-        dispatcher.lock.lock();
-        try {
-            long current = dispatcher.cache.revision();
-            if (spec.sendInitialEvents()) {
-                w = new Watcher(
-                        spec,
-                        sink,
-                        settings.queueFrames(),
-                        current,
-                        dispatcher.cache.snapshot(spec.range()),
-                        startBookmark(spec, current));
-            } else {
-                long from = rv == 0 ? current : rv;
-                if (from < dispatcher.cache.historyStartRevision()) {
-                    dispatcher.expiry.checkWatchFrom(from);
-                    // (Whether a read can be opened was asked above; if the window moved on since, the first
-                    // catch-up step opens one or ends the stream with 429.)
-                    dispatcher.stats.resumedFromOlder.increment();
-                }
-                if (from > current) {
-                    throw new IllegalStateException(
-                            "resourceVersion " + from + " is ahead of the cache at " + current + "; await it first");
-                }
-                w = new Watcher(spec, sink, settings.queueFrames(), from, null, startBookmark(spec, from));
-                dispatcher.goLiveLocked(w);
-            }
-            dispatcher.watchers.add(w);
-        } finally {
-            dispatcher.lock.unlock();
-        }
+        Watcher w = dispatcher.open(spec, sink);
         timer.register(w);
         return new Watch(w, dispatcher, catchUp, timer);
-    }
-
-    private ByteBuffer startBookmark(WatchSpec spec, long revision) {
-        if (!spec.startBookmark()) {
-            return null;
-        }
-        dispatcher.stats.bookmarksSent.increment();
-        return spec.bookmark(dispatcher.encoder, revision);
     }
 
     /**
@@ -223,7 +180,7 @@ public final class WatchCore implements AutoCloseable {
      * @throws IllegalStateException if the start revision is ahead of the cache (use {@link #open})
      */
     public Opening openNow(WatchSpec spec, WatchSink sink) {
-        String notServing = dispatcher.readiness.notServing();
+        String notServing = dispatcher.readiness().notServing();
         if (notServing != null) {
             return new Opening(Opening.Outcome.NOT_READY, null, Statuses.notReady(notServing));
         }
@@ -248,7 +205,7 @@ public final class WatchCore implements AutoCloseable {
      * @return runs to cancel the wait; then {@code done} is never called
      */
     public Runnable awaitRevision(long rev, Duration wait, Executor executor, Consumer<Arrival> done) {
-        String notServing = dispatcher.readiness.notServing();
+        String notServing = dispatcher.readiness().notServing();
         if (notServing != null) {
             executor.execute(() -> done.accept(new Arrival(Arrival.Outcome.NOT_READY, Statuses.notReady(notServing))));
             return () -> {};
@@ -270,7 +227,7 @@ public final class WatchCore implements AutoCloseable {
                     executor.execute(() -> done.accept(new Arrival(
                             Arrival.Outcome.TIMED_OUT,
                             Statuses.timeout("resourceVersion " + rev + " is ahead of this node (at revision "
-                                    + dispatcher.status.revision() + ") and it did not catch up within "
+                                    + dispatcher.status().revision() + ") and it did not catch up within "
                                     + wait.toMillis() + " ms; retry, or ask another node"))));
                 }
             }));
@@ -307,7 +264,7 @@ public final class WatchCore implements AutoCloseable {
 
     /** After a waiter fired: reached, unless the node stopped serving. */
     private Arrival arrivedAt() {
-        String notServing = dispatcher.readiness.notServing();
+        String notServing = dispatcher.readiness().notServing();
         return notServing == null
                 ? Arrival.REACHED
                 : new Arrival(Arrival.Outcome.NOT_READY, Statuses.notReady(notServing));
@@ -320,17 +277,7 @@ public final class WatchCore implements AutoCloseable {
      */
     RevisionWaiter awaitRevision(long rev, Runnable onReached) {
         RevisionWaiter w = new RevisionWaiter(rev, onReached);
-        boolean now;
-        dispatcher.lock.lock();
-        try {
-            now = dispatcher.cache.revision() >= rev || dispatcher.readiness.failure() != null;
-            if (!now) {
-                dispatcher.waiters.addLocked(w);
-            }
-        } finally {
-            dispatcher.lock.unlock();
-        }
-        if (now) {
+        if (!dispatcher.addWaiter(w)) {
             w.complete();
         }
         return w;
@@ -341,12 +288,7 @@ public final class WatchCore implements AutoCloseable {
         if (!w.tryCancel()) {
             return false;
         }
-        dispatcher.lock.lock();
-        try {
-            dispatcher.waiters.removeLocked(w);
-        } finally {
-            dispatcher.lock.unlock();
-        }
+        dispatcher.removeWaiter(w);
         return true;
     }
 
@@ -370,23 +312,12 @@ public final class WatchCore implements AutoCloseable {
      */
     public ListPage list(KeyRange range, ByteString from, long atRevision, int limit, boolean countRemaining)
             throws HistoryExpiredException {
-        dispatcher.lock.lock();
-        try {
-            long at = atRevision == 0 ? dispatcher.cache.revision() : atRevision;
-            return dispatcher.cache.list(range, from == null ? range.start() : from, at, limit, countRemaining);
-        } finally {
-            dispatcher.lock.unlock();
-        }
+        return dispatcher.list(range, from, atRevision, limit, countRemaining);
     }
 
     /** The current state of a range (for tests and tools). */
     public List<StateEntry> snapshot(KeyRange range) {
-        dispatcher.lock.lock();
-        try {
-            return dispatcher.cache.snapshot(range);
-        } finally {
-            dispatcher.lock.unlock();
-        }
+        return dispatcher.snapshot(range);
     }
 
     /**
@@ -397,7 +328,7 @@ public final class WatchCore implements AutoCloseable {
      */
     public int finishAll() {
         int n = 0;
-        for (Watcher w : dispatcher.watchers.all()) {
+        for (Watcher w : dispatcher.watchers().all()) {
             dispatcher.finish(w);
             n++;
         }

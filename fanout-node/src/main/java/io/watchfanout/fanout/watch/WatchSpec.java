@@ -175,6 +175,11 @@ public final class WatchSpec {
         return event.isDelete() ? !noDelete : !noPut;
     }
 
+    /** True when dispatching to this watcher reads events' attributes: it selects by them or is indexed. */
+    boolean readsAttributes() {
+        return selector != null || indexValue != null;
+    }
+
     /**
      * The frame this watcher gets of {@code event}, or null for none: its filters and selector
      * decide, on the object after the event and the one before it ({@code prev_kv}). Without a

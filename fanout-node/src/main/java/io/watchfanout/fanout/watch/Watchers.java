@@ -4,6 +4,7 @@ import io.watchfanout.fanout.frame.Encoding;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Every open watcher of the node, live or not, from its opening until its transport closes it:
@@ -13,13 +14,27 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Watchers {
     private final Set<Watcher> open = ConcurrentHashMap.newKeySet();
+    /** Open watchers that read events' attributes ({@link WatchSpec#readsAttributes()}). */
+    private final AtomicInteger readingAttributes = new AtomicInteger();
 
     void add(Watcher w) {
-        open.add(w);
+        if (open.add(w) && w.spec.readsAttributes()) {
+            readingAttributes.incrementAndGet();
+        }
     }
 
     void remove(Watcher w) {
-        open.remove(w);
+        if (open.remove(w) && w.spec.readsAttributes()) {
+            readingAttributes.decrementAndGet();
+        }
+    }
+
+    /**
+     * True while an open watcher selects by attributes or is indexed: then the feed thread
+     * computes each event's attributes before dispatch (else they are left to first need).
+     */
+    boolean anyReadsAttributes() {
+        return readingAttributes.get() > 0;
     }
 
     /** A snapshot of the open watchers. */

@@ -9,15 +9,13 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.MethodDescriptor.MethodType;
 import io.grpc.Status;
+import io.watchfanout.fanout.etcd.RawMessages;
 import io.watchfanout.testkit.Curl;
 import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -41,21 +39,7 @@ class EtcdApiBadInputTest {
     /** A field tag whose varint never ends: no protobuf message parses it. */
     private static final byte[] GARBAGE = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff};
 
-    private static final MethodDescriptor.Marshaller<byte[]> RAW = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
+    private static final MethodDescriptor.Marshaller<byte[]> RAW = RawMessages.MARSHALLER;
 
     private final EtcdServer etcd;
     private final KafkaBroker kafka;

@@ -5,20 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.util.JsonFormat;
-import io.etcd.jetcd.Client;
-import io.etcd.jetcd.options.GetOption;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.KeyValueList;
 import io.watchfanout.schema.v1.WatchEvent;
 import io.watchfanout.testkit.BackgroundWriter;
-import io.watchfanout.testkit.Closer;
-import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
-import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TestPrefix;
 import io.watchfanout.testkit.WatchClient;
 import io.watchfanout.testkit.WatchClient.Encoding;
 import java.time.Duration;
@@ -29,40 +23,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Invariants 4–6 (docs/ARCHITECTURE.md) end to end: real etcd, real Kafka, the real ingester jar and fan-out nodes
  * as child processes, watched over plain HTTP in all three encodings (JSON lines, protobuf,
  * Server-Sent Events) and compared with direct etcd watches.
  */
-@ExtendWith({EtcdExtension.class, KafkaExtension.class})
-class FanoutEndToEndTest {
-    private final EtcdServer etcdServer;
-    private final KafkaBroker kafka;
-    private Client etcd;
-    private String topicPrefix;
-    private String keyPrefix;
-    private final Closer closer = new Closer();
-
+class FanoutEndToEndTest extends StackTest {
     FanoutEndToEndTest(EtcdServer etcdServer, KafkaBroker kafka) {
-        this.etcdServer = etcdServer;
-        this.kafka = kafka;
-    }
-
-    @BeforeEach
-    void setUp(Client client, TestPrefix prefix) {
-        etcd = client;
-        topicPrefix = prefix.topicPrefix();
-        keyPrefix = prefix.keyPrefix();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        closer.close();
+        super(etcdServer, kafka);
     }
 
     private Stack.Node node(String name) throws Exception {
@@ -303,16 +273,8 @@ class FanoutEndToEndTest {
             token = page.getContinue();
         } while (!token.isEmpty());
         Map<ByteString, KeyValue> expected = new HashMap<>();
-        for (io.etcd.jetcd.KeyValue kv : etcd.getKVClient()
-                .get(
-                        EtcdWorkload.bytes(keyPrefix),
-                        GetOption.builder()
-                                .isPrefix(true)
-                                .withRevision(revision)
-                                .build())
-                .get(10, TimeUnit.SECONDS)
-                .getKvs()) {
-            expected.put(ByteString.copyFrom(kv.getKey().getBytes()), Expected.kv(kv));
+        for (KeyValue kv : etcdAt(revision)) {
+            expected.put(kv.getKey(), kv);
         }
         assertThat(expected).hasSizeGreaterThan(100);
         assertThat(listed)

@@ -127,25 +127,9 @@ class HistoryFromKafkaTest {
                 clients.forEach(WatchClient::close);
             }
             // The etcd API's start_revision from before the window: the same events as etcd's own watch.
-            try (RawWatchStream onEtcd = new RawWatchStream(stack.etcdChannel());
-                    RawWatchStream onNode = new RawWatchStream(stack.channel(b))) {
-                io.etcd.jetcd.api.WatchRequest req = io.etcd.jetcd.api.WatchRequest.newBuilder()
-                        .setCreateRequest(io.etcd.jetcd.api.WatchCreateRequest.newBuilder()
-                                .setKey(ByteString.copyFromUtf8(stack.keys))
-                                .setRangeEnd(prefixEnd(stack.keys))
-                                .setStartRevision(mid + 1)
-                                .setPrevKv(true))
-                        .build();
-                onEtcd.send(req);
-                onNode.send(req);
-                onEtcd.await(
-                        r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last), WAIT);
-                onNode.await(
-                        r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last)
-                                || r.getCanceled(),
-                        WAIT);
-                assertThat(onNode.eventLines()).isEqualTo(onEtcd.eventLines()).hasSizeGreaterThan(2000);
-            }
+            List<List<String>> lines = RawWatchStream.onEtcdAndNode(
+                    stack.etcdChannel(), stack.channel(b), stack.keys, mid + 1, last, WAIT);
+            assertThat(lines.get(1)).isEqualTo(lines.get(0)).hasSizeGreaterThan(2000);
             assertThat(metric(b, "watchfanout_resumes_from_kafka_total")).isGreaterThanOrEqualTo(4.0);
             assertThat(metric(b, "watchfanout_catchup_events_total{source=\"kafka\",}"))
                     .isPositive();

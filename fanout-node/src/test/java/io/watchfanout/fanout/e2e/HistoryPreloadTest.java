@@ -2,11 +2,8 @@ package io.watchfanout.fanout.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.protobuf.ByteString;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
-import io.etcd.jetcd.api.WatchCreateRequest;
-import io.etcd.jetcd.api.WatchRequest;
 import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.KafkaBroker;
@@ -16,6 +13,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -70,32 +68,12 @@ class HistoryPreloadTest {
                     .isEqualTo(last - first + 1);
 
             // The etcd API: the same events as etcd's own watch from the same revision.
-            try (RawWatchStream onEtcd = new RawWatchStream(stack.etcdChannel());
-                    RawWatchStream onNode = new RawWatchStream(stack.channel(node))) {
-                WatchRequest req = WatchRequest.newBuilder()
-                        .setCreateRequest(WatchCreateRequest.newBuilder()
-                                .setKey(ByteString.copyFromUtf8(p))
-                                .setRangeEnd(ByteString.copyFromUtf8(prefix(p)))
-                                .setStartRevision(first + 1)
-                                .setPrevKv(true))
-                        .build();
-                onEtcd.send(req);
-                onNode.send(req);
-                onEtcd.await(
-                        r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last), WAIT);
-                onNode.await(
-                        r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last)
-                                || r.getCanceled(),
-                        WAIT);
-                assertThat(onNode.eventLines()).isEqualTo(onEtcd.eventLines()).hasSize((int) (last - first + 1));
-            }
+            List<List<String>> lines =
+                    RawWatchStream.onEtcdAndNode(stack.etcdChannel(), stack.channel(node), p, first + 1, last, WAIT);
+            assertThat(lines.get(1)).isEqualTo(lines.get(0)).hasSize((int) (last - first + 1));
             assertThat(node.process().logTail(200)).contains("revisions from offsets");
             assertThat(stack.ingester.isAlive()).isTrue();
         }
-    }
-
-    private static String prefix(String p) {
-        return p.substring(0, p.length() - 1) + "0";
     }
 
     private static ByteSequence bs(String s) {

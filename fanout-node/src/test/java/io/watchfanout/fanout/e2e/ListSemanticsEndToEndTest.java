@@ -3,23 +3,16 @@ package io.watchfanout.fanout.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.google.protobuf.ByteString;
 import com.google.protobuf.util.JsonFormat;
-import io.etcd.jetcd.Client;
-import io.etcd.jetcd.options.GetOption;
 import io.watchfanout.fanout.testing.Frames;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.KeyValueList;
 import io.watchfanout.schema.v1.Status;
 import io.watchfanout.schema.v1.WatchEvent;
 import io.watchfanout.testkit.BackgroundWriter;
-import io.watchfanout.testkit.Closer;
-import io.watchfanout.testkit.EtcdExtension;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.EtcdWorkload;
 import io.watchfanout.testkit.KafkaBroker;
-import io.watchfanout.testkit.KafkaExtension;
-import io.watchfanout.testkit.TestPrefix;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -32,11 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Kubernetes' list semantics end to end: real etcd, real Kafka, the real ingester jar and a
@@ -44,32 +33,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * list's revision ({@code etcdctl get --prefix --rev N}); lists and watch-lists ahead of the
  * node are asked while writes go on.
  */
-@ExtendWith({EtcdExtension.class, KafkaExtension.class})
-class ListSemanticsEndToEndTest {
+class ListSemanticsEndToEndTest extends StackTest {
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private final EtcdServer etcdServer;
-    private final KafkaBroker kafka;
-    private Client etcd;
-    private String topicPrefix;
-    private String keyPrefix;
-    private final Closer closer = new Closer();
 
     ListSemanticsEndToEndTest(EtcdServer etcdServer, KafkaBroker kafka) {
-        this.etcdServer = etcdServer;
-        this.kafka = kafka;
-    }
-
-    @BeforeEach
-    void setUp(Client client, TestPrefix prefix) {
-        etcd = client;
-        topicPrefix = prefix.topicPrefix();
-        keyPrefix = prefix.keyPrefix();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        closer.close();
+        super(etcdServer, kafka);
     }
 
     /**
@@ -93,24 +62,6 @@ class ListSemanticsEndToEndTest {
 
     private String prefixQuery() {
         return "key=" + URLEncoder.encode(keyPrefix, StandardCharsets.UTF_8) + "&prefix=true";
-    }
-
-    /** etcd's key-values under the prefix at {@code revision}, as {@code etcdctl get --prefix --rev}. */
-    private List<KeyValue> etcdAt(long revision) throws Exception {
-        List<KeyValue> out = new ArrayList<>();
-        for (io.etcd.jetcd.KeyValue kv : etcd.getKVClient()
-                .get(
-                        EtcdWorkload.bytes(keyPrefix),
-                        GetOption.builder()
-                                .isPrefix(true)
-                                .withRevision(revision)
-                                .build())
-                .get(30, TimeUnit.SECONDS)
-                .getKvs()) {
-            out.add(Expected.kv(kv));
-        }
-        out.sort((x, y) -> ByteString.unsignedLexicographicalComparator().compare(x.getKey(), y.getKey()));
-        return out;
     }
 
     private static KeyValueList list(Stack.Node node, String query) throws Exception {

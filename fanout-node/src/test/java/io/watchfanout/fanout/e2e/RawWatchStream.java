@@ -1,10 +1,13 @@
 package io.watchfanout.fanout.e2e;
 
+import com.google.protobuf.ByteString;
+import io.etcd.jetcd.api.WatchCreateRequest;
 import io.etcd.jetcd.api.WatchGrpc;
 import io.etcd.jetcd.api.WatchRequest;
 import io.etcd.jetcd.api.WatchResponse;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
+import io.watchfanout.common.KeyRange;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,6 +79,35 @@ final class RawWatchStream implements AutoCloseable {
         received.forEach(r ->
                 r.getEventsList().forEach(e -> out.add(e.toString().replace('\n', ' '))));
         return out;
+    }
+
+    /**
+     * The same watch of the prefix {@code keys} from {@code startRevision} (with prev_kv), on
+     * etcd and on a node, each read until the event at {@code last} (the node's also until it
+     * cancels): their event lines, etcd's first.
+     */
+    static List<List<String>> onEtcdAndNode(
+            ManagedChannel etcd, ManagedChannel node, String keys, long startRevision, long last, Duration wait)
+            throws InterruptedException {
+        try (RawWatchStream onEtcd = new RawWatchStream(etcd);
+                RawWatchStream onNode = new RawWatchStream(node)) {
+            ByteString prefix = ByteString.copyFromUtf8(keys);
+            WatchRequest req = WatchRequest.newBuilder()
+                    .setCreateRequest(WatchCreateRequest.newBuilder()
+                            .setKey(prefix)
+                            .setRangeEnd(KeyRange.prefixEnd(prefix))
+                            .setStartRevision(startRevision)
+                            .setPrevKv(true))
+                    .build();
+            onEtcd.send(req);
+            onNode.send(req);
+            onEtcd.await(r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last), wait);
+            onNode.await(
+                    r -> r.getEventsList().stream().anyMatch(e -> e.getKv().getModRevision() == last)
+                            || r.getCanceled(),
+                    wait);
+            return List.of(onEtcd.eventLines(), onNode.eventLines());
+        }
     }
 
     Throwable error() {

@@ -17,10 +17,10 @@ import io.grpc.stub.ClientResponseObserver;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.time.Duration;
@@ -41,7 +41,7 @@ class EtcdApiStreamTest {
     private static final String VALUE = "x".repeat(1024);
     private EtcdLog etcd = new EtcdLog(100);
     private WatchCore core;
-    private RecordApplier applier;
+    private RecordFeed applier;
     private EtcdApi api;
     private ManagedChannel channel;
 
@@ -60,7 +60,7 @@ class EtcdApiStreamTest {
         core.start();
         core.feed().startAt(revision);
         core.feed().markReady();
-        applier = new RecordApplier(core.feed(), revision);
+        applier = new RecordFeed(core.feed(), revision);
         api = EtcdApis.create(
                 core,
                 "127.0.0.1",

@@ -17,8 +17,8 @@ import io.watchfanout.common.tls.PeerCertificates;
 import io.watchfanout.common.tls.ServerTls;
 import io.watchfanout.common.tls.TlsFiles;
 import io.watchfanout.fanout.frame.FrameEncoder;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.testkit.Pki;
@@ -52,7 +52,7 @@ class EtcdApiTlsTest {
     private Pki pki;
     private Pki.Issued server;
     private WatchCore core;
-    private RecordApplier applier;
+    private RecordFeed applier;
     private EtcdApi api;
     private final List<ManagedChannel> channels = new ArrayList<>();
 
@@ -67,7 +67,7 @@ class EtcdApiTlsTest {
         core.start();
         core.feed().startAt(100);
         core.feed().markReady();
-        applier = new RecordApplier(core.feed(), 100);
+        applier = new RecordFeed(core.feed(), 100);
         api = EtcdApis.create(
                 core,
                 "127.0.0.1",

@@ -9,28 +9,26 @@ import io.etcd.jetcd.api.WatchCreateRequest;
 import io.etcd.jetcd.api.WatchGrpc;
 import io.etcd.jetcd.api.WatchRequest;
 import io.etcd.jetcd.api.WatchResponse;
-import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
-import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.etcd.EtcdApi;
 import io.watchfanout.fanout.etcd.EtcdApiSettings;
-import io.watchfanout.fanout.etcd.EtcdApis;
-import io.watchfanout.fanout.etcd.EtcdCredentials;
-import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
-import io.watchfanout.fanout.http.HttpApi;
-import io.watchfanout.fanout.http.HttpSettings;
-import io.watchfanout.fanout.http.TcpKeepalive;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.security.AccessDeniedException;
+import io.watchfanout.fanout.security.Identity;
+import io.watchfanout.fanout.security.LimitExceededException;
+import io.watchfanout.fanout.security.WatchGrant;
 import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
+import io.watchfanout.fanout.testing.FrontEndNode;
 import io.watchfanout.fanout.watch.CoreSettings;
+import io.watchfanout.fanout.watch.OlderHistory;
 import io.watchfanout.fanout.watch.Opening;
+import io.watchfanout.fanout.watch.TooManyReadsException;
 import io.watchfanout.fanout.watch.Watch;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.fanout.watch.WatchSpec;
@@ -45,10 +43,12 @@ import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Semaphore;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -58,20 +58,19 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The watch contract every front end keeps, run against the in-process front end, the HTTP API and
  * the etcd API over one core: live events in order, catch-up from the history window, 410 before
  * it, a future start revision waited for (and, where the protocol has a deadline, timed out),
- * readiness refusal, bookmarks (etcd: progress notifications) and, where the protocol has them,
- * initial events closed by their bookmark. Each front end maps the core's outcomes to its own wire
+ * readiness refusal, bookmarks (etcd: progress notifications), where the protocol has them
+ * initial events closed by their bookmark, a slow client's watcher parked and brought back with
+ * nothing lost or repeated, and the limits (watchers on the node, reads of older history)
+ * answered 429. Each front end maps the core's outcomes to its own wire
  * form; the test maps them back to one vocabulary ({@link Seen}).
  */
 class FrontEndContractTest {
     private static final Duration WAIT = Duration.ofMillis(300);
 
     private final EtcdLog etcd = new EtcdLog(100);
-    private final List<AutoCloseable> open = new ArrayList<>();
     private WatchCore core;
-    private RecordApplier applier;
-    private HttpApi http;
-    private EtcdApi grpc;
-    private ManagedChannel channel;
+    private FrontEndNode node;
+    private AccessControl access;
 
     static Stream<String> frontEnds() {
         return Stream.of("in-process", "http", "etcd");
@@ -92,61 +91,48 @@ class FrontEndContractTest {
     interface Client extends AutoCloseable {
         List<Seen> seen();
 
+        /** Stops reading (a slow client): its transport soon cannot write. */
+        void pause();
+
+        /** Reads again. */
+        void resume();
+
         @Override
         void close() throws java.io.IOException;
     }
 
     private void start(boolean ready) throws Exception {
-        core = new WatchCore(
-                CoreSettings.of(5, Duration.ofMinutes(10), 64, "contract").withBookmarkInterval(Duration.ofHours(1)),
-                new FrameEncoder());
-        core.feed().startAt(100);
-        if (ready) {
-            core.feed().markReady();
-        }
-        applier = new RecordApplier(core.feed(), 100);
-        AccessControl access = AccessControl.open("contract", WatchLimits.NONE);
-        grpc = EtcdApis.create(
-                core,
+        start(ready, 5, 64, WatchLimits.NONE);
+    }
+
+    /**
+     * @param windowEvents the history window's events
+     * @param queueFrames each watcher's live queue
+     * @param limits the node's watch limits, for every front end
+     */
+    private void start(boolean ready, int windowEvents, int queueFrames, WatchLimits limits) throws Exception {
+        access = AccessControl.open("contract", limits);
+        node = new FrontEndNode(
+                CoreSettings.of(windowEvents, Duration.ofMinutes(10), queueFrames, "contract")
+                        .withBookmarkInterval(Duration.ofHours(1)),
+                ready,
+                false,
+                access,
                 new EtcdApiSettings("127.0.0.1", 0, "contract", Duration.ofMillis(1), WAIT),
-                null,
-                EtcdCredentials.none(),
-                new CollectorRegistry(),
-                access);
-        grpc.start();
-        http = new HttpApi(
-                core,
-                new HttpSettings(
-                        WAIT,
-                        1,
-                        "contract",
-                        Duration.ofSeconds(30),
-                        Duration.ofMinutes(10),
-                        new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3)),
-                new CollectorRegistry(),
-                "127.0.0.1",
-                0);
-        http.start();
-        channel = ManagedChannelBuilder.forAddress("127.0.0.1", grpc.port())
-                .usePlaintext()
-                .build();
+                FrontEndNode.httpSettings(WAIT, "contract", Duration.ofMinutes(10)),
+                false);
+        core = node.core;
     }
 
     @AfterEach
     void stop() throws Exception {
-        for (AutoCloseable c : open) {
-            c.close();
-        }
-        if (channel != null) {
-            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-            http.stop();
-            grpc.stop(1000);
-            core.close();
+        if (node != null) {
+            node.close();
         }
     }
 
     private void put(String k, String v) {
-        etcd.put(k, v).forEach(applier::accept);
+        node.feed.accept(etcd.put(k, v));
     }
 
     private Client watch(String frontEnd, long from, boolean bookmarks, boolean initial) throws Exception {
@@ -155,7 +141,7 @@ class FrontEndContractTest {
             case "http" -> new Http(from, bookmarks, initial);
             default -> new Etcd(from, bookmarks);
         };
-        open.add(c);
+        node.keep(c);
         return c;
     }
 
@@ -174,7 +160,7 @@ class FrontEndContractTest {
         put("/c/a", "1");
         put("/c/b", "1");
         put("/c/a", "2");
-        etcd.delete("/c/b").forEach(applier::accept);
+        node.feed.accept(etcd.delete("/c/b"));
         await().until(() -> events(c).size() == 4);
         assertThat(events(c))
                 .containsExactly(
@@ -286,6 +272,104 @@ class FrontEndContractTest {
         assertThat(events(c)).last().isEqualTo(Seen.event("ADDED", "/c/c", 103));
     }
 
+    @ParameterizedTest
+    @MethodSource("frontEnds")
+    void aSlowClientsWatcherIsParkedThenReturnsWithNothingLostOrRepeated(String frontEnd) throws Exception {
+        start(true, 2000, 4, WatchLimits.NONE);
+        Client c = watch(frontEnd, 0, false, false);
+        awaitOpen(frontEnd, c);
+        c.pause();
+        // Until its transport stops taking frames and its queue of 4 overflows: 5 events in
+        // process, some 20 over HTTP (the sockets' buffers) and 7 over gRPC (the stream's
+        // flow-control window) here.
+        String value = "v".repeat(32 * 1024);
+        int fed = 0;
+        while (core.stats().parked() == 0) {
+            assertThat(fed).as("parked within 1,000 events of 32 KiB").isLessThan(1000);
+            put("/c/" + fed, value);
+            fed++;
+        }
+        for (int i = 0; i < 5; i++) {
+            put("/c/" + fed, value);
+            fed++;
+        }
+        int total = fed;
+        c.resume();
+        await().atMost(Duration.ofMinutes(1)).until(() -> events(c).size() >= total);
+        assertThat(events(c))
+                .extracting(Seen::revision)
+                .as("in order, once each")
+                .isEqualTo(revisions(101, total));
+        await().until(() -> core.status().liveWatcherCount() == 1);
+        assertThat(core.stats().unparked())
+                .as("back in live dispatch")
+                .isEqualTo(core.stats().parked());
+        put("/c/after", "1");
+        await().until(() -> events(c).size() == total + 1);
+        assertThat(events(c)).last().isEqualTo(Seen.event("ADDED", "/c/after", 101L + total));
+    }
+
+    private static List<Long> revisions(long first, int count) {
+        List<Long> out = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            out.add(first + i);
+        }
+        return out;
+    }
+
+    @ParameterizedTest
+    @MethodSource("frontEnds")
+    void aWatchBeyondTheNodesWatcherLimitIsRefusedWith429(String frontEnd) throws Exception {
+        start(true, 5, 64, new WatchLimits(1, 0, 0, 0));
+        Client first = watch(frontEnd, 0, false, false);
+        awaitOpen(frontEnd, first);
+        Client second = watch(frontEnd, 0, false, false);
+        await().until(() -> !second.seen().isEmpty());
+        assertThat(second.seen()).containsExactly(Seen.refusal(429));
+        put("/c/a", "1");
+        await().until(() -> events(first).size() == 1);
+        assertThat(core.status().watcherCount())
+                .as("the refused one holds nothing")
+                .isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @MethodSource("frontEnds")
+    void aResumeNeedingAReadOfOlderHistoryTheNodeCannotStartIsRefusedWith429(String frontEnd) throws Exception {
+        start(true);
+        core.useOlderHistory(new BusyOlderHistory());
+        for (int i = 0; i < 12; i++) {
+            put("/c/a", "v" + i);
+        }
+        Client c = watch(frontEnd, 101, false, false);
+        await().until(() -> !c.seen().isEmpty());
+        assertThat(c.seen()).containsExactly(Seen.refusal(429));
+        assertThat(core.status().watcherCount()).isZero();
+    }
+
+    /** Older history that holds everything and can start no read now (every reader busy). */
+    private static final class BusyOlderHistory implements OlderHistory {
+        @Override
+        public long floorRevision() {
+            return 0;
+        }
+
+        @Override
+        public boolean canOpen(long afterRevision) {
+            return false;
+        }
+
+        @Override
+        public Cursor open(long afterRevision) throws TooManyReadsException {
+            throw new TooManyReadsException("every reader of older history is busy");
+        }
+
+        @Override
+        public CompletableFuture<Long> revisionAt(Instant time) {
+            return CompletableFuture.completedFuture(-1L);
+        }
+    }
+
     /** A watch from now is open once the core counts it (HTTP and gRPC answer asynchronously). */
     private void awaitOpen(String frontEnd, Client c) {
         await().until(() -> core.status().liveWatcherCount() == 1);
@@ -303,11 +387,47 @@ class FrontEndContractTest {
         return Seen.event(e.getType().name(), key, e.getResourceVersion());
     }
 
-    /** The core's one entry, polled on a thread of its own as a transport would. */
-    private final class InProcess implements Client {
+    /** What every client keeps: what it saw, and whether it reads. */
+    private abstract static class Recording implements Client {
         final List<Seen> seen = new CopyOnWriteArrayList<>();
+        /** One permit while the client reads; {@link #pause} takes it. */
+        private final Semaphore reading = new Semaphore(1);
+
+        @Override
+        public List<Seen> seen() {
+            return seen;
+        }
+
+        @Override
+        public void pause() {
+            reading.acquireUninterruptibly();
+        }
+
+        @Override
+        public void resume() {
+            reading.release();
+            resumed();
+        }
+
+        /** After {@link #resume}: a client that reads on demand asks for more. */
+        void resumed() {}
+
+        boolean paused() {
+            return reading.availablePermits() == 0;
+        }
+
+        /** Blocks the reading thread while paused. */
+        void awaitReading() throws InterruptedException {
+            reading.acquire();
+            reading.release();
+        }
+    }
+
+    /** The core's one entry, polled on a thread of its own as a transport would. */
+    private final class InProcess extends Recording {
         volatile Watch watch;
         volatile boolean closed;
+        volatile WatchGrant grant;
 
         InProcess(long from, boolean bookmarks, boolean initial) {
             WatchSpec spec = WatchSpec.of(KeyRange.prefix(key("/c/")), WatchEventEncodings.JSON)
@@ -315,10 +435,21 @@ class FrontEndContractTest {
                     .bookmarks(bookmarks)
                     .initialEvents(initial)
                     .build();
+            try {
+                // Admission before opening, as every front end does.
+                grant = access.admitWatch(Identity.ANONYMOUS, spec.range(), "in-process");
+            } catch (LimitExceededException e) {
+                seen.add(Seen.refusal(429));
+                return;
+            } catch (AccessDeniedException e) {
+                seen.add(Seen.refusal(403));
+                return;
+            }
             core.open(spec, () -> {}, WAIT, Runnable::run, (Opening o) -> {
                 if (o.opened()) {
                     watch = o.watch();
                 } else {
+                    grant.end("refused", 0);
                     seen.add(Seen.refusal(o.status().getCode()));
                 }
             });
@@ -331,7 +462,7 @@ class FrontEndContractTest {
             List<ByteBuffer> out = new ArrayList<>();
             while (!closed) {
                 Watch w = watch;
-                if (w != null) {
+                if (w != null && !paused()) {
                     out.clear();
                     Watch.PollResult r = w.poll(out, 64);
                     for (ByteBuffer f : out) {
@@ -350,28 +481,26 @@ class FrontEndContractTest {
         }
 
         @Override
-        public List<Seen> seen() {
-            return seen;
-        }
-
-        @Override
         public void close() {
             closed = true;
             if (watch != null) {
                 watch.close();
             }
+            if (grant != null) {
+                grant.end("closed", 0);
+            }
         }
     }
 
     /** {@code GET /v1/watch}, JSON lines. */
-    private final class Http implements Client {
-        final List<Seen> seen = new CopyOnWriteArrayList<>();
+    private final class Http extends Recording {
         volatile InputStream body;
 
         Http(long from, boolean bookmarks, boolean initial) {
-            URI uri = URI.create("http://127.0.0.1:" + http.port() + "/v1/watch?key=/c/&prefix=true&resourceVersion="
-                    + from + (bookmarks ? "&allowWatchBookmarks=true" : "")
-                    + (initial ? "&sendInitialEvents=true" : ""));
+            URI uri =
+                    URI.create("http://127.0.0.1:" + node.http.port() + "/v1/watch?key=/c/&prefix=true&resourceVersion="
+                            + from + (bookmarks ? "&allowWatchBookmarks=true" : "")
+                            + (initial ? "&sendInitialEvents=true" : ""));
             HttpClient client = HttpClient.newHttpClient();
             Thread t = new Thread(
                     () -> {
@@ -387,6 +516,7 @@ class FrontEndContractTest {
                                     new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8));
                             String line;
                             while ((line = in.readLine()) != null) {
+                                awaitReading();
                                 if (!line.isBlank()) {
                                     seen.add(fromWatchEvent(Frames.parseJsonLine(line)));
                                 }
@@ -401,11 +531,6 @@ class FrontEndContractTest {
         }
 
         @Override
-        public List<Seen> seen() {
-            return seen;
-        }
-
-        @Override
         public void close() throws java.io.IOException {
             if (body != null) {
                 body.close();
@@ -413,13 +538,17 @@ class FrontEndContractTest {
         }
     }
 
-    /** etcd's {@code Watch} over gRPC: one create request; progress notifications are bookmarks. */
-    private final class Etcd implements Client, StreamObserver<WatchResponse> {
-        final List<Seen> seen = new CopyOnWriteArrayList<>();
+    /**
+     * etcd's {@code Watch} over gRPC: one create request; progress notifications are bookmarks.
+     * Reads one response at a time (grpc's inbound flow control), so that a paused client stops
+     * taking them.
+     */
+    private final class Etcd extends Recording implements ClientResponseObserver<WatchRequest, WatchResponse> {
         final StreamObserver<WatchRequest> requests;
+        volatile ClientCallStreamObserver<WatchRequest> call;
 
         Etcd(long from, boolean bookmarks) {
-            requests = WatchGrpc.newStub(channel).watch(this);
+            requests = WatchGrpc.newStub(node.channel).watch(this);
             ByteString prefix = ByteString.copyFromUtf8("/c/");
             requests.onNext(WatchRequest.newBuilder()
                     .setCreateRequest(WatchCreateRequest.newBuilder()
@@ -432,9 +561,27 @@ class FrontEndContractTest {
         }
 
         @Override
+        public void beforeStart(ClientCallStreamObserver<WatchRequest> requestStream) {
+            call = requestStream;
+            requestStream.disableAutoRequestWithInitial(1);
+        }
+
+        @Override
         public void onNext(WatchResponse r) {
+            take(r);
+            if (!paused()) {
+                call.request(1);
+            }
+        }
+
+        private void take(WatchResponse r) {
             if (r.getCanceled()) {
-                seen.add(Seen.refusal(r.getCompactRevision() > 0 ? 410 : 500));
+                // etcd says why only in the reason: a compaction, or one of the node's limits.
+                String why = r.getCancelReason();
+                seen.add(Seen.refusal(
+                        r.getCompactRevision() > 0
+                                ? 410
+                                : why.contains("too many") || why.contains("older history") ? 429 : 500));
                 return;
             }
             if (r.getCreated()) {
@@ -465,8 +612,8 @@ class FrontEndContractTest {
         public void onCompleted() {}
 
         @Override
-        public List<Seen> seen() {
-            return seen;
+        void resumed() {
+            call.request(1);
         }
 
         @Override

@@ -8,9 +8,9 @@ import static org.awaitility.Awaitility.await;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.Watch;
@@ -41,7 +41,7 @@ class InProcessFrontEndTest {
     private final EtcdLog etcd = new EtcdLog(100);
     private final List<RecordingFrontEnd> opened = new ArrayList<>();
     private WatchCore core;
-    private RecordApplier applier;
+    private RecordFeed applier;
 
     private void start(int historyMaxEvents, int queueFrames, Duration bookmarkInterval) {
         core = new WatchCore(
@@ -51,7 +51,7 @@ class InProcessFrontEndTest {
         core.start();
         core.feed().startAt(100);
         core.feed().markReady();
-        applier = new RecordApplier(core.feed(), 100);
+        applier = new RecordFeed(core.feed(), 100);
     }
 
     @AfterEach

@@ -14,27 +14,18 @@ import io.etcd.jetcd.api.WatchCreateRequest;
 import io.etcd.jetcd.api.WatchGrpc;
 import io.etcd.jetcd.api.WatchRequest;
 import io.etcd.jetcd.api.WatchResponse;
-import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
-import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.etcd.EtcdApi;
 import io.watchfanout.fanout.etcd.EtcdApiSettings;
-import io.watchfanout.fanout.etcd.EtcdApis;
-import io.watchfanout.fanout.etcd.EtcdCredentials;
-import io.watchfanout.fanout.frame.FrameEncoder;
-import io.watchfanout.fanout.http.HttpApi;
-import io.watchfanout.fanout.http.HttpSettings;
-import io.watchfanout.fanout.http.TcpKeepalive;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.security.TestAccess;
 import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.testing.FrontEndNode;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.io.ByteArrayOutputStream;
@@ -78,59 +69,29 @@ class SecuredFrontEndsTest {
 
     private final EtcdLog etcd = new EtcdLog(100);
     private final HttpClient client = HttpClient.newHttpClient();
-    private final List<AutoCloseable> open = new ArrayList<>();
     private TestAccess access;
     private WatchCore core;
-    private RecordApplier applier;
-    private EtcdApi grpc;
-    private HttpApi http;
-    private ManagedChannel channel;
+    private RecordFeed applier;
+    private FrontEndNode node;
 
     private void start(WatchLimits limits) throws Exception {
         access = TestAccess.create(dir.resolve("policy.json"), RULES, limits);
-        core = new WatchCore(CoreSettings.of(1000, Duration.ofMinutes(10), 64, "sec-test"), new FrameEncoder());
-        core.start();
-        core.feed().startAt(100);
-        core.feed().markReady();
-        applier = new RecordApplier(core.feed(), 100);
-        grpc = EtcdApis.create(
-                core,
+        node = new FrontEndNode(
+                CoreSettings.of(1000, Duration.ofMinutes(10), 64, "sec-test"),
+                true,
+                true,
+                access.access(),
                 new EtcdApiSettings("127.0.0.1", 0, "sec-test", Duration.ofMinutes(10), Duration.ofSeconds(1)),
-                null,
-                EtcdCredentials.none(),
-                new CollectorRegistry(),
-                access.access());
-        grpc.start();
-        http = new HttpApi(
-                core,
-                new HttpSettings(
-                        Duration.ofMillis(300),
-                        1,
-                        "sec-test",
-                        Duration.ofSeconds(30),
-                        Duration.ofMinutes(10),
-                        new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3)),
-                new CollectorRegistry(),
-                "127.0.0.1",
-                0);
-        http.secure(access.access());
-        http.serveGateway(grpc.gateway());
-        http.start();
-        channel = ManagedChannelBuilder.forAddress("127.0.0.1", grpc.port())
-                .usePlaintext()
-                .build();
+                FrontEndNode.httpSettings(Duration.ofMillis(300), "sec-test", Duration.ofMinutes(10)),
+                true);
+        core = node.core;
+        applier = node.feed;
     }
 
     @AfterEach
     void stop() throws Exception {
-        for (AutoCloseable c : open) {
-            c.close();
-        }
-        if (channel != null) {
-            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-            http.stop();
-            grpc.stop(1000);
-            core.close();
+        if (node != null) {
+            node.close();
         }
     }
 
@@ -177,13 +138,13 @@ class SecuredFrontEndsTest {
     }
 
     private Stream get(String target, String accept, String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + target))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.http.port() + target))
                 .header("Accept", accept);
         if (token != null) {
             b.header("Authorization", "Bearer " + token);
         }
         Stream s = new Stream(client.send(b.build(), HttpResponse.BodyHandlers.ofInputStream()));
-        open.add(s);
+        node.keep(s);
         return s;
     }
 
@@ -192,7 +153,7 @@ class SecuredFrontEndsTest {
     }
 
     private HttpResponse<String> gateway(String path, String json, String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + path))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.http.port() + path))
                 .POST(HttpRequest.BodyPublishers.ofString(json));
         if (token != null) {
             b.header("Authorization", "Bearer " + token);
@@ -222,7 +183,7 @@ class SecuredFrontEndsTest {
     }
 
     private KVGrpc.KVBlockingStub kv(String token) {
-        KVGrpc.KVBlockingStub stub = KVGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
+        KVGrpc.KVBlockingStub stub = KVGrpc.newBlockingStub(node.channel).withDeadlineAfter(30, TimeUnit.SECONDS);
         return token == null ? stub : as(stub, "authorization", "Bearer " + token);
     }
 
@@ -233,7 +194,7 @@ class SecuredFrontEndsTest {
         final StreamObserver<WatchRequest> requests;
 
         GrpcWatches(String header, String value) {
-            WatchGrpc.WatchStub stub = WatchGrpc.newStub(channel);
+            WatchGrpc.WatchStub stub = WatchGrpc.newStub(node.channel);
             requests = (header == null ? stub : as(stub, header, value)).watch(this);
         }
 
@@ -322,14 +283,14 @@ class SecuredFrontEndsTest {
         GrpcWatches w = new GrpcWatches("authorization", "Bearer " + TestAccess.ALICE);
         w.create(CONFIGMAPS, prefixEnd(CONFIGMAPS));
         HttpResponse<InputStream> v3watch = client.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/v3/watch"))
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.http.port() + "/v3/watch"))
                         .header("Authorization", "Bearer " + TestAccess.ALICE)
                         .POST(HttpRequest.BodyPublishers.ofString(
                                 "{\"create_request\":" + rangeJson(CONFIGMAPS, prefixEnd(CONFIGMAPS)) + "}"))
                         .build(),
                 HttpResponse.BodyHandlers.ofInputStream());
         Stream gatewayWatch = new Stream(v3watch);
-        open.add(gatewayWatch);
+        node.keep(gatewayWatch);
         assertThat(List.of(json.status(), proto.status(), sse.status(), v3watch.statusCode()))
                 .containsOnly(200);
         await().until(() -> w.created() == 1 && gatewayWatch.text().contains("\"created\":true"));
@@ -405,14 +366,14 @@ class SecuredFrontEndsTest {
             assertThat(r.getCancelReason()).isEqualTo(PERMISSION_DENIED);
         }
         HttpResponse<InputStream> v3watch = client.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/v3/watch"))
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.http.port() + "/v3/watch"))
                         .header("Authorization", "Bearer " + TestAccess.ALICE)
                         .POST(HttpRequest.BodyPublishers.ofString(
                                 "{\"create_request\":" + rangeJson(CONFIGMAPS, "\0") + "}"))
                         .build(),
                 HttpResponse.BodyHandlers.ofInputStream());
         Stream gatewayWatch = new Stream(v3watch);
-        open.add(gatewayWatch);
+        node.keep(gatewayWatch);
         await().until(() -> gatewayWatch.text().contains("\"canceled\":true")
                 && gatewayWatch.text().contains("etcdserver: permission denied"));
         assertThat(access.access().grants()).isZero();
@@ -561,7 +522,7 @@ class SecuredFrontEndsTest {
     }
 
     private String statusLine(String target, String headers) throws Exception {
-        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", http.port())) {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", node.http.port())) {
             socket.setSoTimeout(30_000);
             java.io.OutputStream out = socket.getOutputStream();
             out.write(("GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + headers + "\r\n")
@@ -618,7 +579,7 @@ class SecuredFrontEndsTest {
         }
         for (String[] md : metadata) {
             KVGrpc.KVBlockingStub stub =
-                    as(KVGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS), md[0], md[1]);
+                    as(KVGrpc.newBlockingStub(node.channel).withDeadlineAfter(30, TimeUnit.SECONDS), md[0], md[1]);
             assertThatThrownBy(() -> stub.range(RangeRequest.newBuilder()
                             .setKey(ByteString.copyFromUtf8(CONFIGMAPS))
                             .setSerializable(true)
@@ -630,7 +591,7 @@ class SecuredFrontEndsTest {
         }
         // Metadata above the API's bound is grpc's to refuse, before any interceptor: never served.
         KVGrpc.KVBlockingStub huge = as(
-                KVGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS),
+                KVGrpc.newBlockingStub(node.channel).withDeadlineAfter(30, TimeUnit.SECONDS),
                 "authorization",
                 "Bearer " + "x".repeat(32 * 1024));
         assertThatThrownBy(() -> huge.range(RangeRequest.newBuilder()

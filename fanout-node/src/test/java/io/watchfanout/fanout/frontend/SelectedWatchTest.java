@@ -9,9 +9,9 @@ import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.frame.ObjectAttributes;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.Watch;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -44,7 +44,7 @@ class SelectedWatchTest {
 
     private final EtcdLog etcd = new EtcdLog(100);
     private WatchCore core;
-    private RecordApplier applier;
+    private RecordFeed applier;
     private final List<Watch> opened = new ArrayList<>();
 
     /** The attributes of a value "k=v,k=v". */
@@ -85,7 +85,7 @@ class SelectedWatchTest {
         core.useAttributes(extractor);
         core.feed().startAt(100);
         core.feed().markReady();
-        applier = new RecordApplier(core.feed(), 100);
+        applier = new RecordFeed(core.feed(), 100);
     }
 
     @AfterEach
@@ -252,5 +252,87 @@ class SelectedWatchTest {
         assertThat(caught)
                 .extracting(e -> e.getObject().getKey().toStringUtf8())
                 .containsExactly("/pods/b", "/pods/a");
+    }
+
+    private Watch unselected() throws Exception {
+        return open(WatchSpec.of(KeyRange.prefix(key("/pods/")), WatchEventEncodings.JSON)
+                .build());
+    }
+
+    private Watch selectingWeb(long from) throws Exception {
+        return open(WatchSpec.of(KeyRange.prefix(key("/pods/")), WatchEventEncodings.JSON)
+                .from(from)
+                .selector(field("app", "web"))
+                .build());
+    }
+
+    @Test
+    void theExtractorRunsOnlyWhileAWatcherReadsAttributesOncePerEventAndValue() throws Exception {
+        List<Watch> plain = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            plain.add(unselected());
+        }
+        feed(etcd.put("/pods/a", "app=web"));
+        feed(etcd.put("/pods/a", "app=db"));
+        Watch initial = open(WatchSpec.of(KeyRange.prefix(key("/pods/")), WatchEventEncodings.JSON)
+                .initialEvents(true)
+                .build());
+        for (Watch w : plain) {
+            assertThat(poll(w)).hasSize(2);
+        }
+        assertThat(poll(initial)).extracting(WatchEvent::getType).contains(WatchEvent.Type.ADDED);
+        assertThat(extractor.calls)
+                .as("11 watchers, none selecting or indexed: no object is read")
+                .isZero();
+
+        Watch selected = selectingWeb(0);
+        feed(etcd.put("/pods/b", "app=web")); // one value
+        feed(etcd.put("/pods/b", "app=db")); // the new value and the previous one
+        feed(etcd.delete("/pods/b")); // the previous value only
+        for (Watch w : plain) {
+            assertThat(poll(w)).hasSize(3);
+        }
+        assertThat(poll(selected))
+                .extracting(WatchEvent::getType)
+                .containsExactly(WatchEvent.Type.ADDED, WatchEvent.Type.DELETED);
+        assertThat(extractor.calls)
+                .as("once per event and value with one selecting watcher among 11")
+                .isEqualTo(4);
+
+        selected.close();
+        feed(etcd.put("/pods/c", "app=web"));
+        for (Watch w : plain) {
+            assertThat(poll(w)).hasSize(1);
+        }
+        assertThat(extractor.calls).as("not again once it closed").isEqualTo(4);
+    }
+
+    @Test
+    void aSelectingWatcherArrivingLaterReadsTheAttributesOfWhatItCatchesUpOn() throws Exception {
+        Watch plain = unselected();
+        long from = etcd.revision();
+        feed(etcd.put("/pods/a", "app=web"));
+        feed(etcd.put("/pods/b", "app=db"));
+        feed(etcd.put("/pods/a", "app=db"));
+        assertThat(poll(plain)).hasSize(3);
+        assertThat(extractor.calls).isZero();
+
+        for (int round = 0; round < 2; round++) {
+            Watch late = selectingWeb(from);
+            List<WatchEvent> caught = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                caught.addAll(poll(late));
+            }
+            assertThat(caught)
+                    .extracting(WatchEvent::getType)
+                    .containsExactly(WatchEvent.Type.ADDED, WatchEvent.Type.DELETED);
+            assertThat(caught)
+                    .extracting(e -> e.getObject().getValue().toStringUtf8())
+                    .as("DELETED carries the object it last saw")
+                    .containsExactly("app=web", "app=web");
+        }
+        assertThat(extractor.calls)
+                .as("each of the three events' values once (1 + 1 + 2), for two late watchers")
+                .isEqualTo(4);
     }
 }

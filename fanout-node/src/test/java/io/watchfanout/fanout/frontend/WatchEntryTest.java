@@ -7,8 +7,8 @@ import static org.awaitility.Awaitility.await;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.fanout.watch.Arrival;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.Opening;
@@ -36,13 +36,13 @@ class WatchEntryTest {
         r.run();
     };
     private WatchCore core;
-    private RecordApplier applier;
+    private RecordFeed applier;
 
     @BeforeEach
     void start() {
         core = new WatchCore(CoreSettings.of(3, Duration.ofMinutes(10), 64, "entry"), new FrameEncoder());
         core.feed().startAt(100);
-        applier = new RecordApplier(core.feed(), 100);
+        applier = new RecordFeed(core.feed(), 100);
     }
 
     @AfterEach

@@ -3,9 +3,9 @@ package io.watchfanout.fanout.http;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.common.tls.ServerTls;
 import io.watchfanout.fanout.frame.FrameEncoder;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.schema.v1.EventsRecord;
@@ -18,7 +18,7 @@ final class TestNode implements AutoCloseable {
     final EtcdLog etcd = new EtcdLog(100);
     final WatchCore core;
     final HttpApi api;
-    final RecordApplier applier;
+    final RecordFeed applier;
     /** What {@code /metrics} serves. */
     final CollectorRegistry registry;
 
@@ -45,41 +45,21 @@ final class TestNode implements AutoCloseable {
                 Duration.ofMinutes(10),
                 new TcpKeepalive(Duration.ofSeconds(15), Duration.ofSeconds(5), 3),
                 "127.0.0.1",
-                Duration.ofMillis(200));
+                Duration.ofMillis(200),
+                CorsOrigins.NONE,
+                null);
     }
 
     /**
      * As above, with a write timeout, keepalive timings, a listen address and a bookmark interval
-     * of the test's own.
+     * of the test's own, serving pages of {@code corsOrigins} across origins, over HTTPS with
+     * {@code tls} unless it is null.
      *
      * @param writeTimeout how long a stream with frames waiting may go without its socket taking a
      *     byte, and how long the kernel may retry a stream's bytes without an acknowledgement
      * @param bindAddress the address to listen on
      * @param bookmarkInterval how often a watch with allowWatchBookmarks=true gets a BOOKMARK
      */
-    TestNode(
-            int historyMaxEvents,
-            int queueFrames,
-            boolean ready,
-            Duration stalledCloseAfter,
-            Duration writeTimeout,
-            TcpKeepalive keepalive,
-            String bindAddress,
-            Duration bookmarkInterval) {
-        this(
-                historyMaxEvents,
-                queueFrames,
-                ready,
-                stalledCloseAfter,
-                writeTimeout,
-                keepalive,
-                bindAddress,
-                bookmarkInterval,
-                CorsOrigins.NONE,
-                null);
-    }
-
-    /** As above, serving pages of {@code corsOrigins} across origins, over HTTPS with {@code tls} unless it is null. */
     TestNode(
             int historyMaxEvents,
             int queueFrames,
@@ -102,7 +82,7 @@ final class TestNode implements AutoCloseable {
         if (ready) {
             core.feed().markReady();
         }
-        applier = new RecordApplier(core.feed(), 100);
+        applier = new RecordFeed(core.feed(), 100);
         registry = NodeMetrics.registry(core, null);
         api = new HttpApi(
                 core,

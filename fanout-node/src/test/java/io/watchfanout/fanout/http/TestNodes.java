@@ -46,7 +46,9 @@ final class TestNodes implements AfterEachCallback {
                 writeTimeout,
                 keepalive,
                 bindAddress,
-                bookmarkInterval));
+                bookmarkInterval,
+                CorsOrigins.NONE,
+                null));
     }
 
     /** A ready node (as {@link #start(int, int, boolean)}) whose API pages of {@code origins} may read. */

@@ -14,6 +14,7 @@ import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
 import io.watchfanout.fanout.testing.NodeTopics;
+import io.watchfanout.fanout.watch.CacheFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.StateEntry;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -97,14 +98,7 @@ class KafkaCacheLoaderTest {
                     "127.0.0.1",
                     0);
             api.start();
-            KafkaCacheLoader loader = new KafkaCacheLoader(
-                    kafka.bootstrapServers(),
-                    KafkaClientSettings.NONE,
-                    prefix,
-                    core.feed(),
-                    progress,
-                    "kafka-test",
-                    Duration.ZERO);
+            KafkaCacheLoader loader = loader(kafka, prefix, core.feed(), progress, "kafka-test");
             HttpClient client =
                     HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             try {
@@ -263,14 +257,7 @@ class KafkaCacheLoaderTest {
         }
         WatchCore core =
                 new WatchCore(CoreSettings.of(1000, Duration.ofMinutes(10), 256, "kafka-test"), new FrameEncoder());
-        KafkaCacheLoader loader = new KafkaCacheLoader(
-                kafka.bootstrapServers(),
-                KafkaClientSettings.NONE,
-                prefix,
-                core.feed(),
-                new RebuildProgress(),
-                "kafka-test",
-                Duration.ZERO);
+        KafkaCacheLoader loader = loader(kafka, prefix, core.feed(), new RebuildProgress(), "kafka-test");
         loader.start();
         return new Rebuilt(core, loader);
     }
@@ -283,5 +270,12 @@ class KafkaCacheLoaderTest {
             producer.send(new ProducerRecord<>(topic, k, ser.serialize(topic, r)));
         }
         producer.commitTransaction();
+    }
+
+    /** A loader of {@code prefix}'s topics into {@code feed}, without staleness checks or preloaded history. */
+    static KafkaCacheLoader loader(
+            KafkaBroker kafka, String prefix, CacheFeed feed, RebuildProgress progress, String nodeId) {
+        return new KafkaCacheLoader(
+                kafka.bootstrapServers(), KafkaClientSettings.NONE, prefix, feed, progress, nodeId, Duration.ZERO, 0);
     }
 }

@@ -135,14 +135,8 @@ class KafkaHistoryTest {
                 maxBytes,
                 Duration.ofSeconds(30));
         core.useOlderHistory(history);
-        KafkaCacheLoader loader = new KafkaCacheLoader(
-                kafka.bootstrapServers(),
-                KafkaClientSettings.NONE,
-                prefix,
-                core.feed(),
-                new RebuildProgress(),
-                "history-test",
-                Duration.ZERO);
+        KafkaCacheLoader loader =
+                KafkaCacheLoaderTest.loader(kafka, prefix, core.feed(), new RebuildProgress(), "history-test");
         if (indexed) {
             loader.indexInto(history);
         }

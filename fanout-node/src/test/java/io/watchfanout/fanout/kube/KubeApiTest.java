@@ -10,11 +10,11 @@ import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
 import io.watchfanout.fanout.http.TcpKeepalive;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.security.TestAccess;
 import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.net.URI;
@@ -42,7 +42,7 @@ class KubeApiTest {
     private WatchCore core;
     private HttpApi http;
     private final EtcdLog etcd = new EtcdLog(100);
-    private RecordApplier applier;
+    private RecordFeed applier;
 
     private void start(boolean ready, TestAccess access) {
         core = new WatchCore(CoreSettings.of(1000, Duration.ofMinutes(10), 256, "kube-test"), new FrameEncoder());
@@ -51,7 +51,7 @@ class KubeApiTest {
         if (ready) {
             core.feed().markReady();
         }
-        applier = new RecordApplier(core.feed(), 100);
+        applier = new RecordFeed(core.feed(), 100);
         CollectorRegistry registry = NodeMetrics.registry(core, null);
         http = new HttpApi(
                 core,

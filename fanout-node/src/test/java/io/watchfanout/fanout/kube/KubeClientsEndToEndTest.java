@@ -192,28 +192,24 @@ class KubeClientsEndToEndTest extends KubeStackTest {
             SharedIndexInformer<Pod> informer = fabric8.pods().inAnyNamespace().inform(new ResourceEventHandler<>() {
                 @Override
                 public void onAdd(Pod pod) {
-                    seen.add("add " + pod.getMetadata().getName() + " "
-                            + pod.getSpec().getNodeName());
+                    seen.add(followed(
+                            "add", pod.getMetadata().getName(), pod.getSpec().getNodeName()));
                 }
 
                 @Override
                 public void onUpdate(Pod before, Pod after) {
-                    seen.add("update " + after.getMetadata().getName() + " "
-                            + after.getSpec().getNodeName());
+                    seen.add(followed(
+                            "update",
+                            after.getMetadata().getName(),
+                            after.getSpec().getNodeName()));
                 }
 
                 @Override
                 public void onDelete(Pod pod, boolean finalStateUnknown) {
-                    seen.add("delete " + pod.getMetadata().getName());
+                    seen.add(followed("delete", pod.getMetadata().getName(), null));
                 }
             });
-            await().atMost(Duration.ofSeconds(60)).until(() -> seen.contains("add web-0 node-1"));
-            put("pods/a/web-0", StoredObjects.pod("a", "web-0", "node-2", "Running", "web"));
-            put("pods/b/db-0", StoredObjects.pod("b", "db-0", "node-1", "Pending", "db"));
-            delete("pods/a/web-0");
-            await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() == 4);
-            assertThat(seen)
-                    .containsExactly("add web-0 node-1", "update web-0 node-2", "add db-0 node-1", "delete web-0");
+            movePodsAndAwait(seen);
             assertThat(informer.getStore().list())
                     .extracting(p -> p.getMetadata().getName())
                     .containsExactly("db-0");
@@ -258,35 +254,47 @@ class KubeClientsEndToEndTest extends KubeStackTest {
         informer.addEventHandler(new io.kubernetes.client.informer.ResourceEventHandler<>() {
             @Override
             public void onAdd(V1Pod pod) {
-                seen.add("add " + pod.getMetadata().getName() + " "
-                        + pod.getSpec().getNodeName());
+                seen.add(followed(
+                        "add", pod.getMetadata().getName(), pod.getSpec().getNodeName()));
             }
 
             @Override
             public void onUpdate(V1Pod before, V1Pod after) {
-                seen.add("update " + after.getMetadata().getName() + " "
-                        + after.getSpec().getNodeName());
+                seen.add(followed(
+                        "update", after.getMetadata().getName(), after.getSpec().getNodeName()));
             }
 
             @Override
             public void onDelete(V1Pod pod, boolean finalStateUnknown) {
-                seen.add("delete " + pod.getMetadata().getName());
+                seen.add(followed("delete", pod.getMetadata().getName(), null));
             }
         });
         factory.startAllRegisteredInformers();
         try {
-            await().atMost(Duration.ofSeconds(60)).until(() -> seen.contains("add web-0 node-1"));
-            put("pods/a/web-0", StoredObjects.pod("a", "web-0", "node-2", "Running", "web"));
-            put("pods/b/db-0", StoredObjects.pod("b", "db-0", "node-1", "Pending", "db"));
-            delete("pods/a/web-0");
-            await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() == 4);
-            assertThat(seen)
-                    .containsExactly("add web-0 node-1", "update web-0 node-2", "add db-0 node-1", "delete web-0");
+            movePodsAndAwait(seen);
             assertThat(informer.getIndexer().list())
                     .extracting(p -> p.getMetadata().getName())
                     .containsExactly("db-0");
         } finally {
             factory.stopAllRegisteredInformers();
         }
+    }
+
+    /** What an informer's handler saw: "add web-0 node-1", "delete web-0". */
+    private static String followed(String what, String name, String nodeName) {
+        return what + " " + name + (nodeName == null ? "" : " " + nodeName);
+    }
+
+    /**
+     * Once an informer has web-0 on node-1: web-0 moves to node-2, db-0 arrives, web-0 goes; the
+     * informer must follow in that order.
+     */
+    private void movePodsAndAwait(List<String> seen) throws Exception {
+        await().atMost(Duration.ofSeconds(60)).until(() -> seen.contains("add web-0 node-1"));
+        put("pods/a/web-0", StoredObjects.pod("a", "web-0", "node-2", "Running", "web"));
+        put("pods/b/db-0", StoredObjects.pod("b", "db-0", "node-1", "Pending", "db"));
+        delete("pods/a/web-0");
+        await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() == 4);
+        assertThat(seen).containsExactly("add web-0 node-1", "update web-0 node-2", "add db-0 node-1", "delete web-0");
     }
 }

@@ -11,11 +11,11 @@ import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
 import io.watchfanout.fanout.http.TcpKeepalive;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.testing.EtcdLog;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.io.BufferedReader;
@@ -49,7 +49,7 @@ class KubeWatchTest {
     private final List<Stream> streams = new ArrayList<>();
     private WatchCore core;
     private HttpApi http;
-    private RecordApplier applier;
+    private RecordFeed applier;
 
     private void start(int historyMaxEvents) {
         core = new WatchCore(
@@ -57,7 +57,7 @@ class KubeWatchTest {
         core.start();
         core.feed().startAt(100);
         core.feed().markReady();
-        applier = new RecordApplier(core.feed(), 100);
+        applier = new RecordFeed(core.feed(), 100);
         CollectorRegistry registry = NodeMetrics.registry(core, null);
         http = new HttpApi(
                 core,

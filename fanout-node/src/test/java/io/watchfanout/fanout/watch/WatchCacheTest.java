@@ -10,9 +10,9 @@ import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.FakeClock;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.schema.RevisionChainException;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.EventsRecord;
@@ -82,7 +82,7 @@ class WatchCacheTest {
         return c;
     }
 
-    private static void feed(RecordApplier applier, List<EventsRecord> records) {
+    private static void feed(RecordFeed applier, List<EventsRecord> records) {
         records.forEach(applier::accept);
     }
 
@@ -162,7 +162,7 @@ class WatchCacheTest {
     @Test
     void appliesEventsProgressAndEqualsTheModel() {
         WatchCache c = cache(1000, Duration.ofMinutes(10));
-        RecordApplier applier = new RecordApplier(new Direct(c), 100);
+        RecordFeed applier = new RecordFeed(new Direct(c), 100);
         feed(applier, etcd.put("/a/1", "x"));
         feed(applier, etcd.put("/a/2", "y"));
         feed(applier, etcd.txn(EtcdLog.Op.put("/a/1", "x2"), EtcdLog.Op.delete("/a/2"), EtcdLog.Op.put("/b/1", "z")));
@@ -182,7 +182,7 @@ class WatchCacheTest {
     @Test
     void aMultiEventRevisionIsAppliedOnlyWhenCompleteAndNoResumePointFallsInside() {
         WatchCache c = cache(1000, Duration.ofMinutes(10));
-        RecordApplier applier = new RecordApplier(new Direct(c), 100);
+        RecordFeed applier = new RecordFeed(new Direct(c), 100);
         List<EventsRecord> txn = etcd.txn(EtcdLog.Op.put("a", "1"), EtcdLog.Op.put("b", "2"), EtcdLog.Op.put("c", "3"));
         applier.accept(txn.get(0));
         applier.accept(txn.get(1));
@@ -204,14 +204,14 @@ class WatchCacheTest {
     @Test
     void brokenChainIsRefusedAndNothingApplied() {
         WatchCache c = cache(1000, Duration.ofMinutes(10));
-        RecordApplier applier = new RecordApplier(new Direct(c), 100);
+        RecordFeed applier = new RecordFeed(new Direct(c), 100);
         etcd.put("skipped", "x");
         List<EventsRecord> next = etcd.put("a", "1");
         assertThatThrownBy(() -> applier.accept(next.get(0)))
                 .isInstanceOf(RevisionChainException.class)
                 .hasMessageContaining("gap");
         assertThat(c.revision()).isEqualTo(100);
-        RecordApplier fresh = new RecordApplier(new Direct(cache(10, Duration.ofMinutes(1))), -1);
+        RecordFeed fresh = new RecordFeed(new Direct(cache(10, Duration.ofMinutes(1))), -1);
         List<EventsRecord> txn = new EtcdLog(5).txn(EtcdLog.Op.put("a", "1"), EtcdLog.Op.put("b", "2"));
         assertThatThrownBy(() -> fresh.accept(txn.get(1)))
                 .isInstanceOf(RevisionChainException.class)
@@ -221,7 +221,7 @@ class WatchCacheTest {
     @Test
     void resyncReplacesStateAndExpiresOlderHistory() throws Exception {
         WatchCache c = cache(1000, Duration.ofMinutes(10));
-        RecordApplier applier = new RecordApplier(new Direct(c), 100);
+        RecordFeed applier = new RecordFeed(new Direct(c), 100);
         feed(applier, etcd.put("a", "1"));
         feed(applier, etcd.put("b", "1"));
         long before = c.revision();
@@ -241,7 +241,7 @@ class WatchCacheTest {
     @Test
     void historySearchFindsEventsAfterARevisionInRange() throws Exception {
         WatchCache c = cache(1000, Duration.ofMinutes(10));
-        RecordApplier applier = new RecordApplier(new Direct(c), 100);
+        RecordFeed applier = new RecordFeed(new Direct(c), 100);
         for (int i = 0; i < 50; i++) {
             feed(applier, etcd.put((i % 2 == 0 ? "/even/" : "/odd/") + i, "v"));
             if (i % 10 == 0) {
@@ -269,7 +269,7 @@ class WatchCacheTest {
     @Test
     void historyIsBoundedByCountInWholeRevisions() throws Exception {
         WatchCache c = cache(5, Duration.ofMinutes(10));
-        RecordApplier applier = new RecordApplier(new Direct(c), 100);
+        RecordFeed applier = new RecordFeed(new Direct(c), 100);
         feed(applier, etcd.put("a", "1")); // 101
         feed(applier, etcd.txn(EtcdLog.Op.put("b", "1"), EtcdLog.Op.put("c", "1"))); // 102 (2)
         feed(applier, etcd.put("d", "1")); // 103
@@ -293,7 +293,7 @@ class WatchCacheTest {
     @Test
     void historyExpiresByAgeWithAFakeClockAndReleasesFrames() throws Exception {
         WatchCache c = cache(1000, Duration.ofSeconds(60));
-        RecordApplier applier = new RecordApplier(new Direct(c), 100);
+        RecordFeed applier = new RecordFeed(new Direct(c), 100);
         feed(applier, etcd.put("old", "1"));
         clock.advance(Duration.ofSeconds(40));
         feed(applier, etcd.put("new", "1"));
@@ -333,7 +333,7 @@ class WatchCacheTest {
         assertThat(state(c, KeyRange.all())).isEqualTo(etcd.state());
         int loadedChunks = arena.chunkCount();
         assertThat(loadedChunks).isGreaterThan(20);
-        RecordApplier applier = new RecordApplier(new Direct(c), etcd.revision());
+        RecordFeed applier = new RecordFeed(new Direct(c), etcd.revision());
         java.util.Random random = new java.util.Random(7);
         Map<ByteString, KeyValue> earlier = null;
         long earlierRevision = 0;
@@ -376,7 +376,7 @@ class WatchCacheTest {
     @Test
     void pagedListsAreConsistentAtTheFirstPagesRevision() throws Exception {
         WatchCache c = cache(1000, Duration.ofMinutes(10));
-        RecordApplier applier = new RecordApplier(new Direct(c), 100);
+        RecordFeed applier = new RecordFeed(new Direct(c), 100);
         for (int i = 0; i < 10; i++) {
             feed(applier, etcd.put("k" + i, "v" + i));
         }
@@ -407,7 +407,7 @@ class WatchCacheTest {
     @Test
     void aCountedPageCountsTheKeyValuesAfterItAtItsRevision() throws Exception {
         WatchCache c = cache(1000, Duration.ofMinutes(10));
-        RecordApplier applier = new RecordApplier(new Direct(c), 100);
+        RecordFeed applier = new RecordFeed(new Direct(c), 100);
         for (int i = 0; i < 10; i++) {
             feed(applier, etcd.put("k" + i, "v" + i));
         }

@@ -9,9 +9,9 @@ import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
-import io.watchfanout.fanout.kafka.RecordApplier;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.FakeClock;
+import io.watchfanout.fanout.testing.RecordFeed;
 import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.schema.v1.WatchEvent;
 import java.time.Duration;
@@ -28,7 +28,7 @@ class WatchCoreTest {
     private final FakeClock clock = new FakeClock();
     private final EtcdLog etcd = new EtcdLog(100);
     private WatchCore core;
-    private RecordApplier applier;
+    private RecordFeed applier;
 
     private void newCore(int historyMaxEvents, int queueFrames) {
         core = new WatchCore(
@@ -37,7 +37,7 @@ class WatchCoreTest {
                 new FrameEncoder());
         core.feed().startAt(100);
         core.feed().markReady();
-        applier = new RecordApplier(core.feed(), 100);
+        applier = new RecordFeed(core.feed(), 100);
     }
 
     private void feed(List<EventsRecord> records) {
@@ -68,7 +68,7 @@ class WatchCoreTest {
                 new FrameEncoder());
         core.feed().startAt(100);
         core.feed().markReady();
-        applier = new RecordApplier(core.feed(), 100);
+        applier = new RecordFeed(core.feed(), 100);
         List<TestSink> sinks = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             sinks.add(watch(KeyRange.prefix(key("/p/")), WatchEventEncodings.JSON, 0, false));

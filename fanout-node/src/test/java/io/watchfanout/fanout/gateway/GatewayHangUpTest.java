@@ -1,4 +1,4 @@
-package io.watchfanout.fanout.etcd;
+package io.watchfanout.fanout.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -6,6 +6,10 @@ import static org.awaitility.Awaitility.await;
 import io.prometheus.client.CollectorRegistry;
 import io.watchfanout.common.tls.ServerTls;
 import io.watchfanout.common.tls.TlsFiles;
+import io.watchfanout.fanout.etcd.EtcdApi;
+import io.watchfanout.fanout.etcd.EtcdApiSettings;
+import io.watchfanout.fanout.etcd.EtcdApis;
+import io.watchfanout.fanout.etcd.EtcdCredentials;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.http.HttpSettings;
@@ -61,31 +65,24 @@ class GatewayHangUpTest {
         AccessControl open = AccessControl.open("hangup-test", WatchLimits.NONE);
         grpc = EtcdApis.create(
                 core,
-                "127.0.0.1",
-                0,
-                "hangup-test",
+                new EtcdApiSettings("127.0.0.1", 0, "hangup-test", Duration.ofMinutes(10), Duration.ofSeconds(1)),
                 null,
                 EtcdCredentials.none(),
-                Duration.ofMinutes(10),
-                Duration.ofSeconds(1),
                 registry,
                 open);
         grpc.start();
         // Keepalive and the write timeout far beyond the test: only the hang-up can end a stream.
-        http = new HttpApi(
-                core,
-                new HttpSettings(
-                        Duration.ofMillis(300),
-                        1,
-                        "hangup-test",
-                        Duration.ofMinutes(10),
-                        Duration.ofMinutes(10),
-                        new TcpKeepalive(Duration.ofMinutes(10), Duration.ofMinutes(1), 3)),
-                new CollectorRegistry(),
-                "127.0.0.1",
-                0);
+        HttpSettings settings = new HttpSettings(
+                Duration.ofMillis(300),
+                1,
+                "hangup-test",
+                Duration.ofMinutes(10),
+                Duration.ofMinutes(10),
+                new TcpKeepalive(Duration.ofMinutes(10), Duration.ofMinutes(1), 3));
+        http = new HttpApi(core, settings, new CollectorRegistry(), "127.0.0.1", 0);
         http.secure(open);
-        http.serveGateway(grpc.gateway());
+        GatewayHandler.mountOn(
+                http, grpc.gateway(), core.readiness(), settings.writeTimeout(), settings.retryAfterSeconds());
         if (tls) {
             Pki pki = Pki.create(dir, "ca");
             Pki.Issued server = pki.server("node", "node-a");

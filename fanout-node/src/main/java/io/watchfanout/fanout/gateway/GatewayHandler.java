@@ -1,14 +1,22 @@
-package io.watchfanout.fanout.http;
+package io.watchfanout.fanout.gateway;
 
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.undertow.util.Methods;
+import io.watchfanout.fanout.etcd.EtcdApi;
 import io.watchfanout.fanout.etcd.JsonGateway;
+import io.watchfanout.fanout.frame.ProtoJson;
+import io.watchfanout.fanout.http.HttpAccess;
+import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.security.AuthenticationException;
 import io.watchfanout.fanout.security.Credentials;
 import io.watchfanout.fanout.security.Identity;
+import io.watchfanout.fanout.watch.Readiness;
+import io.watchfanout.fanout.watch.Statuses;
+import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -25,14 +33,22 @@ import java.util.concurrent.atomic.AtomicInteger;
  * listener's methods, before its body is read (401 in the gateway's error shape;
  * {@code /v3/auth/authenticate} needs no credentials); the services judge the rest (403, 429).
  *
+ * <p>Mounted under {@code /v3} on the HTTP listener ({@link #mountOn}, through the transport's
+ * neutral {@link HttpApi#mount}): neither the HTTP transport nor the etcd API knows the other.
+ * While the node drains, a request is answered 503 with a JSON {@code Status} and
+ * {@code Retry-After}, as the node's own paths are.
+ *
  * <p>Thread-safety: one exchange per call; the gateway's sink hands lines to the exchange's IO thread.
  */
-final class GatewayHandler implements HttpHandler {
+public final class GatewayHandler implements HttpHandler {
+    /** The path prefix the gateway is served under: etcd's {@code /v3/...}. */
+    public static final String PATH_PREFIX = "/v3";
+
     /**
      * The largest request body the gateway reads: the largest gRPC request of the etcd API in JSON
      * (base64 makes values 4/3 as long); etcd's own limit judges what it forwards.
      */
-    static final int MAX_BODY_BYTES = io.watchfanout.fanout.etcd.EtcdApi.MAX_REQUEST_BYTES / 3 * 4 + 64 * 1024;
+    static final int MAX_BODY_BYTES = EtcdApi.MAX_REQUEST_BYTES / 3 * 4 + 64 * 1024;
     /**
      * The largest body of {@code /v3/watch} and {@code /v3/kv/range}, which the node serves from its
      * cache: keys and options only, never values.
@@ -43,18 +59,45 @@ final class GatewayHandler implements HttpHandler {
     static final int MAX_WATCH_STREAMS = 256;
 
     private final JsonGateway gateway;
+    private final Readiness readiness;
     private final Duration writeTimeout;
+    private final int retryAfterSeconds;
     private final AtomicInteger watchStreams = new AtomicInteger();
 
-    /** @param writeTimeout how long an answer's waiting bytes may go without the socket taking one */
-    GatewayHandler(JsonGateway gateway, Duration writeTimeout) {
+    /**
+     * @param readiness the node's readiness: a draining node refuses new calls
+     * @param writeTimeout how long an answer's waiting bytes may go without the socket taking one
+     * @param retryAfterSeconds the {@code Retry-After} of the 503 while draining, {@code >= 1}
+     */
+    GatewayHandler(JsonGateway gateway, Readiness readiness, Duration writeTimeout, int retryAfterSeconds) {
         this.gateway = gateway;
+        this.readiness = readiness;
         this.writeTimeout = writeTimeout;
+        this.retryAfterSeconds = retryAfterSeconds;
+    }
+
+    /**
+     * Serves {@code gateway} under {@link #PATH_PREFIX} on {@code http} (README.md, "etcd's v3
+     * API"); call before it starts, once. Without it those paths answer the listener's 404.
+     *
+     * @param readiness the node's readiness ({@code WatchCore.readiness()})
+     * @param writeTimeout how long an answer's waiting bytes may go without the socket taking
+     *     one (the listener's {@code --write-timeout})
+     * @param retryAfterSeconds the {@code Retry-After} of the 503 while draining, {@code >= 1}
+     * @throws IllegalStateException after {@code http} started
+     */
+    public static void mountOn(
+            HttpApi http, JsonGateway gateway, Readiness readiness, Duration writeTimeout, int retryAfterSeconds) {
+        http.mount(PATH_PREFIX, new GatewayHandler(gateway, readiness, writeTimeout, retryAfterSeconds));
     }
 
     @Override
     public void handleRequest(HttpServerExchange exchange) {
         String path = exchange.getRequestPath();
+        if (readiness.isDraining()) {
+            draining(exchange);
+            return;
+        }
         if (!gateway.handles(path)) {
             // grpc-gateway's answer to a path it has no method for: NotFound.
             json(exchange, 404, JsonGateway.errorJson(5, "Not Found"));
@@ -137,6 +180,17 @@ final class GatewayHandler implements HttpHandler {
                 exchange,
                 413,
                 JsonGateway.errorJson(8, "request body of " + size + " (expected: at most " + max + " bytes)"));
+    }
+
+    /** 503 with a JSON {@code Status} and {@code Retry-After}, as the listener's own paths answer while draining. */
+    private void draining(HttpServerExchange exchange) {
+        exchange.setStatusCode(503);
+        exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
+        exchange.getResponseHeaders().put(Headers.RETRY_AFTER, Integer.toString(retryAfterSeconds));
+        byte[] body = ProtoJson.toJson(Statuses.notReady("this node is shutting down; ask another node"));
+        byte[] line = Arrays.copyOf(body, body.length + 1);
+        line[body.length] = '\n';
+        exchange.getResponseSender().send(ByteBuffer.wrap(line));
     }
 
     private static void json(HttpServerExchange exchange, int status, String body) {
