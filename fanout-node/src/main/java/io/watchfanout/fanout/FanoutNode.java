@@ -17,6 +17,7 @@ import io.watchfanout.fanout.kafka.KafkaCacheLoader;
 import io.watchfanout.fanout.kafka.KafkaHistory;
 import io.watchfanout.fanout.kafka.RebuildProgress;
 import io.watchfanout.fanout.kube.KubeApi;
+import io.watchfanout.fanout.kube.KubeObjects;
 import io.watchfanout.fanout.kube.KubeSettings;
 import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.security.AccessControl;
@@ -24,6 +25,7 @@ import io.watchfanout.fanout.security.NodeSecurity;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.time.Duration;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,6 +67,8 @@ public final class FanoutNode implements AutoCloseable {
     private final ManagedChannel etcdChannel;
     /** Who may do what; checked when requests and watches start, never per event. */
     private final AccessControl access;
+    /** kube-apiserver's objects as the Kubernetes API's security reads them. */
+    private final KubeObjects kubeObjects;
     /** The events topic as history before the window, or null with --deep-read-max-readers 0. */
     private final KafkaHistory olderHistory;
 
@@ -133,10 +137,13 @@ public final class FanoutNode implements AutoCloseable {
                 : EtcdApis.channel(config.etcdEndpoints(), config.etcdSecurity());
         EtcdCredentials etcdCredentials =
                 etcdChannel == null ? EtcdCredentials.none() : EtcdApis.credentials(etcdChannel, config.etcdSecurity());
+        // kube-apiserver's objects in the cache: ServiceAccount tokens, RBAC and the Node authorizer read them.
+        kubeObjects = new KubeObjects(core, config.kubePrefix(), config.nodeId());
         access = NodeSecurity.create(
                 config.security(),
                 config.nodeId(),
-                etcdChannel == null ? null : EtcdApis.asNode(etcdChannel, etcdCredentials));
+                etcdChannel == null ? null : EtcdApis.asNode(etcdChannel, etcdCredentials),
+                kubeObjects);
         access.register(registry);
         api.secure(access);
         etcdApi = config.etcdApiPort() < 0
@@ -166,17 +173,18 @@ public final class FanoutNode implements AutoCloseable {
             api.consistentReads(revisionProbe);
         }
         // The Kubernetes API's reads, on the HTTP port beside /v1 (README.md, "Kubernetes API").
-        new KubeApi(
-                        core,
-                        new KubeSettings(
-                                config.kubePrefix(),
-                                config.resourceVersionWait(),
-                                RETRY_AFTER_SECONDS,
-                                config.nodeId()),
-                        access,
-                        revisionProbe,
-                        registry)
-                .mountOn(api);
+        KubeApi kubeApi = new KubeApi(
+                core,
+                new KubeSettings(
+                        config.kubePrefix(), config.resourceVersionWait(), RETRY_AFTER_SECONDS, config.nodeId()),
+                access,
+                revisionProbe,
+                registry);
+        List<String> modes = config.security().kubernetes().authorizationModes();
+        if (!modes.isEmpty()) {
+            kubeApi.authorizeWith(modes, kubeObjects);
+        }
+        kubeApi.mountOn(api);
         loader = new KafkaCacheLoader(
                 config.kafkaBootstrap(),
                 config.kafkaSettings(),
@@ -278,6 +286,7 @@ public final class FanoutNode implements AutoCloseable {
         }
         loader.close();
         core.close();
+        kubeObjects.close();
         access.close();
         if (olderHistory != null) {
             olderHistory.close();

@@ -180,12 +180,36 @@ public final class NodeFlags extends FlagTable {
             .defaultValue("false")
             .help("Accept etcd's own users: Authenticate is forwarded to etcd and the token it returns is accepted "
                     + "(the identity is the etcd user); needs --etcd-endpoints.");
+    static final Flag<List<String>> SERVICE_ACCOUNT_KEY_FILE = Flag.list("--service-account-key-file", "FILE", null)
+            .unit("paths, comma-separated or repeated (PEM)")
+            .defaultText("none")
+            .help("Accept Kubernetes ServiceAccount tokens signed by a key of these PEM files (public keys, or "
+                    + "private keys whose public half is used), as kube-apiserver's flag: user "
+                    + "system:serviceaccount:<ns>:<name>; a token whose ServiceAccount, Pod or Secret is gone from "
+                    + "the cache (or has another UID) is refused. Needs --service-account-issuer.");
+    static final Flag<List<String>> SERVICE_ACCOUNT_ISSUER = Flag.list("--service-account-issuer", "ISSUER", null)
+            .unit("URLs or names, comma-separated or repeated")
+            .defaultText("none")
+            .help("The iss claims of ServiceAccount tokens accepted (kube-apiserver's flag); legacy Secret-based "
+                    + "tokens (kubernetes/serviceaccount) are accepted as well.");
+    static final Flag<List<String>> API_AUDIENCES = Flag.list("--api-audiences", "AUDIENCES", null)
+            .unit("comma-separated")
+            .defaultText("--service-account-issuer")
+            .help("Audiences a ServiceAccount token must name one of (kube-apiserver's flag).");
+    static final Flag<List<String>> AUTHORIZATION_MODE = Flag.list("--authorization-mode", "MODES", null)
+            .unit("Node, RBAC, AlwaysAllow, AlwaysDeny; comma-separated, in order")
+            .defaultText("--authz, as /v1")
+            .help("Authorize the Kubernetes API as kube-apiserver does, the first mode that allows deciding: RBAC "
+                    + "from the Roles, ClusterRoles and bindings in the cache, Node for kubelets (system:node:<name>"
+                    + " in system:nodes: their Node, pods and what the pods reference), AlwaysAllow only when "
+                    + "named. A change of a binding, role or pod applies at once (a watch no longer allowed ends "
+                    + "with a 403 ERROR event). Without --authz, /v1 and the etcd API then serve nobody.");
     static final Flag<List<String>> HTTP_AUTHN = Flag.list("--http-authn", "METHODS", null)
-            .unit("cert, token, jwt, etcd; comma-separated")
+            .unit("cert, token, jwt, serviceaccount, etcd; comma-separated")
             .defaultText("every configured method")
             .help("The authentication methods of the HTTP port (and etcd's JSON gateway on it).");
     static final Flag<List<String>> ETCD_API_AUTHN = Flag.list("--etcd-api-authn", "METHODS", null)
-            .unit("cert, token, jwt, etcd; comma-separated")
+            .unit("cert, token, jwt, serviceaccount, etcd; comma-separated")
             .defaultText("every configured method")
             .help("The authentication methods of the etcd API port.");
     static final Flag<String> AUTHZ = Flag.text("--authz", "POLICY")
@@ -287,6 +311,10 @@ public final class NodeFlags extends FlagTable {
                 JWT_USERNAME_CLAIM,
                 JWT_GROUPS_CLAIM,
                 ETCD_USER_AUTH,
+                SERVICE_ACCOUNT_KEY_FILE,
+                SERVICE_ACCOUNT_ISSUER,
+                API_AUDIENCES,
+                AUTHORIZATION_MODE,
                 HTTP_AUTHN,
                 ETCD_API_AUTHN,
                 AUTHZ,
@@ -372,7 +400,12 @@ public final class NodeFlags extends FlagTable {
                 v.get(AUTHZ),
                 v.get(AUTHZ_ETCD_REFRESH),
                 new WatchLimits(
-                        v.get(MAX_WATCHERS), v.get(MAX_WATCHERS_PER_IDENTITY), rate, burst == null ? rate : burst));
+                        v.get(MAX_WATCHERS), v.get(MAX_WATCHERS_PER_IDENTITY), rate, burst == null ? rate : burst),
+                new SecurityConfig.Kubernetes(
+                        v.get(SERVICE_ACCOUNT_KEY_FILE).stream().map(Path::of).toList(),
+                        v.get(SERVICE_ACCOUNT_ISSUER),
+                        v.get(API_AUDIENCES),
+                        v.get(AUTHORIZATION_MODE)));
         String problem = c.problem(!v.get(ETCD_ENDPOINTS).isEmpty());
         if (problem == null && c.clientCertAuth() && v.get(CLIENT_CA_FILE) == null) {
             problem = "--client-cert-auth needs --client-ca-file (and --tls-cert-file, --tls-key-file): only a "

@@ -18,11 +18,18 @@ final class KubeAttributes implements AttributeExtractor {
     private final LiveResources live;
     private final KubeItems items;
     private final ByteString prefix;
+    /** Told of every change of the objects the Kubernetes API's security reads, or null. */
+    private volatile KubeObjects policyObjects;
 
     KubeAttributes(LiveResources live, KubeItems items, String prefix) {
         this.live = live;
         this.items = items;
         this.prefix = ByteString.copyFromUtf8(prefix.endsWith("/") ? prefix : prefix + "/");
+    }
+
+    /** From now on, tells {@code objects} of each change of an RBAC object or a pod ({@link KubeObjects#changed}). */
+    void tell(KubeObjects objects) {
+        this.policyObjects = objects;
     }
 
     @Override
@@ -40,6 +47,10 @@ final class KubeAttributes implements AttributeExtractor {
             }
         }
         KubeResources.ObjectKey k = parsed.get();
+        KubeObjects objects = policyObjects;
+        if (objects != null) {
+            objects.changed(k.resource(), kv);
+        }
         try {
             Map<String, String> labels = items.labels(kv);
             Map<String, String> fields = items.fields(kv, k.resource());

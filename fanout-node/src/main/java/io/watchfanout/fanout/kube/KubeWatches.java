@@ -5,10 +5,6 @@ import io.undertow.util.Headers;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.http.QueryParams;
 import io.watchfanout.fanout.http.WatchStreams;
-import io.watchfanout.fanout.security.AccessControl;
-import io.watchfanout.fanout.security.AccessDeniedException;
-import io.watchfanout.fanout.security.Identity;
-import io.watchfanout.fanout.security.LimitExceededException;
 import io.watchfanout.fanout.security.WatchGrant;
 import io.watchfanout.fanout.watch.Opening;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -40,23 +36,26 @@ import java.nio.ByteBuffer;
 final class KubeWatches {
     private final WatchCore core;
     private final WatchStreams streams;
-    private final AccessControl access;
     private final KubeRevisionWait wait;
     private final KubeSettings settings;
     private final KubeBookmarks bookmarks = new KubeBookmarks();
 
-    KubeWatches(
-            WatchCore core, WatchStreams streams, AccessControl access, KubeRevisionWait wait, KubeSettings settings) {
+    KubeWatches(WatchCore core, WatchStreams streams, KubeRevisionWait wait, KubeSettings settings) {
         this.core = core;
         this.streams = streams;
-        this.access = access;
         this.wait = wait;
         this.settings = settings;
     }
 
+    /** Takes the watch's slot and authorization once its parameters are valid. */
+    interface Admission {
+        /** @throws KubeError 403 when not allowed, 429 at a limit */
+        WatchGrant admit() throws KubeError;
+    }
+
     /**
-     * Starts a watch of {@code range} (the request's resource, namespace or object) for
-     * {@code identity}; refusals before the stream are thrown, those of the core's entry answered
+     * Starts a watch of {@code range} (the request's resource, namespace or object), admitted by
+     * {@code admission}; refusals before the stream are thrown, those of the core's entry answered
      * on the exchange.
      *
      * @throws KubeError 400 for bad parameters, 403/429 from admission, 503/504 from the wait
@@ -67,8 +66,7 @@ final class KubeWatches {
             KeyRange range,
             KubeFormat format,
             QueryParams q,
-            Identity identity,
-            String api)
+            Admission admission)
             throws KubeError, InterruptedException {
         LabelSelector labels;
         FieldSelector fields;
@@ -115,14 +113,7 @@ final class KubeWatches {
                 spec.indexed(KubeObjectAttributes.NODE_NAME, node);
             }
         }
-        WatchGrant grant;
-        try {
-            grant = access.admitWatch(identity, range, api);
-        } catch (AccessDeniedException e) {
-            throw KubeError.of(403, "Forbidden", e.getMessage());
-        } catch (LimitExceededException e) {
-            throw KubeError.of(429, "TooManyRequests", e.getMessage());
-        }
+        WatchGrant grant = admission.admit();
         String contentType =
                 format == KubeFormat.PROTOBUF ? KubeEncodings.PROTOBUF.mediaType() : KubeEncodings.JSON.mediaType();
         streams.open(
