@@ -155,17 +155,20 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
      * object of {@code resource} changed ({@code kv} its new or previous value).
      */
     void changed(KubeResource resource, KeyValue kv) {
-        boolean policy = resource.group().equals("rbac.authorization.k8s.io");
-        if (!policy && !(resource.group().isEmpty() && resource.plural().equals("pods"))) {
-            return;
-        }
         long revision = core.status().revision();
+        Thread current = Thread.currentThread();
         if (kv.getModRevision() > revision) {
             // A value the feed is about to apply: only the feed thread extracts those.
-            feedThread = Thread.currentThread();
-        } else if (Thread.currentThread() != feedThread) {
-            // A watch's catch-up reading the cache's own state (or a stored value of an older event):
-            // nothing changed. On the feed thread it is a deleted object's previous value.
+            if (feedThread != current) {
+                feedThread = current;
+            }
+        } else if (current != feedThread) {
+            // A watch's catch-up reading the cache's own state: nothing changed. On the feed thread,
+            // an older value is a deleted (or replaced) object's previous value.
+            return;
+        }
+        boolean policy = resource.group().equals("rbac.authorization.k8s.io");
+        if (!policy && !(resource.group().isEmpty() && resource.plural().equals("pods"))) {
             return;
         }
         // The event is applied after this call: its revision is above the cache's now.
