@@ -21,9 +21,12 @@ import io.watchfanout.fanout.kube.KubeObjects;
 import io.watchfanout.fanout.kube.KubeSettings;
 import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.security.EncryptionFile;
 import io.watchfanout.fanout.security.NodeSecurity;
+import io.watchfanout.fanout.security.SecuritySetupException;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
@@ -67,6 +70,8 @@ public final class FanoutNode implements AutoCloseable {
     private final ManagedChannel etcdChannel;
     /** Who may do what; checked when requests and watches start, never per event. */
     private final AccessControl access;
+    /** Stops the reload of --encryption-provider-config. */
+    private final AutoCloseable encryptionReload;
     /** kube-apiserver's objects as the Kubernetes API's security reads them. */
     private final KubeObjects kubeObjects;
     /** The events topic as history before the window, or null with --deep-read-max-readers 0. */
@@ -184,6 +189,8 @@ public final class FanoutNode implements AutoCloseable {
         if (!modes.isEmpty()) {
             kubeApi.authorizeWith(modes, kubeObjects);
         }
+        Path encryption = config.security().kubernetes().encryptionProviderConfig();
+        encryptionReload = encryption == null ? () -> {} : kubeApi.decryptWith(encryptionFile(encryption));
         kubeApi.mountOn(api);
         loader = new KafkaCacheLoader(
                 config.kafkaBootstrap(),
@@ -196,6 +203,21 @@ public final class FanoutNode implements AutoCloseable {
                 config.historyMaxEvents());
         if (olderHistory != null) {
             loader.indexInto(olderHistory);
+        }
+    }
+
+    private static EncryptionFile encryptionFile(Path file) {
+        try {
+            return new EncryptionFile(file);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new SecuritySetupException("--encryption-provider-config: " + file + ": no such file", e);
+        } catch (java.io.IOException e) {
+            String message = String.valueOf(e.getMessage());
+            throw new SecuritySetupException(
+                    message.startsWith("--encryption-provider-config")
+                            ? message
+                            : "--encryption-provider-config: " + file + ": " + message,
+                    e);
         }
     }
 
@@ -287,6 +309,12 @@ public final class FanoutNode implements AutoCloseable {
         loader.close();
         core.close();
         kubeObjects.close();
+        try {
+            encryptionReload.close();
+        } catch (Exception e) {
+            LOG.warn(
+                    "[node {}] stopping the reload of --encryption-provider-config: {}", config.nodeId(), e.toString());
+        }
         access.close();
         if (olderHistory != null) {
             olderHistory.close();

@@ -204,6 +204,13 @@ public final class NodeFlags extends FlagTable {
                     + " in system:nodes: their Node, pods and what the pods reference), AlwaysAllow only when "
                     + "named. A change of a binding, role or pod applies at once (a watch no longer allowed ends "
                     + "with a 403 ERROR event). Without --authz, /v1 and the etcd API then serve nobody.");
+    static final Flag<Path> ENCRYPTION_PROVIDER_CONFIG = Flag.path("--encryption-provider-config", "FILE")
+            .unit("path (EncryptionConfiguration, YAML or JSON)")
+            .defaultText("none; encrypted values are undecodable")
+            .help("kube-apiserver's encryption config: values it encrypted at rest (Secrets with aescbc, aesgcm, "
+                    + "secretbox) are served decrypted by the Kubernetes API; one that cannot be opened (kms, a "
+                    + "missing key, a failed tag) is a 500 for that object naming the key and provider. Reloaded "
+                    + "when it changes.");
     static final Flag<List<String>> HTTP_AUTHN = Flag.list("--http-authn", "METHODS", null)
             .unit("cert, token, jwt, serviceaccount, etcd; comma-separated")
             .defaultText("every configured method")
@@ -315,6 +322,7 @@ public final class NodeFlags extends FlagTable {
                 SERVICE_ACCOUNT_ISSUER,
                 API_AUDIENCES,
                 AUTHORIZATION_MODE,
+                ENCRYPTION_PROVIDER_CONFIG,
                 HTTP_AUTHN,
                 ETCD_API_AUTHN,
                 AUTHZ,
@@ -405,7 +413,8 @@ public final class NodeFlags extends FlagTable {
                         v.get(SERVICE_ACCOUNT_KEY_FILE).stream().map(Path::of).toList(),
                         v.get(SERVICE_ACCOUNT_ISSUER),
                         v.get(API_AUDIENCES),
-                        v.get(AUTHORIZATION_MODE)));
+                        v.get(AUTHORIZATION_MODE),
+                        v.get(ENCRYPTION_PROVIDER_CONFIG)));
         String problem = c.problem(!v.get(ETCD_ENDPOINTS).isEmpty());
         if (problem == null && c.clientCertAuth() && v.get(CLIENT_CA_FILE) == null) {
             problem = "--client-cert-auth needs --client-ca-file (and --tls-cert-file, --tls-key-file): only a "

@@ -16,6 +16,7 @@ import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.AccessDeniedException;
 import io.watchfanout.fanout.security.AuthenticationException;
 import io.watchfanout.fanout.security.Credentials;
+import io.watchfanout.fanout.security.EncryptionFile;
 import io.watchfanout.fanout.security.Identity;
 import io.watchfanout.fanout.security.KubernetesAuthorizer;
 import io.watchfanout.fanout.security.LimitExceededException;
@@ -134,6 +135,16 @@ public final class KubeApi implements HttpHandler {
         attributes.tell(objects);
         objects.start();
         authorization = new KubeAuthorization(access, authorizer);
+    }
+
+    /**
+     * Opens values kube-apiserver encrypted at rest with the keys of {@code file}
+     * ({@code --encryption-provider-config}) from now on, reading it again when it changes.
+     *
+     * @return stops the reloading of the file
+     */
+    public AutoCloseable decryptWith(EncryptionFile file) {
+        return AtRest.use(file, builtIn, settings.nodeId());
     }
 
     /**

@@ -90,8 +90,8 @@ final class KubeEncodings {
         }
 
         private ByteBuffer render(KubeWatchFrames.EventType type, KeyValue kv, long resourceVersion) {
-            byte[] value = kv.getValue().toByteArray();
             try {
+                byte[] value = AtRest.plain(kv);
                 if (protobuf) {
                     return wrap(FRAMES.protobuf(type, value, 0, value.length, resourceVersion));
                 }

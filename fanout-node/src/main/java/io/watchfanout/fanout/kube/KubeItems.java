@@ -42,7 +42,7 @@ final class KubeItems {
      * @throws UndecodableObjectException when the value cannot be rendered in that form
      */
     Rendered item(KeyValue kv, KubeFormat format) throws UndecodableObjectException {
-        byte[] value = kv.getValue().toByteArray();
+        byte[] value = AtRest.plain(kv);
         StoredObject object = StoredObject.of(value, 0, value.length);
         if (format == KubeFormat.PROTOBUF) {
             if (!object.isProtobuf()) {
@@ -63,7 +63,7 @@ final class KubeItems {
      * @throws UndecodableObjectException when the value cannot be rendered in that form
      */
     Rendered object(KeyValue kv, KubeFormat format) throws UndecodableObjectException {
-        byte[] value = kv.getValue().toByteArray();
+        byte[] value = AtRest.plain(kv);
         StoredObject object = StoredObject.of(value, 0, value.length);
         if (format == KubeFormat.PROTOBUF) {
             if (!object.isProtobuf()) {
@@ -88,7 +88,7 @@ final class KubeItems {
         if (labels.isEverything() && fieldSelector.isEverything()) {
             return true;
         }
-        byte[] value = kv.getValue().toByteArray();
+        byte[] value = AtRest.plain(kv);
         StoredObject object = StoredObject.of(value, 0, value.length);
         Map<String, String> labelValues;
         Map<String, String> fieldValues;
@@ -126,7 +126,7 @@ final class KubeItems {
      * @throws UndecodableObjectException when they cannot be read
      */
     Map<String, String> labels(KeyValue kv) throws UndecodableObjectException {
-        byte[] value = kv.getValue().toByteArray();
+        byte[] value = AtRest.plain(kv);
         StoredObject object = StoredObject.of(value, 0, value.length);
         switch (object.encoding()) {
             case PROTOBUF -> {
@@ -158,7 +158,7 @@ final class KubeItems {
         if (names.isEmpty()) {
             return new HashMap<>();
         }
-        byte[] value = kv.getValue().toByteArray();
+        byte[] value = AtRest.plain(kv);
         StoredObject object = StoredObject.of(value, 0, value.length);
         switch (object.encoding()) {
             case PROTOBUF -> {
@@ -185,7 +185,13 @@ final class KubeItems {
      */
     int firstUnreadable(List<KeyValue> kvs, KubeFormat format, StringBuilder why) {
         for (int i = 0; i < kvs.size(); i++) {
-            byte[] head = kvs.get(i).getValue().toByteArray();
+            byte[] head;
+            try {
+                head = AtRest.plain(kvs.get(i));
+            } catch (UndecodableObjectException e) {
+                why.append(e.getMessage());
+                return i;
+            }
             StoredObject object = StoredObject.of(head, 0, head.length);
             boolean readable = object.isProtobuf()
                     ? schema.type(object.apiVersion(), object.kind()).isPresent()

@@ -66,7 +66,6 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
 
     private volatile Rbac rbac = EMPTY;
     private volatile Runnable onChange = () -> {};
-    private volatile StorageValues values = StorageValues.PLAIN;
     /** Guarded by {@code pending}. */
     private boolean rbacChanged;
     /** Guarded by {@code pending}: the cache revision to await before reading, 0 for nothing pending. */
@@ -80,13 +79,6 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
     private volatile Thread feedThread;
 
     private record Decoded(long modRevision, Object value) {}
-
-    /** Reads stored values that may be encrypted at rest: the identity unless decryption is configured. */
-    interface StorageValues {
-        StorageValues PLAIN = (resource, kv) -> kv.getValue().toByteArray();
-
-        byte[] plain(KubeResource resource, KeyValue kv) throws UndecodableObjectException;
-    }
 
     /**
      * The objects of kube-apiserver under {@code prefix} ({@code --kube-prefix}) in {@code core}'s
@@ -105,10 +97,6 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
 
     private KubeResource resource(String group, String plural) {
         return builtIn.byPlural(group, "v1", plural).orElseThrow();
-    }
-
-    void useValues(StorageValues values) {
-        this.values = values;
     }
 
     /** Runs {@code listener} on the policy thread after every change of the RBAC policy or the graph. */
@@ -193,7 +181,7 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
             return null;
         }
         try {
-            return uidOf(values.plain(r, kv));
+            return uidOf(AtRest.plain(kv));
         } catch (UndecodableObjectException e) {
             // It exists; a token bound to it with a UID is then refused as recreated, not accepted blindly.
             LOG.warn("[node {}] cannot read the UID of {}: {}", nodeId, key.toStringUtf8(), e.getMessage());
@@ -298,7 +286,7 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
                 Decoded d = decoded.get(key);
                 if (d == null || d.modRevision() != kv.getModRevision()) {
                     try {
-                        byte[] value = values.plain(r, kv);
+                        byte[] value = AtRest.plain(kv);
                         Object v = r == roles || r == clusterRoles
                                 ? RbacObjects.rules(value)
                                 : RbacObjects.binding(value, k.namespace(), k.name());
@@ -339,7 +327,7 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
             return;
         }
         try {
-            graph.pod(k.namespace(), k.name(), PodReferences.of(values.plain(pods, kv)));
+            graph.pod(k.namespace(), k.name(), PodReferences.of(AtRest.plain(kv)));
         } catch (UndecodableObjectException e) {
             LOG.warn("[node {}] pod {} is left out of the Node authorizer's graph: {}", nodeId, key, e.getMessage());
             graph.pod(k.namespace(), k.name(), null);

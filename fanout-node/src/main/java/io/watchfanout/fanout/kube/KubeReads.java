@@ -5,6 +5,7 @@ import com.google.gson.JsonParser;
 import com.google.protobuf.ByteString;
 import io.undertow.server.HttpServerExchange;
 import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.security.StorageDecryption;
 import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.ListPage;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -338,7 +339,16 @@ final class KubeReads {
             return format;
         }
         for (KeyValue kv : kvs) {
-            if (!kv.getValue().startsWith(PROTOBUF_MAGIC)) {
+            if (StorageDecryption.isEncrypted(kv.getValue().toByteArray())) {
+                try {
+                    byte[] plain = AtRest.plain(kv);
+                    if (plain.length < 4 || plain[0] != 'k' || plain[1] != '8' || plain[2] != 's' || plain[3] != 0) {
+                        return jsonFallback;
+                    }
+                } catch (UndecodableObjectException e) {
+                    // Reported when the item is rendered.
+                }
+            } else if (!kv.getValue().startsWith(PROTOBUF_MAGIC)) {
                 return jsonFallback;
             }
         }

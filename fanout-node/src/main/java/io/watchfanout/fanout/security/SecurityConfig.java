@@ -58,14 +58,17 @@ public record SecurityConfig(
      * @param apiAudiences {@code --api-audiences}: accepted audiences; empty for the issuers
      * @param authorizationModes {@code --authorization-mode}: the authorizers of the Kubernetes
      *     API in order ({@link #AUTHORIZATION_MODES}); empty for the node's own policy ({@code --authz})
+     * @param encryptionProviderConfig {@code --encryption-provider-config}: the keys of values
+     *     kube-apiserver encrypted at rest, or null
      */
     public record Kubernetes(
             List<Path> serviceAccountKeyFiles,
             List<String> serviceAccountIssuers,
             List<String> apiAudiences,
-            List<String> authorizationModes) {
+            List<String> authorizationModes,
+            Path encryptionProviderConfig) {
         /** No ServiceAccount tokens; the Kubernetes API checked by {@code --authz} as {@code /v1}. */
-        public static final Kubernetes NONE = new Kubernetes(List.of(), List.of(), List.of(), List.of());
+        public static final Kubernetes NONE = new Kubernetes(List.of(), List.of(), List.of(), List.of(), null);
 
         /** Copies the lists. */
         public Kubernetes {
