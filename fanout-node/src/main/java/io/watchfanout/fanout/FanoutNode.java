@@ -22,7 +22,9 @@ import io.watchfanout.fanout.kube.KubeSettings;
 import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.EncryptionFile;
+import io.watchfanout.fanout.security.FrontProxy;
 import io.watchfanout.fanout.security.NodeSecurity;
+import io.watchfanout.fanout.security.SecurityConfig;
 import io.watchfanout.fanout.security.SecuritySetupException;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -189,6 +191,10 @@ public final class FanoutNode implements AutoCloseable {
         if (!modes.isEmpty()) {
             kubeApi.authorizeWith(modes, kubeObjects);
         }
+        SecurityConfig.RequestHeaders proxy = config.security().kubernetes().frontProxy();
+        if (proxy != null) {
+            kubeApi.trustFrontProxy(frontProxy(proxy));
+        }
         Path encryption = config.security().kubernetes().encryptionProviderConfig();
         encryptionReload = encryption == null ? () -> {} : kubeApi.decryptWith(encryptionFile(encryption));
         kubeApi.mountOn(api);
@@ -203,6 +209,18 @@ public final class FanoutNode implements AutoCloseable {
                 config.historyMaxEvents());
         if (olderHistory != null) {
             loader.indexInto(olderHistory);
+        }
+    }
+
+    private static FrontProxy frontProxy(SecurityConfig.RequestHeaders flags) {
+        try {
+            return new FrontProxy(
+                    flags.clientCaFile(), flags.allowedNames(), flags.usernameHeaders(), flags.groupHeaders());
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new SecuritySetupException(
+                    "--requestheader-client-ca-file: " + flags.clientCaFile() + ": no such file", e);
+        } catch (java.io.IOException e) {
+            throw new SecuritySetupException(String.valueOf(e.getMessage()), e);
         }
     }
 

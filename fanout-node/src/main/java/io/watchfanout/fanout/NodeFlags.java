@@ -211,6 +211,35 @@ public final class NodeFlags extends FlagTable {
                     + "secretbox) are served decrypted by the Kubernetes API; one that cannot be opened (kms, a "
                     + "missing key, a failed tag) is a 500 for that object naming the key and provider. Reloaded "
                     + "when it changes.");
+    static final Flag<Path> REQUESTHEADER_CLIENT_CA_FILE = Flag.path("--requestheader-client-ca-file", "FILE")
+            .unit("path, PEM")
+            .defaultText("none; no front proxy")
+            .help(
+                    "kube-apiserver's front proxy: a client certificate chaining to these CAs (which --client-ca-file "
+                            + "must hold too, for the handshake) may name the user of the Kubernetes API's request in "
+                            + "--requestheader-username-headers and its groups in --requestheader-group-headers. Read at start.");
+    static final Flag<List<String>> REQUESTHEADER_ALLOWED_NAMES = Flag.list(
+                    "--requestheader-allowed-names", "NAMES", null)
+            .unit("common names, comma-separated")
+            .defaultText("any name")
+            .help("The common names of front proxy certificates allowed to name users.");
+    static final Flag<List<String>> REQUESTHEADER_USERNAME_HEADERS = Flag.list(
+                    "--requestheader-username-headers", "HEADERS", null)
+            .unit("header names, comma-separated")
+            .defaultText("none")
+            .help("Headers a front proxy names the user in, the first with a value winning, e.g. X-Remote-User; "
+                    + "needed with --requestheader-client-ca-file.");
+    static final Flag<List<String>> REQUESTHEADER_GROUP_HEADERS = Flag.list(
+                    "--requestheader-group-headers", "HEADERS", null)
+            .unit("header names, comma-separated")
+            .defaultText("none")
+            .help("Headers a front proxy names the user's groups in (every value), e.g. X-Remote-Group.");
+    static final Flag<List<String>> REQUESTHEADER_EXTRA_HEADERS_PREFIX = Flag.list(
+                    "--requestheader-extra-headers-prefix", "PREFIXES", null)
+            .unit("header name prefixes, comma-separated")
+            .defaultText("none")
+            .help("Prefixes of the headers a front proxy puts the user's extra attributes in, e.g. "
+                    + "X-Remote-Extra-; accepted as kube-apiserver's, read by no authorizer of the node.");
     static final Flag<List<String>> HTTP_AUTHN = Flag.list("--http-authn", "METHODS", null)
             .unit("cert, token, jwt, serviceaccount, etcd; comma-separated")
             .defaultText("every configured method")
@@ -323,6 +352,11 @@ public final class NodeFlags extends FlagTable {
                 API_AUDIENCES,
                 AUTHORIZATION_MODE,
                 ENCRYPTION_PROVIDER_CONFIG,
+                REQUESTHEADER_CLIENT_CA_FILE,
+                REQUESTHEADER_ALLOWED_NAMES,
+                REQUESTHEADER_USERNAME_HEADERS,
+                REQUESTHEADER_GROUP_HEADERS,
+                REQUESTHEADER_EXTRA_HEADERS_PREFIX,
                 HTTP_AUTHN,
                 ETCD_API_AUTHN,
                 AUTHZ,
@@ -414,11 +448,27 @@ public final class NodeFlags extends FlagTable {
                         v.get(SERVICE_ACCOUNT_ISSUER),
                         v.get(API_AUDIENCES),
                         v.get(AUTHORIZATION_MODE),
-                        v.get(ENCRYPTION_PROVIDER_CONFIG)));
+                        v.get(ENCRYPTION_PROVIDER_CONFIG),
+                        v.get(REQUESTHEADER_CLIENT_CA_FILE) == null
+                                ? null
+                                : new SecurityConfig.RequestHeaders(
+                                        v.get(REQUESTHEADER_CLIENT_CA_FILE),
+                                        v.get(REQUESTHEADER_ALLOWED_NAMES),
+                                        v.get(REQUESTHEADER_USERNAME_HEADERS),
+                                        v.get(REQUESTHEADER_GROUP_HEADERS),
+                                        v.get(REQUESTHEADER_EXTRA_HEADERS_PREFIX))));
         String problem = c.problem(!v.get(ETCD_ENDPOINTS).isEmpty());
         if (problem == null && c.clientCertAuth() && v.get(CLIENT_CA_FILE) == null) {
             problem = "--client-cert-auth needs --client-ca-file (and --tls-cert-file, --tls-key-file): only a "
                     + "certificate TLS verified names a client";
+        }
+        if (problem == null && c.kubernetes().frontProxy() != null) {
+            if (c.kubernetes().frontProxy().usernameHeaders().isEmpty()) {
+                problem = "--requestheader-client-ca-file needs --requestheader-username-headers (e.g. X-Remote-User)";
+            } else if (v.get(CLIENT_CA_FILE) == null) {
+                problem = "--requestheader-client-ca-file needs --client-ca-file holding the front proxy's CA (and "
+                        + "--tls-cert-file, --tls-key-file): the handshake verifies its certificate";
+            }
         }
         if (problem != null) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), problem);

@@ -17,6 +17,7 @@ import io.watchfanout.fanout.security.AccessDeniedException;
 import io.watchfanout.fanout.security.AuthenticationException;
 import io.watchfanout.fanout.security.Credentials;
 import io.watchfanout.fanout.security.EncryptionFile;
+import io.watchfanout.fanout.security.FrontProxy;
 import io.watchfanout.fanout.security.Identity;
 import io.watchfanout.fanout.security.KubernetesAuthorizer;
 import io.watchfanout.fanout.security.LimitExceededException;
@@ -83,6 +84,8 @@ public final class KubeApi implements HttpHandler {
     private final KubeAttributes attributes;
     /** Set by {@link #mountOn}. */
     private KubeWatches watches;
+    /** The front proxy ({@code --requestheader-*}), or null. */
+    private volatile FrontProxy frontProxy;
     /** Kubernetes authorization ({@code --authorization-mode}), or null for the node's policy over keys. */
     private volatile KubeAuthorization authorization;
 
@@ -134,7 +137,15 @@ public final class KubeApi implements HttpHandler {
         objects.onChange(access::recheckKubernetesWatches);
         attributes.tell(objects);
         objects.start();
-        authorization = new KubeAuthorization(access, authorizer);
+        authorization = new KubeAuthorization(access, authorizer, objects::ensureRead);
+    }
+
+    /**
+     * Takes the users a front proxy names in request headers ({@code --requestheader-*}) from now
+     * on, as kube-apiserver's request-header authenticator, ahead of the node's other authenticators.
+     */
+    public void trustFrontProxy(FrontProxy proxy) {
+        this.frontProxy = proxy;
     }
 
     /**
@@ -359,6 +370,23 @@ public final class KubeApi implements HttpHandler {
                 http.certificateCommonName(), http.authorization(), http.etcdToken(), organizations(chain.get(0)));
     }
 
+    /** The user a front proxy names, with {@code system:authenticated}; or null when the request is not the proxy's. */
+    private static Identity frontProxyUser(FrontProxy proxy, HttpServerExchange exchange)
+            throws AuthenticationException {
+        SSLSessionInfo tls = exchange.getConnection().getSslSessionInfo();
+        List<X509Certificate> chain = tls == null ? List.of() : PeerCertificates.chain(tls.getSSLSession());
+        Identity id = proxy.authenticate(chain, name -> {
+            io.undertow.util.HeaderValues values = exchange.getRequestHeaders().get(name);
+            return values == null ? List.of() : List.copyOf(values);
+        });
+        if (id == null) {
+            return null;
+        }
+        java.util.Set<String> groups = new java.util.LinkedHashSet<>(id.groups());
+        groups.add("system:authenticated");
+        return new Identity(id.name(), groups, id.method());
+    }
+
     /** The organizations ({@code O}) of a certificate's subject, kube-apiserver's groups of its user. */
     private static List<String> organizations(X509Certificate certificate) {
         List<String> out = new ArrayList<>();
@@ -384,6 +412,13 @@ public final class KubeApi implements HttpHandler {
             return Identity.ANONYMOUS;
         }
         try {
+            FrontProxy proxy = frontProxy;
+            if (proxy != null) {
+                Identity asserted = frontProxyUser(proxy, exchange);
+                if (asserted != null) {
+                    return asserted;
+                }
+            }
             return access.authenticate(Listener.HTTP, credentials(exchange), API);
         } catch (AuthenticationException e) {
             exchange.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, HttpAccess.CHALLENGE);

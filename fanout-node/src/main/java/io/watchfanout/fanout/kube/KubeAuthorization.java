@@ -29,10 +29,13 @@ import java.util.List;
 final class KubeAuthorization {
     private final AccessControl access;
     private final KubernetesAuthorizer authorizer;
+    private final Runnable readPolicy;
 
-    KubeAuthorization(AccessControl access, KubernetesAuthorizer authorizer) {
+    /** @param readPolicy reads the policy objects if they were never read (the first request once the node serves) */
+    KubeAuthorization(AccessControl access, KubernetesAuthorizer authorizer, Runnable readPolicy) {
         this.access = access;
         this.authorizer = authorizer;
+        this.readPolicy = readPolicy;
     }
 
     /**
@@ -95,6 +98,7 @@ final class KubeAuthorization {
     }
 
     private void decide(Identity identity, Rbac.Request r, String nodeName, String api) throws KubeError {
+        readPolicy.run();
         String why = authorizer.denial(r, nodeName);
         if (why != null) {
             access.deniedKubernetes(identity, api, r, why);

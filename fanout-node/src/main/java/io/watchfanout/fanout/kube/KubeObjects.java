@@ -71,7 +71,7 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
     /** Guarded by {@code pending}: the cache revision to await before reading, 0 for nothing pending. */
     private long pendingRevision;
     /** Guarded by {@code this}: the resync revision the last full read saw, -1 before the first. */
-    private long readAtResync = -1;
+    private volatile long readAtResync = -1;
 
     private Thread thread;
     private volatile boolean closed;
@@ -244,9 +244,15 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
     }
 
     /** Reads everything once, on the first use after the node serves, or after a resync. */
-    private synchronized void ensureRead() {
-        if (readAtResync != core.status().resyncRevision() && core.readiness().notServing() == null) {
-            readAll();
+    void ensureRead() {
+        if (readAtResync == core.status().resyncRevision()) {
+            return;
+        }
+        synchronized (this) {
+            if (readAtResync != core.status().resyncRevision()
+                    && core.readiness().notServing() == null) {
+                readAll();
+            }
         }
     }
 

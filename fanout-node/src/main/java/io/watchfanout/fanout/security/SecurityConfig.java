@@ -60,15 +60,17 @@ public record SecurityConfig(
      *     API in order ({@link #AUTHORIZATION_MODES}); empty for the node's own policy ({@code --authz})
      * @param encryptionProviderConfig {@code --encryption-provider-config}: the keys of values
      *     kube-apiserver encrypted at rest, or null
+     * @param frontProxy the {@code --requestheader-*} flags, or null without a front proxy
      */
     public record Kubernetes(
             List<Path> serviceAccountKeyFiles,
             List<String> serviceAccountIssuers,
             List<String> apiAudiences,
             List<String> authorizationModes,
-            Path encryptionProviderConfig) {
+            Path encryptionProviderConfig,
+            RequestHeaders frontProxy) {
         /** No ServiceAccount tokens; the Kubernetes API checked by {@code --authz} as {@code /v1}. */
-        public static final Kubernetes NONE = new Kubernetes(List.of(), List.of(), List.of(), List.of(), null);
+        public static final Kubernetes NONE = new Kubernetes(List.of(), List.of(), List.of(), List.of(), null, null);
 
         /** Copies the lists. */
         public Kubernetes {
@@ -76,6 +78,31 @@ public record SecurityConfig(
             serviceAccountIssuers = List.copyOf(serviceAccountIssuers);
             apiAudiences = List.copyOf(apiAudiences);
             authorizationModes = List.copyOf(authorizationModes);
+        }
+    }
+
+    /**
+     * kube-apiserver's front proxy flags ({@link FrontProxy}).
+     *
+     * @param clientCaFile {@code --requestheader-client-ca-file}
+     * @param allowedNames {@code --requestheader-allowed-names}; empty for any
+     * @param usernameHeaders {@code --requestheader-username-headers}
+     * @param groupHeaders {@code --requestheader-group-headers}
+     * @param extraHeadersPrefixes {@code --requestheader-extra-headers-prefix}
+     */
+    public record RequestHeaders(
+            Path clientCaFile,
+            List<String> allowedNames,
+            List<String> usernameHeaders,
+            List<String> groupHeaders,
+            List<String> extraHeadersPrefixes) {
+        /** Copies the lists. */
+        public RequestHeaders {
+            Objects.requireNonNull(clientCaFile, "clientCaFile");
+            allowedNames = List.copyOf(allowedNames);
+            usernameHeaders = List.copyOf(usernameHeaders);
+            groupHeaders = List.copyOf(groupHeaders);
+            extraHeadersPrefixes = List.copyOf(extraHeadersPrefixes);
         }
     }
 
@@ -197,7 +224,7 @@ public record SecurityConfig(
      */
     public String problem(boolean etcdEndpoints) {
         List<String> configured = configuredMethods();
-        if (configured.isEmpty() && !anonymous) {
+        if (configured.isEmpty() && !anonymous && kubernetes.frontProxy() == null) {
             return "no way to authenticate clients: give --client-cert-auth, --token-auth-file, --jwt-jwks-file, "
                     + "--service-account-key-file or --etcd-user-auth, or --anonymous to serve without authentication";
         }
