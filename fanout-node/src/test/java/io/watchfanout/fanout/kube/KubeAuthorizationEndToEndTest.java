@@ -1,6 +1,7 @@
 package io.watchfanout.fanout.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.google.gson.JsonObject;
@@ -10,6 +11,11 @@ import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.RSASSASigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.watchfanout.fanout.e2e.Stack;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.FreePorts;
@@ -64,6 +70,7 @@ class KubeAuthorizationEndToEndTest extends KubeStackTest {
     private KeyPair serviceAccountKey;
     private Path serviceAccountPublicKey;
     private int port;
+    private JavaProcess node;
 
     KubeAuthorizationEndToEndTest(EtcdServer etcdServer, KafkaBroker kafka) {
         super(etcdServer, kafka);
@@ -161,6 +168,28 @@ class KubeAuthorizationEndToEndTest extends KubeStackTest {
                 .contains("pods is forbidden: User \"jane\" cannot list resource \"pods\" in API group \"\" at the "
                         + "cluster scope");
 
+        // fabric8 with the same certificate.
+        Pki.Issued janeFabric8 = pki.client("jane-fabric8", "jane");
+        Config config = new ConfigBuilder(Config.empty())
+                .withMasterUrl(url(""))
+                .withCaCertFile(pki.caCert().toString())
+                .withClientCertFile(janeFabric8.cert().toString())
+                .withClientKeyFile(janeFabric8.key().toString())
+                .withClientKeyAlgo("EC")
+                .build();
+        try (KubernetesClient fabric8 =
+                new KubernetesClientBuilder().withConfig(config).build()) {
+            assertThat(fabric8.secrets().inNamespace("a").list().getItems())
+                    .extracting(x -> x.getMetadata().getName())
+                    .containsExactly("db-password");
+            assertThatThrownBy(() -> fabric8.secrets().inNamespace("b").list())
+                    .isInstanceOf(KubernetesClientException.class)
+                    .satisfies(e -> assertThat(((KubernetesClientException) e).getCode())
+                            .isEqualTo(403))
+                    .hasMessageContaining("User \"jane\" cannot list resource \"secrets\" in API group \"\" in the "
+                            + "namespace \"b\"");
+        }
+
         // Groups from the certificate's organizations; wildcards in a ClusterRoleBinding.
         Path vic = kubeconfig("vic", pki.client("vic", "vic", "viewers"), null);
         assertThat(kubectl(vic, "get", "pods", "-A", "-o", "name").out()).isEqualTo("pod/web-0\npod/job-0\n");
@@ -253,6 +282,14 @@ class KubeAuthorizationEndToEndTest extends KubeStackTest {
                         + "the namespace \"a\"");
         assertThat(lines.poll(30, TimeUnit.SECONDS)).isEqualTo("<end>");
         assertThat(get(jane, "/api/v1/namespaces/a/secrets", null).statusCode()).isEqualTo(403);
+        // The audit trail: the watch's start, its revocation and its end, with the request's attributes.
+        String kube = "\"verb\":\"watch\",\"apiGroup\":\"\",\"resource\":\"secrets\",\"namespace\":\"a\",\"name\":\"\"";
+        assertThat(node.awaitLog("\"audit\":\"watch-start\"", Duration.ofSeconds(10)))
+                .contains("\"identity\":\"jane\"", "\"method\":\"certificate\"", kube);
+        assertThat(node.awaitLog("cannot watch resource", Duration.ofSeconds(10)))
+                .contains("\"audit\":\"denied\"", "\"identity\":\"jane\"", kube);
+        assertThat(node.awaitLog("\"audit\":\"watch-end\"", Duration.ofSeconds(10)))
+                .contains(kube, "\"reason\":\"forbidden\"");
 
         // Bound again: allowed again, without a restart.
         put(
@@ -403,7 +440,7 @@ class KubeAuthorizationEndToEndTest extends KubeStackTest {
         closer.keep(Stack.ingester(etcdServer.clientUrl(), kafka.bootstrapServers(), topicPrefix));
         Pki.Issued server = pki.server("node", "node");
         port = FreePorts.pick();
-        JavaProcess node = closer.keep(StackLauncher.on(null, kafka.bootstrapServers(), topicPrefix)
+        node = closer.keep(StackLauncher.on(null, kafka.bootstrapServers(), topicPrefix)
                 .node(
                         JavaProcess.builder("io.watchfanout.fanout.FanoutNodeMain")
                                 .name("authz-node")
