@@ -321,22 +321,25 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
         rbac = new Rbac(clusterRoleRules, roleRules, bindings);
     }
 
-    /** Records a pod's links in the graph from the cache's value, or its removal ({@code kv} null). */
-    private void pod(String key, KeyValue kv) {
+    /**
+     * Records a pod's links in the graph from the cache's value, or its removal ({@code kv} null).
+     *
+     * @return true when what the pod links changed
+     */
+    private boolean pod(String key, KeyValue kv) {
         var parsed = builtIn.parse(key.getBytes(StandardCharsets.UTF_8));
         if (parsed.isEmpty()) {
-            return;
+            return false;
         }
         KubeResources.ObjectKey k = parsed.get();
         if (kv == null) {
-            graph.pod(k.namespace(), k.name(), null);
-            return;
+            return graph.pod(k.namespace(), k.name(), null);
         }
         try {
-            graph.pod(k.namespace(), k.name(), PodReferences.of(AtRest.plain(kv)));
+            return graph.pod(k.namespace(), k.name(), PodReferences.of(AtRest.plain(kv)));
         } catch (UndecodableObjectException e) {
             LOG.warn("[node {}] pod {} is left out of the Node authorizer's graph: {}", nodeId, key, e.getMessage());
-            graph.pod(k.namespace(), k.name(), null);
+            return graph.pod(k.namespace(), k.name(), null);
         }
     }
 
@@ -391,9 +394,11 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
         if (readPolicy) {
             readRbac();
         }
+        boolean linksChanged = false;
         for (String key : podKeys) {
-            pod(key, get(ByteString.copyFromUtf8(key)));
+            linksChanged |= pod(key, get(ByteString.copyFromUtf8(key)));
         }
-        return readPolicy || !podKeys.isEmpty();
+        // A pod's status update links nothing new: the open watches are not decided again for it.
+        return readPolicy || linksChanged;
     }
 }

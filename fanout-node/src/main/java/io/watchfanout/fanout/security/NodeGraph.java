@@ -27,8 +27,10 @@ public final class NodeGraph {
     /**
      * Records a pod's current links, or its removal ({@code links} null), replacing what the pod
      * linked before.
+     *
+     * @return true when what the pod links changed (a status update of a pod changes nothing)
      */
-    public synchronized void pod(String namespace, String name, PodLinks links) {
+    public synchronized boolean pod(String namespace, String name, PodLinks links) {
         String key = namespace + "/" + name;
         PodLinks before = links == null ? pods.remove(key) : pods.put(key, links);
         if (before != null) {
@@ -37,6 +39,7 @@ public final class NodeGraph {
         if (links != null) {
             change(links, namespace, name, +1);
         }
+        return !java.util.Objects.equals(before, links);
     }
 
     private void change(PodLinks links, String namespace, String name, int delta) {
