@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.watchfanout.fanout.e2e.Stack;
+import io.watchfanout.fanout.testing.NodeApps;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.FreePorts;
 import io.watchfanout.testkit.JavaProcess;
@@ -205,6 +206,13 @@ class KubeAuthorizationEndToEndTest extends KubeStackTest {
                 .contains(
                         "User \"system:serviceaccount:b:robot\" cannot list resource \"pods\" in API group \"\" in the "
                                 + "namespace \"a\"");
+
+        // The npm @kubernetes/client-node with the same token.
+        String robotToken = serviceAccountToken("b", "robot", "sa-uid-robot", ISSUER, ISSUER, 3600);
+        assertThat(clientNode(robotToken, "b")).isEqualTo("{\"names\":[\"job-0\"]}");
+        assertThat(clientNode(robotToken, "a"))
+                .isEqualTo("{\"code\":403,\"message\":\"pods is forbidden: User \\\"system:serviceaccount:b:robot\\\" "
+                        + "cannot list resource \\\"pods\\\" in API group \\\"\\\" in the namespace \\\"a\\\"\"}");
 
         // Bad credentials: 401, nothing served.
         for (String token : List.of(
@@ -510,7 +518,20 @@ class KubeAuthorizationEndToEndTest extends KubeStackTest {
         return JsonParser.parseString(line).getAsJsonObject().get("type").getAsString();
     }
 
-    // ---- kubectl ------------------------------------------------------------------------------
+    // ---- kubectl and @kubernetes/client-node ------------------------------------------------
+
+    /** {@code src/test/node/kube-client/list.js}: one JSON line, the pod names or the refusal. */
+    private String clientNode(String token, String namespace) throws Exception {
+        Path app = NodeApps.install(
+                "kube-client", "@kubernetes/client-node", List.of("package.json", "package-lock.json", "list.js"));
+        Process p = new ProcessBuilder("node", "list.js", url(""), pki.caCert().toString(), token, namespace)
+                .directory(app.toFile())
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as(out).isTrue();
+        return out.strip();
+    }
 
     record Result(int code, String out, String err) {}
 
