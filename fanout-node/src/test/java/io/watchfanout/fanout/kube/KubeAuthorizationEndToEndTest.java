@@ -214,6 +214,10 @@ class KubeAuthorizationEndToEndTest extends KubeStackTest {
                 .isEqualTo("{\"code\":403,\"message\":\"pods is forbidden: User \\\"system:serviceaccount:b:robot\\\" "
                         + "cannot list resource \\\"pods\\\" in API group \\\"\\\" in the namespace \\\"a\\\"\"}");
 
+        // Debian's python3-kubernetes with the same token.
+        assertThat(python(robotToken, "b")).isEqualTo("{\"names\": [\"job-0\"]}");
+        assertThat(python(robotToken, "a")).startsWith("{\"code\": 403, \"message\": \"pods is forbidden: User");
+
         // Bad credentials: 401, nothing served.
         for (String token : List.of(
                 serviceAccountToken("b", "robot", "sa-uid-robot", "https://another.issuer", ISSUER, 3600),
@@ -519,6 +523,24 @@ class KubeAuthorizationEndToEndTest extends KubeStackTest {
     }
 
     // ---- kubectl and @kubernetes/client-node ------------------------------------------------
+
+    /** {@code src/test/python/kube_list.py} with Debian's python3-kubernetes: one JSON line. */
+    private String python(String token, String namespace) throws Exception {
+        Process p = new ProcessBuilder(
+                        "/usr/bin/python3",
+                        Path.of("src", "test", "python", "kube_list.py")
+                                .toAbsolutePath()
+                                .toString(),
+                        url(""),
+                        pki.caCert().toString(),
+                        token,
+                        namespace)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as(out).isTrue();
+        return out.strip();
+    }
 
     /** {@code src/test/node/kube-client/list.js}: one JSON line, the pod names or the refusal. */
     private String clientNode(String token, String namespace) throws Exception {
