@@ -1,5 +1,6 @@
 package io.watchfanout.fanout.kube;
 
+import com.google.protobuf.ByteString;
 import io.watchfanout.fanout.security.EncryptionFile;
 import io.watchfanout.fanout.security.StorageDecryption;
 import io.watchfanout.schema.v1.KeyValue;
@@ -90,6 +91,13 @@ final class AtRest {
         return reloader::shutdownNow;
     }
 
+    private static final ByteString PREFIX = ByteString.copyFromUtf8("k8s:enc:");
+
+    /** True when {@code value} starts with kube-apiserver's encryption prefix {@code k8s:enc:}. */
+    static boolean isEncrypted(ByteString value) {
+        return value.startsWith(PREFIX);
+    }
+
     /**
      * The plain stored value of {@code kv}: its value itself unless encrypted at rest.
      *
@@ -97,11 +105,9 @@ final class AtRest {
      */
     static byte[] plain(KeyValue kv) throws UndecodableObjectException {
         byte[] value = kv.getValue().toByteArray();
-        if (!StorageDecryption.isEncrypted(value)) {
-            return value;
-        }
         Keys k = keys;
-        if (k == null) {
+        // Without keys nothing is opened (and the ciphers' classes are never loaded on the feed thread).
+        if (k == null || !isEncrypted(kv.getValue())) {
             return value;
         }
         byte[] key = kv.getKey().toByteArray();

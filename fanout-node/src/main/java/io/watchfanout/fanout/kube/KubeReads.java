@@ -5,7 +5,6 @@ import com.google.gson.JsonParser;
 import com.google.protobuf.ByteString;
 import io.undertow.server.HttpServerExchange;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.security.StorageDecryption;
 import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.ListPage;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -339,7 +338,7 @@ final class KubeReads {
             return format;
         }
         for (KeyValue kv : kvs) {
-            if (StorageDecryption.isEncrypted(kv.getValue().toByteArray())) {
+            if (AtRest.isEncrypted(kv.getValue())) {
                 try {
                     byte[] plain = AtRest.plain(kv);
                     if (plain.length < 4 || plain[0] != 'k' || plain[1] != '8' || plain[2] != 's' || plain[3] != 0) {
