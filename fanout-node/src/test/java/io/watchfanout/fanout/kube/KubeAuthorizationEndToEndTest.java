@@ -239,6 +239,21 @@ class KubeAuthorizationEndToEndTest extends KubeStackTest {
                 "Bearer " + unsignedCopy(serviceAccountToken("b", "robot", "sa-uid-robot", ISSUER, ISSUER, 3600)));
         assertThat(unsigned.statusCode()).isEqualTo(401);
         assertThat(unsigned.body()).doesNotContain("job-0");
+        // Malformed Authorization headers, and a token signed by a key the node does not have.
+        for (String authorization : List.of("Basic YWxpY2U6cHc=", "Bearer", "Bearer a b")) {
+            HttpResponse<String> malformed = get(https(null), "/api/v1/namespaces/b/pods", authorization);
+            assertThat(malformed.statusCode()).as(authorization).isEqualTo(401);
+            assertThat(malformed.body()).as(authorization).doesNotContain("job-0");
+        }
+        KeyPair nodeKnown = serviceAccountKey;
+        KeyPairGenerator rsa = KeyPairGenerator.getInstance("RSA");
+        rsa.initialize(2048);
+        serviceAccountKey = rsa.generateKeyPair();
+        String unknownKey = serviceAccountToken("b", "robot", "sa-uid-robot", ISSUER, ISSUER, 3600);
+        serviceAccountKey = nodeKnown;
+        assertThat(get(https(null), "/api/v1/namespaces/b/pods", "Bearer " + unknownKey)
+                        .statusCode())
+                .isEqualTo(401);
         // The ServiceAccount deleted: its tokens are refused.
         delete("serviceaccounts/b/robot");
         await().atMost(Duration.ofSeconds(30))
