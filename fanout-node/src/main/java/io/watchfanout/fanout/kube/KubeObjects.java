@@ -16,7 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -61,13 +62,13 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
     private final Map<String, Decoded> decoded = new HashMap<>();
     /** Guards the pending changes, apart from the reads, so that the feed thread never waits for a read. */
     private final Object pending = new Object();
-    /** Pods changed since the thread last looked, by key; guarded by {@code pending}. */
-    private final Set<String> changedPods = new LinkedHashSet<>();
+    /** Pods changed since the thread last looked: key to the revision that applies the change; guarded by {@code pending}. */
+    private final Map<String, Long> changedPods = new LinkedHashMap<>();
 
     private volatile Rbac rbac = EMPTY;
     private volatile Runnable onChange = () -> {};
-    /** Guarded by {@code pending}. */
-    private boolean rbacChanged;
+    /** Guarded by {@code pending}: the revision that applies the last RBAC change not yet read, 0 for none. */
+    private long rbacChangedAt;
     /** Guarded by {@code pending}: the cache revision to await before reading, 0 for nothing pending. */
     private long pendingRevision;
     /** Guarded by {@code this}: the resync revision the last full read saw, -1 before the first. */
@@ -163,9 +164,9 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
         long after = Math.max(kv.getModRevision(), revision + 1);
         synchronized (pending) {
             if (policy) {
-                rbacChanged = true;
+                rbacChangedAt = Math.max(rbacChangedAt, after);
             } else {
-                changedPods.add(kv.getKey().toStringUtf8());
+                changedPods.merge(kv.getKey().toStringUtf8(), after, Math::max);
             }
             pendingRevision = Math.max(pendingRevision, after);
             pending.notifyAll();
@@ -260,13 +261,23 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
     private void readAll() {
         readAtResync = core.status().resyncRevision();
         synchronized (pending) {
-            rbacChanged = false;
+            rbacChangedAt = 0;
             changedPods.clear();
+            pendingRevision = 0;
         }
         readRbac();
-        KeyRange podRange = range(pods);
-        for (StateEntry e : core.snapshot(podRange)) {
-            pod(e.kv().getKey().toStringUtf8(), e.kv());
+        Set<String> stored = new HashSet<>();
+        for (StateEntry e : core.snapshot(range(pods))) {
+            String key = e.kv().getKey().toStringUtf8();
+            stored.add(key);
+            pod(key, e.kv());
+        }
+        // Pods gone while the node was not following (a resync): out of the graph.
+        for (String namespaceAndName : graph.podKeys()) {
+            String key = builtIn.keyPrefix(pods) + namespaceAndName;
+            if (!stored.contains(key)) {
+                pod(key, null);
+            }
         }
     }
 
@@ -375,17 +386,24 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
             return false;
         }
         boolean readPolicy;
-        List<String> podKeys;
+        List<String> podKeys = new ArrayList<>();
         synchronized (pending) {
-            if (pendingRevision > upTo) {
-                // A change came after the wait: the next round waits for it and takes everything.
-                return false;
+            // Only the changes the cache has applied (up to upTo); later ones wait for the next round.
+            readPolicy = rbacChangedAt != 0 && rbacChangedAt <= upTo;
+            if (readPolicy) {
+                rbacChangedAt = 0;
             }
-            pendingRevision = 0;
-            readPolicy = rbacChanged;
-            rbacChanged = false;
-            podKeys = new ArrayList<>(changedPods);
-            changedPods.clear();
+            long later = rbacChangedAt;
+            for (var it = changedPods.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<String, Long> e = it.next();
+                if (e.getValue() <= upTo) {
+                    podKeys.add(e.getKey());
+                    it.remove();
+                } else {
+                    later = Math.max(later, e.getValue());
+                }
+            }
+            pendingRevision = later;
         }
         if (readAtResync != core.status().resyncRevision()) {
             readAll();

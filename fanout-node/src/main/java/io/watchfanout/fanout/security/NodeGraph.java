@@ -72,6 +72,11 @@ public final class NodeGraph {
         return refs != null && refs.containsKey(resource + "/" + namespace + "/" + name);
     }
 
+    /** The pods known, as {@code <namespace>/<name>}: a copy. */
+    public synchronized java.util.List<String> podKeys() {
+        return java.util.List.copyOf(pods.keySet());
+    }
+
     /** The number of pods known (for metrics and tests). */
     public synchronized int pods() {
         return pods.size();
