@@ -18,13 +18,20 @@ import io.watchfanout.fanout.kafka.KafkaCacheLoader;
 import io.watchfanout.fanout.kafka.KafkaHistory;
 import io.watchfanout.fanout.kafka.RebuildProgress;
 import io.watchfanout.fanout.kube.KubeApi;
+import io.watchfanout.fanout.kube.KubeObjects;
 import io.watchfanout.fanout.kube.KubeSettings;
 import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.security.EncryptionFile;
+import io.watchfanout.fanout.security.FrontProxy;
 import io.watchfanout.fanout.security.NodeSecurity;
+import io.watchfanout.fanout.security.SecurityConfig;
+import io.watchfanout.fanout.security.SecuritySetupException;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +73,10 @@ public final class FanoutNode implements AutoCloseable {
     private final ManagedChannel etcdChannel;
     /** Who may do what; checked when requests and watches start, never per event. */
     private final AccessControl access;
+    /** Stops the reload of --encryption-provider-config. */
+    private final AutoCloseable encryptionReload;
+    /** kube-apiserver's objects as the Kubernetes API's security reads them. */
+    private final KubeObjects kubeObjects;
     /** The events topic as history before the window, or null with --deep-read-max-readers 0. */
     private final KafkaHistory olderHistory;
 
@@ -134,10 +145,13 @@ public final class FanoutNode implements AutoCloseable {
                 : EtcdApis.channel(config.etcdEndpoints(), config.etcdSecurity());
         EtcdCredentials etcdCredentials =
                 etcdChannel == null ? EtcdCredentials.none() : EtcdApis.credentials(etcdChannel, config.etcdSecurity());
+        // kube-apiserver's objects in the cache: ServiceAccount tokens, RBAC and the Node authorizer read them.
+        kubeObjects = new KubeObjects(core, config.kubePrefix(), config.nodeId());
         access = NodeSecurity.create(
                 config.security(),
                 config.nodeId(),
-                etcdChannel == null ? null : EtcdApis.asNode(etcdChannel, etcdCredentials));
+                etcdChannel == null ? null : EtcdApis.asNode(etcdChannel, etcdCredentials),
+                kubeObjects);
         access.register(registry);
         api.secure(access);
         etcdApi = config.etcdApiPort() < 0
@@ -168,17 +182,24 @@ public final class FanoutNode implements AutoCloseable {
             api.consistentReads(revisionProbe);
         }
         // The Kubernetes API's reads, on the HTTP port beside /v1 (README.md, "Kubernetes API").
-        new KubeApi(
-                        core,
-                        new KubeSettings(
-                                config.kubePrefix(),
-                                config.resourceVersionWait(),
-                                RETRY_AFTER_SECONDS,
-                                config.nodeId()),
-                        access,
-                        revisionProbe,
-                        registry)
-                .mountOn(api);
+        KubeApi kubeApi = new KubeApi(
+                core,
+                new KubeSettings(
+                        config.kubePrefix(), config.resourceVersionWait(), RETRY_AFTER_SECONDS, config.nodeId()),
+                access,
+                revisionProbe,
+                registry);
+        List<String> modes = config.security().kubernetes().authorizationModes();
+        if (!modes.isEmpty()) {
+            kubeApi.authorizeWith(modes, kubeObjects);
+        }
+        SecurityConfig.RequestHeaders proxy = config.security().kubernetes().frontProxy();
+        if (proxy != null) {
+            kubeApi.trustFrontProxy(frontProxy(proxy));
+        }
+        Path encryption = config.security().kubernetes().encryptionProviderConfig();
+        encryptionReload = encryption == null ? () -> {} : kubeApi.decryptWith(encryptionFile(encryption));
+        kubeApi.mountOn(api);
         loader = new KafkaCacheLoader(
                 config.kafkaBootstrap(),
                 config.kafkaSettings(),
@@ -190,6 +211,33 @@ public final class FanoutNode implements AutoCloseable {
                 config.historyMaxEvents());
         if (olderHistory != null) {
             loader.indexInto(olderHistory);
+        }
+    }
+
+    private static FrontProxy frontProxy(SecurityConfig.RequestHeaders flags) {
+        try {
+            return new FrontProxy(
+                    flags.clientCaFile(), flags.allowedNames(), flags.usernameHeaders(), flags.groupHeaders());
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new SecuritySetupException(
+                    "--requestheader-client-ca-file: " + flags.clientCaFile() + ": no such file", e);
+        } catch (java.io.IOException e) {
+            throw new SecuritySetupException(String.valueOf(e.getMessage()), e);
+        }
+    }
+
+    private static EncryptionFile encryptionFile(Path file) {
+        try {
+            return new EncryptionFile(file);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new SecuritySetupException("--encryption-provider-config: " + file + ": no such file", e);
+        } catch (java.io.IOException e) {
+            String message = String.valueOf(e.getMessage());
+            throw new SecuritySetupException(
+                    message.startsWith("--encryption-provider-config")
+                            ? message
+                            : "--encryption-provider-config: " + file + ": " + message,
+                    e);
         }
     }
 
@@ -280,6 +328,13 @@ public final class FanoutNode implements AutoCloseable {
         }
         loader.close();
         core.close();
+        kubeObjects.close();
+        try {
+            encryptionReload.close();
+        } catch (Exception e) {
+            LOG.warn(
+                    "[node {}] stopping the reload of --encryption-provider-config: {}", config.nodeId(), e.toString());
+        }
         access.close();
         if (olderHistory != null) {
             olderHistory.close();

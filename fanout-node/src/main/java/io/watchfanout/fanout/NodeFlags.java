@@ -180,12 +180,72 @@ public final class NodeFlags extends FlagTable {
             .defaultValue("false")
             .help("Accept etcd's own users: Authenticate is forwarded to etcd and the token it returns is accepted "
                     + "(the identity is the etcd user); needs --etcd-endpoints.");
+    static final Flag<List<String>> SERVICE_ACCOUNT_KEY_FILE = Flag.list("--service-account-key-file", "FILE", null)
+            .unit("paths, comma-separated or repeated (PEM)")
+            .defaultText("none")
+            .help("Accept Kubernetes ServiceAccount tokens signed by a key of these PEM files (public keys, or "
+                    + "private keys whose public half is used), as kube-apiserver's flag: user "
+                    + "system:serviceaccount:<ns>:<name>; a token whose ServiceAccount, Pod or Secret is gone from "
+                    + "the cache (or has another UID) is refused. Needs --service-account-issuer.");
+    static final Flag<List<String>> SERVICE_ACCOUNT_ISSUER = Flag.list("--service-account-issuer", "ISSUER", null)
+            .unit("URLs or names, comma-separated or repeated")
+            .defaultText("none")
+            .help("The iss claims of ServiceAccount tokens accepted (kube-apiserver's flag); legacy Secret-based "
+                    + "tokens (kubernetes/serviceaccount) are accepted as well.");
+    static final Flag<List<String>> API_AUDIENCES = Flag.list("--api-audiences", "AUDIENCES", null)
+            .unit("comma-separated")
+            .defaultText("--service-account-issuer")
+            .help("Audiences a ServiceAccount token must name one of (kube-apiserver's flag).");
+    static final Flag<List<String>> AUTHORIZATION_MODE = Flag.list("--authorization-mode", "MODES", null)
+            .unit("Node, RBAC, AlwaysAllow, AlwaysDeny; comma-separated, in order")
+            .defaultText("--authz, as /v1")
+            .help("Authorize the Kubernetes API as kube-apiserver does, the first mode that allows deciding: RBAC "
+                    + "from the Roles, ClusterRoles and bindings in the cache, Node for kubelets (system:node:<name>"
+                    + " in system:nodes: their Node, pods and what the pods reference), AlwaysAllow only when "
+                    + "named. A change of a binding, role or pod applies at once (a watch no longer allowed ends "
+                    + "with a 403 ERROR event). Without --authz, /v1 and the etcd API then serve nobody.");
+    static final Flag<Path> ENCRYPTION_PROVIDER_CONFIG = Flag.path("--encryption-provider-config", "FILE")
+            .unit("path (EncryptionConfiguration, YAML or JSON)")
+            .defaultText("none; encrypted values are undecodable")
+            .help("kube-apiserver's encryption config: values it encrypted at rest (Secrets with aescbc, aesgcm, "
+                    + "secretbox) are served decrypted by the Kubernetes API; one that cannot be opened (kms, a "
+                    + "missing key, a failed tag) is a 500 for that object naming the key and provider. Reloaded "
+                    + "when it changes.");
+    static final Flag<Path> REQUESTHEADER_CLIENT_CA_FILE = Flag.path("--requestheader-client-ca-file", "FILE")
+            .unit("path, PEM")
+            .defaultText("none; no front proxy")
+            .help(
+                    "kube-apiserver's front proxy: a client certificate chaining to these CAs (which --client-ca-file "
+                            + "must hold too, for the handshake) may name the user of the Kubernetes API's request in "
+                            + "--requestheader-username-headers and its groups in --requestheader-group-headers. Read at start.");
+    static final Flag<List<String>> REQUESTHEADER_ALLOWED_NAMES = Flag.list(
+                    "--requestheader-allowed-names", "NAMES", null)
+            .unit("common names, comma-separated")
+            .defaultText("any name")
+            .help("The common names of front proxy certificates allowed to name users.");
+    static final Flag<List<String>> REQUESTHEADER_USERNAME_HEADERS = Flag.list(
+                    "--requestheader-username-headers", "HEADERS", null)
+            .unit("header names, comma-separated")
+            .defaultText("none")
+            .help("Headers a front proxy names the user in, the first with a value winning, e.g. X-Remote-User; "
+                    + "needed with --requestheader-client-ca-file.");
+    static final Flag<List<String>> REQUESTHEADER_GROUP_HEADERS = Flag.list(
+                    "--requestheader-group-headers", "HEADERS", null)
+            .unit("header names, comma-separated")
+            .defaultText("none")
+            .help("Headers a front proxy names the user's groups in (every value), e.g. X-Remote-Group.");
+    static final Flag<List<String>> REQUESTHEADER_EXTRA_HEADERS_PREFIX = Flag.list(
+                    "--requestheader-extra-headers-prefix", "PREFIXES", null)
+            .unit("header name prefixes, comma-separated")
+            .defaultText("none")
+            .help("Prefixes of the headers a front proxy puts the user's extra attributes in, e.g. "
+                    + "X-Remote-Extra-; accepted as kube-apiserver's, read by no authorizer of the node.");
     static final Flag<List<String>> HTTP_AUTHN = Flag.list("--http-authn", "METHODS", null)
-            .unit("cert, token, jwt, etcd; comma-separated")
+            .unit("cert, token, jwt, serviceaccount, etcd; comma-separated")
             .defaultText("every configured method")
             .help("The authentication methods of the HTTP port (and etcd's JSON gateway on it).");
     static final Flag<List<String>> ETCD_API_AUTHN = Flag.list("--etcd-api-authn", "METHODS", null)
-            .unit("cert, token, jwt, etcd; comma-separated")
+            .unit("cert, token, jwt, serviceaccount, etcd; comma-separated")
             .defaultText("every configured method")
             .help("The authentication methods of the etcd API port.");
     static final Flag<String> AUTHZ = Flag.text("--authz", "POLICY")
@@ -287,6 +347,16 @@ public final class NodeFlags extends FlagTable {
                 JWT_USERNAME_CLAIM,
                 JWT_GROUPS_CLAIM,
                 ETCD_USER_AUTH,
+                SERVICE_ACCOUNT_KEY_FILE,
+                SERVICE_ACCOUNT_ISSUER,
+                API_AUDIENCES,
+                AUTHORIZATION_MODE,
+                ENCRYPTION_PROVIDER_CONFIG,
+                REQUESTHEADER_CLIENT_CA_FILE,
+                REQUESTHEADER_ALLOWED_NAMES,
+                REQUESTHEADER_USERNAME_HEADERS,
+                REQUESTHEADER_GROUP_HEADERS,
+                REQUESTHEADER_EXTRA_HEADERS_PREFIX,
                 HTTP_AUTHN,
                 ETCD_API_AUTHN,
                 AUTHZ,
@@ -372,11 +442,33 @@ public final class NodeFlags extends FlagTable {
                 v.get(AUTHZ),
                 v.get(AUTHZ_ETCD_REFRESH),
                 new WatchLimits(
-                        v.get(MAX_WATCHERS), v.get(MAX_WATCHERS_PER_IDENTITY), rate, burst == null ? rate : burst));
+                        v.get(MAX_WATCHERS), v.get(MAX_WATCHERS_PER_IDENTITY), rate, burst == null ? rate : burst),
+                new SecurityConfig.Kubernetes(
+                        v.get(SERVICE_ACCOUNT_KEY_FILE).stream().map(Path::of).toList(),
+                        v.get(SERVICE_ACCOUNT_ISSUER),
+                        v.get(API_AUDIENCES),
+                        v.get(AUTHORIZATION_MODE),
+                        v.get(ENCRYPTION_PROVIDER_CONFIG),
+                        v.get(REQUESTHEADER_CLIENT_CA_FILE) == null
+                                ? null
+                                : new SecurityConfig.RequestHeaders(
+                                        v.get(REQUESTHEADER_CLIENT_CA_FILE),
+                                        v.get(REQUESTHEADER_ALLOWED_NAMES),
+                                        v.get(REQUESTHEADER_USERNAME_HEADERS),
+                                        v.get(REQUESTHEADER_GROUP_HEADERS),
+                                        v.get(REQUESTHEADER_EXTRA_HEADERS_PREFIX))));
         String problem = c.problem(!v.get(ETCD_ENDPOINTS).isEmpty());
         if (problem == null && c.clientCertAuth() && v.get(CLIENT_CA_FILE) == null) {
             problem = "--client-cert-auth needs --client-ca-file (and --tls-cert-file, --tls-key-file): only a "
                     + "certificate TLS verified names a client";
+        }
+        if (problem == null && c.kubernetes().frontProxy() != null) {
+            if (c.kubernetes().frontProxy().usernameHeaders().isEmpty()) {
+                problem = "--requestheader-client-ca-file needs --requestheader-username-headers (e.g. X-Remote-User)";
+            } else if (v.get(CLIENT_CA_FILE) == null) {
+                problem = "--requestheader-client-ca-file needs --client-ca-file holding the front proxy's CA (and "
+                        + "--tls-cert-file, --tls-key-file): the handshake verifies its certificate";
+            }
         }
         if (problem != null) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), problem);

@@ -3,9 +3,11 @@ package io.watchfanout.fanout.kube;
 import io.prometheus.client.CollectorRegistry;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
+import io.undertow.server.SSLSessionInfo;
 import io.undertow.util.Headers;
 import io.undertow.util.Methods;
 import io.watchfanout.common.KeyRange;
+import io.watchfanout.common.tls.PeerCertificates;
 import io.watchfanout.fanout.http.ApiException;
 import io.watchfanout.fanout.http.HttpAccess;
 import io.watchfanout.fanout.http.HttpApi;
@@ -13,18 +15,31 @@ import io.watchfanout.fanout.http.QueryParams;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.AccessDeniedException;
 import io.watchfanout.fanout.security.AuthenticationException;
+import io.watchfanout.fanout.security.Credentials;
+import io.watchfanout.fanout.security.EncryptionFile;
+import io.watchfanout.fanout.security.FrontProxy;
 import io.watchfanout.fanout.security.Identity;
+import io.watchfanout.fanout.security.KubernetesAuthorizer;
+import io.watchfanout.fanout.security.LimitExceededException;
 import io.watchfanout.fanout.security.Listener;
+import io.watchfanout.fanout.security.NodeAuthorizer;
 import io.watchfanout.fanout.security.Verb;
+import io.watchfanout.fanout.security.WatchAuthorization;
+import io.watchfanout.fanout.security.WatchGrant;
 import io.watchfanout.fanout.watch.CurrentRevision;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.cert.X509Certificate;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import javax.naming.InvalidNameException;
+import javax.naming.ldap.LdapName;
+import javax.naming.ldap.Rdn;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xnio.IoUtils;
@@ -41,9 +56,12 @@ import org.xnio.IoUtils;
  * <p>The node is a read tier: every other method is a 405 {@code Status} saying so, and a watch
  * is not served yet (405). Unknown paths and resources are 404 in kube-apiserver's words; refusals
  * are {@code Status} objects with kube-apiserver's reasons; a node that is not serving answers
- * 503 with {@code Retry-After}. Access (README.md, "Security"): as {@code /v1/kv}, every request
- * is authenticated with the node's {@link AccessControl} (401), and a get or list authorized as a
- * read of the etcd keys it covers: the one key, the namespace's or the resource's prefix (403).
+ * 503 with {@code Retry-After}. Access (README.md, "Security"): every request is authenticated
+ * with the node's {@link AccessControl} (401; a client certificate's organizations are the user's
+ * groups, as in kube-apiserver); with {@link #authorizeWith} ({@code --authorization-mode}) it is
+ * authorized as kube-apiserver does ({@link KubeAuthorization}: RBAC, the Node authorizer),
+ * otherwise as {@code /v1/kv}, a read of the etcd keys it covers: the one key, the namespace's or
+ * the resource's prefix (403).
  *
  * <p>Mounted on the HTTP transport with {@link #mountOn}; requests are served on worker threads.
  * Thread-safe.
@@ -63,8 +81,13 @@ public final class KubeApi implements HttpHandler {
     private final KubeResources builtIn;
     private final KubeReads reads;
     private final KubeRevisionWait revisionWait;
+    private final KubeAttributes attributes;
     /** Set by {@link #mountOn}. */
     private KubeWatches watches;
+    /** The front proxy ({@code --requestheader-*}), or null. */
+    private volatile FrontProxy frontProxy;
+    /** Kubernetes authorization ({@code --authorization-mode}), or null for the node's policy over keys. */
+    private volatile KubeAuthorization authorization;
 
     private final byte[] version;
 
@@ -92,7 +115,8 @@ public final class KubeApi implements HttpHandler {
         this.live = new LiveResources(core, builtIn, items, settings.nodeId());
         this.revisionWait = new KubeRevisionWait(core, settings, currentRevision);
         // Selectors and the spec.nodeName index of watches read each event's object once.
-        core.useAttributes(new KubeAttributes(live, items, settings.prefix()));
+        this.attributes = new KubeAttributes(live, items, settings.prefix());
+        core.useAttributes(attributes);
         this.reads = new KubeReads(
                 core,
                 items,
@@ -106,11 +130,46 @@ public final class KubeApi implements HttpHandler {
     }
 
     /**
+     * Authorizes with kube-apiserver's {@code --authorization-mode} from now on, instead of the
+     * node's policy over etcd keys: {@code modes} in order (Node, RBAC, AlwaysAllow, AlwaysDeny)
+     * over the RBAC objects and pods of {@code objects}, which this API keeps informed of their
+     * changes and which decide the open watches again after each. Call before the node serves,
+     * once; {@code objects} is closed by its owner.
+     */
+    public void authorizeWith(List<String> modes, KubeObjects objects) {
+        KubernetesAuthorizer authorizer =
+                new KubernetesAuthorizer(modes, objects::rbac, new NodeAuthorizer(objects.graph()));
+        objects.onChange(access::recheckKubernetesWatches);
+        attributes.tell(objects);
+        core.observeRevisions(attributes::observe);
+        objects.start();
+        authorization = new KubeAuthorization(access, authorizer, objects::ensureRead);
+    }
+
+    /**
+     * Takes the users a front proxy names in request headers ({@code --requestheader-*}) from now
+     * on, as kube-apiserver's request-header authenticator, ahead of the node's other authenticators.
+     */
+    public void trustFrontProxy(FrontProxy proxy) {
+        this.frontProxy = proxy;
+    }
+
+    /**
+     * Opens values kube-apiserver encrypted at rest with the keys of {@code file}
+     * ({@code --encryption-provider-config}) from now on, reading it again when it changes.
+     *
+     * @return stops the reloading of the file
+     */
+    public AutoCloseable decryptWith(EncryptionFile file) {
+        return AtRest.use(file, builtIn, settings.nodeId());
+    }
+
+    /**
      * Serves {@link #PATH_PREFIXES} on {@code http}, watches through its watch streams; call
      * before it starts, once.
      */
     public void mountOn(HttpApi http) {
-        watches = new KubeWatches(core, http.watchStreams(), access, revisionWait, settings);
+        watches = new KubeWatches(core, http.watchStreams(), revisionWait, settings);
         for (String prefix : PATH_PREFIXES) {
             http.mount(prefix, this);
         }
@@ -164,6 +223,7 @@ public final class KubeApi implements HttpHandler {
         if (path == null || path.equals("/openapi") || path.startsWith("/openapi/")) {
             throw KubeError.pathNotFound();
         }
+        KubeAuthorization authz = authorization;
         QueryParams q = QueryParams.parse(exchange.getQueryString());
         String notServing = core.readiness().isDraining()
                 ? "this node is shutting down; ask another node"
@@ -178,6 +238,10 @@ public final class KubeApi implements HttpHandler {
         }
         KubePath p = parsed.get();
         String accept = exchange.getRequestHeaders().getFirst(Headers.ACCEPT);
+        if (authz != null && p.target() != KubePath.Target.OBJECT && p.target() != KubePath.Target.COLLECTION) {
+            // Discovery and /version are non-resource paths, as kube-apiserver authorizes them.
+            authz.nonResource(identity, path, API);
+        }
         switch (p.target()) {
             case VERSION -> ok(exchange, KubeFormat.JSON.mediaType(), version);
             case CORE_GROUPS ->
@@ -199,7 +263,7 @@ public final class KubeApi implements HttpHandler {
                 }
                 ok(exchange, KubeFormat.JSON.mediaType(), list);
             }
-            default -> read(exchange, p, served.resources(), q, identity, accept);
+            default -> read(exchange, p, served.resources(), q, identity, accept, authz);
         }
     }
 
@@ -209,7 +273,8 @@ public final class KubeApi implements HttpHandler {
             KubeResources resources,
             QueryParams q,
             Identity identity,
-            String accept)
+            String accept,
+            KubeAuthorization authz)
             throws KubeError, InterruptedException {
         if (!p.subresource().isEmpty() && !p.subresource().equals("status")) {
             throw KubeError.pathNotFound();
@@ -230,16 +295,27 @@ public final class KubeApi implements HttpHandler {
                         "this node serves watches as HTTP streams, not over WebSocket: watch without Upgrade");
             }
             KeyRange range = KubeReads.range(p, resources);
-            authorize(identity, Verb.WATCH, range);
+            KubeWatches.Admission admission;
+            if (authz != null) {
+                WatchAuthorization allowed = authz.watch(identity, p, q, API);
+                admission = () -> authz.admit(identity, range, allowed, API);
+            } else {
+                authorize(identity, Verb.WATCH, range);
+                admission = () -> admitWatch(identity, range);
+            }
             // A Table watch (kubectl get -w) is answered in the client's next choice, JSON.
             KubeFormat format = KubeFormat.negotiate(accept, protobufForWatch, false);
             if (format == null) {
                 throw KubeError.of(406, "NotAcceptable", KubeFormat.ACCEPTED);
             }
-            watches.watch(exchange, p, range, format, q, identity, API);
+            watches.watch(exchange, p, range, format, q, admission);
             return;
         }
-        authorize(identity, Verb.READ, KubeReads.range(p, resources));
+        if (authz != null) {
+            authz.read(identity, p, q, API);
+        } else {
+            authorize(identity, Verb.READ, KubeReads.range(p, resources));
+        }
         boolean protobufServed = builtIn.byPlural(
                         p.resource().group(),
                         p.resource().version(),
@@ -283,12 +359,81 @@ public final class KubeApi implements HttpHandler {
         }
     }
 
+    private WatchGrant admitWatch(Identity identity, KeyRange range) throws KubeError {
+        try {
+            return access.admitWatch(identity, range, API);
+        } catch (AccessDeniedException e) {
+            throw KubeError.of(403, "Forbidden", e.getMessage());
+        } catch (LimitExceededException e) {
+            throw KubeError.of(429, "TooManyRequests", e.getMessage());
+        }
+    }
+
+    /**
+     * What the request presented, as kube-apiserver's authenticators read it: the verified client
+     * certificate's common name and organizations (the user's groups), and {@code Authorization}.
+     */
+    private static Credentials credentials(HttpServerExchange exchange) throws AuthenticationException {
+        Credentials http = HttpAccess.credentials(exchange);
+        SSLSessionInfo tls = exchange.getConnection().getSslSessionInfo();
+        List<X509Certificate> chain = tls == null ? List.of() : PeerCertificates.chain(tls.getSSLSession());
+        if (chain.isEmpty() || http.certificateCommonName() == null) {
+            return http;
+        }
+        return new Credentials(
+                http.certificateCommonName(), http.authorization(), http.etcdToken(), organizations(chain.get(0)));
+    }
+
+    /** The user a front proxy names, with {@code system:authenticated}; or null when the request is not the proxy's. */
+    private static Identity frontProxyUser(FrontProxy proxy, HttpServerExchange exchange)
+            throws AuthenticationException {
+        SSLSessionInfo tls = exchange.getConnection().getSslSessionInfo();
+        List<X509Certificate> chain = tls == null ? List.of() : PeerCertificates.chain(tls.getSSLSession());
+        Identity id = proxy.authenticate(chain, name -> {
+            io.undertow.util.HeaderValues values = exchange.getRequestHeaders().get(name);
+            return values == null ? List.of() : List.copyOf(values);
+        });
+        if (id == null) {
+            return null;
+        }
+        java.util.Set<String> groups = new java.util.LinkedHashSet<>(id.groups());
+        groups.add("system:authenticated");
+        return new Identity(id.name(), groups, id.method());
+    }
+
+    /** The organizations ({@code O}) of a certificate's subject, kube-apiserver's groups of its user. */
+    private static List<String> organizations(X509Certificate certificate) {
+        List<String> out = new ArrayList<>();
+        try {
+            List<Rdn> rdns = new LdapName(certificate.getSubjectX500Principal().getName()).getRdns();
+            // LdapName lists the RDNs from the right (least specific): the subject's order is the reverse.
+            for (int i = rdns.size() - 1; i >= 0; i--) {
+                if (rdns.get(i).getType().equalsIgnoreCase("O")) {
+                    String o = String.valueOf(rdns.get(i).getValue());
+                    if (!o.isEmpty()) {
+                        out.add(o);
+                    }
+                }
+            }
+        } catch (InvalidNameException e) {
+            // A subject the TLS layer accepted but LDAP syntax does not: no groups.
+        }
+        return out;
+    }
+
     private Identity authenticate(HttpServerExchange exchange) throws KubeError {
         if (access.isOpen()) {
             return Identity.ANONYMOUS;
         }
         try {
-            return access.authenticate(Listener.HTTP, HttpAccess.credentials(exchange), API);
+            FrontProxy proxy = frontProxy;
+            if (proxy != null) {
+                Identity asserted = frontProxyUser(proxy, exchange);
+                if (asserted != null) {
+                    return asserted;
+                }
+            }
+            return access.authenticate(Listener.HTTP, credentials(exchange), API);
         } catch (AuthenticationException e) {
             exchange.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, HttpAccess.CHALLENGE);
             throw KubeError.of(401, "Unauthorized", e.getMessage());

@@ -90,8 +90,8 @@ final class KubeEncodings {
         }
 
         private ByteBuffer render(KubeWatchFrames.EventType type, KeyValue kv, long resourceVersion) {
-            StoredBytes value = StoredBytes.of(kv.getValue());
             try {
+                StoredBytes value = AtRest.open(kv);
                 if (protobuf) {
                     return wrap(FRAMES.protobuf(type, value.array, value.offset, value.length, resourceVersion));
                 }

@@ -53,6 +53,36 @@ final class KubeError extends Exception {
         return new KubeError(422, "Invalid", "ListOptions.meta.k8s.io \"\" is invalid: " + joined, details, 0, null);
     }
 
+    /**
+     * 403 Forbidden as kube-apiserver's {@code NewForbidden} words it: {@code secrets "x" is
+     * forbidden: <why>}, {@code secrets is forbidden: <why>} for a collection, {@code forbidden:
+     * <why>} for a path that names no resource; details naming the group, resource and object.
+     */
+    static KubeError forbidden(String group, String resource, String name, String why) {
+        JsonObject details = new JsonObject();
+        if (!name.isEmpty()) {
+            details.addProperty("name", name);
+        }
+        if (!group.isEmpty()) {
+            details.addProperty("group", group);
+        }
+        if (!resource.isEmpty()) {
+            details.addProperty("kind", resource);
+        }
+        return new KubeError(403, "Forbidden", forbiddenMessage(group, resource, name, why), details, 0, null);
+    }
+
+    /** The message of {@link #forbidden}. */
+    static String forbiddenMessage(String group, String resource, String name, String why) {
+        if (resource.isEmpty()) {
+            return "forbidden: " + why;
+        }
+        String qualified = group.isEmpty() ? resource : resource + "." + group;
+        return name.isEmpty()
+                ? qualified + " is forbidden: " + why
+                : qualified + " \"" + name + "\" is forbidden: " + why;
+    }
+
     /** 404 NotFound of one object: {@code pods "web-0" not found}, details naming it. */
     static KubeError objectNotFound(KubeResource resource, String name) {
         JsonObject details = new JsonObject();

@@ -42,7 +42,7 @@ final class KubeItems {
      * @throws UndecodableObjectException when the value cannot be rendered in that form
      */
     Rendered item(KeyValue kv, KubeFormat format) throws UndecodableObjectException {
-        StoredBytes stored = StoredBytes.of(kv.getValue());
+        StoredBytes stored = AtRest.open(kv);
         byte[] value = stored.array;
         StoredObject object = StoredObject.of(value, stored.offset, stored.length);
         if (format == KubeFormat.PROTOBUF) {
@@ -64,7 +64,7 @@ final class KubeItems {
      * @throws UndecodableObjectException when the value cannot be rendered in that form
      */
     Rendered object(KeyValue kv, KubeFormat format) throws UndecodableObjectException {
-        StoredBytes stored = StoredBytes.of(kv.getValue());
+        StoredBytes stored = AtRest.open(kv);
         byte[] value = stored.array;
         StoredObject object = StoredObject.of(value, stored.offset, stored.length);
         if (format == KubeFormat.PROTOBUF) {
@@ -90,7 +90,7 @@ final class KubeItems {
         if (labels.isEverything() && fieldSelector.isEverything()) {
             return true;
         }
-        StoredBytes stored = StoredBytes.of(kv.getValue());
+        StoredBytes stored = AtRest.open(kv);
         byte[] value = stored.array;
         StoredObject object = StoredObject.of(value, stored.offset, stored.length);
         Map<String, String> labelValues;
@@ -129,7 +129,7 @@ final class KubeItems {
      * @throws UndecodableObjectException when they cannot be read
      */
     Map<String, String> labels(KeyValue kv) throws UndecodableObjectException {
-        StoredBytes stored = StoredBytes.of(kv.getValue());
+        StoredBytes stored = AtRest.open(kv);
         byte[] value = stored.array;
         StoredObject object = StoredObject.of(value, stored.offset, stored.length);
         switch (object.encoding()) {
@@ -163,7 +163,7 @@ final class KubeItems {
         if (names.isEmpty()) {
             return new HashMap<>();
         }
-        StoredBytes stored = StoredBytes.of(kv.getValue());
+        StoredBytes stored = AtRest.open(kv);
         byte[] value = stored.array;
         StoredObject object = StoredObject.of(value, stored.offset, stored.length);
         switch (object.encoding()) {
@@ -191,7 +191,13 @@ final class KubeItems {
      */
     int firstUnreadable(List<KeyValue> kvs, KubeFormat format, StringBuilder why) {
         for (int i = 0; i < kvs.size(); i++) {
-            StoredBytes head = StoredBytes.of(kvs.get(i).getValue());
+            StoredBytes head;
+            try {
+                head = AtRest.open(kvs.get(i));
+            } catch (UndecodableObjectException e) {
+                why.append(e.getMessage());
+                return i;
+            }
             StoredObject object = StoredObject.of(head.array, head.offset, head.length);
             boolean readable = object.isProtobuf()
                     ? schema.type(object.apiVersion(), object.kind()).isPresent()

@@ -40,21 +40,28 @@ public final class KubeListWriter {
      * One stored object of the page, {@code value[offset, offset + length)} (read, never written:
      * it may be the cache's own bytes), and the revision it was last modified at.
      */
-    public record Item(byte[] value, int offset, int length, long modRevision, CachedEvent lastEvent) {
+    public record Item(
+            byte[] value, int offset, int length, long modRevision, CachedEvent lastEvent, String unreadable) {
         /** A whole array's object, without an event to memoize its item on. */
         public Item(byte[] value, long modRevision) {
-            this(value, 0, value.length, modRevision, null);
+            this(value, 0, value.length, modRevision, null, null);
         }
 
         /**
-         * The cached key-value's object, without copying its bytes.
+         * The cached key-value's object, opened if it is encrypted at rest ({@link AtRest}), its
+         * plain bytes viewed where the cache holds them. A value that cannot be opened becomes an
+         * item whose {@code unreadable} says why, reported when the list reaches it.
          *
          * @param lastEvent the PUT that wrote {@code kv} while in the history window, else null: its
          *     memo then keeps the rendered item for every later list
          */
         static Item of(KeyValue kv, CachedEvent lastEvent) {
-            StoredBytes v = StoredBytes.of(kv.getValue());
-            return new Item(v.array, v.offset, v.length, kv.getModRevision(), lastEvent);
+            try {
+                StoredBytes v = AtRest.open(kv);
+                return new Item(v.array, v.offset, v.length, kv.getModRevision(), lastEvent, null);
+            } catch (UndecodableObjectException e) {
+                return new Item(new byte[0], 0, 0, kv.getModRevision(), null, e.getMessage());
+            }
         }
     }
 
@@ -173,6 +180,9 @@ public final class KubeListWriter {
 
     /** Writes one JSON item into {@code out}; returns the fields unknown to the schema. */
     private int renderJson(Item item, JsonBuffer out) throws UndecodableObjectException {
+        if (item.unreadable() != null) {
+            throw new UndecodableObjectException(item.unreadable());
+        }
         StoredObject object = StoredObject.of(item.value(), item.offset(), item.length());
         switch (object.encoding()) {
             case PROTOBUF -> {
@@ -200,6 +210,9 @@ public final class KubeListWriter {
     }
 
     private static ResourceVersionSplice splice(Item item) throws UndecodableObjectException {
+        if (item.unreadable() != null) {
+            throw new UndecodableObjectException(item.unreadable());
+        }
         StoredObject object = StoredObject.of(item.value(), item.offset(), item.length());
         if (!object.isProtobuf()) {
             throw KubeWatchFrames.undecodable(object);

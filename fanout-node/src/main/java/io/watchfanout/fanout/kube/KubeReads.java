@@ -339,7 +339,16 @@ final class KubeReads {
             return format;
         }
         for (KeyValue kv : kvs) {
-            if (!kv.getValue().startsWith(PROTOBUF_MAGIC)) {
+            if (AtRest.isEncrypted(kv.getValue())) {
+                try {
+                    byte[] plain = AtRest.plain(kv);
+                    if (plain.length < 4 || plain[0] != 'k' || plain[1] != '8' || plain[2] != 's' || plain[3] != 0) {
+                        return jsonFallback;
+                    }
+                } catch (UndecodableObjectException e) {
+                    // Reported when the item is rendered.
+                }
+            } else if (!kv.getValue().startsWith(PROTOBUF_MAGIC)) {
                 return jsonFallback;
             }
         }

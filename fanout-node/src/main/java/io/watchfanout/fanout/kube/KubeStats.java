@@ -33,6 +33,11 @@ public final class KubeStats extends Collector {
                         "Stored objects the node could not decode (corrupt, CBOR, encrypted at rest), answered with 500.",
                         undecodable.sum()),
                 new CounterMetricFamily(
+                        "watchfanout_kube_undecryptable_objects_total",
+                        "Values encrypted at rest the node could not open (a KMS provider, a key "
+                                + "--encryption-provider-config does not give, a failed tag), answered as undecodable.",
+                        AtRest.FAILURES.sum()),
+                new CounterMetricFamily(
                         "watchfanout_kube_watch_undecodable_events_total",
                         "Watch events whose stored object the node could not decode, sent as an ERROR event (500) "
                                 + "once per event and encoding.",

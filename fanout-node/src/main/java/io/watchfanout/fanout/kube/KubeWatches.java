@@ -5,10 +5,6 @@ import io.undertow.util.Headers;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.http.QueryParams;
 import io.watchfanout.fanout.http.WatchStreams;
-import io.watchfanout.fanout.security.AccessControl;
-import io.watchfanout.fanout.security.AccessDeniedException;
-import io.watchfanout.fanout.security.Identity;
-import io.watchfanout.fanout.security.LimitExceededException;
 import io.watchfanout.fanout.security.WatchGrant;
 import io.watchfanout.fanout.watch.Opening;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -42,23 +38,26 @@ import java.util.List;
 final class KubeWatches {
     private final WatchCore core;
     private final WatchStreams streams;
-    private final AccessControl access;
     private final KubeRevisionWait wait;
     private final KubeSettings settings;
     private final KubeBookmarks bookmarks = new KubeBookmarks();
 
-    KubeWatches(
-            WatchCore core, WatchStreams streams, AccessControl access, KubeRevisionWait wait, KubeSettings settings) {
+    KubeWatches(WatchCore core, WatchStreams streams, KubeRevisionWait wait, KubeSettings settings) {
         this.core = core;
         this.streams = streams;
-        this.access = access;
         this.wait = wait;
         this.settings = settings;
     }
 
+    /** Takes the watch's slot and authorization once its parameters are valid. */
+    interface Admission {
+        /** @throws KubeError 403 when not allowed, 429 at a limit */
+        WatchGrant admit() throws KubeError;
+    }
+
     /**
-     * Starts a watch of {@code range} (the request's resource, namespace or object) for
-     * {@code identity}; refusals before the stream are thrown, those of the core's entry answered
+     * Starts a watch of {@code range} (the request's resource, namespace or object), admitted by
+     * {@code admission}; refusals before the stream are thrown, those of the core's entry answered
      * on the exchange.
      *
      * @throws KubeError 400 for bad parameters, 403/429 from admission, 503/504 from the wait
@@ -69,8 +68,7 @@ final class KubeWatches {
             KeyRange range,
             KubeFormat format,
             QueryParams q,
-            Identity identity,
-            String api)
+            Admission admission)
             throws KubeError, InterruptedException {
         LabelSelector labels;
         FieldSelector fields;
@@ -107,22 +105,16 @@ final class KubeWatches {
                 spec.indexed(KubeObjectAttributes.NODE_NAME, node);
             }
         }
+        WatchGrant grant = admission.admit();
+        String contentType = contentType(format);
         if (timeoutSeconds < 0) {
             // kube-apiserver's watch with a timeout already past: the stream ends before any event.
+            grant.end("timeout already past", 0);
             exchange.setStatusCode(200);
-            exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, contentType(format));
+            exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, contentType);
             exchange.endExchange();
             return;
         }
-        WatchGrant grant;
-        try {
-            grant = access.admitWatch(identity, range, api);
-        } catch (AccessDeniedException e) {
-            throw KubeError.of(403, "Forbidden", e.getMessage());
-        } catch (LimitExceededException e) {
-            throw KubeError.of(429, "TooManyRequests", e.getMessage());
-        }
-        String contentType = contentType(format);
         streams.open(
                 exchange,
                 spec.build(),

@@ -44,6 +44,11 @@ final class StoredBytes {
         return new StoredBytes(u.array, u.offset, u.length);
     }
 
+    /** A whole array's bytes (a decrypted value, made for this reader). */
+    static StoredBytes of(byte[] array) {
+        return new StoredBytes(array, 0, array.length);
+    }
+
     /** The bytes in an array of their own (for the few readers that take a whole array). */
     byte[] copy() {
         byte[] out = new byte[length];

@@ -236,9 +236,48 @@ public final class AccessControl implements AutoCloseable {
         if (!policy.allows(identity, verb, range)) {
             String reason = identity + " may not " + verb.ruleName() + " " + range;
             stats.denied.get(verb).increment();
-            audit.denied(identity, api, verb, range, reason);
+            audit.denied(identity, api, verb, range, reason, null);
             throw new AccessDeniedException(reason);
         }
+    }
+
+    /**
+     * Counts and audits a request the Kubernetes API's authorizers refused ({@code reason}:
+     * kube-apiserver's message); the caller answers 403.
+     */
+    public void deniedKubernetes(Identity identity, String api, Rbac.Request request, String reason) {
+        stats.denied
+                .get(request.verb().equals("watch") ? Verb.WATCH : Verb.READ)
+                .increment();
+        audit.denied(identity, api, null, null, reason, request);
+    }
+
+    /**
+     * Decides every open Kubernetes watch again ({@link WatchAuthorization#recheck}) after a change
+     * of the Kubernetes API's policy (a role, a binding, a pod of the Node authorizer's graph);
+     * revokes those no longer allowed, which end with a 403 ERROR event.
+     *
+     * @return the number of watches revoked
+     */
+    public int recheckKubernetesWatches() {
+        int revoked = 0;
+        for (WatchGrant g : grants) {
+            WatchAuthorization a = g.authorization();
+            if (a == null || g.isRevoked()) {
+                continue;
+            }
+            String reason = a.recheck();
+            if (reason != null) {
+                stats.revoked.increment();
+                audit.denied(g.identity(), g.api(), null, g.range(), reason, a.request());
+                g.revoke(reason);
+                revoked++;
+            }
+        }
+        if (revoked > 0) {
+            LOG.info("[node {}] security: ended {} Kubernetes watches the new policy does not allow", nodeId, revoked);
+        }
+        return revoked;
     }
 
     /**
@@ -252,7 +291,24 @@ public final class AccessControl implements AutoCloseable {
      */
     public WatchGrant admitWatch(Identity identity, KeyRange range, String api)
             throws AccessDeniedException, LimitExceededException {
-        authorize(identity, Verb.WATCH, range, api);
+        return admitWatch(identity, range, api, null);
+    }
+
+    /**
+     * As {@link #admitWatch(Identity, KeyRange, String)}, for a watch the Kubernetes API's
+     * authorizers allowed ({@code authorization}, not null) instead of the node's policy: only the
+     * limits are checked here, the start is audited with the request's attributes, and
+     * {@link #recheckKubernetesWatches} decides it again when their policy changes.
+     *
+     * @param authorization null for a watch the node's policy decides
+     * @throws AccessDeniedException when the node's policy decides and does not allow the watch
+     * @throws LimitExceededException when a limit is reached (nothing was taken)
+     */
+    public WatchGrant admitWatch(Identity identity, KeyRange range, String api, WatchAuthorization authorization)
+            throws AccessDeniedException, LimitExceededException {
+        if (authorization == null) {
+            authorize(identity, Verb.WATCH, range, api);
+        }
         WatchGrant grant;
         synchronized (this) {
             if (limits.maxWatchers() > 0 && openWatches >= limits.maxWatchers()) {
@@ -295,17 +351,17 @@ public final class AccessControl implements AutoCloseable {
             }
             mine.watches++;
             openWatches++;
-            grant = new WatchGrant(++nextGrant, identity, range, api, now, this);
+            grant = new WatchGrant(++nextGrant, identity, range, api, now, this, authorization);
         }
         grants.add(grant);
-        audit.watchStarted(grant.id(), identity, api, range);
+        audit.watchStarted(grant.id(), identity, api, range, authorization == null ? null : authorization.request());
         return grant;
     }
 
     private LimitExceededException limited(
             SecurityStats.Limit limit, Identity identity, KeyRange range, String api, String reason, int retryAfter) {
         stats.limited.get(limit).increment();
-        audit.denied(identity, api, Verb.WATCH, range, reason);
+        audit.denied(identity, api, Verb.WATCH, range, reason, null);
         return new LimitExceededException(reason, retryAfter);
     }
 
@@ -324,7 +380,15 @@ public final class AccessControl implements AutoCloseable {
                 }
             }
         }
-        audit.watchEnded(grant.id(), grant.identity(), grant.api(), grant.range(), durationMillis, frames, reason);
+        audit.watchEnded(
+                grant.id(),
+                grant.identity(),
+                grant.api(),
+                grant.range(),
+                durationMillis,
+                frames,
+                reason,
+                grant.authorization() == null ? null : grant.authorization().request());
     }
 
     /** Watches admitted and not ended. */
@@ -378,10 +442,11 @@ public final class AccessControl implements AutoCloseable {
     void revalidate() {
         int revoked = 0;
         for (WatchGrant g : grants) {
-            if (!g.isRevoked() && !policy.allows(g.identity(), Verb.WATCH, g.range())) {
+            // A Kubernetes watch follows its own authorizers (recheckKubernetesWatches), not this policy.
+            if (g.authorization() == null && !g.isRevoked() && !policy.allows(g.identity(), Verb.WATCH, g.range())) {
                 String reason = "the policy no longer allows " + g.identity() + " to watch " + g.range();
                 stats.revoked.increment();
-                audit.denied(g.identity(), g.api(), Verb.WATCH, g.range(), reason);
+                audit.denied(g.identity(), g.api(), Verb.WATCH, g.range(), reason, null);
                 g.revoke(reason);
                 revoked++;
             }

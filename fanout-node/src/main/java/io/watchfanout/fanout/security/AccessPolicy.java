@@ -45,4 +45,20 @@ public interface AccessPolicy {
             return "allow-all";
         }
     };
+
+    /**
+     * A policy that allows nothing: the etcd-key APIs of a node whose only authorization is the
+     * Kubernetes API's {@code --authorization-mode}.
+     */
+    AccessPolicy DENY_ALL = new AccessPolicy() {
+        @Override
+        public boolean allows(Identity identity, Verb verb, KeyRange range) {
+            return false;
+        }
+
+        @Override
+        public String describe() {
+            return "deny-all (no --authz)";
+        }
+    };
 }

@@ -31,27 +31,73 @@ final class AuditLog {
 
     void unauthenticated(Listener listener, String api, String reason) {
         if (LOG.isInfoEnabled()) {
-            LOG.info(line("unauthenticated", null, api, null, null, -1, -1, reason, listener, -1));
+            LOG.info(line("unauthenticated", null, api, null, null, -1, -1, reason, listener, -1, null));
         }
     }
 
-    void denied(Identity id, String api, Verb verb, KeyRange range, String reason) {
+    /** @param request the Kubernetes request, whose verb, resource, namespace and name are logged, or null */
+    void denied(Identity id, String api, Verb verb, KeyRange range, String reason, Rbac.Request request) {
         if (LOG.isInfoEnabled()) {
-            LOG.info(line("denied", id, api, verb, range, -1, -1, reason, null, -1));
+            LOG.info(line("denied", id, api, verb, range, -1, -1, reason, null, -1, request));
         }
     }
 
-    void watchStarted(long grant, Identity id, String api, KeyRange range) {
+    void watchStarted(long grant, Identity id, String api, KeyRange range, Rbac.Request request) {
         if (LOG.isInfoEnabled()) {
-            LOG.info(line("watch-start", id, api, Verb.WATCH, range, -1, -1, null, null, grant));
+            LOG.info(line(
+                    "watch-start",
+                    id,
+                    api,
+                    request == null ? Verb.WATCH : null,
+                    range,
+                    -1,
+                    -1,
+                    null,
+                    null,
+                    grant,
+                    request));
         }
     }
 
     void watchEnded(
-            long grant, Identity id, String api, KeyRange range, long durationMillis, long frames, String reason) {
+            long grant,
+            Identity id,
+            String api,
+            KeyRange range,
+            long durationMillis,
+            long frames,
+            String reason,
+            Rbac.Request request) {
         if (LOG.isInfoEnabled()) {
-            LOG.info(line("watch-end", id, api, Verb.WATCH, range, durationMillis, frames, reason, null, grant));
+            LOG.info(line(
+                    "watch-end",
+                    id,
+                    api,
+                    request == null ? Verb.WATCH : null,
+                    range,
+                    durationMillis,
+                    frames,
+                    reason,
+                    null,
+                    grant,
+                    request));
         }
+    }
+
+    /** A Kubernetes request's attributes, as kube-apiserver's audit events name them. */
+    private static void kubernetes(JsonWriter w, Rbac.Request r) throws IOException {
+        w.name("verb").value(r.verb());
+        if (!r.resourceRequest()) {
+            w.name("path").value(r.path());
+            return;
+        }
+        w.name("apiGroup").value(r.apiGroup());
+        w.name("resource").value(r.resource());
+        if (!r.subresource().isEmpty()) {
+            w.name("subresource").value(r.subresource());
+        }
+        w.name("namespace").value(r.namespace());
+        w.name("name").value(r.name());
     }
 
     private String line(
@@ -64,7 +110,8 @@ final class AuditLog {
             long frames,
             String reason,
             Listener listener,
-            long grant) {
+            long grant,
+            Rbac.Request request) {
         StringWriter out = new StringWriter(256);
         try (JsonWriter w = new JsonWriter(out)) {
             w.beginObject();
@@ -92,6 +139,9 @@ final class AuditLog {
             }
             if (verb != null) {
                 w.name("verb").value(verb.ruleName());
+            }
+            if (request != null) {
+                kubernetes(w, request);
             }
             if (range != null) {
                 w.name("range").value(range.toString());

@@ -3,7 +3,9 @@ package io.watchfanout.fanout.security;
 /**
  * {@code cert} ({@code --client-cert-auth}): the identity is the common name of the client
  * certificate the TLS handshake already verified against {@code --client-ca-file}, as etcd's
- * {@code --client-cert-auth} takes it; no groups (the front ends pass only the common name).
+ * {@code --client-cert-auth} takes it; its groups are the certificate's organizations where the
+ * front end passes them (the Kubernetes API, as kube-apiserver's x509 authenticator), none
+ * elsewhere.
  *
  * <p>Stateless and thread-safe.
  */
@@ -17,7 +19,8 @@ final class CertificateAuthenticator implements Authenticator {
         if (cn.isEmpty()) {
             throw new AuthenticationException("the client certificate has an empty common name");
         }
-        return Identity.of(cn, Identity.Method.CERTIFICATE);
+        return new Identity(
+                cn, new java.util.LinkedHashSet<>(credentials.certificateOrganizations()), Identity.Method.CERTIFICATE);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.watchfanout.fanout.security;
 
+import java.util.List;
+
 /**
  * What a request presented, as the transport found it, before any check: the verified client
  * certificate's common name, and the raw token headers. Authenticators read what they know.
@@ -10,10 +12,23 @@ package io.watchfanout.fanout.security;
  *     {@code authorization} metadata (e.g. {@code Bearer <token>}); null when absent
  * @param etcdToken the raw value of gRPC's {@code token} metadata, where etcd's clients put
  *     the token {@code Authenticate} gave them (clientv3, jetcd, etcd3); null when absent
+ * @param certificateOrganizations the organizations ({@code O}) of that certificate, which
+ *     kube-apiserver takes as the user's groups; given only by the Kubernetes API, empty elsewhere
  */
-public record Credentials(String certificateCommonName, String authorization, String etcdToken) {
+public record Credentials(
+        String certificateCommonName, String authorization, String etcdToken, List<String> certificateOrganizations) {
     /** A request that presented nothing. */
     public static final Credentials NONE = new Credentials(null, null, null);
+
+    /** Copies the organizations. */
+    public Credentials {
+        certificateOrganizations = List.copyOf(certificateOrganizations);
+    }
+
+    /** Credentials without certificate organizations. */
+    public Credentials(String certificateCommonName, String authorization, String etcdToken) {
+        this(certificateCommonName, authorization, etcdToken, List.of());
+    }
 
     private static final String BEARER = "bearer ";
 

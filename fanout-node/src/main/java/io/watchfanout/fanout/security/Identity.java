@@ -24,6 +24,8 @@ public record Identity(String name, Set<String> groups, Method method) {
         JWT,
         /** A Kubernetes ServiceAccount token (kube-apiserver's {@code --service-account-key-file}). */
         SERVICE_ACCOUNT,
+        /** A user a front proxy asserts in request headers (kube-apiserver's {@code --requestheader-*}). */
+        FRONT_PROXY,
         /** A token etcd returned for a forwarded {@code Authenticate}. */
         ETCD,
         /** No credentials, served because {@code --anonymous} allows it. */

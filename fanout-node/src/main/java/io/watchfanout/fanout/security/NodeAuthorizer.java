@@ -60,4 +60,24 @@ public final class NodeAuthorizer {
         };
         return allowed ? Decision.ALLOW : Decision.NO_OPINION;
     }
+
+    /**
+     * Why the Node authorizer did not allow {@code r}, in kube-apiserver's words, or null when it
+     * has nothing to say (not a node, or not a resource it decides).
+     */
+    public String reason(Rbac.Request r) {
+        if (!r.user().startsWith(NODE_PREFIX) || !r.groups().contains("system:nodes") || !r.resourceRequest()) {
+            return null;
+        }
+        String node = r.user().substring(NODE_PREFIX.length());
+        return switch (r.apiGroup() + "/" + r.resource()) {
+            case "/pods" ->
+                r.name().isEmpty() ? null : "no relationship found between node '" + node + "' and this object";
+            case "/secrets", "/configmaps", "/persistentvolumeclaims" ->
+                r.name().isEmpty()
+                        ? "can only " + r.verb() + " individual resources of this type"
+                        : "no relationship found between node '" + node + "' and this object";
+            default -> null;
+        };
+    }
 }

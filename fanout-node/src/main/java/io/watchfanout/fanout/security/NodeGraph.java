@@ -27,8 +27,10 @@ public final class NodeGraph {
     /**
      * Records a pod's current links, or its removal ({@code links} null), replacing what the pod
      * linked before.
+     *
+     * @return true when what the pod links changed (a status update of a pod changes nothing)
      */
-    public synchronized void pod(String namespace, String name, PodLinks links) {
+    public synchronized boolean pod(String namespace, String name, PodLinks links) {
         String key = namespace + "/" + name;
         PodLinks before = links == null ? pods.remove(key) : pods.put(key, links);
         if (before != null) {
@@ -37,6 +39,7 @@ public final class NodeGraph {
         if (links != null) {
             change(links, namespace, name, +1);
         }
+        return !java.util.Objects.equals(before, links);
     }
 
     private void change(PodLinks links, String namespace, String name, int delta) {
@@ -67,6 +70,11 @@ public final class NodeGraph {
     public synchronized boolean linked(String node, String resource, String namespace, String name) {
         Map<String, Integer> refs = readable.get(node);
         return refs != null && refs.containsKey(resource + "/" + namespace + "/" + name);
+    }
+
+    /** The pods known, as {@code <namespace>/<name>}: a copy. */
+    public synchronized java.util.List<String> podKeys() {
+        return java.util.List.copyOf(pods.keySet());
     }
 
     /** The number of pods known (for metrics and tests). */

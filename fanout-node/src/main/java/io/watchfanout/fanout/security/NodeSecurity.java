@@ -19,21 +19,29 @@ import java.util.Map;
 public final class NodeSecurity {
     private NodeSecurity() {}
 
+    /** As {@link #create(SecurityConfig, String, Channel, ServiceAccountTokens.Lookup)}, with a cache that holds nothing. */
+    public static AccessControl create(SecurityConfig config, String nodeId, Channel etcd) {
+        return create(config, nodeId, etcd, (resource, namespace, name) -> null);
+    }
+
     /**
      * The access control the flags describe, not started. With {@code --authz=etcd} etcd's roles
      * are read here (blocking, at most a few seconds when etcd does not answer).
      *
      * @param etcd the node's channel to etcd (for {@code --authz=etcd}), or null without one
+     * @param objects where ServiceAccount tokens look up what they were issued for (the node's
+     *     cache of kube-apiserver's objects)
      * @throws SecuritySetupException when a token, key or policy file cannot be read or parsed,
      *     or etcd refuses to show its roles (the one-line message names the flag and the file)
      */
-    public static AccessControl create(SecurityConfig config, String nodeId, Channel etcd) {
+    public static AccessControl create(
+            SecurityConfig config, String nodeId, Channel etcd, ServiceAccountTokens.Lookup objects) {
         if (config.isOpen()) {
             return AccessControl.open(nodeId, config.limits());
         }
         Map<String, Authenticator> methods = new LinkedHashMap<>();
         for (String m : config.configuredMethods()) {
-            methods.put(m, authenticator(m, config));
+            methods.put(m, authenticator(m, config, objects));
         }
         AccessControl.Builder b = AccessControl.builder(nodeId)
                 .anonymous(config.anonymous())
@@ -52,7 +60,8 @@ public final class NodeSecurity {
         return b.build();
     }
 
-    private static Authenticator authenticator(String method, SecurityConfig config) {
+    private static Authenticator authenticator(
+            String method, SecurityConfig config, ServiceAccountTokens.Lookup objects) {
         return switch (method) {
             case "cert" -> new CertificateAuthenticator();
             case "token" -> read("--token-auth-file", () -> new TokenFile(config.tokenAuthFile()));
@@ -66,6 +75,15 @@ public final class NodeSecurity {
                                 config.jwtUsernameClaim(),
                                 config.jwtGroupsClaim(),
                                 Clock.systemUTC()));
+            case "serviceaccount" ->
+                read(
+                        "--service-account-key-file",
+                        () -> new ServiceAccountTokens(
+                                config.kubernetes().serviceAccountKeyFiles(),
+                                config.kubernetes().serviceAccountIssuers(),
+                                config.kubernetes().apiAudiences(),
+                                objects,
+                                Clock.systemUTC()));
             case "etcd" -> new EtcdTokens();
             default -> throw new IllegalArgumentException("unknown authentication method " + method);
         };
@@ -74,7 +92,9 @@ public final class NodeSecurity {
     private static AccessPolicy policy(SecurityConfig config, Channel etcd) {
         String authz = config.authz();
         if (authz == null) {
-            return AccessPolicy.ALLOW_ALL;
+            // With --authorization-mode alone, the Kubernetes API has its authorizers and the
+            // etcd-key APIs (/v1, the etcd API) are given to nobody.
+            return config.kubernetes().authorizationModes().isEmpty() ? AccessPolicy.ALLOW_ALL : AccessPolicy.DENY_ALL;
         }
         if (authz.startsWith("file:")) {
             return read("--authz", () -> new PolicyFile(Path.of(authz.substring("file:".length()))));

@@ -25,6 +25,7 @@ import java.util.Objects;
  * @param authz {@code --authz}: {@code file:PATH}, {@code etcd}, or null for none
  * @param authzEtcdRefresh {@code --authz-etcd-refresh}
  * @param limits the watch limits
+ * @param kubernetes the Kubernetes API's identities and authorization
  */
 public record SecurityConfig(
         boolean anonymous,
@@ -40,15 +41,111 @@ public record SecurityConfig(
         List<String> etcdApiAuthn,
         String authz,
         Duration authzEtcdRefresh,
-        WatchLimits limits) {
+        WatchLimits limits,
+        Kubernetes kubernetes) {
     /** The method names of {@code --http-authn} and {@code --etcd-api-authn}. */
-    public static final List<String> METHODS = List.of("cert", "token", "jwt", "etcd");
+    public static final List<String> METHODS = List.of("cert", "token", "jwt", "serviceaccount", "etcd");
+    /** The {@code --authorization-mode} names the node implements (kube-apiserver's spelling). */
+    public static final List<String> AUTHORIZATION_MODES = List.of("Node", "RBAC", "AlwaysAllow", "AlwaysDeny");
+
+    /**
+     * The Kubernetes API's side of security, as kube-apiserver's flags name it (README.md, "The
+     * Kubernetes API").
+     *
+     * @param serviceAccountKeyFiles {@code --service-account-key-file}: PEM files of the keys
+     *     ServiceAccount tokens are signed with; empty for no ServiceAccount tokens
+     * @param serviceAccountIssuers {@code --service-account-issuer}: the accepted issuers of bound tokens
+     * @param apiAudiences {@code --api-audiences}: accepted audiences; empty for the issuers
+     * @param authorizationModes {@code --authorization-mode}: the authorizers of the Kubernetes
+     *     API in order ({@link #AUTHORIZATION_MODES}); empty for the node's own policy ({@code --authz})
+     * @param encryptionProviderConfig {@code --encryption-provider-config}: the keys of values
+     *     kube-apiserver encrypted at rest, or null
+     * @param frontProxy the {@code --requestheader-*} flags, or null without a front proxy
+     */
+    public record Kubernetes(
+            List<Path> serviceAccountKeyFiles,
+            List<String> serviceAccountIssuers,
+            List<String> apiAudiences,
+            List<String> authorizationModes,
+            Path encryptionProviderConfig,
+            RequestHeaders frontProxy) {
+        /** No ServiceAccount tokens; the Kubernetes API checked by {@code --authz} as {@code /v1}. */
+        public static final Kubernetes NONE = new Kubernetes(List.of(), List.of(), List.of(), List.of(), null, null);
+
+        /** Copies the lists. */
+        public Kubernetes {
+            serviceAccountKeyFiles = List.copyOf(serviceAccountKeyFiles);
+            serviceAccountIssuers = List.copyOf(serviceAccountIssuers);
+            apiAudiences = List.copyOf(apiAudiences);
+            authorizationModes = List.copyOf(authorizationModes);
+        }
+    }
+
+    /**
+     * kube-apiserver's front proxy flags ({@link FrontProxy}).
+     *
+     * @param clientCaFile {@code --requestheader-client-ca-file}
+     * @param allowedNames {@code --requestheader-allowed-names}; empty for any
+     * @param usernameHeaders {@code --requestheader-username-headers}
+     * @param groupHeaders {@code --requestheader-group-headers}
+     * @param extraHeadersPrefixes {@code --requestheader-extra-headers-prefix}
+     */
+    public record RequestHeaders(
+            Path clientCaFile,
+            List<String> allowedNames,
+            List<String> usernameHeaders,
+            List<String> groupHeaders,
+            List<String> extraHeadersPrefixes) {
+        /** Copies the lists. */
+        public RequestHeaders {
+            Objects.requireNonNull(clientCaFile, "clientCaFile");
+            allowedNames = List.copyOf(allowedNames);
+            usernameHeaders = List.copyOf(usernameHeaders);
+            groupHeaders = List.copyOf(groupHeaders);
+            extraHeadersPrefixes = List.copyOf(extraHeadersPrefixes);
+        }
+    }
 
     /** Copies the lists. */
     public SecurityConfig {
         httpAuthn = List.copyOf(httpAuthn);
         etcdApiAuthn = List.copyOf(etcdApiAuthn);
         Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(kubernetes, "kubernetes");
+    }
+
+    /** A configuration without Kubernetes identities or authorization modes. */
+    public SecurityConfig(
+            boolean anonymous,
+            boolean clientCertAuth,
+            Path tokenAuthFile,
+            Path jwtJwksFile,
+            String jwtIssuer,
+            String jwtAudience,
+            String jwtUsernameClaim,
+            String jwtGroupsClaim,
+            boolean etcdUserAuth,
+            List<String> httpAuthn,
+            List<String> etcdApiAuthn,
+            String authz,
+            Duration authzEtcdRefresh,
+            WatchLimits limits) {
+        this(
+                anonymous,
+                clientCertAuth,
+                tokenAuthFile,
+                jwtJwksFile,
+                jwtIssuer,
+                jwtAudience,
+                jwtUsernameClaim,
+                jwtGroupsClaim,
+                etcdUserAuth,
+                httpAuthn,
+                etcdApiAuthn,
+                authz,
+                authzEtcdRefresh,
+                limits,
+                Kubernetes.NONE);
     }
 
     /** Anonymous access, everything allowed, no limits: tests and the plain local stack. */
@@ -70,7 +167,7 @@ public record SecurityConfig(
                 WatchLimits.NONE);
     }
 
-    /** The authentication methods configured, in the order they are asked: cert, token, jwt, etcd. */
+    /** The authentication methods configured, in the order they are asked: cert, token, jwt, serviceaccount, etcd. */
     public List<String> configuredMethods() {
         List<String> out = new ArrayList<>();
         if (clientCertAuth) {
@@ -81,6 +178,9 @@ public record SecurityConfig(
         }
         if (jwtJwksFile != null) {
             out.add("jwt");
+        }
+        if (!kubernetes.serviceAccountKeyFiles().isEmpty()) {
+            out.add("serviceaccount");
         }
         if (etcdUserAuth) {
             out.add("etcd");
@@ -107,12 +207,14 @@ public record SecurityConfig(
                 return true;
             }
         }
-        return anonymous && authz != null;
+        return anonymous && (authz != null || !kubernetes.authorizationModes().isEmpty());
     }
 
     /** True when nothing is authenticated and nothing checked: {@link AccessControl#open}. */
     public boolean isOpen() {
-        return configuredMethods().isEmpty() && authz == null;
+        return configuredMethods().isEmpty()
+                && authz == null
+                && kubernetes.authorizationModes().isEmpty();
     }
 
     /**
@@ -122,12 +224,32 @@ public record SecurityConfig(
      */
     public String problem(boolean etcdEndpoints) {
         List<String> configured = configuredMethods();
-        if (configured.isEmpty() && !anonymous) {
-            return "no way to authenticate clients: give --client-cert-auth, --token-auth-file, --jwt-jwks-file or "
-                    + "--etcd-user-auth, or --anonymous to serve without authentication";
+        if (configured.isEmpty() && !anonymous && kubernetes.frontProxy() == null) {
+            return "no way to authenticate clients: give --client-cert-auth, --token-auth-file, --jwt-jwks-file, "
+                    + "--service-account-key-file or --etcd-user-auth, or --anonymous to serve without authentication";
         }
-        if (!configured.isEmpty() && authz == null) {
-            return "authentication without --authz would deny every request: give --authz=file:PATH or --authz=etcd";
+        List<String> modes = kubernetes.authorizationModes();
+        if (!configured.isEmpty() && authz == null && modes.isEmpty()) {
+            return "authentication without --authz would deny every request: give --authz=file:PATH or --authz=etcd "
+                    + "(or --authorization-mode for the Kubernetes API)";
+        }
+        for (String mode : modes) {
+            if (!AUTHORIZATION_MODES.contains(mode)) {
+                return "--authorization-mode: \"" + mode + "\" is not available here (expected: "
+                        + String.join(", ", AUTHORIZATION_MODES) + "; kube-apiserver's spelling)";
+            }
+            if (modes.indexOf(mode) != modes.lastIndexOf(mode)) {
+                return "--authorization-mode: \"" + mode + "\" is given twice";
+            }
+        }
+        if (kubernetes.serviceAccountKeyFiles().isEmpty()
+                && (!kubernetes.serviceAccountIssuers().isEmpty()
+                        || !kubernetes.apiAudiences().isEmpty())) {
+            return "--service-account-issuer and --api-audiences need --service-account-key-file";
+        }
+        if (!kubernetes.serviceAccountKeyFiles().isEmpty()
+                && kubernetes.serviceAccountIssuers().isEmpty()) {
+            return "--service-account-key-file needs --service-account-issuer (as kube-apiserver)";
         }
         if (jwtJwksFile != null && (jwtIssuer == null || jwtAudience == null)) {
             return "--jwt-jwks-file needs --jwt-issuer and --jwt-audience";

@@ -81,7 +81,8 @@ final class SecurityStats extends Collector {
                 grants.getAsInt()));
         out.add(new CounterMetricFamily(
                 "watchfanout_auth_watches_revoked_total",
-                "Open watches ended with 403 because a reloaded policy no longer allows them.",
+                "Open watches ended with 403 because a reloaded policy (or a changed Kubernetes role, binding or pod) "
+                        + "no longer allows them.",
                 revoked.sum()));
         out.add(new CounterMetricFamily(
                 "watchfanout_auth_reloads_total",

@@ -19,11 +19,20 @@ public final class WatchGrant {
     private final String api;
     private final long startNanos;
     private final AccessControl owner;
+    private final WatchAuthorization authorization;
     private Consumer<String> revoker;
     private String revokedReason;
     private boolean ended;
 
-    WatchGrant(long id, Identity identity, KeyRange range, String api, long startNanos, AccessControl owner) {
+    WatchGrant(
+            long id,
+            Identity identity,
+            KeyRange range,
+            String api,
+            long startNanos,
+            AccessControl owner,
+            WatchAuthorization authorization) {
+        this.authorization = authorization;
         this.id = id;
         this.identity = identity;
         this.range = range;
@@ -45,6 +54,11 @@ public final class WatchGrant {
     /** The normalised range the watch was admitted for. */
     public KeyRange range() {
         return range;
+    }
+
+    /** The Kubernetes authorization of the watch, or null for one the node's policy ({@code --authz}) admitted. */
+    public WatchAuthorization authorization() {
+        return authorization;
     }
 
     /** The API it was opened on ({@code http-json}, {@code etcd-grpc}, ...), for audit lines. */

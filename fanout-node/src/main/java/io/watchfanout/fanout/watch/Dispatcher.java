@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +64,8 @@ final class Dispatcher implements CacheFeed {
 
     /** Set before the node serves ({@link #useAttributes}), or null. */
     private volatile AttributeExtractor extractor;
+    /** Told of each revision before it is applied ({@link #observeRevisions}), or null. */
+    private volatile Consumer<List<Event>> revisionObserver;
 
     /** Feed thread only: the watchers one dispatch touches, as what, and those it parked. */
     private final List<Watcher> touched = new ArrayList<>();
@@ -115,6 +118,14 @@ final class Dispatcher implements CacheFeed {
 
     CoreSettings settings() {
         return settings;
+    }
+
+    /** Registers the observer of applied revisions (one per core). */
+    void observeRevisions(Consumer<List<Event>> observer) {
+        if (revisionObserver != null) {
+            throw new IllegalStateException("a revision observer is registered already");
+        }
+        revisionObserver = Objects.requireNonNull(observer, "observer");
     }
 
     /** The front end's extractor, or null. */
@@ -331,6 +342,10 @@ final class Dispatcher implements CacheFeed {
         // attributes cost a look at each value, which no waiter should wait for. Otherwise each
         // event gets the extractor, for a watcher selecting later (catching up) to ask it then.
         ObjectAttributes[] attributes = x == null || !watchers.anyReadsAttributes() ? null : attributes(events, x);
+        Consumer<List<Event>> observer = revisionObserver;
+        if (observer != null) {
+            observer.accept(events);
+        }
         lock.lock();
         try {
             previous = cache.revision();

@@ -77,8 +77,8 @@ public final class NodeStatus {
         return historyStartRevision;
     }
 
-    /** The revision of the newest resync applied, 0 for none. */
-    long resyncRevision() {
+    /** The revision of the newest resync applied, 0 for none (a front end that keeps its own view of the objects rebuilds it then). */
+    public long resyncRevision() {
         return resyncRevision;
     }
 

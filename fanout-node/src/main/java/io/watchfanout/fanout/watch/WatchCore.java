@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.AttributeExtractor;
 import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.schema.v1.Event;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -104,6 +105,19 @@ public final class WatchCore implements AutoCloseable {
      */
     public void useAttributes(AttributeExtractor extractor) {
         dispatcher.useAttributes(extractor);
+    }
+
+    /**
+     * Tells {@code observer} of every revision the feed applies, on the feed thread, just before
+     * the cache applies it (a front end keeping its own view of some objects, e.g. the
+     * authorization policy, follows their changes so; a resync is not a revision and is not
+     * observed: see {@link NodeStatus#resyncRevision()}). It must be quick and must not block or
+     * throw: the feed waits for it. One observer per core, registered before the node serves.
+     *
+     * @throws IllegalStateException if one is registered already
+     */
+    public void observeRevisions(Consumer<List<Event>> observer) {
+        dispatcher.observeRevisions(observer);
     }
 
     /** The older history in use, or null. */

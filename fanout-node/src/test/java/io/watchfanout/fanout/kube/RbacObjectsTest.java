@@ -33,6 +33,19 @@ class RbacObjectsTest {
     }
 
     @Test
+    void theUidServiceAccountTokensAreCheckedAgainstIsReadFromProtobufAndJson() throws Exception {
+        assertThat(KubeObjects.uidOf(KubeFixtures.protobuf("core.v1.ServiceAccount")))
+                .isEqualTo("uidValue");
+        assertThat(KubeObjects.uidOf(KubeFixtures.protobuf("core.v1.Pod"))).isEqualTo("uidValue");
+        assertThat(KubeObjects.uidOf("{\"kind\":\"Secret\",\"metadata\":{\"name\":\"s\",\"uid\":\"u-1\"}}"
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .isEqualTo("u-1");
+        assertThatThrownBy(
+                        () -> KubeObjects.uidOf("k8s:enc:kms:v2:x:y".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .isInstanceOf(UndecodableObjectException.class);
+    }
+
+    @Test
     void anotherKindIsRefused() {
         assertThatThrownBy(() -> RbacObjects.rules(KubeFixtures.protobuf("core.v1.Pod")))
                 .isInstanceOf(UndecodableObjectException.class)
