@@ -557,11 +557,13 @@ class KubeAuthorizationEndToEndTest extends KubeStackTest {
         return out.strip();
     }
 
-    /** {@code src/test/node/kube-client/list.js}: one JSON line, the pod names or the refusal. */
+    /** {@code src/test/node/kube-client-node/list.mjs}: one JSON line, the pod names or the refusal. */
     private String clientNode(String token, String namespace) throws Exception {
         Path app = NodeApps.install(
-                "kube-client", "@kubernetes/client-node", List.of("package.json", "package-lock.json", "list.js"));
-        Process p = new ProcessBuilder("node", "list.js", url(""), pki.caCert().toString(), token, namespace)
+                "kube-client-node",
+                "@kubernetes/client-node",
+                List.of("package.json", "package-lock.json", "list.mjs"));
+        Process p = new ProcessBuilder("node", "list.mjs", url(""), pki.caCert().toString(), token, namespace)
                 .directory(app.toFile())
                 .redirectError(ProcessBuilder.Redirect.DISCARD)
                 .start();

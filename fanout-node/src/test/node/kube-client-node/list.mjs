@@ -1,7 +1,7 @@
 // Lists the pods of a namespace through a fan-out node with @kubernetes/client-node and a bearer
 // token, as an in-cluster program with its ServiceAccount token does. Prints one JSON line: the
 // pod names, or the HTTP status code and message of the refusal.
-// Usage: node list.js <server> <ca file> <token> <namespace>
+// Usage: node list.mjs <server> <ca file> <token> <namespace> (run by KubeAuthorizationEndToEndTest)
 import * as k8s from '@kubernetes/client-node';
 
 const [server, caFile, token, namespace] = process.argv.slice(2);
