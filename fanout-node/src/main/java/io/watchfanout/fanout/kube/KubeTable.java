@@ -3,6 +3,7 @@ package io.watchfanout.fanout.kube;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
+import com.google.gson.JsonPrimitive;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -153,7 +154,8 @@ public final class KubeTable {
         if (!resource.printerColumns().isEmpty()) {
             cells.add(name);
             for (KubeResource.PrinterColumn c : resource.printerColumns()) {
-                cells.add(JsonPath.cell(JsonPath.first(object, c.jsonPath())));
+                JsonElement value = JsonPath.first(object, c.jsonPath());
+                cells.add(c.type().equals("date") ? dateCell(value, now) : JsonPath.cell(value));
             }
             return cells;
         }
@@ -395,6 +397,24 @@ public final class KubeTable {
             terms.add(k + "=" + labels.get(k).getAsString());
         }
         return String.join(",", terms);
+    }
+
+    /**
+     * A {@code date} printer column's cell as kube-apiserver's table converter writes it: the time
+     * since the timestamp in kubectl's human form ({@code 704d}), {@code <invalid>} for a string that
+     * is not one, and the value as it is when it is not a string.
+     */
+    static JsonElement dateCell(JsonElement value, Instant now) {
+        if (value == null
+                || !value.isJsonPrimitive()
+                || !value.getAsJsonPrimitive().isString()) {
+            return JsonPath.cell(value);
+        }
+        try {
+            return new JsonPrimitive(HumanDuration.format(Duration.between(Instant.parse(value.getAsString()), now)));
+        } catch (DateTimeParseException e) {
+            return new JsonPrimitive("<invalid>");
+        }
     }
 
     static String age(String timestamp, Instant now) {

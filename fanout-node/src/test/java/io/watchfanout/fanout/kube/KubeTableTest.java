@@ -124,6 +124,19 @@ class KubeTableTest {
         assertThat(HumanDuration.format(Duration.ofSeconds(-5))).isEqualTo("<invalid>");
     }
 
+    @Test
+    void dateColumnsOfCustomResourcesAreAgesAsKubeApiserverWritesThem() {
+        java.time.Instant now = java.time.Instant.parse("2026-12-06T00:00:00Z");
+        assertThat(KubeTable.dateCell(new com.google.gson.JsonPrimitive("2026-12-04T22:00:00Z"), now)
+                        .getAsString())
+                .isEqualTo("26h");
+        assertThat(KubeTable.dateCell(new com.google.gson.JsonPrimitive("yesterday"), now)
+                        .getAsString())
+                .isEqualTo("<invalid>");
+        assertThat(KubeTable.dateCell(new com.google.gson.JsonPrimitive(7), now).getAsInt())
+                .isEqualTo(7);
+    }
+
     private KubeResource pods() {
         return resources.byPlural("", "v1", "pods").orElseThrow();
     }
