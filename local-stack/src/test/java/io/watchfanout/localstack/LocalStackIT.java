@@ -371,6 +371,16 @@ class LocalStackIT {
         assertThat(kubectl(home, node, "get", "nodes")).contains("node-1", "node-5", "Ready", "v1.32.0");
         assertThat(kubectl(home, node, "get", "namespaces")).contains("kube-system", "team-b", "Active");
         assertThat(kubectl(home, node, "get", "crd")).contains("backups.demo.example.com");
+        // Stored as v1beta1 (as kube-apiserver stores CRDs), listed as v1, which kubectl's printer needs.
+        assertThat(kubectl(
+                        home,
+                        node,
+                        "get",
+                        "crd",
+                        "-o",
+                        "jsonpath={.items[0].apiVersion} {.items[0].spec.versions[0].name}"))
+                .isEqualTo("apiextensions.k8s.io/v1 v1");
+        assertThat(kubectl(home, node, "get", "crd", "-o", "yaml")).contains("kind: CustomResourceDefinition");
         assertThat(kubectl(home, node, "get", "backups", "-A"))
                 .contains("DATABASE", "SCHEDULE", "PHASE", "LAST SUCCESS")
                 .contains("orders-db", "postgres://orders", "queue-db");

@@ -217,7 +217,7 @@ public final class KubeApi implements HttpHandler {
                     405,
                     "MethodNotAllowed",
                     exchange.getRequestMethod() + " is not allowed on " + path + ": this node is a read-only tier of "
-                            + "the Kubernetes API (get, list); send writes to kube-apiserver");
+                            + "the Kubernetes API (get, list, watch); send writes to kube-apiserver");
         }
         Identity identity = authenticate(exchange);
         if (path == null || path.equals("/openapi") || path.startsWith("/openapi/")) {

@@ -207,6 +207,7 @@ public final class KubeWatchFrames {
             throw new UndecodableObjectException("JSON that is not an object");
         }
         JsonObject object = parsed.getAsJsonObject();
+        CrdConversion.toV1(object);
         JsonElement meta = object.get("metadata");
         if (meta == null || !meta.isJsonObject()) {
             meta = new JsonObject();
