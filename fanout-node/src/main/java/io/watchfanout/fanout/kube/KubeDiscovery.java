@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The discovery documents of the resources a node serves, in both forms client-go reads:
@@ -127,6 +128,26 @@ public final class KubeDiscovery {
         return bytes(v);
     }
 
+    /**
+     * The built-in resources kube-apiserver puts in the {@code all} category ({@code kubectl get all}):
+     * group and plural.
+     */
+    private static final Set<String> CATEGORY_ALL = Set.of(
+            "/pods",
+            "/replicationcontrollers",
+            "/services",
+            "apps/daemonsets",
+            "apps/deployments",
+            "apps/replicasets",
+            "apps/statefulsets",
+            "autoscaling/horizontalpodautoscalers",
+            "batch/cronjobs",
+            "batch/jobs");
+
+    private static boolean inCategoryAll(KubeResource r) {
+        return r.printerColumns().isEmpty() && CATEGORY_ALL.contains(r.group() + "/" + r.plural());
+    }
+
     private static JsonObject resourceList(String apiVersion, List<KubeResource> resources) {
         JsonObject list = new JsonObject();
         list.addProperty("kind", "APIResourceList");
@@ -142,6 +163,9 @@ public final class KubeDiscovery {
             item.add("verbs", strings(VERBS));
             if (!r.shortNames().isEmpty()) {
                 item.add("shortNames", strings(r.shortNames()));
+            }
+            if (inCategoryAll(r)) {
+                item.add("categories", strings(List.of("all")));
             }
             items.add(item);
         }
@@ -170,6 +194,9 @@ public final class KubeDiscovery {
             res.add("verbs", strings(VERBS));
             if (!r.shortNames().isEmpty()) {
                 res.add("shortNames", strings(r.shortNames()));
+            }
+            if (inCategoryAll(r)) {
+                res.add("categories", strings(List.of("all")));
             }
             list.add(res);
         }

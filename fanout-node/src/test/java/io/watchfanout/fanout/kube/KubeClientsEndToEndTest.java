@@ -87,8 +87,11 @@ class KubeClientsEndToEndTest extends KubeStackTest {
         put("example.com/widgets/b/w1", StoredObjects.widget("b", "w1", 3));
         // Reads without resourceVersion are consistent: each sees every write above.
 
-        String resources = kubectl(node, "api-resources");
-        assertThat(resources).contains("pods", "deployments", "widgets", "customresourcedefinitions");
+        // Discovery follows the cache (as kube-apiserver's follows its informer): the CRD shows up
+        // once the node has applied it, not at once.
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(kubectl(node, "api-resources"))
+                        .contains("pods", "deployments", "widgets", "customresourcedefinitions"));
 
         String all = kubectl(node, "get", "pods", "-A");
         assertThat(all).contains("NAMESPACE", "READY", "STATUS", "web-0", "web-1", "db-0", "cache-0", "Running");
@@ -99,6 +102,8 @@ class KubeClientsEndToEndTest extends KubeStackTest {
 
         assertThat(kubectl(node, "get", "pods", "-A", "-l", "app=web", "-o", "name"))
                 .isEqualTo("pod/web-0\npod/web-1\n");
+        // The "all" category of discovery, as kube-apiserver's.
+        assertThat(kubectl(node, "get", "all", "-n", "a", "-o", "name")).contains("pod/db-0", "pod/web-0");
         assertThat(kubectl(node, "get", "pods", "-A", "--field-selector", "spec.nodeName=node-1", "-o", "name"))
                 .isEqualTo("pod/db-0\npod/web-0\n");
         assertThat(kubectl(node, "get", "pod", "web-1", "-n", "a", "-o", "jsonpath={.spec.nodeName}"))
