@@ -117,6 +117,33 @@ public final class KubeTable {
                                 "Label selector for pods. Existing ReplicaSets whose pods are selected by this"
                                         + " will be the ones affected by this deployment."));
             case "v1/Namespace" -> List.of(NAME, column("Status", "The status of the namespace"), AGE);
+            case "v1/ConfigMap" -> List.of(NAME, integerColumn("Data", "Number of data in configmap"), AGE);
+            case "v1/Secret" ->
+                List.of(
+                        NAME,
+                        column("Type", "The type of the secret"),
+                        integerColumn("Data", "The number of entries in the secret"),
+                        AGE);
+            case "v1/ServiceAccount" ->
+                List.of(NAME, integerColumn("Secrets", "The number of secrets of the service account"), AGE);
+            case "coordination.k8s.io/v1/Lease" -> List.of(NAME, column("Holder", "The holder of the lease"), AGE);
+            case "apps/v1/ReplicaSet" ->
+                List.of(
+                        NAME,
+                        integerColumn("Desired", "Number of desired pods."),
+                        integerColumn("Current", "Number of actual replicas."),
+                        integerColumn("Ready", "Number of ready replicas."),
+                        AGE,
+                        wide("Containers", "Names of each container in the template."),
+                        wide("Images", "Images referenced by each container in the template."),
+                        wide("Selector", "Selector is a label query over pods that should match the replica count."));
+            case "apps/v1/StatefulSet" ->
+                List.of(
+                        NAME,
+                        column("Ready", "Number of the pod with ready state"),
+                        AGE,
+                        wide("Containers", "Names of each container in the template."),
+                        wide("Images", "Images referenced by each container in the template."));
             case "v1/Event" ->
                 List.of(
                         column("Last Seen", "The time at which the most recent occurrence of this event was recorded."),
@@ -172,15 +199,7 @@ public final class KubeTable {
                 cells.add(integer(status, "updatedReplicas"));
                 cells.add(integer(status, "availableReplicas"));
                 cells.add(age);
-                JsonObject podSpec = obj(obj(obj(object, "spec"), "template"), "spec");
-                List<String> containers = new ArrayList<>();
-                List<String> images = new ArrayList<>();
-                for (JsonElement c : arr(podSpec, "containers")) {
-                    containers.add(str(c.getAsJsonObject(), "name"));
-                    images.add(str(c.getAsJsonObject(), "image"));
-                }
-                cells.add(String.join(",", containers));
-                cells.add(String.join(",", images));
+                templateCells(spec, cells);
                 cells.add(selector(obj(obj(spec, "selector"), "matchLabels")));
             }
             case "v1/Namespace" -> {
@@ -189,6 +208,46 @@ public final class KubeTable {
                 cells.add(age);
             }
             case "v1/Event" -> eventCells(object, name, now, cells);
+            case "v1/ConfigMap" -> {
+                cells.add(name);
+                cells.add(obj(object, "data").size() + obj(object, "binaryData").size());
+                cells.add(age);
+            }
+            case "v1/Secret" -> {
+                cells.add(name);
+                cells.add(str(object, "type"));
+                cells.add(obj(object, "data").size());
+                cells.add(age);
+            }
+            case "v1/ServiceAccount" -> {
+                cells.add(name);
+                cells.add(arr(object, "secrets").size());
+                cells.add(age);
+            }
+            case "coordination.k8s.io/v1/Lease" -> {
+                cells.add(name);
+                cells.add(str(obj(object, "spec"), "holderIdentity"));
+                cells.add(age);
+            }
+            case "apps/v1/ReplicaSet" -> {
+                JsonObject spec = obj(object, "spec");
+                JsonObject status = obj(object, "status");
+                cells.add(name);
+                cells.add(spec.has("replicas") ? integer(spec, "replicas") : 1);
+                cells.add(integer(status, "replicas"));
+                cells.add(integer(status, "readyReplicas"));
+                cells.add(age);
+                templateCells(spec, cells);
+                cells.add(selector(obj(obj(spec, "selector"), "matchLabels")));
+            }
+            case "apps/v1/StatefulSet" -> {
+                JsonObject spec = obj(object, "spec");
+                cells.add(name);
+                cells.add(integer(obj(object, "status"), "readyReplicas") + "/"
+                        + (spec.has("replicas") ? integer(spec, "replicas") : 1));
+                cells.add(age);
+                templateCells(spec, cells);
+            }
             default -> {
                 cells.add(name);
                 cells.add(str(meta, "creationTimestamp"));
@@ -426,6 +485,23 @@ public final class KubeTable {
         } catch (DateTimeParseException e) {
             return "<unknown>";
         }
+    }
+
+    /** The wide Containers and Images cells of a workload's pod template ({@code spec.template.spec}). */
+    private static void templateCells(JsonObject spec, JsonArray cells) {
+        JsonObject podSpec = obj(obj(spec, "template"), "spec");
+        List<String> containers = new ArrayList<>();
+        List<String> images = new ArrayList<>();
+        for (JsonElement c : arr(podSpec, "containers")) {
+            containers.add(str(c.getAsJsonObject(), "name"));
+            images.add(str(c.getAsJsonObject(), "image"));
+        }
+        cells.add(String.join(",", containers));
+        cells.add(String.join(",", images));
+    }
+
+    private static Column integerColumn(String name, String description) {
+        return new Column(name, "integer", "", description, 0);
     }
 
     private static Column column(String name, String description) {

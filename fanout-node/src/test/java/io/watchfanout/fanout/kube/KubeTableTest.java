@@ -78,7 +78,7 @@ class KubeTableTest {
         assertThat(cells("events", event).subList(0, 5))
                 .containsExactly("30s", "Warning", "BackOff", "pod/web-0", "Back-off");
         assertThat(cells(
-                        "configmaps",
+                        "podtemplates",
                         json("{\"metadata\":{\"name\":\"c\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\"}}")))
                 .containsExactly("c", "2026-01-01T00:00:00Z");
     }
@@ -135,6 +135,32 @@ class KubeTableTest {
                 .isEqualTo("<invalid>");
         assertThat(KubeTable.dateCell(new com.google.gson.JsonPrimitive(7), now).getAsInt())
                 .isEqualTo(7);
+    }
+
+    @Test
+    void configMapSecretServiceAccountLeaseReplicaSetAndStatefulSetRows() {
+        String meta = "\"metadata\":{\"name\":\"x\",\"creationTimestamp\":\"2026-12-05T00:00:00Z\"}";
+        assertThat(cells(
+                        "configmaps",
+                        json("{" + meta + ",\"data\":{\"a\":\"1\",\"b\":\"2\"},\"binaryData\":{\"c\":\"AA==\"}}")))
+                .containsExactly("x", "3", "36h");
+        assertThat(cells("secrets", json("{" + meta + ",\"type\":\"Opaque\",\"data\":{\"k\":\"dg==\"}}")))
+                .containsExactly("x", "Opaque", "1", "36h");
+        assertThat(cells("serviceaccounts", json("{" + meta + ",\"secrets\":[{\"name\":\"t\"}]}")))
+                .containsExactly("x", "1", "36h");
+        assertThat(cells("leases", json("{" + meta + ",\"spec\":{\"holderIdentity\":\"node-1\"}}")))
+                .containsExactly("x", "node-1", "36h");
+        String template = "\"template\":{\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"nginx:1\"}]}}";
+        assertThat(cells(
+                        "replicasets",
+                        json("{" + meta + ",\"spec\":{\"replicas\":3,\"selector\":{\"matchLabels\":{\"app\":\"web\"}},"
+                                + template + "},\"status\":{\"replicas\":3,\"readyReplicas\":2}}")))
+                .containsExactly("x", "3", "3", "2", "36h", "web", "nginx:1", "app=web");
+        assertThat(cells(
+                        "statefulsets",
+                        json("{" + meta + ",\"spec\":{\"replicas\":2," + template
+                                + "},\"status\":{\"readyReplicas\":1}}")))
+                .containsExactly("x", "1/2", "36h", "web", "nginx:1");
     }
 
     private KubeResource pods() {
