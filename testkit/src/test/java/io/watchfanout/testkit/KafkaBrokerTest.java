@@ -114,11 +114,16 @@ class KafkaBrokerTest {
                 new KafkaConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer())) {
             consumer.assign(Set.of(partition));
             consumer.seekToBeginning(Set.of(partition));
-            long endOffset = consumer.endOffsets(Set.of(partition)).get(partition);
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            // caught up means position >= end offset: transaction markers take offsets too
-            while (consumer.position(partition) < endOffset && System.nanoTime() < deadline) {
+            // Caught up means the records expected, and position >= the end offset (transaction
+            // markers take offsets too). The end offset is read again each time: a committed
+            // transaction's marker reaches the partition after commitTransaction returns, and until
+            // then a read_committed end offset (the last stable offset) stays before its records.
+            long endOffset = consumer.endOffsets(Set.of(partition)).get(partition);
+            while ((records.size() < expected || consumer.position(partition) < endOffset)
+                    && System.nanoTime() < deadline) {
                 consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+                endOffset = consumer.endOffsets(Set.of(partition)).get(partition);
             }
             assertThat(consumer.position(partition)).isGreaterThanOrEqualTo(endOffset);
         }
