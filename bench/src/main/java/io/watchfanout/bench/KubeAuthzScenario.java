@@ -74,7 +74,7 @@ final class KubeAuthzScenario implements Callable<Integer> {
 
     @Option(
             names = "--starts",
-            defaultValue = "2000",
+            defaultValue = "5000",
             description = "Watch starts per round of the starts part, distinct users (default: ${DEFAULT-VALUE}).")
     int starts;
 
@@ -139,6 +139,10 @@ final class KubeAuthzScenario implements Callable<Integer> {
             for (Stack.Node node : nodes.values()) {
                 awaitAllowed(node, feeder.revision(), users - 1, progress);
             }
+            // RBAC is in force: system:anonymous (the node also takes requests without credentials)
+            // has no binding, so the RBAC node refuses it what AlwaysAllow grants.
+            expectAnonymous(nodes.get("RBAC"), 403);
+            expectAnonymous(nodes.get("AlwaysAllow"), 200);
             if (parts.contains("deliveries")) {
                 deliveries(nodes, feeder, f, report, progress);
             }
@@ -315,6 +319,21 @@ final class KubeAuthzScenario implements Callable<Integer> {
             Thread.sleep(1000);
         }
         throw new IllegalStateException("node on port " + node.port + ": list as user-" + user + ": " + status);
+    }
+
+    /** Checks that a list of pods without credentials answers {@code expected}. */
+    private static void expectAnonymous(Stack.Node node, int expected) throws IOException, InterruptedException {
+        HttpClient http =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        int status = http.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.port + "/api/v1/pods?limit=1"))
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding())
+                .statusCode();
+        if (status != expected) {
+            throw new IllegalStateException(
+                    "node on port " + node.port + ": anonymous list of pods: " + status + ", expected " + expected);
+        }
     }
 
     /**
