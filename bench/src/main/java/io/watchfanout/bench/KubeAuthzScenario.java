@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.kubernetes.client.proto.Meta;
 import io.kubernetes.client.proto.V1Rbac;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -115,7 +116,7 @@ final class KubeAuthzScenario implements Callable<Integer> {
         try (Stack stack = new Stack(BenchMain.repo(), progress)) {
             writeTokens(tokens);
             stack.startKafka();
-            Objects objects = new Objects();
+            PolicyThenPods objects = new PolicyThenPods();
             KafkaFeeder feeder = new KafkaFeeder(stack.kafka().bootstrapServers(), TOPICS, objects, true);
             stack.closeLater(feeder);
             progress.log("writing the ClusterRole, " + users + " ClusterRoleBindings and " + pods + " pods to Kafka");
@@ -214,7 +215,7 @@ final class KubeAuthzScenario implements Callable<Integer> {
                 // decision of an earlier round is reused.
                 int first = Math.floorMod((r + 1) * starts, users);
                 WatchLoadClient c = new WatchLoadClient(
-                        new java.net.InetSocketAddress("127.0.0.1", e.getValue().port),
+                        new InetSocketAddress("127.0.0.1", e.getValue().port),
                         i -> "/api/v1/pods?watch=1&resourceVersion=" + from,
                         WatchLoadClient.Format.JSON,
                         clientThreads,
@@ -340,13 +341,13 @@ final class KubeAuthzScenario implements Callable<Integer> {
      * The feeder's objects: first the ClusterRole and the ClusterRoleBindings, each once, then pod
      * {@code r % pods} at revision r.
      */
-    private final class Objects implements KafkaFeeder.Objects {
+    private final class PolicyThenPods implements KafkaFeeder.Objects {
         private final Deque<ByteString[]> policy = new ArrayDeque<>();
         private final Map<ByteString, Integer> podIndex = new HashMap<>();
         private final List<ByteString> podKeys = new ArrayList<>();
         private ByteString pendingValue;
 
-        Objects() {
+        PolicyThenPods() {
             policy.add(new ByteString[] {BenchEvents.key("/registry/clusterroles/pod-reader"), clusterRole()});
             for (int i = 0; i < users; i++) {
                 String name = "pod-reader-user-" + i;
