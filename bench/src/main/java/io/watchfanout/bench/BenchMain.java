@@ -28,6 +28,7 @@ import picocli.CommandLine.Command;
             ResumeScenario.class,
             MemoryScenario.class,
             KubeScenario.class,
+            KubeAuthzScenario.class,
             io.watchfanout.bench.chaos.ChaosScenario.class,
             CommandLine.HelpCommand.class
         },
@@ -41,7 +42,7 @@ public final class BenchMain implements Runnable {
         throw new CommandLine.ParameterException(
                 spec.commandLine(),
                 "Missing SCENARIO (one of: fanout-vs-etcd, limit, "
-                        + "memo, watchers, rebuild, ingest, resume, memory, kube, chaos)");
+                        + "memo, watchers, rebuild, ingest, resume, memory, kube, kube-authz, chaos)");
     }
 
     /** The repository root: {@code -Dwatchfanout.repo}, else the working directory. */

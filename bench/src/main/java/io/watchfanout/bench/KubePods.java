@@ -68,19 +68,24 @@ final class KubePods {
                         .addConditions(condition("PodScheduled"))
                         .addContainerStatuses(status("web"))
                         .addContainerStatuses(status("sidecar")));
-        int missing = size - envelope(pod.build()).size();
+        int missing = size - envelope("v1", "Pod", pod.build().toByteString()).size();
         if (missing > 0) {
             pod.getMetadataBuilder()
                     .putAnnotations(
                             "bench/padding", BenchEvents.value(missing, 7).toStringUtf8());
         }
-        return envelope(pod.build());
+        return envelope("v1", "Pod", pod.build().toByteString());
     }
 
-    private static ByteString envelope(V1.Pod pod) {
+    /**
+     * An object as kube-apiserver stores it: the {@code k8s\0} magic and a {@code runtime.Unknown}
+     * of {@code apiVersion} and {@code kind} around {@code raw}, the object's protobuf message.
+     */
+    static ByteString envelope(String apiVersion, String kind, ByteString raw) {
         byte[] unknown = Runtime.Unknown.newBuilder()
-                .setTypeMeta(Runtime.TypeMeta.newBuilder().setApiVersion("v1").setKind("Pod"))
-                .setRaw(pod.toByteString())
+                .setTypeMeta(
+                        Runtime.TypeMeta.newBuilder().setApiVersion(apiVersion).setKind(kind))
+                .setRaw(raw)
                 .setContentEncoding("")
                 .setContentType("")
                 .build()

@@ -61,6 +61,7 @@ final class WatchLoadClient implements AutoCloseable {
 
     private final InetSocketAddress address;
     private final IntFunction<String> targets;
+    private volatile IntFunction<String> headers = i -> "";
     private final Format format;
     private final int sampleEvery;
     private final Loop[] loops;
@@ -119,6 +120,15 @@ final class WatchLoadClient implements AutoCloseable {
     /** {@link System#nanoTime()} when the last stream so far reached its {@link #goal}, 0 when none did. */
     long lastGoalNanos() {
         return lastGoalNanos.get();
+    }
+
+    /**
+     * Extra request header lines of stream i, each ending in CRLF (e.g. an
+     * {@code Authorization: Bearer} line per identity); none by default. Set before {@link #open}:
+     * called once per stream as it connects, never per frame.
+     */
+    void headers(IntFunction<String> headers) {
+        this.headers = headers;
     }
 
     /** Opens {@code n} more streams (asynchronously; see {@link #attached()}). */
@@ -332,7 +342,9 @@ final class WatchLoadClient implements AutoCloseable {
                         ("GET " + targets.apply(c.id) + " HTTP/1.1\r\nHost: " + address.getHostString() + ":"
                                         + address.getPort() + "\r\nAccept: "
                                         + format.accept
-                                        + "\r\n\r\n")
+                                        + "\r\n"
+                                        + headers.apply(c.id)
+                                        + "\r\n")
                                 .getBytes(StandardCharsets.US_ASCII));
                 all.add(c);
                 if (ch.connect(address)) {

@@ -34,8 +34,25 @@ interface WatchTarget extends AutoCloseable {
             int threads,
             int sampleEvery)
             throws IOException, InterruptedException {
+        return streams(port, targets, i -> "", watchers, format, threads, sampleEvery);
+    }
+
+    /**
+     * As {@link #streams(int, IntFunction, int, WatchLoadClient.Format, int, int)}, the i-th stream
+     * sending the header lines {@code headers.apply(i)} (each ending in CRLF), e.g. its own bearer token.
+     */
+    static WatchTarget streams(
+            int port,
+            IntFunction<String> targets,
+            IntFunction<String> headers,
+            int watchers,
+            WatchLoadClient.Format format,
+            int threads,
+            int sampleEvery)
+            throws IOException, InterruptedException {
         WatchLoadClient c =
                 new WatchLoadClient(new InetSocketAddress("127.0.0.1", port), targets, format, threads, sampleEvery);
+        c.headers(headers);
         c.open(watchers);
         if (!c.awaitAttached(TimeUnit.MINUTES.toMillis(5)) || c.failed() > 0) {
             c.close();
