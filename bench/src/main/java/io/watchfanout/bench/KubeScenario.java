@@ -165,23 +165,7 @@ final class KubeScenario implements Callable<Integer> {
                         formats.get(name),
                         clientThreads,
                         0)) {
-                    if (r < 0) {
-                        Round.warmUp(feeder, rate, common.warmup, t::deliveries, progress, row);
-                        continue;
-                    }
-                    Round.Result res = Round.run(
-                            feeder,
-                            rate,
-                            common.duration.toNanos(),
-                            pids,
-                            t::deliveries,
-                            null,
-                            progress,
-                            row + " round " + (r + 1) + "/" + common.rounds);
-                    f.add(row, "deliveries/s", res.deliveriesPerSecond);
-                    f.add(row, "delivered %", 100.0 * res.deliveries / Math.max(1.0, (double) res.puts * watchers));
-                    f.add(row, "server CPU %", 100 * res.cores("node"));
-                    f.add(row, "deliveries/server-CPU-s", res.deliveries / res.cpuSeconds.get("node"));
+                    Round.deliveries(feeder, rate, common, r, t, watchers, pids, f, row, progress);
                 }
             }
         }

@@ -160,4 +160,41 @@ final class Round {
             ticker.join();
         }
     }
+
+    /**
+     * Round {@code round} of W watchers ({@code t}) fed by {@code load} at {@code rate}: a
+     * negative round warms up; otherwise one measured round whose deliveries/s, delivered %,
+     * server CPU % and deliveries/server-CPU-s (of the process named {@code node} in
+     * {@code processes}) go to {@code row}.
+     */
+    static void deliveries(
+            Load load,
+            double rate,
+            CommonOptions common,
+            int round,
+            WatchTarget t,
+            int watchers,
+            Map<String, Long> processes,
+            Figures f,
+            String row,
+            Progress progress)
+            throws InterruptedException {
+        if (round < 0) {
+            warmUp(load, rate, common.warmup, t::deliveries, progress, row);
+            return;
+        }
+        Result res = run(
+                load,
+                rate,
+                common.duration.toNanos(),
+                processes,
+                t::deliveries,
+                null,
+                progress,
+                row + " round " + (round + 1) + "/" + common.rounds);
+        f.add(row, "deliveries/s", res.deliveriesPerSecond);
+        f.add(row, "delivered %", 100.0 * res.deliveries / Math.max(1.0, (double) res.puts * watchers));
+        f.add(row, "server CPU %", 100 * res.cores("node"));
+        f.add(row, "deliveries/server-CPU-s", res.deliveries / res.cpuSeconds.get("node"));
+    }
 }

@@ -14,9 +14,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Turns stored key-values into what a Kubernetes read answers: {@link #item} renders a list item
- * (the one place that does, so that items rendered once per event can later be handed over
- * instead), {@link #object} a get's whole object, and {@link #matches} decides label and field
+ * Turns stored key-values into what a Kubernetes read answers: {@link #jsonItem} an object's JSON
+ * for a Table row, {@link #object} a get's whole object, and {@link #matches} decides label and field
  * selectors from the stored bytes. {@code metadata.resourceVersion} is the key's mod revision.
  *
  * <p>Thread-safe: the schema, writer and field plans are shared and immutable once made.
@@ -35,26 +34,14 @@ final class KubeItems {
     }
 
     /**
-     * One list item in {@code format}: for JSON and Table the object's JSON without kind and
-     * apiVersion (a JSON-stored object as stored, which carries them), for protobuf the bare typed
-     * message with its resourceVersion spliced in.
+     * One object's JSON without kind and apiVersion (a JSON-stored object as stored, which carries
+     * them): what a Table row is read from. Lists write their items themselves ({@link KubeListWriter}).
      *
-     * @throws UndecodableObjectException when the value cannot be rendered in that form
+     * @throws UndecodableObjectException when the value cannot be rendered
      */
-    Rendered item(KeyValue kv, KubeFormat format) throws UndecodableObjectException {
+    Rendered jsonItem(KeyValue kv) throws UndecodableObjectException {
         StoredBytes stored = AtRest.open(kv);
-        byte[] value = stored.array;
-        StoredObject object = StoredObject.of(value, stored.offset, stored.length);
-        if (format == KubeFormat.PROTOBUF) {
-            if (!object.isProtobuf()) {
-                throw KubeWatchFrames.undecodable(object);
-            }
-            return new Rendered(
-                    ResourceVersionSplice.of(value, stored.offset, stored.length, object, kv.getModRevision())
-                            .object(),
-                    0);
-        }
-        return json(stored, object, false, kv.getModRevision());
+        return json(stored, StoredObject.of(stored.array, stored.offset, stored.length), false, kv.getModRevision());
     }
 
     /**

@@ -21,8 +21,8 @@ import java.util.Optional;
  * revision from {@link KubeReadOptions} (waiting in {@link KubeRevisionWait}), pages of
  * {@code limit} objects all read at the first page's revision and chained by
  * {@link KubeContinueToken}s, label and field selectors decided from the stored bytes, and the
- * answer in JSON, protobuf or Table ({@link KubeFormat}). Every list item is rendered by
- * {@link KubeItems#item}. {@code metadata.resourceVersion} of an object is its key's mod
+ * answer in JSON, protobuf or Table ({@link KubeFormat}). List items are written by
+ * {@link KubeListWriter}, Table rows read from {@link KubeItems#jsonItem}. {@code metadata.resourceVersion} of an object is its key's mod
  * revision, that of a list the revision it was read at.
  *
  * <p>Runs on a worker thread (it may block in the wait and in writing). Thread-safe.
@@ -107,7 +107,7 @@ final class KubeReads {
         KubeResponse response;
         try {
             if (format == KubeFormat.TABLE) {
-                KubeItems.Rendered item = items.item(kv, KubeFormat.JSON);
+                KubeItems.Rendered item = items.jsonItem(kv);
                 response = new KubeResponse(exchange, format.mediaType());
                 response.unknownFields(item.unknownFields());
                 byte[] table = KubeTable.list(
@@ -280,7 +280,7 @@ final class KubeReads {
                     List<JsonObject> objects = new ArrayList<>(page.kvs().size());
                     for (KeyValue kv : page.kvs()) {
                         rendering[0] = kv.getKey().toStringUtf8();
-                        KubeItems.Rendered item = items.item(kv, KubeFormat.JSON);
+                        KubeItems.Rendered item = items.jsonItem(kv);
                         response.unknownFields(item.unknownFields());
                         objects.add(parse(item.bytes()));
                     }
@@ -341,8 +341,7 @@ final class KubeReads {
         for (KeyValue kv : kvs) {
             if (AtRest.isEncrypted(kv.getValue())) {
                 try {
-                    byte[] plain = AtRest.plain(kv);
-                    if (plain.length < 4 || plain[0] != 'k' || plain[1] != '8' || plain[2] != 's' || plain[3] != 0) {
+                    if (!AtRest.open(kv).startsWith(PROTOBUF_MAGIC)) {
                         return jsonFallback;
                     }
                 } catch (UndecodableObjectException e) {

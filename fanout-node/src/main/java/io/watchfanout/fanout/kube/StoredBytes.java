@@ -49,6 +49,19 @@ final class StoredBytes {
         return new StoredBytes(array, 0, array.length);
     }
 
+    /** Whether the bytes begin with {@code prefix}. */
+    boolean startsWith(ByteString prefix) {
+        if (length < prefix.size()) {
+            return false;
+        }
+        for (int i = 0; i < prefix.size(); i++) {
+            if (array[offset + i] != prefix.byteAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The bytes in an array of their own (for the few readers that take a whole array). */
     byte[] copy() {
         byte[] out = new byte[length];
