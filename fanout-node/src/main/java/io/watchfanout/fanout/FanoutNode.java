@@ -137,7 +137,13 @@ public final class FanoutNode implements AutoCloseable {
                 config.port());
         api.allowOrigins(CorsOrigins.of(config.corsAllowedOrigins()));
         if (tls != null) {
-            api.serveTls(tls);
+            SecurityConfig.RequestHeaders frontProxy =
+                    config.security().kubernetes().frontProxy();
+            // kube-apiserver's handshake trusts the front proxy's CA too; only --client-ca-file's name users.
+            api.serveTls(
+                    frontProxy == null
+                            ? tls
+                            : tls.alsoTrusting(frontProxy.clientCaFile(), "--requestheader-client-ca-file"));
         }
         // Also without the etcd API: consistent reads, --authz=etcd and --etcd-user-auth need etcd.
         etcdChannel = config.etcdEndpoints().isEmpty()

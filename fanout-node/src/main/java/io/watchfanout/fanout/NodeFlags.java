@@ -214,10 +214,10 @@ public final class NodeFlags extends FlagTable {
     static final Flag<Path> REQUESTHEADER_CLIENT_CA_FILE = Flag.path("--requestheader-client-ca-file", "FILE")
             .unit("path, PEM")
             .defaultText("none; no front proxy")
-            .help(
-                    "kube-apiserver's front proxy: a client certificate chaining to these CAs (which --client-ca-file "
-                            + "must hold too, for the handshake) may name the user of the Kubernetes API's request in "
-                            + "--requestheader-username-headers and its groups in --requestheader-group-headers. Read at start.");
+            .help("kube-apiserver's front proxy: a client certificate chaining to these CAs may name the user of "
+                    + "the Kubernetes API's request in --requestheader-username-headers and its groups in "
+                    + "--requestheader-group-headers. The HTTP port's handshake accepts them beside "
+                    + "--client-ca-file's, whose certificates alone name their own users. Needs TLS.");
     static final Flag<List<String>> REQUESTHEADER_ALLOWED_NAMES = Flag.list(
                     "--requestheader-allowed-names", "NAMES", null)
             .unit("common names, comma-separated")
@@ -465,9 +465,9 @@ public final class NodeFlags extends FlagTable {
         if (problem == null && c.kubernetes().frontProxy() != null) {
             if (c.kubernetes().frontProxy().usernameHeaders().isEmpty()) {
                 problem = "--requestheader-client-ca-file needs --requestheader-username-headers (e.g. X-Remote-User)";
-            } else if (v.get(CLIENT_CA_FILE) == null) {
-                problem = "--requestheader-client-ca-file needs --client-ca-file holding the front proxy's CA (and "
-                        + "--tls-cert-file, --tls-key-file): the handshake verifies its certificate";
+            } else if (v.get(TLS_CERT_FILE) == null) {
+                problem = "--requestheader-client-ca-file needs --tls-cert-file and --tls-key-file: the front proxy "
+                        + "is known by its client certificate, which only a TLS handshake verifies";
             }
         }
         if (problem != null) {

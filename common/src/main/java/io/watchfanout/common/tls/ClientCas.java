@@ -22,11 +22,12 @@ record ClientCas(X509ExtendedTrustManager manager, List<X509Certificate> cas) {
     /**
      * Parses a PEM bundle of CA certificates.
      *
+     * @param flag the flag that names the bundle, for messages
      * @param file the bundle, for messages
      * @throws TlsMaterialException if it holds no certificate or one does not parse
      */
-    static ClientCas load(java.nio.file.Path file, byte[] pem) {
-        String source = TlsFiles.CLIENT_CA_FLAG + " " + file;
+    static ClientCas load(String flag, java.nio.file.Path file, byte[] pem) {
+        String source = flag + " " + file;
         List<X509Certificate> cas = Pem.certificates(pem, source);
         try {
             KeyStore store = KeyStore.getInstance("PKCS12");

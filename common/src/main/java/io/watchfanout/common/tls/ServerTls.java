@@ -1,5 +1,6 @@
 package io.watchfanout.common.tls;
 
+import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -9,6 +10,7 @@ import java.util.function.LongSupplier;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLSession;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509ExtendedKeyManager;
 import javax.net.ssl.X509ExtendedTrustManager;
@@ -31,6 +33,9 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * <p>Thread-safe.
  */
 public final class ServerTls {
+    /** The session value that says whether the peer's chain leads to {@code --client-ca-file}. */
+    private static final String SIGNED_BY_CLIENT_CA = "io.watchfanout.signed-by-client-ca";
+
     /** The least time between two looks at the files. */
     static final Duration LOOK_INTERVAL = Duration.ofSeconds(1);
 
@@ -91,10 +96,60 @@ public final class ServerTls {
                         "the client CA bundle",
                         List.of(files.clientCaFile()),
                         List.of(TlsFiles.CLIENT_CA_FLAG),
-                        bytes -> ClientCas.load(files.clientCaFile(), bytes.get(0)),
+                        bytes -> ClientCas.load(TlsFiles.CLIENT_CA_FLAG, files.clientCaFile(), bytes.get(0)),
                         interval,
                         nanoTime));
         return new ServerTls(files, new ReloadingKeyManager(keys), trust);
+    }
+
+    /**
+     * The same material, whose handshakes also accept client certificates that lead to a CA of
+     * {@code caFile} (reloaded when it changes, like {@code --client-ca-file}). Such a certificate
+     * is not a user of its own: {@link #clientCertificates} leaves it out, and the authenticator
+     * the bundle belongs to verifies it against its own CAs. This is kube-apiserver's handshake,
+     * which trusts the union of {@code --client-ca-file} and {@code --requestheader-client-ca-file}
+     * so that the front proxy needs no place in the users' CA bundle.
+     *
+     * @param flag the flag naming {@code caFile}, for messages
+     * @throws TlsMaterialException naming the flag and the file when it does not load
+     */
+    public ServerTls alsoTrusting(Path caFile, String flag) {
+        ReloadingFiles<ClientCas> bundle = new ReloadingFiles<>(
+                "the CA bundle of " + flag,
+                List.of(caFile),
+                List.of(flag),
+                bytes -> ClientCas.load(flag, caFile, bytes.get(0)),
+                LOOK_INTERVAL,
+                System::nanoTime);
+        ReloadingTrustManager trust =
+                (trustManager == null ? new ReloadingTrustManager(null) : trustManager).alsoTrusting(bundle);
+        return new ServerTls(files, keyManager, trust, clientCertificateOptional);
+    }
+
+    /**
+     * The client certificate chain of a connection, leaf first, when it leads to a CA of
+     * {@code --client-ca-file}: the certificate that names a user (its common name) and groups
+     * (its organizations). Empty without a session or a client certificate, and for a certificate
+     * that the handshake accepted for another bundle ({@link #alsoTrusting}). Without other
+     * bundles the handshake already verified the chain; with them the chain is verified once per
+     * TLS session (the answer is kept in the session).
+     *
+     * @param session the connection's TLS session, or null on plaintext
+     */
+    public List<X509Certificate> clientCertificates(SSLSession session) {
+        List<X509Certificate> chain = PeerCertificates.chain(session);
+        if (chain.isEmpty() || trustManager == null || !trustManager.trustsOthers()) {
+            return chain;
+        }
+        Object known = session.getValue(SIGNED_BY_CLIENT_CA);
+        boolean signed;
+        if (known instanceof Boolean b) {
+            signed = b;
+        } else {
+            signed = trustManager.signedByClientCa(chain.toArray(new X509Certificate[0]));
+            session.putValue(SIGNED_BY_CLIENT_CA, signed);
+        }
+        return signed ? chain : List.of();
     }
 
     /** The files this material comes from. */
@@ -118,7 +173,7 @@ public final class ServerTls {
 
     /**
      * The reloading trust manager of client certificates, or null without {@code --client-ca-file}
-     * (clients are then not asked for a certificate).
+     * or another bundle ({@link #alsoTrusting}): clients are then not asked for a certificate.
      */
     public X509ExtendedTrustManager trustManager() {
         return trustManager;
@@ -137,7 +192,7 @@ public final class ServerTls {
 
     /** Whether a client must present a certificate signed by a CA of {@code --client-ca-file}. */
     public boolean clientAuthRequired() {
-        return trustManager != null && !clientCertificateOptional;
+        return files.clientCaFile() != null && !clientCertificateOptional;
     }
 
     /** Whether clients are asked for a certificate (there are client CAs), required or not. */
@@ -166,11 +221,14 @@ public final class ServerTls {
     /** The certificate and whether client certificates are required, for log lines. */
     @Override
     public String toString() {
-        return "TLS with " + keyManager.current()
-                + (clientAuthRequired()
+        String clients = files.clientCaFile() == null
+                ? ""
+                : clientAuthRequired()
                         ? "; client certificates required, signed by " + files.clientCaFile()
-                        : asksForClientCertificates()
-                                ? "; client certificates verified when presented, signed by " + files.clientCaFile()
-                                : "");
+                        : "; client certificates verified when presented, signed by " + files.clientCaFile();
+        return "TLS with " + keyManager.current() + clients
+                + (trustManager != null && trustManager.trustsOthers()
+                        ? "; certificates of other CA bundles accepted for their authenticators"
+                        : "");
     }
 }

@@ -2,10 +2,12 @@ package io.watchfanout.fanout.http;
 
 import io.undertow.server.HttpServerExchange;
 import io.undertow.server.SSLSessionInfo;
+import io.undertow.util.AttachmentKey;
 import io.undertow.util.HeaderValues;
 import io.undertow.util.Headers;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.common.tls.PeerCertificates;
+import io.watchfanout.common.tls.ServerTls;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.AccessDeniedException;
@@ -17,6 +19,8 @@ import io.watchfanout.fanout.security.Listener;
 import io.watchfanout.fanout.security.Verb;
 import io.watchfanout.fanout.security.WatchGrant;
 import io.watchfanout.fanout.watch.Statuses;
+import java.security.cert.X509Certificate;
+import java.util.List;
 
 /**
  * The HTTP port's side of {@link AccessControl} (README.md, "Security"): the credentials of a
@@ -32,6 +36,8 @@ import io.watchfanout.fanout.watch.Statuses;
 public final class HttpAccess {
     /** The challenge of a 401 (RFC 6750), the {@code WWW-Authenticate} header's value. */
     public static final String CHALLENGE = "Bearer realm=\"watch-fanout\"";
+    /** The listener's TLS material, on each request of a TLS listener: it tells which client certificates name users. */
+    static final AttachmentKey<ServerTls> SERVER_TLS = AttachmentKey.create(ServerTls.class);
     /** The audit name of {@code GET /v1/kv}. */
     static final String LIST_API = "http-list";
 
@@ -70,14 +76,31 @@ public final class HttpAccess {
      * @throws AuthenticationException when {@code Authorization} is given more than once
      */
     public static Credentials credentials(HttpServerExchange exchange) throws AuthenticationException {
-        SSLSessionInfo tls = exchange.getConnection().getSslSessionInfo();
-        String commonName = tls == null ? null : PeerCertificates.commonName(tls.getSSLSession());
+        List<X509Certificate> chain = clientCertificates(exchange);
+        String commonName = chain.isEmpty() ? null : PeerCertificates.commonName(chain.get(0));
         HeaderValues authorization = exchange.getRequestHeaders().get(Headers.AUTHORIZATION);
         if (authorization != null && authorization.size() > 1) {
             throw new AuthenticationException(
                     "header Authorization given " + authorization.size() + " times (expected: at most once)");
         }
         return new Credentials(commonName, authorization == null ? null : authorization.getFirst(), null);
+    }
+
+    /**
+     * The request's client certificate chain, leaf first, when it names a user: it leads to a CA
+     * of {@code --client-ca-file} ({@link ServerTls#clientCertificates}). Empty on plaintext,
+     * without a client certificate, and for a certificate of another authenticator's CA (the
+     * front proxy's).
+     */
+    public static List<X509Certificate> clientCertificates(HttpServerExchange exchange) {
+        SSLSessionInfo info = exchange.getConnection().getSslSessionInfo();
+        if (info == null) {
+            return List.of();
+        }
+        ServerTls tls = exchange.getAttachment(SERVER_TLS);
+        return tls == null
+                ? PeerCertificates.chain(info.getSSLSession())
+                : tls.clientCertificates(info.getSSLSession());
     }
 
     /** @throws ApiException 403 when {@code identity} may not {@code verb} the whole normalised {@code range} */

@@ -392,6 +392,9 @@ public final class HttpApi {
     }
 
     private void route(HttpServerExchange exchange, WatchHandler watch, KvHandler kv) throws Exception {
+        if (tls != null) {
+            exchange.putAttachment(HttpAccess.SERVER_TLS, tls);
+        }
         String path = exchange.getRequestPath();
         boolean get = exchange.getRequestMethod().equals(Methods.GET)
                 || exchange.getRequestMethod().equals(Methods.HEAD);

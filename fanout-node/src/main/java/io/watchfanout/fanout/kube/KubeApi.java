@@ -375,8 +375,7 @@ public final class KubeApi implements HttpHandler {
      */
     private static Credentials credentials(HttpServerExchange exchange) throws AuthenticationException {
         Credentials http = HttpAccess.credentials(exchange);
-        SSLSessionInfo tls = exchange.getConnection().getSslSessionInfo();
-        List<X509Certificate> chain = tls == null ? List.of() : PeerCertificates.chain(tls.getSSLSession());
+        List<X509Certificate> chain = HttpAccess.clientCertificates(exchange);
         if (chain.isEmpty() || http.certificateCommonName() == null) {
             return http;
         }

@@ -32,8 +32,10 @@ import javax.naming.ldap.Rdn;
  * {@code --client-ca-file} is its own user). A certificate of the proxy's CA with a name not
  * allowed is refused.
  *
- * <p>The TLS handshake verifies client certificates against {@code --client-ca-file}: that bundle
- * must hold the front proxy's CA as well. The CA file is read at start. Immutable and thread-safe.
+ * <p>The HTTP port's TLS handshake accepts certificates of {@code --client-ca-file} and of
+ * {@code --requestheader-client-ca-file} (kube-apiserver's union); a certificate of the proxy's CA
+ * alone names no user of its own. This class verifies the chain against the proxy's CAs again,
+ * read at start. Immutable and thread-safe.
  */
 public final class FrontProxy {
     private final Set<TrustAnchor> anchors;

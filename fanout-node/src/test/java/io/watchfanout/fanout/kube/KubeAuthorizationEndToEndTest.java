@@ -392,11 +392,9 @@ class KubeAuthorizationEndToEndTest extends KubeStackTest {
                 "clusterrolebindings/viewers",
                 binding("ClusterRoleBinding", "", "viewers", "ClusterRole", "lister", group("viewers")));
         Pki proxyCa = Pki.create(dir.resolve("proxy-pki"), "front-proxy-ca");
-        // The handshake trusts both CAs; only the front proxy's may name users.
-        Path bundle = Files.writeString(
-                dir.resolve("client-cas.pem"), Files.readString(pki.caCert()) + Files.readString(proxyCa.caCert()));
+        // As kube-apiserver's: --client-ca-file holds the users' CA only; the handshake trusts the proxy's too.
         startSecuredNode(
-                bundle,
+                pki.caCert(),
                 "--requestheader-client-ca-file",
                 proxyCa.caCert().toString(),
                 "--requestheader-allowed-names",
@@ -434,6 +432,23 @@ class KubeAuthorizationEndToEndTest extends KubeStackTest {
                 "viewers");
         assertThat(jane.statusCode()).isEqualTo(403);
         assertThat(jane.body()).contains("User \\\"jane\\\" cannot list");
+        // The proxy's certificate names no user of its own: without the header it is not "front-proxy-client".
+        put(
+                "clusterrolebindings/proxy-as-user",
+                binding(
+                        "ClusterRoleBinding",
+                        "",
+                        "proxy-as-user",
+                        "ClusterRole",
+                        "lister",
+                        user("front-proxy-client")));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> send(proxy, "/api/v1/pods", "X-Remote-User", "front-proxy-client")
+                                .statusCode()
+                        == 200);
+        HttpResponse<String> bare = send(proxy, "/api/v1/pods");
+        assertThat(bare.statusCode()).isIn(401, 403);
+        assertThat(bare.body()).doesNotContain("web-0").doesNotContain("front-proxy-client");
     }
 
     // ---- the stack ----------------------------------------------------------------------------
