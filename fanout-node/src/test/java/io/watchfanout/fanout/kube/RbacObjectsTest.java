@@ -33,6 +33,38 @@ class RbacObjectsTest {
     }
 
     @Test
+    void rolesAndBindingsStoredAsJson() throws Exception {
+        for (String kind : List.of("Role", "ClusterRole")) {
+            byte[] json = KubeFixtures.json("rbac.authorization.k8s.io.v1." + kind)
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(RbacObjects.rules(json))
+                    .isEqualTo(RbacObjects.rules(KubeFixtures.protobuf("rbac.authorization.k8s.io.v1." + kind)));
+        }
+        for (String kind : List.of("RoleBinding", "ClusterRoleBinding")) {
+            byte[] json = KubeFixtures.json("rbac.authorization.k8s.io.v1." + kind)
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(RbacObjects.binding(json, "ns", "b"))
+                    .isEqualTo(RbacObjects.binding(
+                            KubeFixtures.protobuf("rbac.authorization.k8s.io.v1." + kind), "ns", "b"));
+        }
+        // A binding as kubectl would write it, with a subject of no namespace.
+        Rbac.Binding written = RbacObjects.binding(
+                ("{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"ClusterRoleBinding\","
+                                + "\"metadata\":{\"name\":\"v\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\","
+                                + "\"kind\":\"ClusterRole\",\"name\":\"view\"},\"subjects\":[{\"kind\":\"Group\","
+                                + "\"name\":\"viewers\"}]}")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                "",
+                "v");
+        assertThat(written.roleName()).isEqualTo("view");
+        assertThat(written.subjects()).containsExactly(new Rbac.Subject("Group", "viewers", ""));
+        assertThatThrownBy(() -> RbacObjects.rules(
+                        "{\"kind\":\"Role\",\"rules\":{}}".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .isInstanceOf(UndecodableObjectException.class)
+                .hasMessageContaining("rules");
+    }
+
+    @Test
     void theUidServiceAccountTokensAreCheckedAgainstIsReadFromProtobufAndJson() throws Exception {
         assertThat(KubeObjects.uidOf(KubeFixtures.protobuf("core.v1.ServiceAccount")))
                 .isEqualTo("uidValue");
