@@ -67,10 +67,12 @@ final class Dispatcher implements CacheFeed {
     /** Told of each revision before it is applied ({@link #observeRevisions}), or null. */
     private volatile Consumer<List<Event>> revisionObserver;
 
-    /** Feed thread only: the watchers one dispatch touches, as what, and those it parked. */
+    /** Feed thread only: the watchers one event goes to as it happened. */
     private final List<Watcher> touched = new ArrayList<>();
+    /** Feed thread only: the watchers whose selector makes the event another kind, and that kind. */
+    private final List<Watcher> selected = new ArrayList<>();
 
-    private final List<FrameKind> touchedKinds = new ArrayList<>();
+    private final List<FrameKind> selectedKinds = new ArrayList<>();
     /** Feed thread only: one event's frames by encoding and kind (EVENT, ENTERED, LEFT), emptied after each. */
     private final ByteBuffer[] shared = new ByteBuffer[Encoding.MAX * EVENT_KINDS];
     /** Feed thread only: the slots of {@link #shared} the current event filled, the first {@link #usedSlotCount}. */
@@ -362,10 +364,17 @@ final class Dispatcher implements CacheFeed {
             if (applied.size() == 1) {
                 CachedEvent only = applied.get(0);
                 index.forEachCandidate(only, w -> {
-                    FrameKind kind = w.spec.frameKindFor(only);
-                    if (kind != null) {
+                    // The common case first: as cheap per watcher as a range match can be.
+                    if (w.spec.plain) {
                         touched.add(w);
-                        touchedKinds.add(kind);
+                        return;
+                    }
+                    FrameKind kind = w.spec.frameKindFor(only);
+                    if (kind == FrameKind.EVENT) {
+                        touched.add(w);
+                    } else if (kind != null) {
+                        selected.add(w);
+                        selectedKinds.add(kind);
                     }
                 });
             } else {
@@ -392,22 +401,21 @@ final class Dispatcher implements CacheFeed {
             CachedEvent event = applied.get(0);
             for (int i = 0; i < touched.size(); i++) {
                 Watcher w = touched.get(i);
-                FrameKind kind = touchedKinds.get(i);
-                ByteBuffer frame;
-                if (settings.encodePerWatcher()) {
-                    frame = encoder.event(event, w.encoding(), kind);
-                } else {
-                    // Each encoding and kind once per event, whatever the number of watchers.
-                    int slot = w.encoding().id() * EVENT_KINDS
-                            + (kind == FrameKind.EVENT ? 0 : kind == FrameKind.ENTERED ? 1 : 2);
-                    frame = shared[slot];
-                    if (frame == null) {
-                        frame = event.frame(w.encoding(), kind, encoder, true);
-                        shared[slot] = frame;
-                        usedSlots[usedSlotCount++] = slot;
-                    }
-                }
-                offer(w, w.offerLive(frame, null, rev, previous, recordTimestampMillis));
+                offer(
+                        w,
+                        w.offerLive(
+                                sharedFrame(event, w, FrameKind.EVENT), null, rev, previous, recordTimestampMillis));
+            }
+            for (int i = 0; i < selected.size(); i++) {
+                Watcher w = selected.get(i);
+                offer(
+                        w,
+                        w.offerLive(
+                                sharedFrame(event, w, selectedKinds.get(i)),
+                                null,
+                                rev,
+                                previous,
+                                recordTimestampMillis));
             }
             // Only the slots this event filled: one or two encodings of the many registered.
             for (int i = 0; i < usedSlotCount; i++) {
@@ -415,7 +423,8 @@ final class Dispatcher implements CacheFeed {
             }
             usedSlotCount = 0;
             touched.clear();
-            touchedKinds.clear();
+            selected.clear();
+            selectedKinds.clear();
         } else {
             // A multi-event revision goes to each watcher whole: all its matching events at once.
             // Its last frame for this watcher is the one that may name a resume point (SSE id).
@@ -453,6 +462,22 @@ final class Dispatcher implements CacheFeed {
             stats.applied.observe(Math.max(0, System.currentTimeMillis() - recordTimestampMillis) / 1000.0);
         }
         RevisionWaiters.run(due);
+    }
+
+    /** {@code event}'s frame of {@code kind} in {@code w}'s encoding: encoded once per event, encoding and kind. */
+    private ByteBuffer sharedFrame(CachedEvent event, Watcher w, FrameKind kind) {
+        Encoding encoding = w.encoding();
+        if (settings.encodePerWatcher()) {
+            return encoder.event(event, encoding, kind);
+        }
+        int slot = encoding.id() * EVENT_KINDS + (kind == FrameKind.EVENT ? 0 : kind == FrameKind.ENTERED ? 1 : 2);
+        ByteBuffer frame = shared[slot];
+        if (frame == null) {
+            frame = event.frame(encoding, kind, encoder, true);
+            shared[slot] = frame;
+            usedSlots[usedSlotCount++] = slot;
+        }
+        return frame;
     }
 
     /** The attributes of each event's new and previous object: [2i] and [2i + 1]. */

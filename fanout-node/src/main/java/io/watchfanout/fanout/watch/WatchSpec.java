@@ -30,6 +30,8 @@ public final class WatchSpec {
     private final int index;
     private final String indexValue;
     private final BookmarkFrames bookmarkFrames;
+    /** No filter and no selector: every event of the range goes as it happened (the dispatcher's fast case). */
+    final boolean plain;
 
     private WatchSpec(Builder b) {
         this.range = b.range;
@@ -45,6 +47,7 @@ public final class WatchSpec {
         this.index = b.index;
         this.indexValue = b.indexValue;
         this.bookmarkFrames = b.bookmarkFrames;
+        this.plain = !noPut && !noDelete && selector == null;
     }
 
     /** A watch of {@code range} in {@code encoding} from the node's current revision, with nothing else asked. */
