@@ -1,14 +1,29 @@
 /**
  * The watch core, independent of any transport, in one package as Kubernetes' cacher is. Its
- * public surface is what a front end needs: {@link io.watchfanout.fanout.watch.WatchCore} (open a
- * watch, list at a revision, wait for a revision, readiness and status),
- * {@link io.watchfanout.fanout.watch.Watch} (the handle a transport pulls frames from),
- * {@link io.watchfanout.fanout.watch.WatchSpec} (what is watched),
- * {@link io.watchfanout.fanout.watch.WatchSink} (what a transport implements to be woken),
- * {@link io.watchfanout.fanout.watch.Readiness}, {@link io.watchfanout.fanout.watch.NodeStatus},
- * {@link io.watchfanout.fanout.watch.WatchStats}, {@link io.watchfanout.fanout.watch.Statuses}
- * (the API's error statuses); and for the Kafka side {@link io.watchfanout.fanout.watch.CacheFeed}
- * and {@link io.watchfanout.fanout.watch.OlderHistory}.
+ * public surface is what a front end and the feed need, and nothing else
+ * ({@code WatchSurfaceTest} keeps it to this list):
+ *
+ * <ul>
+ *   <li>a front end's entry: {@link io.watchfanout.fanout.watch.WatchCore} (open a watch, list at a
+ *       revision, wait for a revision, readiness and status), its outcomes
+ *       {@link io.watchfanout.fanout.watch.Opening} and {@link io.watchfanout.fanout.watch.Arrival},
+ *       {@link io.watchfanout.fanout.watch.WatchSpec} with {@link io.watchfanout.fanout.watch.WatchSelector}
+ *       and {@link io.watchfanout.fanout.watch.BookmarkFrames} (what is watched, selected, and how
+ *       a bookmark reads), {@link io.watchfanout.fanout.watch.Watch} (the handle a transport pulls
+ *       frames from), {@link io.watchfanout.fanout.watch.WatchSink} (what a transport implements to
+ *       be woken), {@link io.watchfanout.fanout.watch.CloseReason};
+ *   <li>reads: {@link io.watchfanout.fanout.watch.ListPage}, {@link io.watchfanout.fanout.watch.StateEntry},
+ *       {@link io.watchfanout.fanout.watch.CurrentRevision},
+ *       {@link io.watchfanout.fanout.watch.HistoryExpiredException};
+ *   <li>the node's state for probes and metrics: {@link io.watchfanout.fanout.watch.Readiness},
+ *       {@link io.watchfanout.fanout.watch.NodeStatus}, {@link io.watchfanout.fanout.watch.WatchStats},
+ *       {@link io.watchfanout.fanout.watch.Statuses} (the API's error statuses, which the core's own
+ *       ERROR frames carry), {@link io.watchfanout.fanout.watch.CoreSettings};
+ *   <li>the feed side, for the Kafka package: {@link io.watchfanout.fanout.watch.CacheFeed},
+ *       {@link io.watchfanout.fanout.watch.PreloadedRevision}, {@link io.watchfanout.fanout.watch.ValueArena},
+ *       {@link io.watchfanout.fanout.watch.OlderHistory} and its
+ *       {@link io.watchfanout.fanout.watch.TooManyReadsException}.
+ * </ul>
  *
  * <p>Package-private machinery, each class named for its job: {@code Dispatcher} (the feed
  * thread: cache, index of live watchers, dispatch, parking, resyncs, failures), {@code Watcher}
