@@ -268,7 +268,7 @@ public final class KubeTable {
             String continueToken,
             long remainingItemCount,
             Instant now) {
-        JsonObject table = table(resource, true);
+        JsonObject table = table(resource);
         JsonObject meta = obj(table, "metadata");
         meta.addProperty("resourceVersion", Long.toString(resourceVersion));
         if (continueToken != null) {
@@ -285,45 +285,22 @@ public final class KubeTable {
         return table.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    /**
-     * A watch event whose object is a one-row Table; the column definitions only in the first
-     * event of a stream, as kube-apiserver sends them.
-     */
-    public static byte[] watchEvent(
-            KubeWatchFrames.EventType type,
-            KubeResource resource,
-            JsonObject object,
-            boolean withColumns,
-            Instant now) {
-        JsonObject table = table(resource, withColumns);
-        obj(table, "metadata").addProperty("resourceVersion", str(obj(object, "metadata"), "resourceVersion"));
-        JsonArray rows = new JsonArray();
-        rows.add(row(resource, object, now));
-        table.add("rows", rows);
-        JsonObject event = new JsonObject();
-        event.addProperty("type", type.name());
-        event.add("object", table);
-        return (event + "\n").getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static JsonObject table(KubeResource resource, boolean withColumns) {
+    private static JsonObject table(KubeResource resource) {
         JsonObject table = new JsonObject();
         table.addProperty("kind", "Table");
         table.addProperty("apiVersion", "meta.k8s.io/v1");
         table.add("metadata", new JsonObject());
-        if (withColumns) {
-            JsonArray defs = new JsonArray();
-            for (Column c : columns(resource)) {
-                JsonObject d = new JsonObject();
-                d.addProperty("name", c.name());
-                d.addProperty("type", c.type());
-                d.addProperty("format", c.format());
-                d.addProperty("description", c.description());
-                d.addProperty("priority", c.priority());
-                defs.add(d);
-            }
-            table.add("columnDefinitions", defs);
+        JsonArray defs = new JsonArray();
+        for (Column c : columns(resource)) {
+            JsonObject d = new JsonObject();
+            d.addProperty("name", c.name());
+            d.addProperty("type", c.type());
+            d.addProperty("format", c.format());
+            d.addProperty("description", c.description());
+            d.addProperty("priority", c.priority());
+            defs.add(d);
         }
+        table.add("columnDefinitions", defs);
         return table;
     }
 

@@ -97,18 +97,6 @@ class KubeTableTest {
         JsonObject row = table.getAsJsonArray("rows").get(0).getAsJsonObject();
         assertThat(row.getAsJsonArray("cells")).hasSize(9);
         assertThat(row.getAsJsonObject("object").get("kind").getAsString()).isEqualTo("PartialObjectMetadata");
-
-        JsonObject event = JsonParser.parseString(new String(
-                        KubeTable.watchEvent(KubeWatchFrames.EventType.MODIFIED, pods(), pod, false, NOW),
-                        StandardCharsets.UTF_8))
-                .getAsJsonObject();
-        assertThat(event.get("type").getAsString()).isEqualTo("MODIFIED");
-        assertThat(event.getAsJsonObject("object").has("columnDefinitions")).isFalse();
-        assertThat(event.getAsJsonObject("object")
-                        .getAsJsonObject("metadata")
-                        .get("resourceVersion")
-                        .getAsString())
-                .isEqualTo("5");
     }
 
     @Test
