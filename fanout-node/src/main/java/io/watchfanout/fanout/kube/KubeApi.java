@@ -294,10 +294,11 @@ public final class KubeApi implements HttpHandler {
                         "ServiceUnavailable",
                         "this node serves watches as HTTP streams, not over WebSocket: watch without Upgrade");
             }
-            KeyRange range = KubeReads.range(p, resources);
+            // Kubernetes authorization first (a 403 before a 400), as kube-apiserver's filters run first.
+            WatchAuthorization allowed = authz == null ? null : authz.watch(identity, p, q, API);
+            KeyRange range = KubeReads.range(p, resources, fieldSelector(q, p));
             KubeWatches.Admission admission;
             if (authz != null) {
-                WatchAuthorization allowed = authz.watch(identity, p, q, API);
                 admission = () -> authz.admit(identity, range, allowed, API);
             } else {
                 authorize(identity, Verb.WATCH, range);
@@ -314,7 +315,7 @@ public final class KubeApi implements HttpHandler {
         if (authz != null) {
             authz.read(identity, p, q, API);
         } else {
-            authorize(identity, Verb.READ, KubeReads.range(p, resources));
+            authorize(identity, Verb.READ, KubeReads.range(p, resources, fieldSelector(q, p)));
         }
         boolean protobufServed = builtIn.byPlural(
                         p.resource().group(),
@@ -332,13 +333,12 @@ public final class KubeApi implements HttpHandler {
             return;
         }
         LabelSelector labels;
-        FieldSelector fields;
         try {
             labels = LabelSelector.parse(q.text("labelSelector"));
-            fields = FieldSelector.parse(q.text("fieldSelector"), p.resource());
         } catch (SelectorException e) {
             throw KubeError.badRequest(e.getMessage());
         }
+        FieldSelector fields = fieldSelector(q, p);
         KubeReadOptions options = KubeReadOptions.list(
                 q.text("resourceVersion"),
                 q.text("resourceVersionMatch"),
@@ -346,6 +346,15 @@ public final class KubeApi implements HttpHandler {
                 q.text("continue"),
                 q.text("sendInitialEvents"));
         reads.list(exchange, p, resources, format, jsonFallback, options, labels, fields);
+    }
+
+    /** The request's {@code fieldSelector}, checked against the resource's selectable fields. */
+    private static FieldSelector fieldSelector(QueryParams q, KubePath p) throws KubeError {
+        try {
+            return FieldSelector.parse(q.text("fieldSelector"), p.resource());
+        } catch (SelectorException e) {
+            throw KubeError.badRequest(e.getMessage());
+        }
     }
 
     private static void discovery(HttpServerExchange exchange, String accept, byte[] aggregated, byte[] legacy) {

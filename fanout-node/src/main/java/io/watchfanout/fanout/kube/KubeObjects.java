@@ -178,6 +178,75 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
         }
     }
 
+    @Override
+    public byte[] secretToken(String namespace, String name) {
+        KubeResource r = resource("", "secrets");
+        ByteString key = ByteString.copyFrom(builtIn.keyPrefix(r, namespace) + name, StandardCharsets.UTF_8);
+        KeyValue kv = get(key);
+        if (kv == null) {
+            return null;
+        }
+        try {
+            return dataEntry(AtRest.plain(kv), "token");
+        } catch (UndecodableObjectException e) {
+            LOG.warn("[node {}] cannot read the token of {}: {}", nodeId, key.toStringUtf8(), e.getMessage());
+            return null;
+        }
+    }
+
+    /** The entry {@code name} of a stored Secret's {@code data} (protobuf: field 2, a map of bytes), or null. */
+    static byte[] dataEntry(byte[] value, String name) throws UndecodableObjectException {
+        StoredObject object = StoredObject.of(value, 0, value.length);
+        switch (object.encoding()) {
+            case PROTOBUF -> {
+                try {
+                    ProtoReader raw =
+                            new ProtoReader(value, object.rawOffset(), object.rawOffset() + object.rawLength());
+                    while (raw.hasMore()) {
+                        int tag = raw.readTag();
+                        if (tag != (2 << 3 | ProtoReader.LENGTH_DELIMITED)) {
+                            raw.skip(tag);
+                            continue;
+                        }
+                        ProtoReader entry = raw.sub(raw.readLength());
+                        String k = "";
+                        byte[] v = new byte[0];
+                        while (entry.hasMore()) {
+                            int t = entry.readTag();
+                            if (t == (1 << 3 | ProtoReader.LENGTH_DELIMITED)) {
+                                k = entry.readString();
+                            } else if (t == (2 << 3 | ProtoReader.LENGTH_DELIMITED)) {
+                                v = entry.readBytes();
+                            } else {
+                                entry.skip(t);
+                            }
+                        }
+                        if (k.equals(name)) {
+                            return v;
+                        }
+                    }
+                    return null;
+                } catch (ProtoReader.MalformedException e) {
+                    throw new UndecodableObjectException("malformed " + object.kind() + ": " + e.getMessage());
+                }
+            }
+            case JSON -> {
+                try {
+                    JsonElement data = JsonParser.parseString(new String(value, StandardCharsets.UTF_8))
+                            .getAsJsonObject()
+                            .get("data");
+                    JsonElement entry = data instanceof JsonObject d ? d.get(name) : null;
+                    return entry == null || !entry.isJsonPrimitive()
+                            ? null
+                            : java.util.Base64.getDecoder().decode(entry.getAsString());
+                } catch (RuntimeException e) {
+                    throw new UndecodableObjectException("malformed JSON: " + e.getMessage());
+                }
+            }
+            default -> throw new UndecodableObjectException("stored as " + object.encoding());
+        }
+    }
+
     private KeyValue get(ByteString key) {
         try {
             ListPage page = core.list(KeyRange.single(key), null, 0, 1);

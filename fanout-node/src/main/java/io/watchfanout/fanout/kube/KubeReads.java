@@ -67,6 +67,23 @@ final class KubeReads {
         return KeyRange.prefix(utf8(collectionPrefix(path, resources)));
     }
 
+    /**
+     * The etcd key range a list or watch of {@code path} with {@code fields} covers: as
+     * {@link #range(KubePath, KubeResources)}, narrowed to the one key a {@code metadata.name=}
+     * field selector names where the key is known (a cluster-scoped resource, or a namespace in the
+     * path), as kube-apiserver's store narrows a list or watch that matches a single object
+     * ({@code SelectionPredicate.MatchesSingle}). The other objects are then not read at all: one
+     * that cannot be decoded neither fails the request nor is named in it (a kubelet's watch of
+     * one Secret).
+     */
+    static KeyRange range(KubePath path, KubeResources resources, FieldSelector fields) {
+        String name = path.target() == KubePath.Target.OBJECT ? null : fields.requiredValue("metadata.name");
+        if (name == null || (path.resource().namespaced() && path.namespace().isEmpty())) {
+            return range(path, resources);
+        }
+        return KeyRange.single(utf8(collectionPrefix(path, resources) + name));
+    }
+
     private static String collectionPrefix(KubePath path, KubeResources resources) {
         return path.namespace().isEmpty()
                 ? resources.keyPrefix(path.resource())
@@ -144,7 +161,7 @@ final class KubeReads {
             FieldSelector fields)
             throws KubeError, InterruptedException {
         String prefix = collectionPrefix(path, resources);
-        KeyRange range = KeyRange.prefix(utf8(prefix));
+        KeyRange range = range(path, resources, fields);
         long at = 0;
         ByteString from = null;
         if (options.mode() == KubeReadOptions.Mode.CONTINUE) {

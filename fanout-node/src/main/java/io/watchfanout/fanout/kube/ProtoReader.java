@@ -119,6 +119,14 @@ final class ProtoReader {
         return s;
     }
 
+    /** A length-delimited field's bytes, copied. */
+    byte[] readBytes() throws MalformedException {
+        int length = readLength();
+        byte[] b = java.util.Arrays.copyOfRange(buf, pos, pos + length);
+        pos += length;
+        return b;
+    }
+
     /** A reader of the next {@code length} bytes; this reader moves past them. */
     ProtoReader sub(int length) throws MalformedException {
         need(length);

@@ -21,7 +21,7 @@ public final class NodeSecurity {
 
     /** As {@link #create(SecurityConfig, String, Channel, ServiceAccountTokens.Lookup)}, with a cache that holds nothing. */
     public static AccessControl create(SecurityConfig config, String nodeId, Channel etcd) {
-        return create(config, nodeId, etcd, (resource, namespace, name) -> null);
+        return create(config, nodeId, etcd, ServiceAccountTokens.Lookup.nothing());
     }
 
     /**

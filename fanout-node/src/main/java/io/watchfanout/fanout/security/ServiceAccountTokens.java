@@ -80,6 +80,27 @@ public final class ServiceAccountTokens implements Authenticator {
          * @param resource {@code serviceaccounts}, {@code pods} or {@code secrets}
          */
         String uid(String resource, String namespace, String name);
+
+        /**
+         * The {@code token} entry of the Secret's {@code data}, the server's copy of a legacy
+         * token; null when the Secret or the entry does not exist.
+         */
+        byte[] secretToken(String namespace, String name);
+
+        /** A lookup for a node that holds no Kubernetes objects: nothing exists. */
+        static Lookup nothing() {
+            return new Lookup() {
+                @Override
+                public String uid(String resource, String namespace, String name) {
+                    return null;
+                }
+
+                @Override
+                public byte[] secretToken(String namespace, String name) {
+                    return null;
+                }
+            };
+        }
     }
 
     private final List<SignedTokens.VerificationKey> keys;
@@ -124,10 +145,11 @@ public final class ServiceAccountTokens implements Authenticator {
             return null;
         }
         SignedJWT jwt = SignedTokens.signed(token, ALGORITHMS);
-        SignedTokens.verify(jwt, keys, KEY_SOURCE);
+        // kube-apiserver tries every key of --service-account-key-file: a key id is only a hint.
+        SignedTokens.verify(jwt, keys, KEY_SOURCE, true);
         JWTClaimsSet claims = SignedTokens.claims(jwt);
         SignedTokens.checkTimes(claims, clock.instant(), legacy);
-        return legacy ? legacy(claims) : bound(claims);
+        return legacy ? legacy(claims, token) : bound(claims);
     }
 
     private Identity bound(JWTClaimsSet claims) throws AuthenticationException {
@@ -150,12 +172,22 @@ public final class ServiceAccountTokens implements Authenticator {
         return identity(claims, namespace, name);
     }
 
-    private Identity legacy(JWTClaimsSet claims) throws AuthenticationException {
+    /**
+     * A legacy token is the ServiceAccount's while its Secret exists and still holds this very
+     * token: kube-apiserver's legacy validator refuses one that does not match the server's copy
+     * (the token controller rewrote the Secret, or another Secret took its name).
+     */
+    private Identity legacy(JWTClaimsSet claims, String token) throws AuthenticationException {
         String namespace = text(claims.getClaim(LEGACY + "namespace"), LEGACY + "namespace");
         String name = text(claims.getClaim(LEGACY + "service-account.name"), LEGACY + "service-account.name");
-        requireLive("serviceaccounts", namespace, name, (String) claims.getClaim(LEGACY + "service-account.uid"));
         String secret = text(claims.getClaim(LEGACY + "secret.name"), LEGACY + "secret.name");
         requireLive("secrets", namespace, secret, null);
+        byte[] copy = lookup.secretToken(namespace, secret);
+        if (copy == null || !MessageDigest.isEqual(copy, token.getBytes(StandardCharsets.UTF_8))) {
+            throw new AuthenticationException(
+                    "service account token does not match the copy in secrets " + namespace + "/" + secret);
+        }
+        requireLive("serviceaccounts", namespace, name, (String) claims.getClaim(LEGACY + "service-account.uid"));
         return identity(claims, namespace, name);
     }
 

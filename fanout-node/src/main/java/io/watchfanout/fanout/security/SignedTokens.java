@@ -67,8 +67,19 @@ final class SignedTokens {
      * @throws AuthenticationException when no key verifies it
      */
     static void verify(SignedJWT jwt, List<VerificationKey> keys, String keySource) throws AuthenticationException {
-        String kid = jwt.getHeader().getKeyID();
+        verify(jwt, keys, keySource, false);
+    }
+
+    /**
+     * As {@link #verify(SignedJWT, List, String)}; with {@code kidIsHint}, a key id that names
+     * none of the keys is ignored and every key of the algorithm is tried, as kube-apiserver's
+     * ServiceAccount token authenticator does with the keys of its files.
+     */
+    static void verify(SignedJWT jwt, List<VerificationKey> keys, String keySource, boolean kidIsHint)
+            throws AuthenticationException {
+        String named = jwt.getHeader().getKeyID();
         JWSAlgorithm alg = jwt.getHeader().getAlgorithm();
+        String kid = kidIsHint && keys.stream().noneMatch(k -> named != null && named.equals(k.id())) ? null : named;
         boolean candidate = false;
         for (VerificationKey k : keys) {
             if (!k.algorithm().equals(alg) || (kid != null && !kid.equals(k.id()))) {

@@ -120,6 +120,28 @@ class KubeEncryptedSecretsEndToEndTest extends KubeStackTest {
         assertThat(Stack.metrics(node).get("watchfanout_kube_undecryptable_objects_total"))
                 .isGreaterThanOrEqualTo(5.0);
 
+        // A list or watch of one object by name reads that key alone, as kube-apiserver's store does: the
+        // namespace's Secrets that cannot be opened neither fail it nor are named in it.
+        long fine = put("secrets/b/fine", KubeAuthorizationEndToEndTest.secret("b", "fine"));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        get(http, node, "/api/v1/namespaces/b/secrets/fine").statusCode() == 200);
+        HttpResponse<String> one = get(http, node, "/api/v1/namespaces/b/secrets?fieldSelector=metadata.name%3Dfine");
+        assertThat(one.statusCode()).isEqualTo(200);
+        assertThat(JsonParser.parseString(one.body()).getAsJsonObject().getAsJsonArray("items"))
+                .hasSize(1);
+        assertThat(one.body()).doesNotContain("flipped").doesNotContain("kms");
+        HttpResponse<String> watchOne = get(
+                http,
+                node,
+                "/api/v1/namespaces/b/secrets?watch=1&resourceVersion=0&timeoutSeconds=2"
+                        + "&fieldSelector=metadata.name%3Dfine");
+        assertThat(watchOne.body().lines().toList())
+                .singleElement()
+                .satisfies(line -> assertThat(line)
+                        .startsWith("{\"type\":\"ADDED\"")
+                        .contains("\"resourceVersion\":\"" + fine + "\""));
+
         // A watch gets the decrypted object, and an ERROR event for one it cannot open.
         BlockingQueue<String> lines = new LinkedBlockingQueue<>();
         HttpResponse<Stream<String>> watch = http.send(

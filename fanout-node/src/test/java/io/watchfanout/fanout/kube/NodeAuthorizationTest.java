@@ -1,6 +1,7 @@
 package io.watchfanout.fanout.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.watchfanout.fanout.security.NodeAuthorizer;
 import io.watchfanout.fanout.security.NodeAuthorizer.Decision;
@@ -23,6 +24,20 @@ class NodeAuthorizationTest {
         assertThat(links.secrets()).contains("secretNameValue", "nameValue");
         assertThat(links.configMaps()).contains("nameValue");
         assertThat(links.claims()).contains("claimNameValue");
+    }
+
+    @Test
+    void aPodStoredAsJsonLinksTheSameReferences() throws Exception {
+        NodeGraph.PodLinks fromJson =
+                PodReferences.of(KubeFixtures.json("core.v1.Pod").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        NodeGraph.PodLinks fromProtobuf = PodReferences.of(KubeFixtures.protobuf("core.v1.Pod"));
+        assertThat(fromJson.node()).isEqualTo(fromProtobuf.node());
+        assertThat(fromJson.secrets()).containsExactlyInAnyOrderElementsOf(fromProtobuf.secrets());
+        assertThat(fromJson.configMaps()).containsExactlyInAnyOrderElementsOf(fromProtobuf.configMaps());
+        assertThat(fromJson.claims()).containsExactlyInAnyOrderElementsOf(fromProtobuf.claims());
+        assertThatThrownBy(() ->
+                        PodReferences.of("{\"kind\":\"Secret\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .isInstanceOf(io.watchfanout.fanout.kube.UndecodableObjectException.class);
     }
 
     @Test

@@ -78,6 +78,21 @@ class RbacObjectsTest {
     }
 
     @Test
+    void theTokenOfALegacyServiceAccountSecretIsReadFromProtobufAndJson() throws Exception {
+        assertThat(KubeObjects.dataEntry(KubeFixtures.protobuf("core.v1.Secret"), "dataKey"))
+                .isEqualTo(KubeObjects.dataEntry(
+                        KubeFixtures.json("core.v1.Secret").getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        "dataKey"));
+        assertThat(KubeObjects.dataEntry(
+                        "{\"kind\":\"Secret\",\"data\":{\"token\":\"YWJj\"}}"
+                                .getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        "token"))
+                .isEqualTo("abc".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(KubeObjects.dataEntry(KubeFixtures.protobuf("core.v1.Secret"), "token"))
+                .isNull();
+    }
+
+    @Test
     void anotherKindIsRefused() {
         assertThatThrownBy(() -> RbacObjects.rules(KubeFixtures.protobuf("core.v1.Pod")))
                 .isInstanceOf(UndecodableObjectException.class)
