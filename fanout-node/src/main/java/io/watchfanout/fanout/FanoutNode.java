@@ -275,6 +275,20 @@ public final class FanoutNode implements AutoCloseable {
                 config.bindAddress(),
                 node.api.port(),
                 node.etcdApi == null ? "" : ", etcd API " + config.bindAddress() + ":" + node.etcdApi.port());
+        SecurityConfig.Kubernetes kube = config.security().kubernetes();
+        LOG.info(
+                "[node {}] Kubernetes API of {}: authorization {}, front proxy {}, encryption at rest {}",
+                config.nodeId(),
+                config.kubePrefix(),
+                kube.authorizationModes().isEmpty()
+                        ? "by the key-range policy (no --authorization-mode)"
+                        : String.join(",", kube.authorizationModes()),
+                kube.frontProxy() == null
+                        ? "none"
+                        : "certificates of " + kube.frontProxy().clientCaFile(),
+                kube.encryptionProviderConfig() == null
+                        ? "not read (no --encryption-provider-config)"
+                        : kube.encryptionProviderConfig());
         return node;
     }
 

@@ -188,7 +188,8 @@ public final class AccessControl implements AutoCloseable {
         reloader.scheduleWithFixedDelay(
                 this::reloadNow, RELOAD_PERIOD_MILLIS, RELOAD_PERIOD_MILLIS, TimeUnit.MILLISECONDS);
         LOG.info(
-                "[node {}] security: HTTP {}, etcd API {}, anonymous {}, policy {}, limits {}",
+                "[node {}] security: authentication HTTP {}, etcd API {}, anonymous {}; key-range policy of /v1 and "
+                        + "the etcd API {}; limits {}",
                 nodeId,
                 names(Listener.HTTP),
                 names(Listener.ETCD_API),

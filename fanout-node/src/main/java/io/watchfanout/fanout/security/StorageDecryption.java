@@ -101,9 +101,22 @@ public final class StorageDecryption {
             };
         } catch (GeneralSecurityException | IllegalArgumentException e) {
             throw new DecryptionException(key + ": " + provider + " key \"" + keyName + "\" cannot decrypt it ("
-                    + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())
-                    + "): a wrong key, or the value was altered");
+                    + failedCheck(e) + "): a wrong key, or the value was altered");
         }
+    }
+
+    /** What failed, in the cipher's terms, without the JDK's wording. */
+    private static String failedCheck(Exception e) {
+        if (e instanceof javax.crypto.AEADBadTagException) {
+            return "the authentication tag does not match";
+        }
+        if (e instanceof javax.crypto.BadPaddingException) {
+            return "the padding does not check out";
+        }
+        if (e instanceof javax.crypto.IllegalBlockSizeException) {
+            return "the length is not a whole number of blocks";
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
     private EncryptionConfiguration.Key find(String resource, String provider, String keyName) {

@@ -25,4 +25,11 @@ public record WatchLimits(int maxWatchers, int maxPerIdentity, double ratePerIde
             throw new IllegalArgumentException("a watch rate needs a burst of at least 1");
         }
     }
+
+    /** The limits as the flags name them, for log lines; 0 is no limit. */
+    @Override
+    public String toString() {
+        return "--max-watchers " + maxWatchers + ", --max-watchers-per-identity " + maxPerIdentity
+                + ", --watch-rate-per-identity " + ratePerIdentity + ", --watch-burst-per-identity " + burstPerIdentity;
+    }
 }
