@@ -36,6 +36,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -111,6 +112,39 @@ public final class ChaosScenario implements Callable<Integer> {
     Duration maxFaultTime;
 
     @Option(
+            names = "--long-cuts",
+            defaultValue = "0.2",
+            paramLabel = "FRACTION",
+            description =
+                    "Share of the network cuts that last 12 s to --long-cut-time instead of 0.5 s to --max-fault-time:"
+                            + " longer than the 10 s a part has to report a cut on /readyz, and than the 5 s after which a"
+                            + " watcher gives up a silent stream (default: ${DEFAULT-VALUE}).")
+    double longCuts;
+
+    @Option(
+            names = "--long-cut-time",
+            defaultValue = "15s",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
+            description = "Longest long network cut, >= 12s (default: ${DEFAULT-VALUE}).")
+    Duration longCutTime;
+
+    @Option(
+            names = "--overlap",
+            defaultValue = "0.15",
+            paramLabel = "FRACTION",
+            description =
+                    "Share of the network cuts of a part that stay in place while a process fault (SIGKILL, SIGTERM or SIGSTOP"
+                            + " of any part, at random, whatever --only says) is injected and ends; the cut is healed after both"
+                            + " (default: ${DEFAULT-VALUE}).")
+    double overlap;
+
+    @Option(
+            names = "--no-network-faults",
+            description = "Inject no network cuts (they need root, iptables and cgroup2).")
+    boolean noNetworkFaults;
+
+    @Option(
             names = "--watchers",
             defaultValue = "30",
             paramLabel = "N",
@@ -173,15 +207,49 @@ public final class ChaosScenario implements Callable<Integer> {
     record Outcome(
             int n, String kind, String target, long recoveryMillis, long stallMillis, boolean stuck, String detail) {}
 
+    /**
+     * What a part reported during one network cut of it longer than {@link #DETECTION_BOUND_MILLIS}: the
+     * milliseconds from the cut to the first {@code /readyz} answer and the first metric that showed it, -1
+     * when none did while the cut lasted.
+     */
+    record Detection(String kind, long cutMillis, long readyzMillis, long metricMillis) {}
+
+    /** A fault the tier cannot recover from by itself must show in /readyz and a metric within this. */
+    static final long DETECTION_BOUND_MILLIS = 10_000;
+
     private enum Action {
         SIGKILL,
         SIGTERM,
         SIGSTOP,
         VANISH,
-        STALL
+        STALL,
+        CUT
     }
 
-    private record Choice(Action action, Part part) {}
+    /** Whom a network cut separates from what. */
+    private enum Net {
+        /** An ingester from etcd. */
+        ETCD,
+        /** An ingester from one broker, chosen at random at the cut. */
+        ONE_BROKER,
+        /** An ingester from every broker. */
+        ALL_BROKERS,
+        /** A node from every broker. */
+        KAFKA,
+        /** A watcher's connection to its node. */
+        CLIENT
+    }
+
+    private record Choice(Action action, Part part, Net net) {
+        Choice(Action action, Part part) {
+            this(action, part, null);
+        }
+    }
+
+    private NetworkCuts cuts;
+    private final List<Detection> detections = new ArrayList<>();
+    /** By kind of cut (not overlapped): {@link CutWatch#longestWait} of each. */
+    private final Map<String, List<Long>> cutWaits = new TreeMap<>();
 
     @Override
     public Integer call() throws Exception {
@@ -200,7 +268,7 @@ public final class ChaosScenario implements Callable<Integer> {
                 s, faults, brokers, watchers, rate, pause.toMillis() + "ms", maxFaultTime.toMillis() + "ms");
         out.printf(
                 "  replay: bin/chaos --seed %d --faults %d --kafka-brokers %d --watchers %d --rate %s --pause %dms"
-                        + " --max-fault-time %dms%s%n",
+                        + " --max-fault-time %dms%s%s%n",
                 s,
                 faults,
                 brokers,
@@ -208,12 +276,27 @@ public final class ChaosScenario implements Callable<Integer> {
                 fmt(rate),
                 pause.toMillis(),
                 maxFaultTime.toMillis(),
+                noNetworkFaults
+                        ? " --no-network-faults"
+                        : " --long-cuts " + longCuts + " --long-cut-time " + longCutTime.toMillis() + "ms --overlap "
+                                + overlap,
                 only != null ? " --only '" + only + "'" : "");
         out.println("  logs: " + runDir);
         Random random = new Random(s);
         List<String> ingesterFlags = List.of("--election-lease-ttl", electionLeaseTtl.toMillis() + "ms");
         List<String> nodeFlags = List.of("--bookmark-interval", "1s");
-        try (ChaosStack stack = new ChaosStack(repo, runDir, brokers, this::log)) {
+        if (!noNetworkFaults) {
+            try {
+                cuts = NetworkCuts.open(Long.toString(ProcessHandle.current().pid() % 1_000_000, 36), this::log);
+            } catch (NetworkCuts.Unavailable e) {
+                out.println("  network faults skipped: " + e.getMessage());
+            }
+        }
+        try (NetworkCuts network = cuts;
+                ChaosStack stack = new ChaosStack(repo, runDir, brokers, this::log)) {
+            if (network != null) {
+                stack.onStart(p -> network.adopt(p.name, p.pid()));
+            }
             stack.start(ingesterFlags, nodeFlags);
             log("tier ready: etcd " + stack.etcdUrl() + ", Kafka " + stack.bootstrapServers() + ", nodes "
                     + java.util.Arrays.toString(stack.nodePorts()));
@@ -245,8 +328,8 @@ public final class ChaosScenario implements Callable<Integer> {
         List<Outcome> outcomes = new ArrayList<>();
         Map<String, Integer> exits = new TreeMap<>();
         // a first round without a fault: the baseline of the recovery figure
-        Outcome base =
-                recover(stack, workload, ws, 0, "none (baseline)", "-", System.nanoTime(), System.nanoTime(), exits);
+        Outcome base = recover(
+                stack, workload, ws, 0, "none (baseline)", "-", System.nanoTime(), System.nanoTime(), exits, () -> "");
         outcomes.add(base);
         long runStart = System.nanoTime();
         for (int n = 1; n <= faults; n++) {
@@ -258,55 +341,50 @@ public final class ChaosScenario implements Callable<Integer> {
             Choice c = menu.get(random.nextInt(menu.size()));
             long faultMillis = 500 + (long) (random.nextDouble() * Math.max(0, maxFaultTime.toMillis() - 500));
             String kind = kind(stack, c);
-            String target = c.part != null ? c.part.name : "";
-            long healed;
             long injected = System.nanoTime();
-            switch (c.action) {
-                case SIGKILL -> {
-                    c.part.kill();
-                    healed = System.nanoTime();
-                    c.part.start();
-                }
-                case SIGTERM -> {
-                    c.part.term();
-                    healed = System.nanoTime();
-                    c.part.start();
-                }
-                case SIGSTOP -> {
-                    long pid = c.part.pid();
-                    ChaosStack.signal(pid, "STOP");
-                    Thread.sleep(faultMillis);
-                    healed = System.nanoTime();
-                    ChaosStack.signal(pid, "CONT");
-                    target += " " + faultMillis + "ms";
-                }
-                case VANISH -> {
-                    ChaosWatcher w = ws.get(random.nextInt(ws.size()));
-                    w.vanish(faultMillis);
-                    Thread.sleep(faultMillis);
-                    healed = System.nanoTime();
-                    target = "watcher-" + w.id() + " " + faultMillis + "ms";
-                }
-                case STALL -> {
-                    ChaosWatcher w = ws.get(random.nextInt(ws.size()));
-                    w.stall(faultMillis);
-                    Thread.sleep(faultMillis);
-                    healed = System.nanoTime();
-                    target = "watcher-" + w.id() + " " + faultMillis + "ms";
-                }
-                default -> throw new IllegalStateException(c.action.toString());
-            }
-            Outcome o = recover(stack, workload, ws, n, kind, target, injected, healed, exits);
+            Injected f = c.action == Action.CUT
+                    ? cut(stack, workload, ws, c, kind, random, processFaults(stack))
+                    : processFault(c, kind, faultMillis, ws, random);
+            Supplier<String> streams = c.net == Net.CLIENT ? () -> streamsNotReleased(stack, ws.size()) : () -> "";
+            Outcome o = recover(
+                    stack,
+                    workload,
+                    ws,
+                    n,
+                    f.kind,
+                    f.target,
+                    f.injected > 0 ? f.injected : injected,
+                    f.healed,
+                    exits,
+                    streams);
             outcomes.add(o);
         }
         log("faults done; final check");
         Outcome fin = recover(
-                stack, workload, ws, faults + 1, "none (final)", "-", System.nanoTime(), System.nanoTime(), exits);
+                stack,
+                workload,
+                ws,
+                faults + 1,
+                "none (final)",
+                "-",
+                System.nanoTime(),
+                System.nanoTime(),
+                exits,
+                () -> "");
         workload.stop();
         writer.join(10_000);
         long endRev = workload.mark(30_000);
         Outcome last = recover(
-                stack, workload, ws, faults + 2, "none (final)", "-", System.nanoTime(), System.nanoTime(), exits);
+                stack,
+                workload,
+                ws,
+                faults + 2,
+                "none (final)",
+                "-",
+                System.nanoTime(),
+                System.nanoTime(),
+                exits,
+                () -> "");
         outcomes.add(fin);
         outcomes.add(last);
         for (ChaosWatcher w : ws) {
@@ -314,6 +392,261 @@ public final class ChaosScenario implements Callable<Integer> {
         }
         log("verifying against etcd's history (" + startRev + ", " + endRev + "]");
         return report(stack, client, ws, workload, outcomes, exits, startRev, endRev, s);
+    }
+
+    /** A fault as injected: its kind and target as the report names them, when it began and ended (nanoTime). */
+    private record Injected(String kind, String target, long injected, long healed) {}
+
+    /** A signal to a part, a vanishing or a stalling client; returns when the fault ended. */
+    private Injected processFault(Choice c, String kind, long faultMillis, List<ChaosWatcher> ws, Random random)
+            throws InterruptedException {
+        String target = c.part != null ? c.part.name : "";
+        long healed;
+        switch (c.action) {
+            case SIGKILL -> {
+                c.part.kill();
+                healed = System.nanoTime();
+                c.part.start();
+            }
+            case SIGTERM -> {
+                c.part.term();
+                healed = System.nanoTime();
+                c.part.start();
+            }
+            case SIGSTOP -> {
+                long pid = c.part.pid();
+                ChaosStack.signal(pid, "STOP");
+                Thread.sleep(faultMillis);
+                healed = System.nanoTime();
+                ChaosStack.signal(pid, "CONT");
+                target += " " + faultMillis + "ms";
+            }
+            case VANISH -> {
+                ChaosWatcher w = ws.get(random.nextInt(ws.size()));
+                w.vanish(faultMillis);
+                Thread.sleep(faultMillis);
+                healed = System.nanoTime();
+                target = "watcher-" + w.id() + " " + faultMillis + "ms";
+            }
+            case STALL -> {
+                ChaosWatcher w = ws.get(random.nextInt(ws.size()));
+                w.stall(faultMillis);
+                Thread.sleep(faultMillis);
+                healed = System.nanoTime();
+                target = "watcher-" + w.id() + " " + faultMillis + "ms";
+            }
+            default -> throw new IllegalStateException(c.action.toString());
+        }
+        return new Injected(kind, target, 0, healed);
+    }
+
+    /** SIGKILL, SIGTERM and SIGSTOP of every part: what a cut may overlap. */
+    private static List<Choice> processFaults(ChaosStack stack) {
+        List<Choice> list = new ArrayList<>();
+        for (Part p : stack.parts()) {
+            for (Action a : List.of(Action.SIGKILL, Action.SIGTERM, Action.SIGSTOP)) {
+                list.add(new Choice(a, p));
+            }
+        }
+        return list;
+    }
+
+    /**
+     * A network cut: drops the packets between a part and a server (or of a watcher's connection) for
+     * 0.5 s to --max-fault-time, or, for a share --long-cuts of them, 12 s to --long-cut-time;
+     * watches meanwhile what the cut part reports; for a share --overlap, a process fault is injected (and
+     * ends) while the cut stays. Returns once the cut is healed.
+     */
+    private Injected cut(
+            ChaosStack stack,
+            ChaosWorkload workload,
+            List<ChaosWatcher> ws,
+            Choice c,
+            String kind,
+            Random random,
+            List<Choice> overlapMenu)
+            throws InterruptedException {
+        boolean client = c.net == Net.CLIENT;
+        long millis = random.nextDouble() < longCuts
+                ? 12_000 + (long) (random.nextDouble() * (longCutTime.toMillis() - 12_000))
+                : 500 + (long) (random.nextDouble() * Math.max(0, maxFaultTime.toMillis() - 500));
+        Choice second =
+                !client && random.nextDouble() < overlap ? overlapMenu.get(random.nextInt(overlapMenu.size())) : null;
+        long secondAt = (long) (random.nextDouble() * millis / 2);
+        long secondMillis = 500 + (long) (random.nextDouble() * Math.max(0, maxFaultTime.toMillis() - 500));
+        NetworkCuts.Cut cut;
+        String target;
+        if (client) {
+            int first = random.nextInt(ws.size());
+            int[] ports = null;
+            ChaosWatcher w = null;
+            for (int i = 0; i < ws.size() && ports == null; i++) {
+                w = ws.get((first + i) % ws.size());
+                ports = w.streamPorts();
+            }
+            if (ports == null) {
+                Thread.sleep(millis);
+                return new Injected(kind, "no watcher was streaming", 0, System.nanoTime());
+            }
+            cut = cuts.cutConnection(ports[0], ports[1]);
+            target = "watcher-" + w.id() + " :" + ports[0] + "-:" + ports[1];
+        } else {
+            List<Integer> brokerPorts = stack.brokerPorts();
+            List<Integer> serverPorts;
+            target = c.part.name;
+            if (c.net == Net.ETCD) {
+                serverPorts = List.of(stack.etcdPort());
+            } else if (c.net == Net.ONE_BROKER) {
+                int b = random.nextInt(brokerPorts.size());
+                serverPorts = List.of(brokerPorts.get(b));
+                String broker = "kafka-" + (b + 1);
+                String leader = stack.eventsLeader();
+                kind += broker.equals(leader) ? " (events leader)" : " (follower)";
+                target += " from " + broker;
+            } else {
+                serverPorts = brokerPorts;
+            }
+            cut = cuts.cutPart(c.part.name, serverPorts);
+        }
+        long injected = System.nanoTime();
+        long end = injected + millis * 1_000_000;
+        CutWatch watch = new CutWatch(
+                client ? null : (ChaosStack.JavaPart) c.part, c.net, !client && stack.isLeader(c.part), workload, ws);
+        String cutKind = kind;
+        target += " " + millis + "ms";
+        if (second != null) {
+            watch(watch, injected + secondAt * 1_000_000, injected);
+            String secondKind = kind(stack, second);
+            Injected s = processFault(second, secondKind, secondMillis, ws, random);
+            target = cutKind + " " + target + " + " + secondKind + " " + s.target();
+            kind = "cut overlapping a process fault";
+        }
+        watch(watch, end, injected);
+        cut.heal();
+        long healed = System.nanoTime();
+        if (second == null) {
+            cutWaits.computeIfAbsent(cutKind, k -> new ArrayList<>()).add(watch.longestWait(healed));
+        }
+        if (!client && second == null && millis > DETECTION_BOUND_MILLIS) {
+            Detection d = new Detection(cutKind, millis, watch.readyzMillis, watch.metricMillis);
+            detections.add(d);
+            note(String.format(
+                    "%s %s: /readyz showed it after %d ms, a metric after %d ms (-1: not during the cut)",
+                    cutKind, target, d.readyzMillis(), d.metricMillis()));
+        }
+        return new Injected(kind, target, injected, healed);
+    }
+
+    /** Sleeps until {@code until} (nanoTime), polling what the cut part reports, if any, every 250 ms. */
+    private static void watch(CutWatch watch, long until, long injected) throws InterruptedException {
+        while (System.nanoTime() < until) {
+            watch.poll(injected);
+            long left = (until - System.nanoTime()) / 1_000_000;
+            if (left > 0) {
+                Thread.sleep(Math.min(250, left));
+            }
+        }
+    }
+
+    /**
+     * What a cut part says about its cut: a node's {@code /readyz} fails and {@code watchfanout_cache_ready} is 0
+     * (a stale feed); an ingester's {@code /readyz} gives a reason other than a standby's, and
+     * {@code watchfanout_ingester_dependency_up} of the cut dependency is 0 (or, for the one that published at the
+     * cut, {@code watchfanout_ingester_ready} is 0).
+     */
+    private static final class CutWatch {
+        /** The cut part, null for a watcher's connection. */
+        final ChaosStack.JavaPart part;
+
+        final Net net;
+        final boolean leader;
+        final ChaosWorkload workload;
+        final List<ChaosWatcher> ws;
+        /** Markers written during the cut and not yet at every watcher: revision, nanoTime written. */
+        final List<long[]> markers = new ArrayList<>();
+
+        long readyzMillis = -1;
+        long metricMillis = -1;
+        long longestWait;
+        long lastMarker;
+
+        CutWatch(ChaosStack.JavaPart part, Net net, boolean leader, ChaosWorkload workload, List<ChaosWatcher> ws) {
+            this.part = part;
+            this.net = net;
+            this.leader = leader;
+            this.workload = workload;
+            this.ws = ws;
+        }
+
+        /**
+         * The longest time a marker written during the cut (one a second) waited for its last watcher, counting
+         * those not there at {@code healed} up to then: how long the cut held the watchers up while it lasted.
+         */
+        long longestWait(long healed) {
+            deliver(healed);
+            for (long[] m : markers) {
+                longestWait = Math.max(longestWait, (healed - m[1]) / 1_000_000);
+            }
+            return longestWait;
+        }
+
+        private void deliver(long now) {
+            long least = Long.MAX_VALUE;
+            for (ChaosWatcher w : ws) {
+                least = Math.min(least, w.committed());
+            }
+            for (java.util.Iterator<long[]> i = markers.iterator(); i.hasNext(); ) {
+                long[] m = i.next();
+                if (m[0] <= least) {
+                    longestWait = Math.max(longestWait, (now - m[1]) / 1_000_000);
+                    i.remove();
+                }
+            }
+        }
+
+        void poll(long injected) throws InterruptedException {
+            long now = System.nanoTime();
+            deliver(now);
+            if (now - lastMarker >= 1_000_000_000L) {
+                lastMarker = now;
+                long rev = workload.mark(1000);
+                if (rev > 0) {
+                    markers.add(new long[] {rev, now});
+                }
+            }
+            if (part == null) {
+                return;
+            }
+            long at = (System.nanoTime() - injected) / 1_000_000;
+            String base = "http://127.0.0.1:" + part.port;
+            if (readyzMillis < 0) {
+                String r = ChaosStack.probe(base + "/readyz", false);
+                if (!r.isEmpty() && r.startsWith("HTTP") && !r.contains("standby: another replica leads")) {
+                    readyzMillis = at;
+                }
+            }
+            if (metricMillis < 0) {
+                String text = ChaosStack.body(base + "/metrics");
+                if (text != null && shows(text)) {
+                    metricMillis = at;
+                }
+            }
+        }
+
+        private boolean shows(String text) {
+            if (part.kind == Kind.NODE) {
+                return MetricsText.sum(text, "watchfanout_cache_ready", "") == 0;
+            }
+            String dependency = net == Net.ETCD ? "etcd" : "kafka";
+            return MetricsText.sum(text, "watchfanout_ingester_dependency_up", "dependency=\"" + dependency + "\"") == 0
+                    || (leader && MetricsText.sum(text, "watchfanout_ingester_ready", "") == 0);
+        }
+    }
+
+    /** "" when the nodes hold exactly one watch stream per watcher, else how many they hold. */
+    private static String streamsNotReleased(ChaosStack stack, int watchers) {
+        long open = stack.openStreams();
+        return open == watchers ? "" : "nodes hold " + open + " watch streams for " + watchers + " watchers";
     }
 
     /**
@@ -329,7 +662,8 @@ public final class ChaosScenario implements Callable<Integer> {
             String target,
             long injected,
             long healed,
-            Map<String, Integer> exits)
+            Map<String, Integer> exits,
+            Supplier<String> alsoNotReady)
             throws InterruptedException {
         long deadline = healed + recoveryTimeout.toNanos();
         long marker = workload.mark(recoveryTimeout.toMillis());
@@ -339,6 +673,9 @@ public final class ChaosScenario implements Callable<Integer> {
         while (marker > 0) {
             supervise(stack, exits);
             notReady = stack.notReady();
+            if (notReady.isEmpty()) {
+                notReady = alsoNotReady.get();
+            }
             behind = new ArrayList<>();
             for (ChaosWatcher w : ws) {
                 if (w.committed() < marker) {
@@ -426,13 +763,22 @@ public final class ChaosScenario implements Callable<Integer> {
         }
         menu.add(new Choice(Action.VANISH, null));
         menu.add(new Choice(Action.STALL, null));
+        if (cuts != null) {
+            for (Part p : stack.ingesters()) {
+                menu.add(new Choice(Action.CUT, p, Net.ETCD));
+                if (brokers > 1) {
+                    menu.add(new Choice(Action.CUT, p, Net.ONE_BROKER));
+                }
+                menu.add(new Choice(Action.CUT, p, Net.ALL_BROKERS));
+            }
+            for (Part p : stack.nodes()) {
+                menu.add(new Choice(Action.CUT, p, Net.KAFKA));
+            }
+            menu.add(new Choice(Action.CUT, null, Net.CLIENT));
+        }
         if (only != null) {
             Pattern p = Pattern.compile(only);
-            menu.removeIf(c -> !p.matcher(kindName(c.action) + " "
-                            + (c.part == null
-                                    ? ""
-                                    : c.part.name + " " + c.part.kind.name().toLowerCase(java.util.Locale.ROOT)))
-                    .find());
+            menu.removeIf(c -> !p.matcher(onlyText(c)).find());
             if (menu.isEmpty()) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--only " + only + " matches no fault");
             }
@@ -447,10 +793,37 @@ public final class ChaosScenario implements Callable<Integer> {
             case SIGSTOP -> "SIGSTOP+SIGCONT";
             case VANISH -> "client vanishes";
             case STALL -> "reader stalls";
+            case CUT -> "cut";
+        };
+    }
+
+    /** What --only matches: the kind without roles, the part's name and its kind ("cut ingester from etcd ingester-1"). */
+    private static String onlyText(Choice c) {
+        if (c.action == Action.CUT) {
+            return c.part == null ? cutName(c.net, "") : cutName(c.net, "") + " " + c.part.name;
+        }
+        return kindName(c.action) + " "
+                + (c.part == null ? "" : c.part.name + " " + c.part.kind.name().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /** The name of a cut's kind, the part's role after its kind. */
+    private static String cutName(Net net, String role) {
+        return switch (net) {
+            case ETCD -> "cut ingester" + role + " from etcd";
+            case ONE_BROKER -> "cut ingester" + role + " from one broker";
+            case ALL_BROKERS -> "cut ingester" + role + " from all brokers";
+            case KAFKA -> "cut node from all brokers";
+            case CLIENT -> "cut client silently";
         };
     }
 
     private static String kind(ChaosStack stack, Choice c) {
+        if (c.action == Action.CUT) {
+            String role = c.part != null && c.part.kind == Kind.INGESTER
+                    ? (stack.isLeader(c.part) ? " (leader)" : " (standby)")
+                    : "";
+            return cutName(c.net, role);
+        }
         if (c.part == null) {
             return kindName(c.action);
         }
@@ -527,8 +900,8 @@ public final class ChaosScenario implements Callable<Integer> {
                 elapsed / 60,
                 elapsed % 60);
         out.println();
-        out.println("faults by kind                           count   recovery median     max   stall median     max"
-                + "   stuck");
+        out.println("faults by kind                                           count   recovery median     p99     max"
+                + "   stall median     max   stuck");
         Map<String, List<Outcome>> byKind = new TreeMap<>();
         for (Outcome o : outcomes) {
             byKind.computeIfAbsent(o.kind, k -> new ArrayList<>()).add(o);
@@ -548,8 +921,15 @@ public final class ChaosScenario implements Callable<Integer> {
                 }
             }
             out.printf(
-                    "  %-38s %5d   %15s %7s   %12s %7s   %5d%n",
-                    e.getKey(), e.getValue().size(), median(times), max(times), median(stalls), max(stalls), st);
+                    "  %-54s %5d   %15s %7s %7s   %12s %7s   %5d%n",
+                    e.getKey(),
+                    e.getValue().size(),
+                    median(times),
+                    Percentiles.secs(times, 99),
+                    max(times),
+                    median(stalls),
+                    max(stalls),
+                    st);
         }
         List<Long> brokerKills = outcomes.stream()
                 .filter(o -> o.kind.startsWith("SIGKILL kafka") && o.stallMillis >= 0)
@@ -561,6 +941,54 @@ public final class ChaosScenario implements Callable<Integer> {
         out.printf(
                 "broker SIGKILLs: %d; watchers' stall median %s, max %s%n",
                 brokerKillCount, median(brokerKills), max(brokerKills));
+        List<Long> allRecoveries = outcomes.stream()
+                .filter(o -> !o.stuck && o.n > 0 && o.n <= faults)
+                .map(Outcome::recoveryMillis)
+                .toList();
+        out.printf(
+                "all faults: recovery median %s, p99 %s, max %s%n",
+                median(allRecoveries), Percentiles.secs(allRecoveries, 99), max(allRecoveries));
+        if (!cutWaits.isEmpty()) {
+            out.println();
+            out.println(
+                    "network cuts: the watchers' longest wait while the cut lasted (a marker written every second)");
+            out.println("  kind                                                    cuts   median     max");
+            cutWaits.forEach((k, v) -> out.printf("  %-54s %5d  %7s %7s%n", k, v.size(), median(v), max(v)));
+        }
+        if (!detections.isEmpty()) {
+            out.println();
+            out.printf(
+                    "network cuts longer than %d s: what the cut part reported (from the cut)%n",
+                    DETECTION_BOUND_MILLIS / 1000);
+            out.println("  kind                                                    cuts   /readyz  median     max"
+                    + "   metric  median     max");
+            Map<String, List<Detection>> byCut = new TreeMap<>();
+            for (Detection d : detections) {
+                byCut.computeIfAbsent(d.kind(), k -> new ArrayList<>()).add(d);
+            }
+            for (Map.Entry<String, List<Detection>> e : byCut.entrySet()) {
+                List<Long> readyz = new ArrayList<>();
+                List<Long> metric = new ArrayList<>();
+                for (Detection d : e.getValue()) {
+                    if (d.readyzMillis() >= 0) {
+                        readyz.add(d.readyzMillis());
+                    }
+                    if (d.metricMillis() >= 0) {
+                        metric.add(d.metricMillis());
+                    }
+                }
+                out.printf(
+                        "  %-54s %5d   %7d %7s %7s   %6d %7s %7s%n",
+                        e.getKey(),
+                        e.getValue().size(),
+                        readyz.size(),
+                        median(readyz),
+                        max(readyz),
+                        metric.size(),
+                        median(metric),
+                        max(metric));
+            }
+        }
         out.println();
         out.printf(
                 "workload: %d operations acknowledged, %d failed or timed out (%s)%n",
@@ -812,6 +1240,14 @@ public final class ChaosScenario implements Callable<Integer> {
         if (!(rate > 0) || rate > 10_000) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--rate: " + rate + " (expected: 0 < rate <= 10000)");
+        }
+        if (longCutTime.toMillis() < 12_000) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--long-cut-time: " + longCutTime + " (expected: >= 12s)");
+        }
+        if (!(longCuts >= 0 && longCuts <= 1) || !(overlap >= 0 && overlap <= 1)) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--long-cuts, --overlap: " + longCuts + ", " + overlap + " (expected: 0..1)");
         }
         if (maxFaultTime.toMillis() < 500) {
             throw new CommandLine.ParameterException(

@@ -84,12 +84,19 @@ final class ChaosStack implements AutoCloseable {
     private final List<Part> parts = new ArrayList<>();
     private final List<JavaPart> ingesters = new ArrayList<>();
     private final List<JavaPart> nodes = new ArrayList<>();
+    /** Called with each ingester or node right after it started (again); set before {@link #start}. */
+    private volatile Consumer<JavaPart> onStart = p -> {};
 
     ChaosStack(Path repo, Path runDir, int brokers, Consumer<String> log) {
         this.jars = repo;
         this.runDir = runDir;
         this.brokers = brokers;
         this.log = log;
+    }
+
+    /** What to do with an ingester or node process right after each of its starts (e.g. move it into a cgroup). */
+    void onStart(Consumer<JavaPart> action) {
+        this.onStart = action;
     }
 
     ChaosStack start(List<String> ingesterFlags, List<String> nodeFlags) throws InterruptedException {
@@ -239,6 +246,25 @@ final class ChaosStack implements AutoCloseable {
         return cluster != null ? cluster.bootstrapServers() : kafka.bootstrapServers();
     }
 
+    /** The port of etcd's client URL. */
+    int etcdPort() {
+        return URI.create(etcd.clientUrl()).getPort();
+    }
+
+    /** The brokers' client ports, in the order of the parts kafka-1, kafka-2, ... */
+    List<Integer> brokerPorts() {
+        List<KafkaBroker> list = cluster != null ? cluster.brokers() : List.of(kafka);
+        return list.stream().map(KafkaBroker::brokerPort).toList();
+    }
+
+    List<JavaPart> ingesters() {
+        return ingesters;
+    }
+
+    List<JavaPart> nodes() {
+        return nodes;
+    }
+
     int[] nodePorts() {
         return nodes.stream().mapToInt(n -> n.port).toArray();
     }
@@ -313,11 +339,7 @@ final class ChaosStack implements AutoCloseable {
     /** "" on 200, else the status and body or the error. */
     static String probe(String url, boolean quiet) {
         try {
-            HttpResponse<String> r = HTTP.send(
-                    HttpRequest.newBuilder(URI.create(url))
-                            .timeout(Duration.ofSeconds(2))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = get(url);
             if (r.statusCode() == 200) {
                 return "";
             }
@@ -330,6 +352,41 @@ final class ChaosStack implements AutoCloseable {
             Thread.currentThread().interrupt();
             return "interrupted";
         }
+    }
+
+    /** The body of a 200 answer, or null (another status, no answer within 2 s). */
+    static String body(String url) {
+        try {
+            HttpResponse<String> r = get(url);
+            return r.statusCode() == 200 ? r.body() : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    private static HttpResponse<String> get(String url) throws IOException, InterruptedException {
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create(url))
+                        .timeout(Duration.ofSeconds(2))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The watch streams the running nodes hold ({@code watchfanout_watchers}, summed); -1 when one does not answer. */
+    long openStreams() {
+        long sum = 0;
+        for (JavaPart n : nodes) {
+            String text = body("http://127.0.0.1:" + n.port + "/metrics");
+            double v = text == null ? Double.NaN : MetricsText.sum(text, "watchfanout_watchers", "");
+            if (Double.isNaN(v)) {
+                return -1;
+            }
+            sum += (long) v;
+        }
+        return sum;
     }
 
     /** Sends a signal (STOP, CONT) to a process. */
@@ -395,6 +452,7 @@ final class ChaosStack implements AutoCloseable {
                             .logFile(dir.resolve(name + ".log"))
                             .workingDirectory(dir))
                     .start();
+            onStart.accept(this);
         }
 
         @Override

@@ -155,6 +155,18 @@ final class ChaosWatcher implements AutoCloseable {
         }
     }
 
+    /**
+     * The local and the node's port of the watch stream it reads now, or null when it is not
+     * streaming (connecting, vanished, stalled, between streams). For a cut of its connection.
+     */
+    int[] streamPorts() {
+        Socket s = socket;
+        if (s == null || !state.startsWith("streaming") || !s.isConnected() || s.isClosed()) {
+            return null;
+        }
+        return new int[] {s.getLocalPort(), s.getPort()};
+    }
+
     /** The client stops reading for {@code millis} (its connection stays open). */
     void stall(long millis) {
         stallUntil = System.nanoTime() + millis * 1_000_000;

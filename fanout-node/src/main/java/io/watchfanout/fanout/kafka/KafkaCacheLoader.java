@@ -177,9 +177,30 @@ public final class KafkaCacheLoader implements AutoCloseable {
     }
 
     /**
+     * How long a node's consumer waits for a broker's answer before it drops the connection and opens another
+     * ({@code request.timeout.ms}, unless {@code --kafka-config} sets it). The ingester writes a record at least
+     * every second and a fetch waits at most {@code fetch.max.wait.ms} (0.5 s) for one, so a fetch unanswered this
+     * long is a dead connection (a network partition, a stopped broker). Kafka's default (30 s) left a node behind
+     * a 15 s partition for another 10–15 s after it healed: the lost fetch is only resent when TCP's retransmission
+     * backoff, doubled at every try, comes round again. A new connection needs none of that.
+     */
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
+
+    /**
+     * How long a new connection to a broker may take before the consumer gives it up and tries again
+     * ({@code socket.connection.setup.timeout.ms}, and at most {@link #CONNECTION_SETUP_TIMEOUT_MAX} as it grows
+     * after failures; Kafka's defaults are 10 s and 30 s): a SYN lost in a partition is resent after 1, 3, 7 s,
+     * so a short setup timeout brings a fresh attempt soon after the network is back.
+     */
+    static final Duration CONNECTION_SETUP_TIMEOUT = Duration.ofSeconds(3);
+
+    static final Duration CONNECTION_SETUP_TIMEOUT_MAX = Duration.ofSeconds(5);
+
+    /**
      * The settings of every consumer of a node: {@code assign()}ed partitions (no group, no commits),
      * {@code read_committed}, no offset reset (a position that retention removed is an error to
-     * report, never a silent jump), no topic creation; and the {@code --kafka-config} settings.
+     * report, never a silent jump), no topic creation; a dead connection given up after
+     * {@link #REQUEST_TIMEOUT}; and the {@code --kafka-config} settings (which may set the timeouts).
      */
     static Properties consumerProps(
             String bootstrap,
@@ -197,6 +218,13 @@ public final class KafkaCacheLoader implements AutoCloseable {
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, "watchfanout-" + nodeId + "-" + role);
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, valueDeserializer.getName());
+        p.putIfAbsent(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(REQUEST_TIMEOUT.toMillis()));
+        p.putIfAbsent(
+                ConsumerConfig.SOCKET_CONNECTION_SETUP_TIMEOUT_MS_CONFIG,
+                Long.toString(CONNECTION_SETUP_TIMEOUT.toMillis()));
+        p.putIfAbsent(
+                ConsumerConfig.SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS_CONFIG,
+                Long.toString(CONNECTION_SETUP_TIMEOUT_MAX.toMillis()));
         return p;
     }
 
