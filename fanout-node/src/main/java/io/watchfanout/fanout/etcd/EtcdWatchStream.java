@@ -24,7 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,8 +51,8 @@ import org.slf4j.LoggerFactory;
  * reason and why. The grant ends whenever the watch does (canceled by the client or the node,
  * or with the stream).
  *
- * <p>Thread-safety: all state belongs to the stream's {@link SerialExecutor}; grpc's callbacks,
- * wake-ups and ticks are submitted to it.
+ * <p>Thread-safety: all state belongs to the stream's lane ({@link WatchLanes.Lane}, one thread);
+ * grpc's callbacks and ticks are submitted to it, wake-ups coalesced per lane.
  */
 final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     private static final Logger LOG = LoggerFactory.getLogger(EtcdWatchStream.class);
@@ -74,11 +73,17 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     static final String PERMISSION_DENIED_REASON =
             "rpc error: code = PermissionDenied desc = " + ForwardedAccess.PERMISSION_DENIED;
 
+    /** etcd 3.5's {@code WatchResponse.fragment = true}. */
+    private static final byte[] FRAGMENT_FIELD = {(byte) (EtcdFrames.FRAGMENT << 3), 1};
+
+    private static final byte[] NO_BYTES = new byte[0];
+    private static final ByteBuffer[] NO_FRAMES = new ByteBuffer[0];
+
     private final WatchCore core;
     private final EtcdHeaders headers;
     private final EtcdApiStats stats;
     private final ServerCallStreamObserver<WatchResponseBytes> out;
-    private final SerialExecutor serial;
+    private final WatchLanes.Lane serial;
     private final Map<Long, EtcdWatch> watches = new LinkedHashMap<>();
     private final AtomicBoolean pumpScheduled = new AtomicBoolean();
     private final List<ByteBuffer> polled = new ArrayList<>();
@@ -94,13 +99,15 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     private long nextWatchId;
     private boolean progressRequested;
     private boolean closed;
+    /** A watch was canceled by the node during a pump: the pump takes it out of {@link #watches} after its loop. */
+    private boolean anyCanceled;
 
     EtcdWatchStream(
             WatchCore core,
             EtcdHeaders headers,
             EtcdApiStats stats,
             ServerCallStreamObserver<WatchResponseBytes> out,
-            Executor pool,
+            WatchLanes.Lane lane,
             Duration progressNotifyInterval,
             AccessControl access) {
         this.core = core;
@@ -110,7 +117,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         this.headers = headers;
         this.stats = stats;
         this.out = out;
-        this.serial = new SerialExecutor(pool);
+        this.serial = lane;
         stats.watchStreams.increment();
         // The client can take more: pump the woken watches (a watch cut short by flow control is first).
         out.setOnReadyHandler(this::wakeUp);
@@ -136,14 +143,17 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         // the stream ends when the client cancels it.
     }
 
-    /** Frames are waiting or the client can take more: pump once, on the stream's executor. */
+    /** Frames are waiting or the client can take more: pump once, on the stream's lane. */
     void wakeUp() {
         if (pumpScheduled.compareAndSet(false, true)) {
-            serial.execute(() -> {
-                pumpScheduled.set(false);
-                pump();
-            });
+            serial.wake(this);
         }
+    }
+
+    /** The lane runs the pump that {@link #wakeUp} asked for. */
+    void pumpWoken() {
+        pumpScheduled.set(false);
+        pump();
     }
 
     // ---- the stream's executor ---------------------------------------------------------
@@ -411,7 +421,10 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
                 return;
             }
         }
-        watches.values().removeIf(x -> x.canceled);
+        if (anyCanceled) {
+            anyCanceled = false;
+            watches.values().removeIf(x -> x.canceled);
+        }
         if (shutdown) {
             end(Status.UNAVAILABLE.withDescription("this node is shutting down"));
             return;
@@ -487,22 +500,17 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         sendEventResponse(w, events.subList(from, events.size()), false);
     }
 
+    /**
+     * One response: the header field of its last event's revision (shared by every watch of that
+     * event), the watch's id field (encoded once per watch), etcd 3.5's {@code fragment} flag when set,
+     * then the shared event frames. Nothing is encoded or copied per response.
+     */
     private void sendEventResponse(EtcdWatch w, List<ByteBuffer> events, boolean fragment) {
         ByteBuffer last = events.get(events.size() - 1);
         long rev = EtcdFrames.revision(last.array(), last.arrayOffset() + last.position(), last.remaining());
-        WatchResponse.Builder own =
-                WatchResponse.newBuilder().setHeader(headers.at(rev)).setWatchId(w.id);
-        if (fragment) {
-            own.setUnknownFields(com.google.protobuf.UnknownFieldSet.newBuilder()
-                    .addField(
-                            EtcdFrames.FRAGMENT,
-                            com.google.protobuf.UnknownFieldSet.Field.newBuilder()
-                                    .addVarint(1)
-                                    .build())
-                    .build());
-        }
         stats.watchResponses.increment();
-        out.onNext(new WatchResponseBytes(own.build().toByteArray(), List.copyOf(events)));
+        out.onNext(new WatchResponseBytes(
+                headers.field(rev), w.idField, fragment ? FRAGMENT_FIELD : NO_BYTES, events.toArray(NO_FRAMES)));
     }
 
     /** The core ended the watch with an error frame: etcd's cancel, with a compact revision when history ran out. */
@@ -524,6 +532,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         // Forget the watcher now; pump takes the watch out of the stream after its loop.
         release(w, "ended");
         w.canceled = true;
+        anyCanceled = true;
         if (core.readiness().failure() != null) {
             // The node stopped serving: the client moves to another endpoint, as from a dead etcd member.
             end(Status.UNAVAILABLE.withDescription(
