@@ -28,6 +28,8 @@ final class EtcdWatch implements WatchSink {
     io.watchfanout.fanout.security.WatchGrant grant;
     /** Frames the stream has taken from the watcher, for the grant's end. */
     long frames;
+    /** Frames of a revision polled past a response's bound, for its next response; null when none. */
+    java.util.List<java.nio.ByteBuffer> carry;
     /** Canceled by the node (an error frame); the stream drops it after its pump. */
     boolean canceled;
 
