@@ -131,6 +131,7 @@ public final class EtcdApi {
      */
     public void start() {
         GrpcStreamErrors.install();
+        quietLeakDetection();
         NettyServerBuilder netty = NettyServerBuilder.forAddress(new InetSocketAddress(bindAddress, requestedPort));
         if (tls != null) {
             netty.sslContext(nettyTls(tls));
@@ -160,6 +161,20 @@ public final class EtcdApi {
                 bindAddress,
                 port(),
                 tls == null ? "" : " over TLS (" + (tls.clientAuthRequired() ? "mutual, " : "") + "h2)");
+    }
+
+    /**
+     * Turns Netty's leak detection off unless {@code io.netty.leakDetection.level} asks for it: at its
+     * default level every channel pipeline calls {@code touch} on every message it writes (one per
+     * watch response), which cost the node a tenth of its event-loop time at 100,000 responses/s
+     * (docs/BENCHMARKS.md, "The etcd API"). Set before the server accepts a channel, since a pipeline
+     * reads the level when it is created.
+     */
+    private static void quietLeakDetection() {
+        if (System.getProperty("io.netty.leakDetection.level") == null
+                && System.getProperty("io.netty.leakDetectionLevel") == null) {
+            io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.DISABLED);
+        }
     }
 
     /** The bound port, once started. */

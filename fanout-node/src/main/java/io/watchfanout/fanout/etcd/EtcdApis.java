@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Stateless.
  */
 public final class EtcdApis {
-    /** Threads that run the etcd API's streams (each stream serially) and its consistent reads. */
+    /** Threads that run the etcd API's consistent reads, and lanes of its Watch streams. */
     private static final int THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
     /** How often the headers' cluster id and raft term are refreshed from etcd (a leader change moves the term). */
     private static final long HEADER_REFRESH_SECONDS = 10;
@@ -129,8 +129,9 @@ public final class EtcdApis {
         ExecutorService pool = Executors.newFixedThreadPool(THREADS, daemons("etcd-api-" + nodeId));
         ScheduledExecutorService timer =
                 Executors.newSingleThreadScheduledExecutor(daemons("etcd-api-timer-" + nodeId));
+        WatchLanes lanes = new WatchLanes("etcd-api-watch-" + nodeId, THREADS);
         ServerServiceDefinition watch =
-                EtcdWatchService.definition(core, headers, stats, pool, progressNotifyInterval, access);
+                EtcdWatchService.definition(core, headers, stats, lanes, progressNotifyInterval, access);
         ServerServiceDefinition range = new EtcdRangeService(
                         core,
                         headers,
@@ -156,6 +157,7 @@ public final class EtcdApis {
                 new EtcdAuth(access),
                 () -> {
                     timer.shutdownNow();
+                    lanes.shutdownNow();
                     pool.shutdownNow();
                 });
     }

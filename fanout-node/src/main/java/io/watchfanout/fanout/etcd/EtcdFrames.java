@@ -121,44 +121,92 @@ public final class EtcdFrames {
 
     /**
      * The revision an etcd-encoding frame speaks of: an event's {@code kv.mod_revision} (a DELETE's
-     * is its deletion revision), a progress frame's header revision; 0 for a cancel.
+     * is its deletion revision), a progress frame's header revision; 0 for a cancel. Read in place,
+     * without allocating: it is asked once per response.
+     *
+     * @throws IllegalStateException if the frame is not one this node built
      */
     public static long revision(byte[] frame, int offset, int length) {
-        try {
-            com.google.protobuf.CodedInputStream in =
-                    com.google.protobuf.CodedInputStream.newInstance(frame, offset, length);
-            int tag = in.readTag();
-            int field = WireFormat.getTagFieldNumber(tag);
-            if (field != EVENTS && field != HEADER) {
-                return 0;
-            }
-            int limit = in.pushLimit(in.readRawVarint32());
-            if (field == HEADER) {
-                return fieldVarint(in, HEADER_REVISION);
-            }
-            while (!in.isAtEnd()) {
-                int t = in.readTag();
-                if (WireFormat.getTagFieldNumber(t) == EVENT_KV) {
-                    in.pushLimit(in.readRawVarint32());
-                    return fieldVarint(in, KV_MOD_REVISION);
-                }
-                in.skipField(t);
-            }
-            in.popLimit(limit);
+        int end = offset + length;
+        int field = (frame[offset] & 0xff) >>> 3;
+        if (field != EVENTS && field != HEADER) {
             return 0;
-        } catch (IOException e) {
-            throw new IllegalStateException("an etcd frame this node built does not parse", e);
+        }
+        int p = offset + 1;
+        int size = (int) varint(frame, p, end);
+        p = skipVarint(frame, p, end);
+        if (field == HEADER) {
+            return fieldVarint(frame, p, p + size, HEADER_REVISION);
+        }
+        long kv = lengthDelimited(frame, p, p + size, EVENT_KV);
+        if (kv < 0) {
+            return 0;
+        }
+        int kvStart = (int) (kv >>> 32);
+        return fieldVarint(frame, kvStart, kvStart + (int) kv, KV_MOD_REVISION);
+    }
+
+    /** The varint field {@code field} of the message in {@code [p, end)}, 0 when absent. */
+    private static long fieldVarint(byte[] b, int p, int end, int field) {
+        while (p < end) {
+            int tag = (int) varint(b, p, end);
+            p = skipVarint(b, p, end);
+            if (tag >>> 3 == field && (tag & 7) == WireFormat.WIRETYPE_VARINT) {
+                return varint(b, p, end);
+            }
+            p = skipValue(b, p, end, tag);
+        }
+        return 0;
+    }
+
+    /** The length-delimited field {@code field} of the message in {@code [p, end)}: start << 32 | length, or -1. */
+    private static long lengthDelimited(byte[] b, int p, int end, int field) {
+        while (p < end) {
+            int tag = (int) varint(b, p, end);
+            p = skipVarint(b, p, end);
+            if (tag >>> 3 == field && (tag & 7) == WireFormat.WIRETYPE_LENGTH_DELIMITED) {
+                int size = (int) varint(b, p, end);
+                return ((long) skipVarint(b, p, end) << 32) | size;
+            }
+            p = skipValue(b, p, end, tag);
+        }
+        return -1;
+    }
+
+    private static int skipValue(byte[] b, int p, int end, int tag) {
+        switch (tag & 7) {
+            case WireFormat.WIRETYPE_VARINT:
+                return skipVarint(b, p, end);
+            case WireFormat.WIRETYPE_FIXED64:
+                return p + 8;
+            case WireFormat.WIRETYPE_LENGTH_DELIMITED:
+                return skipVarint(b, p, end) + (int) varint(b, p, end);
+            case WireFormat.WIRETYPE_FIXED32:
+                return p + 4;
+            default:
+                throw new IllegalStateException(
+                        "an etcd frame this node built does not parse (wire type " + (tag & 7) + ")");
         }
     }
 
-    private static long fieldVarint(com.google.protobuf.CodedInputStream in, int field) throws IOException {
-        while (!in.isAtEnd()) {
-            int t = in.readTag();
-            if (WireFormat.getTagFieldNumber(t) == field) {
-                return in.readInt64();
+    private static long varint(byte[] b, int p, int end) {
+        long v = 0;
+        for (int shift = 0; shift < 64 && p < end; shift += 7) {
+            byte x = b[p++];
+            v |= (long) (x & 0x7f) << shift;
+            if (x >= 0) {
+                return v;
             }
-            in.skipField(t);
         }
-        return 0;
+        throw new IllegalStateException("an etcd frame this node built does not parse (varint)");
+    }
+
+    private static int skipVarint(byte[] b, int p, int end) {
+        while (p < end) {
+            if (b[p++] >= 0) {
+                return p;
+            }
+        }
+        throw new IllegalStateException("an etcd frame this node built does not parse (varint)");
     }
 }

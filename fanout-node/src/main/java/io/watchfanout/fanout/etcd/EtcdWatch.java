@@ -16,6 +16,9 @@ final class EtcdWatch implements WatchSink {
     final long id;
     final WatchSpec spec;
     final boolean fragment;
+    /** The encoded {@code watch_id} field of its responses (empty for id 0, as protobuf omits a default). */
+    final byte[] idField;
+
     private final EtcdWatchStream stream;
     /** The core's watcher; null while waiting for a future start revision, or for a range that matches nothing. */
     Watch watcher;
@@ -25,6 +28,8 @@ final class EtcdWatch implements WatchSink {
     io.watchfanout.fanout.security.WatchGrant grant;
     /** Frames the stream has taken from the watcher, for the grant's end. */
     long frames;
+    /** Frames of a revision polled past a response's bound, for its next response; null when none. */
+    java.util.List<java.nio.ByteBuffer> carry;
     /** Canceled by the node (an error frame); the stream drops it after its pump. */
     boolean canceled;
 
@@ -32,6 +37,10 @@ final class EtcdWatch implements WatchSink {
         this.id = id;
         this.spec = spec;
         this.fragment = fragment;
+        this.idField = io.etcd.jetcd.api.WatchResponse.newBuilder()
+                .setWatchId(id)
+                .build()
+                .toByteArray();
         this.stream = stream;
     }
 

@@ -10,12 +10,12 @@ import io.grpc.stub.ServerCalls;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.time.Duration;
-import java.util.concurrent.Executor;
 
 /**
  * {@code etcdserverpb.Watch} served from the cache: etcd's method, with a response marshaller
  * that writes a response's own fields and the shared event frames ({@link WatchResponseBytes})
- * instead of serializing a message per watcher. Each call is an {@link EtcdWatchStream}. Stateless.
+ * instead of serializing a message per watcher. Each call is an {@link EtcdWatchStream} on one of
+ * {@code lanes}. Stateless.
  */
 final class EtcdWatchService {
     private EtcdWatchService() {}
@@ -24,7 +24,7 @@ final class EtcdWatchService {
             WatchCore core,
             EtcdHeaders headers,
             EtcdApiStats stats,
-            Executor pool,
+            WatchLanes lanes,
             Duration progressNotifyInterval,
             AccessControl access) {
         MethodDescriptor<WatchRequest, WatchResponseBytes> method = WatchGrpc.getWatchMethod().toBuilder(
@@ -38,7 +38,7 @@ final class EtcdWatchService {
                                 headers,
                                 stats,
                                 (ServerCallStreamObserver<WatchResponseBytes>) responses,
-                                pool,
+                                lanes.next(),
                                 progressNotifyInterval,
                                 access)))
                 .build();

@@ -24,7 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,10 +38,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each watch is a {@link Watch} of the core with the etcd encodings: responses are the
  * watch's own header and id followed by the event frames that every watch of the node shares.
- * A response holds whole revisions (the core queues a revision at once and this stream drains a
- * watcher's queue whole), possibly several of them, as etcd batches a catching-up watcher's.
- * Flow control is grpc's: while the client's stream is not ready, no watcher is polled, so a slow
- * client's watchers are parked by the core and catch up from history like slow HTTP streams.
+ * A response holds whole revisions, possibly several of them (up to
+ * {@link #MAX_FRAMES_PER_RESPONSE} events, then to the end of the last revision), as etcd batches a
+ * catching-up watcher's. Flow control is grpc's, with a small threshold ({@link #ON_READY_BYTES}):
+ * while the client's stream is not ready, no watcher is polled, so a slow client's watchers are
+ * parked by the core and catch up from history like slow HTTP streams.
  *
  * <p>Access (README.md, "Security"): each create request is admitted on its normalised range
  * for the stream's caller. A refusal is etcd 3.5's answer to a watch it does not permit, a
@@ -52,8 +52,8 @@ import org.slf4j.LoggerFactory;
  * reason and why. The grant ends whenever the watch does (canceled by the client or the node,
  * or with the stream).
  *
- * <p>Thread-safety: all state belongs to the stream's {@link SerialExecutor}; grpc's callbacks,
- * wake-ups and ticks are submitted to it.
+ * <p>Thread-safety: all state belongs to the stream's lane ({@link WatchLanes.Lane}, one thread);
+ * grpc's callbacks and ticks are submitted to it, wake-ups coalesced per lane.
  */
 final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     private static final Logger LOG = LoggerFactory.getLogger(EtcdWatchStream.class);
@@ -74,11 +74,33 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     static final String PERMISSION_DENIED_REASON =
             "rpc error: code = PermissionDenied desc = " + ForwardedAccess.PERMISSION_DENIED;
 
+    /**
+     * Bytes of responses a stream lets wait in grpc's transport (not yet written to the socket) before
+     * it stops polling its watches: grpc's default is 32 KiB, which, in 4 KiB transport buffers per
+     * response, held 1.8 GiB of direct memory at 5,000 streams of a saturated client
+     * (docs/BENCHMARKS.md, "The etcd API").
+     */
+    static final int ON_READY_BYTES = 8 * 1024;
+
+    /**
+     * Frames a watch takes from its watcher for one response (then up to the end of the last
+     * revision): bounds the copy a catching-up watch puts into grpc's transport at once, where a
+     * history step of thousands of events made one response of megabytes per watcher. etcd bounds
+     * an unsynced watcher's batch too (1,000 revisions, {@code watchBatchMaxRevs}).
+     */
+    static final int MAX_FRAMES_PER_RESPONSE = 16;
+
+    /** etcd 3.5's {@code WatchResponse.fragment = true}. */
+    private static final byte[] FRAGMENT_FIELD = {(byte) (EtcdFrames.FRAGMENT << 3), 1};
+
+    private static final byte[] NO_BYTES = new byte[0];
+    private static final ByteBuffer[] NO_FRAMES = new ByteBuffer[0];
+
     private final WatchCore core;
     private final EtcdHeaders headers;
     private final EtcdApiStats stats;
     private final ServerCallStreamObserver<WatchResponseBytes> out;
-    private final SerialExecutor serial;
+    private final WatchLanes.Lane serial;
     private final Map<Long, EtcdWatch> watches = new LinkedHashMap<>();
     private final AtomicBoolean pumpScheduled = new AtomicBoolean();
     private final List<ByteBuffer> polled = new ArrayList<>();
@@ -94,13 +116,15 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     private long nextWatchId;
     private boolean progressRequested;
     private boolean closed;
+    /** A watch was canceled by the node during a pump: the pump takes it out of {@link #watches} after its loop. */
+    private boolean anyCanceled;
 
     EtcdWatchStream(
             WatchCore core,
             EtcdHeaders headers,
             EtcdApiStats stats,
             ServerCallStreamObserver<WatchResponseBytes> out,
-            Executor pool,
+            WatchLanes.Lane lane,
             Duration progressNotifyInterval,
             AccessControl access) {
         this.core = core;
@@ -110,8 +134,13 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         this.headers = headers;
         this.stats = stats;
         this.out = out;
-        this.serial = new SerialExecutor(pool);
+        this.serial = lane;
         stats.watchStreams.increment();
+        // Little waits in grpc's transport buffers: each response there is a copy of its own (in a
+        // buffer of at least 4 KiB), while a watch's queue in the core holds the shared frames. A
+        // client that reads slower than events come leaves its backlog in the core (its watchers are
+        // parked and catch up from history, as slow HTTP streams), not in copies per watcher.
+        out.setOnReadyThreshold(ON_READY_BYTES);
         // The client can take more: pump the woken watches (a watch cut short by flow control is first).
         out.setOnReadyHandler(this::wakeUp);
         out.setOnCancelHandler(() -> serial.execute(this::closeAll));
@@ -136,14 +165,17 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         // the stream ends when the client cancels it.
     }
 
-    /** Frames are waiting or the client can take more: pump once, on the stream's executor. */
+    /** Frames are waiting or the client can take more: pump once, on the stream's lane. */
     void wakeUp() {
         if (pumpScheduled.compareAndSet(false, true)) {
-            serial.execute(() -> {
-                pumpScheduled.set(false);
-                pump();
-            });
+            serial.wake(this);
         }
+    }
+
+    /** The lane runs the pump that {@link #wakeUp} asked for. */
+    void pumpWoken() {
+        pumpScheduled.set(false);
+        pump();
     }
 
     // ---- the stream's executor ---------------------------------------------------------
@@ -389,12 +421,25 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
                     break;
                 }
                 polled.clear();
-                Watch.PollResult r = watcher.poll(polled, Integer.MAX_VALUE);
-                if (r == Watch.PollResult.FRAMES) {
+                int carried = 0;
+                if (w.carry != null) {
+                    polled.addAll(w.carry);
+                    carried = polled.size();
+                    w.carry = null;
+                }
+                Watch.PollResult r = watcher.poll(polled, MAX_FRAMES_PER_RESPONSE);
+                if (r == Watch.PollResult.FRAMES && polled.size() - carried >= MAX_FRAMES_PER_RESPONSE) {
+                    // More may be waiting: this response ends at a revision boundary, the rest goes next.
+                    carryLastRevision(w);
+                }
+                if (!polled.isEmpty()) {
                     w.frames += polled.size();
                     if (!sendFrames(w, polled)) {
                         break;
                     }
+                }
+                if (r == Watch.PollResult.FRAMES) {
+                    continue;
                 } else if (r == Watch.PollResult.END) {
                     // Ended without an error frame (those cancel the watch): the node is shutting down.
                     shutdown = true;
@@ -411,7 +456,10 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
                 return;
             }
         }
-        watches.values().removeIf(x -> x.canceled);
+        if (anyCanceled) {
+            anyCanceled = false;
+            watches.values().removeIf(x -> x.canceled);
+        }
         if (shutdown) {
             end(Status.UNAVAILABLE.withDescription("this node is shutting down"));
             return;
@@ -424,6 +472,36 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
                     .setWatchId(PROGRESS_WATCH_ID)
                     .build());
         }
+    }
+
+    /**
+     * Keeps the trailing frames of the last revision in {@link #polled} for the watch's next response,
+     * since that revision may go on in frames not polled yet: a response holds whole revisions, as
+     * etcd's do. A poll of a single revision is sent whole, whatever its size.
+     */
+    private void carryLastRevision(EtcdWatch w) {
+        int n = polled.size();
+        long rev = eventRevision(polled.get(n - 1));
+        if (rev < 0) {
+            return;
+        }
+        int cut = n - 1;
+        while (cut > 0 && eventRevision(polled.get(cut - 1)) == rev) {
+            cut--;
+        }
+        if (cut == 0) {
+            return;
+        }
+        List<ByteBuffer> tail = polled.subList(cut, n);
+        w.carry = new ArrayList<>(tail);
+        tail.clear();
+    }
+
+    /** An event frame's revision, -1 for another frame. */
+    private static long eventRevision(ByteBuffer f) {
+        byte[] a = f.array();
+        int at = f.arrayOffset() + f.position();
+        return EtcdFrames.kind(a, at) == EtcdFrames.Kind.EVENT ? EtcdFrames.revision(a, at, f.remaining()) : -1;
     }
 
     /** A watch has frames waiting (any thread): queue it, once, for the next pump. */
@@ -487,22 +565,17 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         sendEventResponse(w, events.subList(from, events.size()), false);
     }
 
+    /**
+     * One response: the header field of its last event's revision (shared by every watch of that
+     * event), the watch's id field (encoded once per watch), etcd 3.5's {@code fragment} flag when set,
+     * then the shared event frames. Nothing is encoded or copied per response.
+     */
     private void sendEventResponse(EtcdWatch w, List<ByteBuffer> events, boolean fragment) {
         ByteBuffer last = events.get(events.size() - 1);
         long rev = EtcdFrames.revision(last.array(), last.arrayOffset() + last.position(), last.remaining());
-        WatchResponse.Builder own =
-                WatchResponse.newBuilder().setHeader(headers.at(rev)).setWatchId(w.id);
-        if (fragment) {
-            own.setUnknownFields(com.google.protobuf.UnknownFieldSet.newBuilder()
-                    .addField(
-                            EtcdFrames.FRAGMENT,
-                            com.google.protobuf.UnknownFieldSet.Field.newBuilder()
-                                    .addVarint(1)
-                                    .build())
-                    .build());
-        }
         stats.watchResponses.increment();
-        out.onNext(new WatchResponseBytes(own.build().toByteArray(), List.copyOf(events)));
+        out.onNext(new WatchResponseBytes(
+                headers.field(rev), w.idField, fragment ? FRAGMENT_FIELD : NO_BYTES, events.toArray(NO_FRAMES)));
     }
 
     /** The core ended the watch with an error frame: etcd's cancel, with a compact revision when history ran out. */
@@ -524,6 +597,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         // Forget the watcher now; pump takes the watch out of the stream after its loop.
         release(w, "ended");
         w.canceled = true;
+        anyCanceled = true;
         if (core.readiness().failure() != null) {
             // The node stopped serving: the client moves to another endpoint, as from a dead etcd member.
             end(Status.UNAVAILABLE.withDescription(

@@ -7,22 +7,24 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.util.List;
 
 /**
- * One {@code WatchResponse} as bytes: the watcher's own fields (header, watch id, flags), built
- * per response, followed by shared event frames of {@link io.watchfanout.fanout.frame.Encoding#ETCD}
- * or {@code ETCD_PREV_KV} (heap buffers, never modified). grpc drains it into its transport buffer:
- * the shared frames are copied from their arrays once, there and nowhere else.
+ * One {@code WatchResponse} as bytes, and grpc's stream over them: the watcher's own fields
+ * (header, watch id, flags) followed by shared event frames of
+ * {@link io.watchfanout.fanout.frame.Encoding#ETCD} or {@code ETCD_PREV_KV} (heap buffers, never
+ * modified). The own fields are arrays that responses share too: the header field is encoded once
+ * per revision ({@link EtcdHeaders#field}), the watch id field once per watch. grpc drains it into
+ * its transport buffer: the shared bytes are copied from their arrays once, there and nowhere else.
  *
- * <p>Immutable; the frames are read through duplicates.
+ * <p>A response is written once: it is its own stream (one object per response, not two). Not
+ * thread-safe; grpc reads it on the thread that sends it. The arrays and frames are never modified.
  */
-final class WatchResponseBytes {
+final class WatchResponseBytes extends InputStream implements Drainable, KnownLength {
     /** The Watch method's response marshaller: writes the bytes; servers never parse responses. */
     static final MethodDescriptor.Marshaller<WatchResponseBytes> MARSHALLER = new MethodDescriptor.Marshaller<>() {
         @Override
         public InputStream stream(WatchResponseBytes value) {
-            return value.new Stream();
+            return value;
         }
 
         @Override
@@ -31,18 +33,35 @@ final class WatchResponseBytes {
         }
     };
 
-    private final byte[] own;
-    private final List<ByteBuffer> frames;
+    private static final byte[] NONE = new byte[0];
+    private static final ByteBuffer[] NO_FRAMES = new ByteBuffer[0];
+
+    /** The own fields, in order: each a run of whole protobuf fields. */
+    private final byte[] first;
+
+    private final byte[] second;
+    private final byte[] third;
+    private final ByteBuffer[] frames;
     private final int length;
 
+    /** -1, -2, -3: in {@code first}, {@code second}, {@code third}; else the index of the frame being read. */
+    private int part = -3;
+
+    private int offset;
+    private int remaining;
+
     /**
-     * @param own a serialized {@code WatchResponse} holding the watcher's own fields
-     * @param frames shared frames to append (heap buffers), in order
+     * @param first serialized {@code WatchResponse} fields of the watcher's own (may be empty)
+     * @param second more of them, written after {@code first} (may be empty)
+     * @param third more of them, written after {@code second} (may be empty)
+     * @param frames shared frames to append (heap buffers), in order; the array is the response's
      */
-    WatchResponseBytes(byte[] own, List<ByteBuffer> frames) {
-        this.own = own;
+    WatchResponseBytes(byte[] first, byte[] second, byte[] third, ByteBuffer[] frames) {
+        this.first = first;
+        this.second = second;
+        this.third = third;
         this.frames = frames;
-        long n = own.length;
+        long n = (long) first.length + second.length + third.length;
         for (ByteBuffer f : frames) {
             n += f.remaining();
         }
@@ -50,11 +69,12 @@ final class WatchResponseBytes {
             throw new IllegalArgumentException("a response of " + n + " bytes");
         }
         this.length = (int) n;
+        this.remaining = length;
     }
 
-    /** A response of only its own fields. */
+    /** A response of only its own fields (a serialized message). */
     WatchResponseBytes(byte[] own) {
-        this(own, List.of());
+        this(own, NONE, NONE, NO_FRAMES);
     }
 
     /** The serialized size in bytes. */
@@ -62,73 +82,72 @@ final class WatchResponseBytes {
         return length;
     }
 
-    /** grpc's view: drained when grpc can, read byte-wise otherwise (compression, interceptors). */
-    private final class Stream extends InputStream implements Drainable, KnownLength {
-        /** -1: in {@code own}; else the index of the frame being read. */
-        private int part = -1;
+    private byte[] own(int p) {
+        return p == -3 ? first : p == -2 ? second : third;
+    }
 
-        private int offset;
-        private int remaining = length;
-
-        @Override
-        public int drainTo(OutputStream target) throws IOException {
-            int written = remaining;
-            if (part < 0) {
+    /** grpc's fast path: everything at once, from the arrays. */
+    @Override
+    public int drainTo(OutputStream target) throws IOException {
+        int written = remaining;
+        for (; part < 0; part++) {
+            byte[] own = own(part);
+            if (own.length > offset) {
                 target.write(own, offset, own.length - offset);
-                part = 0;
+            }
+            offset = 0;
+        }
+        for (; part < frames.length; part++) {
+            ByteBuffer f = frames[part];
+            target.write(f.array(), f.arrayOffset() + f.position() + offset, f.remaining() - offset);
+            offset = 0;
+        }
+        remaining = 0;
+        return written;
+    }
+
+    @Override
+    public int available() {
+        return remaining;
+    }
+
+    /** Byte-wise reads, when grpc does not drain (compression, interceptors). */
+    @Override
+    public int read() {
+        byte[] one = new byte[1];
+        return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) {
+        if (remaining == 0) {
+            return -1;
+        }
+        int done = 0;
+        while (done < len && remaining > 0) {
+            byte[] src;
+            int start;
+            int size;
+            if (part < 0) {
+                src = own(part);
+                start = 0;
+                size = src.length;
+            } else {
+                ByteBuffer f = frames[part];
+                src = f.array();
+                start = f.arrayOffset() + f.position();
+                size = f.remaining();
+            }
+            int n = Math.min(len - done, size - offset);
+            System.arraycopy(src, start + offset, b, off + done, n);
+            done += n;
+            offset += n;
+            remaining -= n;
+            if (offset == size) {
+                part++;
                 offset = 0;
             }
-            for (; part < frames.size(); part++) {
-                ByteBuffer f = frames.get(part);
-                target.write(f.array(), f.arrayOffset() + f.position() + offset, f.remaining() - offset);
-                offset = 0;
-            }
-            remaining = 0;
-            return written;
         }
-
-        @Override
-        public int available() {
-            return remaining;
-        }
-
-        @Override
-        public int read() {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) {
-            if (remaining == 0) {
-                return -1;
-            }
-            int done = 0;
-            while (done < len && remaining > 0) {
-                byte[] src;
-                int start;
-                int size;
-                if (part < 0) {
-                    src = own;
-                    start = 0;
-                    size = own.length;
-                } else {
-                    ByteBuffer f = frames.get(part);
-                    src = f.array();
-                    start = f.arrayOffset() + f.position();
-                    size = f.remaining();
-                }
-                int n = Math.min(len - done, size - offset);
-                System.arraycopy(src, start + offset, b, off + done, n);
-                done += n;
-                offset += n;
-                remaining -= n;
-                if (offset == size) {
-                    part++;
-                    offset = 0;
-                }
-            }
-            return done;
-        }
+        return done;
     }
 }

@@ -7,7 +7,7 @@
  * ranges and consistent reads; {@code EtcdForwarder} the fallback to etcd; {@code JsonGateway}
  * etcd's grpc-gateway paths over the same services, for the HTTP port.
  *
- * <p>Threads: a Watch stream's state is confined to its {@code SerialExecutor}
+ * <p>Threads: a Watch stream's state is confined to its lane, one thread ({@code WatchLanes})
  * (docs/ARCHITECTURE.md, "Concurrency model").
  *
  * <p>Imports: grpc-java, etcd's API messages ({@code io.etcd.jetcd.api}) and protobuf's JSON format; the node's

@@ -54,9 +54,14 @@ class EtcdApiStreamTest {
     }
 
     private void start(int historyMaxEvents, Duration progressNotifyInterval, long revision) {
+        start(historyMaxEvents, progressNotifyInterval, revision, 16);
+    }
+
+    private void start(int historyMaxEvents, Duration progressNotifyInterval, long revision, int queueFrames) {
         etcd = new EtcdLog(revision);
         core = new WatchCore(
-                CoreSettings.of(historyMaxEvents, Duration.ofMinutes(10), 16, "etcd-api-test"), new FrameEncoder());
+                CoreSettings.of(historyMaxEvents, Duration.ofMinutes(10), queueFrames, "etcd-api-test"),
+                new FrameEncoder());
         core.start();
         core.feed().startAt(revision);
         core.feed().markReady();
@@ -179,6 +184,38 @@ class EtcdApiStreamTest {
                         .filter(r -> r.getWatchId() == 7 && !r.getCreated())
                         .toList())
                 .hasSize(1);
+    }
+
+    @Test
+    void aCatchingUpWatchGetsBoundedResponsesOfWholeRevisions() throws Exception {
+        // Watcher queues of 1,024 frames: a catch-up step hands over more than a response takes.
+        start(1000, Duration.ofMinutes(10), 100, 1024);
+        // 100 revisions of 3 events each (etcd transactions), then a watch from the first of them.
+        for (int i = 0; i < 100; i++) {
+            etcd.txn(EtcdLog.Op.put("/t/a", "a" + i), EtcdLog.Op.put("/t/b", "b" + i), EtcdLog.Op.put("/t/c", "c" + i))
+                    .forEach(applier::accept);
+        }
+        Client client = new Client(channel);
+        client.request(Integer.MAX_VALUE);
+        client.send(create("/t/", 101, false));
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.events().size() == 300);
+        List<WatchResponse> withEvents =
+                client.received.stream().filter(r -> r.getEventsCount() > 0).toList();
+        // 300 events in responses of at most 16 + 2 (the bound, then the rest of a revision).
+        assertThat(EtcdWatchStream.MAX_FRAMES_PER_RESPONSE).isEqualTo(16);
+        assertThat(withEvents).hasSizeGreaterThanOrEqualTo(17);
+        long lastRevision = 100;
+        for (WatchResponse r : withEvents) {
+            // At most the bound, then to the end of the last revision; never a revision split in two.
+            assertThat(r.getEventsCount()).isLessThanOrEqualTo(18);
+            assertThat(r.getEventsCount() % 3).isZero();
+            assertThat(r.getEvents(0).getKv().getModRevision()).isEqualTo(lastRevision + 1);
+            lastRevision = r.getEvents(r.getEventsCount() - 1).getKv().getModRevision();
+            // The header speaks of the response's last revision, with the node's member id.
+            assertThat(r.getHeader().getRevision()).isEqualTo(lastRevision);
+            assertThat(r.getHeader().getMemberId()).isNotZero();
+        }
+        assertThat(lastRevision).isEqualTo(200);
     }
 
     @Test
