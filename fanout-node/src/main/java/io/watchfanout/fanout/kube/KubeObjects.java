@@ -231,16 +231,11 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
                 }
             }
             case JSON -> {
+                JsonElement entry = jsonField(value, "data", name);
                 try {
-                    JsonElement data = JsonParser.parseString(new String(value, StandardCharsets.UTF_8))
-                            .getAsJsonObject()
-                            .get("data");
-                    JsonElement entry = data instanceof JsonObject d ? d.get(name) : null;
-                    return entry == null || !entry.isJsonPrimitive()
-                            ? null
-                            : java.util.Base64.getDecoder().decode(entry.getAsString());
-                } catch (RuntimeException e) {
-                    throw new UndecodableObjectException("malformed JSON: " + e.getMessage());
+                    return entry == null ? null : java.util.Base64.getDecoder().decode(entry.getAsString());
+                } catch (IllegalArgumentException e) {
+                    throw new UndecodableObjectException("data." + name + " is not base64");
                 }
             }
             default -> throw new UndecodableObjectException("stored as " + object.encoding());
@@ -287,17 +282,23 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
                 }
             }
             case JSON -> {
-                try {
-                    JsonElement meta = JsonParser.parseString(new String(value, StandardCharsets.UTF_8))
-                            .getAsJsonObject()
-                            .get("metadata");
-                    JsonElement uid = meta instanceof JsonObject m ? m.get("uid") : null;
-                    return uid == null || !uid.isJsonPrimitive() ? "" : uid.getAsString();
-                } catch (RuntimeException e) {
-                    throw new UndecodableObjectException("malformed JSON: " + e.getMessage());
-                }
+                JsonElement uid = jsonField(value, "metadata", "uid");
+                return uid == null ? "" : uid.getAsString();
             }
             default -> throw new UndecodableObjectException("stored as " + object.encoding());
+        }
+    }
+
+    /** The value {@code object.field} of a stored JSON object, or null when absent or not a scalar. */
+    private static JsonElement jsonField(byte[] value, String object, String field) throws UndecodableObjectException {
+        try {
+            JsonElement o = JsonParser.parseString(new String(value, StandardCharsets.UTF_8))
+                    .getAsJsonObject()
+                    .get(object);
+            JsonElement f = o instanceof JsonObject m ? m.get(field) : null;
+            return f == null || !f.isJsonPrimitive() ? null : f;
+        } catch (RuntimeException e) {
+            throw new UndecodableObjectException("malformed JSON: " + e.getMessage());
         }
     }
 
