@@ -163,6 +163,22 @@ final class KafkaFeeder implements Load, AutoCloseable {
         producer.flush();
     }
 
+    /**
+     * Writes at least {@code count} revisions, as fast as Kafka takes them: the rate loop,
+     * unthrottled, until that many were acknowledged (or a round wrote nothing).
+     */
+    void writeAll(int count) throws InterruptedException {
+        long until = acked() + count;
+        while (acked() < until) {
+            long before = revision;
+            run(0, 200_000_000L);
+            drain(5000);
+            if (revision == before) {
+                break;
+            }
+        }
+    }
+
     @Override
     public void drain(long millis) {
         producer.flush();

@@ -120,7 +120,7 @@ final class KubeAuthzScenario implements Callable<Integer> {
             KafkaFeeder feeder = new KafkaFeeder(stack.kafka().bootstrapServers(), TOPICS, objects, true);
             stack.closeLater(feeder);
             progress.log("writing the ClusterRole, " + users + " ClusterRoleBindings and " + pods + " pods to Kafka");
-            writeAll(feeder, objects.remaining() + pods);
+            feeder.writeAll(objects.remaining() + pods);
             Map<String, Stack.Node> nodes = new LinkedHashMap<>();
             for (String mode : List.of("RBAC", "AlwaysAllow")) {
                 nodes.put(
@@ -264,19 +264,6 @@ final class KubeAuthzScenario implements Callable<Integer> {
                     .append('\n');
         }
         Files.writeString(file, csv);
-    }
-
-    /** Writes at least {@code count} revisions, as fast as Kafka takes them. */
-    private static void writeAll(KafkaFeeder feeder, int count) throws InterruptedException {
-        long until = feeder.acked() + count;
-        while (feeder.acked() < until) {
-            long before = feeder.revision();
-            feeder.run(0, 200_000_000L);
-            feeder.drain(5000);
-            if (feeder.revision() == before) {
-                break;
-            }
-        }
     }
 
     /**

@@ -141,7 +141,7 @@ final class KubeScenario implements Callable<Integer> {
             throws Exception {
         feed("bench", 1000, 100);
         // Every pod exists before the watches start, so that each update is a MODIFIED of a known pod.
-        feedAll(feeder, 1000);
+        feeder.writeAll(1000);
         Map<String, IntFunction<String>> targets = new LinkedHashMap<>();
         Map<String, WatchLoadClient.Format> formats = new LinkedHashMap<>();
         targets.put("/v1/watch JSON", i -> "/v1/watch?key=" + KubePods.PREFIX + "&prefix=true");
@@ -185,7 +185,7 @@ final class KubeScenario implements Callable<Integer> {
         for (int w : nodeScoped) {
             String ns = "scoped-" + w;
             feed(ns, w, w);
-            feedAll(feeder, w);
+            feeder.writeAll(w);
             String row = "node-scoped W=" + w;
             long from = feeder.revision();
             try (WatchTarget t = WatchTarget.streams(
@@ -235,7 +235,7 @@ final class KubeScenario implements Callable<Integer> {
             throws Exception {
         feed("list", listPods, 1000);
         progress.log("writing " + listPods + " pods to Kafka");
-        feedAll(feeder, listPods);
+        feeder.writeAll(listPods);
         long revision = feeder.revision();
         HttpClient http = HttpClient.newBuilder()
                 .connectTimeout(Duration.ofSeconds(10))
@@ -319,20 +319,6 @@ final class KubeScenario implements Callable<Integer> {
         this.namespace = namespace;
         this.pods = pods;
         this.nodes = nodes;
-    }
-
-    /** Writes each pod once, as fast as Kafka takes them. */
-    private void feedAll(KafkaFeeder feeder, int count) throws InterruptedException {
-        long until = feeder.acked() + count;
-        // One revision per pod: the feeder's rate loop, unthrottled, stopped once count were sent.
-        while (feeder.acked() < until) {
-            long before = feeder.revision();
-            feeder.run(0, 200_000_000L);
-            feeder.drain(5000);
-            if (feeder.revision() == before) {
-                break;
-            }
-        }
     }
 
     private record Page(int status, long bytes, int items, String continueToken) {}

@@ -360,31 +360,11 @@ public final class ChaosScenario implements Callable<Integer> {
             outcomes.add(o);
         }
         log("faults done; final check");
-        Outcome fin = recover(
-                stack,
-                workload,
-                ws,
-                faults + 1,
-                "none (final)",
-                "-",
-                System.nanoTime(),
-                System.nanoTime(),
-                exits,
-                () -> "");
+        Outcome fin = finalCheck(stack, workload, ws, faults + 1, exits);
         workload.stop();
         writer.join(10_000);
         long endRev = workload.mark(30_000);
-        Outcome last = recover(
-                stack,
-                workload,
-                ws,
-                faults + 2,
-                "none (final)",
-                "-",
-                System.nanoTime(),
-                System.nanoTime(),
-                exits,
-                () -> "");
+        Outcome last = finalCheck(stack, workload, ws, faults + 2, exits);
         outcomes.add(fin);
         outcomes.add(last);
         for (ChaosWatcher w : ws) {
@@ -647,6 +627,14 @@ public final class ChaosScenario implements Callable<Integer> {
     private static String streamsNotReleased(ChaosStack stack, int watchers) {
         long open = stack.openStreams();
         return open == watchers ? "" : "nodes hold " + open + " watch streams for " + watchers + " watchers";
+    }
+
+    /** A check with no fault before it: the tier caught up with the workload and ready (the final checks). */
+    private Outcome finalCheck(
+            ChaosStack stack, ChaosWorkload workload, List<ChaosWatcher> ws, int n, Map<String, Integer> exits)
+            throws InterruptedException {
+        long now = System.nanoTime();
+        return recover(stack, workload, ws, n, "none (final)", "-", now, now, exits, () -> "");
     }
 
     /**

@@ -239,59 +239,23 @@ final class NetworkCuts implements AutoCloseable {
                         "CONNMARK",
                         "--set-xmark",
                         m + "/0xffffffff"),
-                List.of(
-                        "-A",
-                        chainIn,
-                        "-p",
-                        "tcp",
-                        "--dport",
-                        Integer.toString(port),
-                        "-m",
-                        "connmark",
-                        "--mark",
-                        m,
-                        "-j",
-                        "DROP"),
-                List.of(
-                        "-A",
-                        chainIn,
-                        "-p",
-                        "tcp",
-                        "--sport",
-                        Integer.toString(port),
-                        "-m",
-                        "connmark",
-                        "--mark",
-                        m,
-                        "-j",
-                        "DROP"));
+                drop(chainIn, "--dport", Integer.toString(port), "-m", "connmark", "--mark", m),
+                drop(chainIn, "--sport", Integer.toString(port), "-m", "connmark", "--mark", m));
     }
 
     /** The rules that drop both directions of one loopback connection. */
     static List<List<String>> connectionRules(String chainIn, int clientPort, int serverPort) {
         return List.of(
-                List.of(
-                        "-A",
-                        chainIn,
-                        "-p",
-                        "tcp",
-                        "--sport",
-                        Integer.toString(clientPort),
-                        "--dport",
-                        Integer.toString(serverPort),
-                        "-j",
-                        "DROP"),
-                List.of(
-                        "-A",
-                        chainIn,
-                        "-p",
-                        "tcp",
-                        "--sport",
-                        Integer.toString(serverPort),
-                        "--dport",
-                        Integer.toString(clientPort),
-                        "-j",
-                        "DROP"));
+                drop(chainIn, "--sport", Integer.toString(clientPort), "--dport", Integer.toString(serverPort)),
+                drop(chainIn, "--sport", Integer.toString(serverPort), "--dport", Integer.toString(clientPort)));
+    }
+
+    /** {@code -A chain -p tcp <match...> -j DROP}. */
+    private static List<String> drop(String chain, String... match) {
+        List<String> rule = new ArrayList<>(List.of("-A", chain, "-p", "tcp"));
+        rule.addAll(List.of(match));
+        rule.addAll(List.of("-j", "DROP"));
+        return List.copyOf(rule);
     }
 
     /** Where the cgroup2 hierarchy is mounted, from the mount table, or null. */

@@ -4,24 +4,16 @@ import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import io.watchfanout.bench.BenchEvents;
+import io.watchfanout.bench.NanosPerOperation;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.WatchEvent;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The cost of one event's watch frame, per encoding: the node's hand-written canonical JSON
@@ -32,13 +24,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Run with {@code -prof gc}: {@code gc.alloc.rate.norm} is bytes allocated per frame.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-public class FrameEncodingBench {
+public class FrameEncodingBench extends NanosPerOperation {
     /** Bytes of the value (the previous value is the same size). */
     @Param({"1024"})
     public int valueBytes;

@@ -7,6 +7,7 @@ import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import io.watchfanout.bench.BenchEvents;
+import io.watchfanout.bench.NanosPerOperation;
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
@@ -20,17 +21,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The cost of one Kubernetes watch frame of a pod as kube-apiserver stores it (protobuf envelope,
@@ -42,13 +34,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Run with {@code -prof gc}: {@code gc.alloc.rate.norm} is bytes allocated per frame.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-public class KubeEncodingBench {
+public class KubeEncodingBench extends NanosPerOperation {
     private final KubeWatchFrames frames = new KubeWatchFrames(KubeSchema.standard());
     private byte[] stored;
     private StoredObject object;

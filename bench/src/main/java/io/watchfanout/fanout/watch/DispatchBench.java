@@ -2,6 +2,7 @@ package io.watchfanout.fanout.watch;
 
 import com.google.protobuf.ByteString;
 import io.watchfanout.bench.BenchEvents;
+import io.watchfanout.bench.NanosPerOperation;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
@@ -12,19 +13,11 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One event through the node's dispatch: {@link CacheFeed#applyRevision} (cache and history
@@ -41,15 +34,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Events are built before each iteration (outside the measurement): a pool of distinct
  * revisions sharing one key-value, since the cache checks only that revisions advance.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
 @Fork(
         value = 1,
         jvmArgsAppend = {"-Xms3g", "-Xmx3g"})
-public class DispatchBench {
+public class DispatchBench extends NanosPerOperation {
     private static final int POOL = 3_000_000;
 
     @Param({"100", "10000"})

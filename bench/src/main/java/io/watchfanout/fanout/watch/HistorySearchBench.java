@@ -1,36 +1,22 @@
 package io.watchfanout.fanout.watch;
 
 import io.watchfanout.bench.BenchEvents;
+import io.watchfanout.bench.NanosPerOperation;
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.schema.v1.KeyValue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Finding a resume point in the history window: {@link HistoryWindow#firstAfter} (binary search
  * over the ring) for a random revision, with the window full at {@code events} events (the
  * node's default bound is 100,000); the ring has wrapped, so index arithmetic is exercised.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-public class HistorySearchBench {
+public class HistorySearchBench extends NanosPerOperation {
     @Param({"1000", "100000"})
     public int events;
 

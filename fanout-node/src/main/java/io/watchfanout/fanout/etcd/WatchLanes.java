@@ -1,11 +1,12 @@
 package io.watchfanout.fanout.etcd;
 
 import io.netty.util.concurrent.DefaultThreadFactory;
-import java.util.ArrayList;
+import io.watchfanout.fanout.watch.WakeUps;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The threads that run the etcd API's Watch streams: a few lanes, each one thread, each stream on
@@ -53,17 +54,13 @@ final class WatchLanes {
      * One lane: an executor that runs its tasks one at a time in submission order on one thread
      * (the streams' serial executor), and the coalesced wake-ups of its streams.
      */
-    static final class Lane implements Executor, Runnable {
+    static final class Lane implements Executor {
         private final ExecutorService thread;
-        /** Guarded by this. */
-        private ArrayList<EtcdWatchStream> woken = new ArrayList<>();
-        /** Guarded by this: a run is queued and has not swapped the list yet. */
-        private boolean scheduled;
-        /** Lane thread only: the list being pumped, reused. */
-        private ArrayList<EtcdWatchStream> pumping = new ArrayList<>();
+        private final WakeUps<EtcdWatchStream> wakeUps;
 
         private Lane(ExecutorService thread) {
             this.thread = thread;
+            this.wakeUps = new WakeUps<>(thread, EtcdWatchStream::pumpWoken);
         }
 
         @Override
@@ -72,49 +69,14 @@ final class WatchLanes {
                 try {
                     task.run();
                 } catch (RuntimeException e) {
-                    org.slf4j.LoggerFactory.getLogger(WatchLanes.class).error("an etcd API stream task failed", e);
+                    LoggerFactory.getLogger(WatchLanes.class).error("an etcd API stream task failed", e);
                 }
             });
         }
 
         /** Queues {@code stream}'s pump on the lane; at most one such task is pending. */
         void wake(EtcdWatchStream stream) {
-            boolean schedule;
-            synchronized (this) {
-                woken.add(stream);
-                schedule = !scheduled;
-                scheduled = true;
-            }
-            if (schedule) {
-                try {
-                    thread.execute(this);
-                } catch (java.util.concurrent.RejectedExecutionException e) {
-                    // The API is stopping: nothing is pumped any more.
-                }
-            }
-        }
-
-        @Override
-        public void run() {
-            ArrayList<EtcdWatchStream> batch;
-            synchronized (this) {
-                batch = woken;
-                woken = pumping;
-                scheduled = false;
-            }
-            pumping = batch;
-            try {
-                for (int i = 0; i < batch.size(); i++) {
-                    try {
-                        batch.get(i).pumpWoken();
-                    } catch (RuntimeException e) {
-                        org.slf4j.LoggerFactory.getLogger(WatchLanes.class)
-                                .error("an etcd API stream's pump failed", e);
-                    }
-                }
-            } finally {
-                batch.clear();
-            }
+            wakeUps.wake(stream);
         }
     }
 }

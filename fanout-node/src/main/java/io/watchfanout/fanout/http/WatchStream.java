@@ -3,6 +3,7 @@ package io.watchfanout.fanout.http;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.watchfanout.fanout.watch.CloseReason;
+import io.watchfanout.fanout.watch.WakeUps;
 import io.watchfanout.fanout.watch.Watch;
 import io.watchfanout.fanout.watch.WatchSink;
 import io.watchfanout.fanout.watch.WatchStats;
@@ -83,7 +84,7 @@ final class WatchStream implements WatchSink {
     private final Duration stalledCloseAfter;
     private final long writeTimeoutNanos;
     private final String nodeId;
-    private final IoThreadWakeUps wakeUps;
+    private final WakeUps<WatchStream> wakeUps;
     private final UnacknowledgedSweeper sweeper;
     private final AtomicBoolean wakePending = new AtomicBoolean();
     /** The connection as the sweeper knows it; null until started or if it has no IP addresses. */
@@ -115,7 +116,7 @@ final class WatchStream implements WatchSink {
 
     WatchStream(
             HttpServerExchange exchange,
-            IoThreadWakeUps.Registry wakeUps,
+            WakeUps<WatchStream> wakeUps,
             WatchStats stats,
             Duration stalledCloseAfter,
             Duration writeTimeout,
@@ -123,7 +124,7 @@ final class WatchStream implements WatchSink {
             UnacknowledgedSweeper sweeper) {
         this.exchange = exchange;
         this.io = exchange.getIoThread();
-        this.wakeUps = wakeUps.forThread(io);
+        this.wakeUps = wakeUps;
         this.sweeper = sweeper;
         this.stats = stats;
         this.stalledCloseAfter = stalledCloseAfter;
@@ -222,7 +223,7 @@ final class WatchStream implements WatchSink {
         }
     }
 
-    /** The pump of a wake-up, run by {@link IoThreadWakeUps} on the IO thread. */
+    /** The pump of a wake-up, run by the IO thread's {@link WakeUps}. */
     void pumpWoken() {
         wakePending.set(false);
         pump();

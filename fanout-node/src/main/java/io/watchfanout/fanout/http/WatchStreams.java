@@ -5,12 +5,16 @@ import io.undertow.util.SameThreadExecutor;
 import io.watchfanout.fanout.security.WatchGrant;
 import io.watchfanout.fanout.watch.Opening;
 import io.watchfanout.fanout.watch.Statuses;
+import io.watchfanout.fanout.watch.WakeUps;
 import io.watchfanout.fanout.watch.Watch;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.fanout.watch.WatchSpec;
 import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.xnio.XnioIoThread;
 
 /**
  * The HTTP transport's watch streams, for every front end on the HTTP port: a watch opened through
@@ -25,7 +29,8 @@ public final class WatchStreams {
     private final WatchCore core;
     private final HttpSettings settings;
     private final Supplier<UnacknowledgedSweeper> sweeper;
-    private final IoThreadWakeUps.Registry wakeUps = new IoThreadWakeUps.Registry();
+    /** One per IO thread, made on first use. */
+    private final Map<XnioIoThread, WakeUps<WatchStream>> wakeUps = new ConcurrentHashMap<>();
 
     WatchStreams(WatchCore core, HttpSettings settings, Supplier<UnacknowledgedSweeper> sweeper) {
         this.core = core;
@@ -69,7 +74,7 @@ public final class WatchStreams {
     WatchStream newStream(HttpServerExchange exchange) {
         return new WatchStream(
                 exchange,
-                wakeUps,
+                wakeUps.computeIfAbsent(exchange.getIoThread(), io -> new WakeUps<>(io, WatchStream::pumpWoken)),
                 core.stats(),
                 settings.stalledCloseAfter(),
                 settings.writeTimeout(),

@@ -9,7 +9,7 @@
  * that answers malformed request targets with a JSON {@code Status} live here too.
  *
  * <p>Threads: a {@code WatchStream} is confined to its connection's IO thread, woken through
- * {@code IoThreadWakeUps} (docs/ARCHITECTURE.md, "Concurrency model").
+ * {@code WakeUps} per IO thread (docs/ARCHITECTURE.md, "Concurrency model").
  *
  * <p>Imports: the HTTP transport, on Undertow and XNIO (as are the front ends mounted on it). It
  * uses {@code io.watchfanout.fanout.watch} and {@code .frame}, the schema's messages, protobuf and

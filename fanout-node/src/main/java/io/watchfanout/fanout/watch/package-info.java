@@ -11,7 +11,8 @@
  *       and {@link io.watchfanout.fanout.watch.BookmarkFrames} (what is watched, selected, and how
  *       a bookmark reads), {@link io.watchfanout.fanout.watch.Watch} (the handle a transport pulls
  *       frames from), {@link io.watchfanout.fanout.watch.WatchSink} (what a transport implements to
- *       be woken), {@link io.watchfanout.fanout.watch.CloseReason};
+ *       be woken), {@link io.watchfanout.fanout.watch.WakeUps} (its wake-ups coalesced per serving
+ *       thread), {@link io.watchfanout.fanout.watch.CloseReason};
  *   <li>reads: {@link io.watchfanout.fanout.watch.ListPage}, {@link io.watchfanout.fanout.watch.StateEntry},
  *       {@link io.watchfanout.fanout.watch.CurrentRevision},
  *       {@link io.watchfanout.fanout.watch.HistoryExpiredException};

@@ -27,6 +27,7 @@ class WatchSurfaceTest {
             "BookmarkFrames",
             "Watch",
             "WatchSink",
+            "WakeUps",
             "CloseReason",
             // reads
             "ListPage",
