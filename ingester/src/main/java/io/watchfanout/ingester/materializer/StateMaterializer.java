@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>An undecodable events record stops it (Kafka Streams' default
  * {@code LogAndFailExceptionHandler}): the state topic never skips data. The failure is
- * reported to the callback given at construction.
+ * reported to the callback given at construction. A transaction left unusable by a network cut
+ * only replaces the stream thread, a few times at most ({@code ThreadReplacements}).
  *
  * <p>Thread-safe: start and close from any thread.
  */
@@ -96,7 +97,15 @@ public final class StateMaterializer implements AutoCloseable {
         }
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         streams = new KafkaStreams(topology(topicPrefix), props);
+        ThreadReplacements replacements = new ThreadReplacements(System::nanoTime);
         streams.setUncaughtExceptionHandler(e -> {
+            if (replacements.replace(e)) {
+                log.warn(
+                        "state materializer's stream thread failed; replacing it (a new producer aborts the open"
+                                + " transaction and resumes from the last commit): {}",
+                        e.toString());
+                return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+            }
             log.error("state materializer stopped: {}", e.toString(), e);
             onFailure.accept(e);
             return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
