@@ -4,6 +4,7 @@ import io.watchfanout.testkit.FreePorts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -18,7 +19,7 @@ final class GrpcProxy implements AutoCloseable {
 
     GrpcProxy(String etcdEndpoint, Path log) throws IOException, InterruptedException {
         port = FreePorts.pick();
-        java.nio.file.Files.createDirectories(log.getParent());
+        Files.createDirectories(log.getParent());
         String endpoint = etcdEndpoint.replaceFirst("^https?://", "");
         process = new ProcessBuilder(List.of(
                         "etcd", "grpc-proxy", "start", "--endpoints=" + endpoint, "--listen-addr=127.0.0.1:" + port))

@@ -1,6 +1,9 @@
 package io.watchfanout.bench;
 
 import io.watchfanout.schema.v1.EventsRecord;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,7 +11,9 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Stream;
 import org.HdrHistogram.Recorder;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -63,7 +68,7 @@ final class IngestScenario implements Callable<Integer> {
             paramLabel = "JAR",
             description = "The ingester jar to run (default: ingester/target/ingester.jar of this repository), e.g. "
                     + "a copy built from an earlier commit, to compare two builds on the same box.")
-    java.nio.file.Path ingesterJar;
+    Path ingesterJar;
 
     @Option(
             names = "--variant",
@@ -81,7 +86,7 @@ final class IngestScenario implements Callable<Integer> {
             description = "Unmeasured load before the first rate's rounds, after the ingester, Kafka and the node "
                     + "started (default: 4 x --warmup). Their JIT compilers take minutes to settle on a busy "
                     + "2-core box: a steady-state figure needs 5 minutes or more, e.g. --pipeline-warmup 6m.")
-    java.time.Duration pipelineWarmup;
+    Duration pipelineWarmup;
 
     private List<Variant> variants = List.of();
 
@@ -136,11 +141,11 @@ final class IngestScenario implements Callable<Integer> {
                     stack,
                     variants.isEmpty() ? ingesterJar : variants.get(0).jar(),
                     variants.isEmpty() ? ingesterFlags : variants.get(0).flags());
-            java.nio.file.Path eventsLog = stack.kafka().dataDir().resolve(Stack.TOPIC_PREFIX + ".events-0");
+            Path eventsLog = stack.kafka().dataDir().resolve(Stack.TOPIC_PREFIX + ".events-0");
             Stack.Node node = stack.startNode(List.of(), List.of(), "2g");
             Recorder publishLag = new Recorder(TimeUnit.SECONDS.toMicros(60), 3);
             LongAdder published = new LongAdder();
-            java.util.concurrent.atomic.AtomicBoolean tailing = new java.util.concurrent.atomic.AtomicBoolean(true);
+            AtomicBoolean tailing = new AtomicBoolean(true);
             Thread tail = new Thread(
                     () -> tailEvents(stack.kafka().bootstrapServers(), published, publishLag, tailing), "events-tail");
             tail.setDaemon(true);
@@ -232,7 +237,7 @@ final class IngestScenario implements Callable<Integer> {
         private final WatchTarget t;
         private final LongAdder published;
         private final Recorder publishLag;
-        private final java.nio.file.Path eventsLog;
+        private final Path eventsLog;
         private final Progress progress;
 
         Measure(
@@ -243,7 +248,7 @@ final class IngestScenario implements Callable<Integer> {
                 WatchTarget t,
                 LongAdder published,
                 Recorder publishLag,
-                java.nio.file.Path eventsLog,
+                Path eventsLog,
                 Progress progress) {
             this.f = f;
             this.stack = stack;
@@ -319,7 +324,7 @@ final class IngestScenario implements Callable<Integer> {
      * (Re)starts the ingester; with {@code --no-materializer} also the materializer as a process of
      * its own, as deployments run it, else none beside it.
      */
-    private static void startIngester(Stack stack, java.nio.file.Path jar, List<String> flags) {
+    private static void startIngester(Stack stack, Path jar, List<String> flags) {
         stack.stopIngester();
         boolean apart = flags.contains(NO_MATERIALIZER);
         if (!apart) {
@@ -344,7 +349,7 @@ final class IngestScenario implements Callable<Integer> {
      * etcd's rounds (or the ingester of a variant, just started): {@code --pipeline-warmup}, by
      * default four times as long, as the first warm-up of a run.
      */
-    private java.time.Duration pipelineWarmup(String rate) {
+    private Duration pipelineWarmup(String rate) {
         if (!rate.equals(rates.get(0))) {
             return common.warmup;
         }
@@ -352,14 +357,14 @@ final class IngestScenario implements Callable<Integer> {
     }
 
     /** An ingester build and flags to compare with others: {@code NAME=JAR[,FLAG...]}. */
-    record Variant(String name, java.nio.file.Path jar, List<String> flags) {
+    record Variant(String name, Path jar, List<String> flags) {
         static Variant parse(String text) {
             int eq = text.indexOf('=');
             if (eq <= 0) {
                 throw new IllegalArgumentException("--variant " + text + " (expected: NAME=JAR[,FLAG...])");
             }
             List<String> parts = List.of(text.substring(eq + 1).split(","));
-            java.nio.file.Path jar = parts.get(0).isEmpty() ? null : java.nio.file.Path.of(parts.get(0));
+            Path jar = parts.get(0).isEmpty() ? null : Path.of(parts.get(0));
             return new Variant(text.substring(0, eq), jar, parts.subList(1, parts.size()));
         }
     }
@@ -386,11 +391,9 @@ final class IngestScenario implements Callable<Integer> {
     /** The 1, 5 and 15 minute load averages of the box, as the kernel gives them. */
     private static String loadAverage() {
         try {
-            String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg"))
-                    .trim()
-                    .split(" ");
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
             return f[0] + " " + f[1] + " " + f[2];
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return "unknown";
         }
     }
@@ -404,18 +407,17 @@ final class IngestScenario implements Callable<Integer> {
     }
 
     /** Bytes of the partition's log segments (not its preallocated indexes); 0 when unreadable. */
-    private static long logBytes(java.nio.file.Path partitionDir) {
-        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(partitionDir)) {
+    private static long logBytes(Path partitionDir) {
+        try (Stream<Path> files = Files.list(partitionDir)) {
             return files.filter(f -> f.getFileName().toString().endsWith(".log"))
                     .mapToLong(f -> f.toFile().length())
                     .sum();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return 0;
         }
     }
 
-    private static void tailEvents(
-            String bootstrap, LongAdder published, Recorder lag, java.util.concurrent.atomic.AtomicBoolean running) {
+    private static void tailEvents(String bootstrap, LongAdder published, Recorder lag, AtomicBoolean running) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");

@@ -1,6 +1,7 @@
 package io.watchfanout.bench;
 
 import com.google.protobuf.ByteString;
+import java.util.Arrays;
 
 /**
  * The timestamp the load generator writes at the start of each value: {@code System.nanoTime()}
@@ -12,7 +13,7 @@ final class LatencyStamp {
     private static final int[] BASE64 = new int[128];
 
     static {
-        java.util.Arrays.fill(BASE64, -1);
+        Arrays.fill(BASE64, -1);
         String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
         for (int i = 0; i < alphabet.length(); i++) {
             BASE64[alphabet.charAt(i)] = i;

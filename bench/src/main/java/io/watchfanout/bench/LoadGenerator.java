@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Random;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Recorder;
 
@@ -29,8 +30,7 @@ final class LoadGenerator implements Load {
     private final LongAdder acked = new LongAdder();
     private final LongAdder failed = new LongAdder();
     /** The first put etcd refused, for the error that stops the run. */
-    private final java.util.concurrent.atomic.AtomicReference<Throwable> firstFailure =
-            new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
 
     private final LongAdder late = new LongAdder();
     private final Recorder putLatency = new Recorder(TimeUnit.SECONDS.toMicros(60), 3);

@@ -17,6 +17,7 @@ import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.StateRecord;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -80,7 +81,7 @@ public final class MemoryProbeMain {
                 System.out.println("HISTO " + histo[i]);
             }
         }
-        java.lang.ref.Reference.reachabilityFence(core);
+        Reference.reachabilityFence(core);
         System.out.println("MEMORY-DONE");
         System.out.flush();
     }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.Stream;
 
 /**
  * CPU time and resident memory of a process, from {@code /proc/<pid>/stat} (utime + stime, in
@@ -38,7 +39,7 @@ final class Proc {
      */
     static double threadCpuSeconds(long pid, String threadPrefix) {
         long ticks = 0;
-        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
             for (Path task : (Iterable<Path>) tasks::iterator) {
                 try {
                     String stat = Files.readString(task.resolve("stat"), StandardCharsets.US_ASCII);

@@ -7,6 +7,7 @@ import io.watchfanout.testkit.JavaProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -158,7 +159,7 @@ final class RebuildScenario implements Callable<Integer> {
 
     /** This checkout's node, then the baseline jar's and this checkout's with the extra JVM options, if given. */
     private List<Variant> variants() {
-        List<Variant> variants = new java.util.ArrayList<>();
+        List<Variant> variants = new ArrayList<>();
         variants.add(new Variant("", null, List.of()));
         if (baselineJar != null) {
             variants.add(new Variant(" baseline", baselineJar.toAbsolutePath(), List.of()));

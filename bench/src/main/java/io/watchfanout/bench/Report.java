@@ -1,5 +1,6 @@
 package io.watchfanout.bench;
 
+import java.awt.Color;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -171,7 +172,7 @@ final class Report {
                     .build();
             chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
             chart.getStyler().setXAxisLogarithmic(c.logX);
-            chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+            chart.getStyler().setChartBackgroundColor(Color.WHITE);
             for (Map.Entry<String, List<double[]>> s : c.series.entrySet()) {
                 double[] xs = s.getValue().stream().mapToDouble(p -> p[0]).toArray();
                 double[] ys = s.getValue().stream().mapToDouble(p -> p[1]).toArray();

@@ -10,6 +10,7 @@ import io.watchfanout.testkit.JavaProcess;
 import java.net.InetSocketAddress;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,6 +20,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -528,11 +531,10 @@ final class ResumeScenario implements Callable<Integer> {
             plain.awaitLog("PLAIN-CONSUMER", Duration.ofMinutes(15));
             // The log may be read while the line is half written: parse it once the consumer has exited.
             plain.waitForExit(Duration.ofMinutes(1));
-            java.util.regex.Pattern line =
-                    java.util.regex.Pattern.compile("PLAIN-CONSUMER records=(\\d+) seconds=([0-9.]+)");
-            java.util.regex.Matcher m = null;
-            for (String l : java.nio.file.Files.readAllLines(plain.logFile())) {
-                java.util.regex.Matcher x = line.matcher(l);
+            Pattern line = Pattern.compile("PLAIN-CONSUMER records=(\\d+) seconds=([0-9.]+)");
+            Matcher m = null;
+            for (String l : Files.readAllLines(plain.logFile())) {
+                Matcher x = line.matcher(l);
                 if (x.find()) {
                     m = x;
                 }

@@ -1,5 +1,6 @@
 package io.watchfanout.bench;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
@@ -44,14 +45,14 @@ final class Round {
      * in the first minute here) and charge it to the figures.
      */
     static void warmUp(
-            Load load, double rate, java.time.Duration warmup, LongSupplier deliveries, Progress progress, String label)
+            Load load, double rate, Duration warmup, LongSupplier deliveries, Progress progress, String label)
             throws InterruptedException {
         if (warmup.isZero() || warmup.isNegative()) {
             return;
         }
         // The first warm-up of a run is four times as long: Kafka's and the ingester's C2
         // compilers still take 10-15 % of a core each after a minute of load.
-        java.time.Duration d = firstWarmUpDone ? warmup : warmup.multipliedBy(4);
+        Duration d = firstWarmUpDone ? warmup : warmup.multipliedBy(4);
         firstWarmUpDone = true;
         progress.log(label + ": warming up for " + d.toSeconds() + " s (not measured)");
         load.run(rate, d.toNanos());

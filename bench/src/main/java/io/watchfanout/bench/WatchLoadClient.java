@@ -13,9 +13,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntFunction;
 import org.HdrHistogram.Recorder;
@@ -71,7 +73,7 @@ final class WatchLoadClient implements AutoCloseable {
     private final AtomicInteger failed = new AtomicInteger();
     private final AtomicInteger ended = new AtomicInteger();
     private final AtomicInteger reachedGoal = new AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicLong lastGoalNanos = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong lastGoalNanos = new AtomicLong();
     private volatile long goal;
     private final Recorder latency = new Recorder(TimeUnit.SECONDS.toMicros(60), 3);
     private volatile String lastError;
@@ -420,7 +422,7 @@ final class WatchLoadClient implements AutoCloseable {
                                                 + headers.lines().findFirst().orElse(""));
                                 return;
                             }
-                            if (!headers.toLowerCase(java.util.Locale.ROOT).contains("transfer-encoding: chunked")) {
+                            if (!headers.toLowerCase(Locale.ROOT).contains("transfer-encoding: chunked")) {
                                 fail(c, "stream " + c.id + ": not chunked: " + headers);
                                 return;
                             }

@@ -1,5 +1,6 @@
 package io.watchfanout.common;
 
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import picocli.CommandLine;
@@ -39,7 +40,7 @@ public final class EnvironmentDefaults implements IDefaultValueProvider {
      */
     public static String variableFor(String longName) {
         String bare = longName.replaceFirst("^-+", "");
-        return PREFIX + bare.replace('-', '_').toUpperCase(java.util.Locale.ROOT);
+        return PREFIX + bare.replace('-', '_').toUpperCase(Locale.ROOT);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.watchfanout.common;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.Locale;
 import java.util.regex.Pattern;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
@@ -44,7 +45,7 @@ public final class EtcdEndpointConverter implements ITypeConverter<String> {
                             || uri.getPath().isEmpty()
                             || uri.getPath().equals("/"));
             if (knownScheme && uri.getHost() != null && uri.getPort() >= 1 && uri.getPort() <= 65535 && bare) {
-                return scheme.toLowerCase(java.util.Locale.ROOT) + "://" + uri.getHost() + ":" + uri.getPort();
+                return scheme.toLowerCase(Locale.ROOT) + "://" + uri.getHost() + ":" + uri.getPort();
             }
         } catch (URISyntaxException e) {
             // falls through to the message below

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import picocli.CommandLine;
@@ -177,7 +178,7 @@ public class FlagTable implements CommandLine.IModelTransformer {
             String text = env.variable(f.name());
             if (text != null) {
                 String variable = EnvironmentDefaults.variableFor(f.name());
-                return switch (text.trim().toLowerCase(java.util.Locale.ROOT)) {
+                return switch (text.trim().toLowerCase(Locale.ROOT)) {
                     case "true" -> Boolean.TRUE;
                     case "false" -> Boolean.FALSE;
                     default ->

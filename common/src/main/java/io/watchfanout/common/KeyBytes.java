@@ -1,6 +1,7 @@
 package io.watchfanout.common;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Percent-encoding of etcd keys, which are arbitrary bytes: the command line and the HTTP
@@ -36,7 +37,7 @@ public final class KeyBytes {
                 i += 3;
             } else {
                 int cp = text.codePointAt(i);
-                byte[] utf8 = new String(Character.toChars(cp)).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                byte[] utf8 = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8);
                 out.write(utf8, 0, utf8.length);
                 i += Character.charCount(cp);
             }

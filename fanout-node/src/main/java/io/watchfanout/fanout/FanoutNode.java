@@ -29,6 +29,8 @@ import io.watchfanout.fanout.security.SecurityConfig;
 import io.watchfanout.fanout.security.SecuritySetupException;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -224,10 +226,10 @@ public final class FanoutNode implements AutoCloseable {
         try {
             return new FrontProxy(
                     flags.clientCaFile(), flags.allowedNames(), flags.usernameHeaders(), flags.groupHeaders());
-        } catch (java.nio.file.NoSuchFileException e) {
+        } catch (NoSuchFileException e) {
             throw new SecuritySetupException(
                     "--requestheader-client-ca-file: " + flags.clientCaFile() + ": no such file", e);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new SecuritySetupException(String.valueOf(e.getMessage()), e);
         }
     }
@@ -235,9 +237,9 @@ public final class FanoutNode implements AutoCloseable {
     private static EncryptionFile encryptionFile(Path file) {
         try {
             return new EncryptionFile(file);
-        } catch (java.nio.file.NoSuchFileException e) {
+        } catch (NoSuchFileException e) {
             throw new SecuritySetupException("--encryption-provider-config: " + file + ": no such file", e);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             String message = String.valueOf(e.getMessage());
             throw new SecuritySetupException(
                     message.startsWith("--encryption-provider-config")

@@ -6,6 +6,7 @@ import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.security.SecuritySetupException;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.bridge.SLF4JBridgeHandler;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -79,8 +80,8 @@ public final class FanoutNodeMain implements Callable<Integer> {
     /** Entry point of {@code java -jar fanout-node.jar}. */
     public static void main(String[] args) {
         // grpc-java logs through java.util.logging: into SLF4J, with the node's own lines and levels.
-        org.slf4j.bridge.SLF4JBridgeHandler.removeHandlersForRootLogger();
-        org.slf4j.bridge.SLF4JBridgeHandler.install();
+        SLF4JBridgeHandler.removeHandlersForRootLogger();
+        SLF4JBridgeHandler.install();
         System.exit(new CommandLine(new FanoutNodeMain()).execute(args));
     }
 }

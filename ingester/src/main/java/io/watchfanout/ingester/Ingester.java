@@ -13,6 +13,8 @@ import io.watchfanout.ingester.ops.Readiness;
 import io.watchfanout.ingester.publish.PublishFailure;
 import io.watchfanout.ingester.publish.PublishedLog;
 import io.watchfanout.schema.WatchFanoutSerdes;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -352,8 +354,8 @@ public final class Ingester implements IngesterRole {
     private static String identity() {
         String host;
         try {
-            host = java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.net.UnknownHostException e) {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
             host = "unknown-host";
         }
         return host + "/" + ProcessHandle.current().pid();

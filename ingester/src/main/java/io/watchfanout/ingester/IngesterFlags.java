@@ -11,6 +11,7 @@ import io.watchfanout.common.KeyBytes;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.TypeConversionException;
@@ -39,7 +40,7 @@ public final class IngesterFlags extends FlagTable {
     private static final Duration MIN_PROBE_PERIOD = Duration.ofMillis(100);
 
     /** Kafka's compression codecs ({@code compression.type} of a producer). */
-    private static final java.util.Set<String> CODECS = java.util.Set.of("none", "gzip", "snappy", "lz4", "zstd");
+    private static final Set<String> CODECS = Set.of("none", "gzip", "snappy", "lz4", "zstd");
 
     private static final Check<Integer> REPLICAS =
             Check.of("-1 or >= 1", n -> n == BROKER_DEFAULT || n >= 1 && n <= Short.MAX_VALUE);

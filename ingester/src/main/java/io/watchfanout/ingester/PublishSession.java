@@ -26,6 +26,7 @@ import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.Resync;
 import io.watchfanout.schema.v1.StateCheckpoint;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -219,7 +220,7 @@ final class PublishSession {
      */
     private EventsPublisher preparedProducer() {
         long block = Math.max(1, Math.min(config.electionLeaseTtl().toMillis() / 3, MAX_FENCED_BLOCK_MILLIS));
-        Map<String, Object> settings = new java.util.HashMap<>();
+        Map<String, Object> settings = new HashMap<>();
         settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, config.compression());
         settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, block);
         return EventsPublisher.uninitialised(
@@ -500,7 +501,7 @@ final class PublishSession {
 
     /** What the publisher's producer sets beyond its defaults: the compression, and {@link #fencingBound()}. */
     private Map<String, Object> producerSettings() throws PublishFailure.LeadershipLost {
-        Map<String, Object> settings = new java.util.HashMap<>(fencingBound());
+        Map<String, Object> settings = new HashMap<>(fencingBound());
         settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, config.compression());
         return settings;
     }

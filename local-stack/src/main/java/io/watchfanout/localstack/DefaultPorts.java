@@ -3,6 +3,7 @@ package io.watchfanout.localstack;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 /**
  * Places the ports that the user did not give (defaults such as 9100, and ports derived from
@@ -59,8 +60,6 @@ final class DefaultPorts {
 
     /** The ports of a Kafka flag: {@code count} ports two apart from {@code base}. */
     static List<Integer> spaced(int base, int count) {
-        return java.util.stream.IntStream.range(0, count)
-                .mapToObj(i -> base + 2 * i)
-                .toList();
+        return IntStream.range(0, count).mapToObj(i -> base + 2 * i).toList();
     }
 }

@@ -34,6 +34,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -505,9 +506,7 @@ final class LocalStack {
                 Locale.ROOT,
                 "  %-12s %s%n",
                 "etcd API",
-                config.fanoutEtcdPorts().stream()
-                        .map(p -> "127.0.0.1:" + p)
-                        .collect(java.util.stream.Collectors.joining(" and "))));
+                config.fanoutEtcdPorts().stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(" and "))));
         s.append(String.format(
                 Locale.ROOT,
                 "  %-12s %s.events, %s.state%s%n",
@@ -546,9 +545,8 @@ final class LocalStack {
         s.append(String.format(Locale.ROOT, "  etcdctl --endpoints=%s put /registry/demo hello%n", config.etcdUrl()));
         s.append(String.format(Locale.ROOT, "List what the fan-out node holds:%n"));
         s.append(String.format(Locale.ROOT, "  curl '%s/v1/kv?key=/registry/&prefix=true&limit=10'%n", firstNode));
-        String etcdApi = config.fanoutEtcdPorts().stream()
-                .map(p -> "127.0.0.1:" + p)
-                .collect(java.util.stream.Collectors.joining(","));
+        String etcdApi =
+                config.fanoutEtcdPorts().stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
         s.append(String.format(
                 Locale.ROOT,
                 "Every fan-out node is also an etcd endpoint (watches and reads from its cache,"
@@ -566,7 +564,7 @@ final class LocalStack {
         String alice = "'Authorization: Bearer " + secure.token(SecureStack.ALICE) + "'";
         String etcdApi = config.fanoutEtcdPorts().stream()
                 .map(p -> "https://127.0.0.1:" + p)
-                .collect(java.util.stream.Collectors.joining(","));
+                .collect(Collectors.joining(","));
         s.append(String.format(
                 Locale.ROOT,
                 "%nEverything speaks TLS and asks who is calling (docs/SECURITY.md); the CA, certificates, tokens and"

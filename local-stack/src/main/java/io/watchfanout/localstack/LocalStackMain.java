@@ -2,9 +2,11 @@ package io.watchfanout.localstack;
 
 import io.watchfanout.common.EnvironmentDefaults;
 import io.watchfanout.common.FlagTable;
+import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -143,7 +145,7 @@ public final class LocalStackMain implements Callable<Integer> {
      */
     private static List<Integer> placeFanoutEtcdPorts(
             DefaultPorts ports, List<Integer> defaults, List<Integer> fanoutPorts) {
-        List<Integer> placed = new java.util.ArrayList<>();
+        List<Integer> placed = new ArrayList<>();
         int next = defaults.get(0);
         for (int i = 0; i < fanoutPorts.size(); i++) {
             next = i < defaults.size() ? defaults.get(i) : next + 1;
@@ -180,7 +182,7 @@ public final class LocalStackMain implements Callable<Integer> {
             dir.checkKafkaBrokers(config.kafkaBrokers());
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-        } catch (java.io.UncheckedIOException e) {
+        } catch (UncheckedIOException e) {
             spec.commandLine().getErr().println("local stack failed to start: " + e.getMessage());
             return 1;
         }

@@ -3,7 +3,11 @@ package io.watchfanout.localstack;
 import io.watchfanout.testkit.WorkDirs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -68,16 +72,16 @@ final class StackDirectory {
 
     /** What went wrong, without the exception's class: {@code FileSystemException}s say the path twice. */
     private static String reason(Exception e) {
-        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+        if (e instanceof FileSystemException f && f.getReason() != null) {
             return f.getReason();
         }
-        if (e instanceof java.nio.file.NoSuchFileException f) {
+        if (e instanceof NoSuchFileException f) {
             return f.getFile() + " does not exist";
         }
-        if (e instanceof java.nio.file.FileAlreadyExistsException f) {
+        if (e instanceof FileAlreadyExistsException f) {
             return f.getFile() + " is a file";
         }
-        return e instanceof java.nio.file.AccessDeniedException ? "permission denied" : String.valueOf(e);
+        return e instanceof AccessDeniedException ? "permission denied" : String.valueOf(e);
     }
 
     /**

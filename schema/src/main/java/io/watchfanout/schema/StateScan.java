@@ -1,6 +1,7 @@
 package io.watchfanout.schema;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.config.TopicConfig;
 
@@ -142,6 +143,6 @@ public final class StateScan {
     }
 
     private static String seconds(Duration d) {
-        return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+        return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
     }
 }

@@ -1,6 +1,7 @@
 package io.watchfanout.testkit;
 
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -118,7 +119,7 @@ public final class ChildProcesses {
             String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
             int end = stat.lastIndexOf(')');
             return end < 0 || end + 2 >= stat.length() || stat.charAt(end + 2) != 'Z';
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return process.isAlive(); // gone meanwhile, or no /proc: as the handle says
         }
     }

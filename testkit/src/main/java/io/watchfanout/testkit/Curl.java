@@ -3,6 +3,7 @@ package io.watchfanout.testkit;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -48,7 +49,7 @@ public record Curl(int exit, String out) {
      * {@code curl --cacert caCert [--cert --key of client] url}: a request over TLS that trusts
      * {@code caCert} and presents {@code client}'s certificate, or none when it is null.
      */
-    public static Curl tls(java.nio.file.Path caCert, Pki.Issued client, String url) {
+    public static Curl tls(Path caCert, Pki.Issued client, String url) {
         List<String> args = new ArrayList<>(List.of("--cacert", caCert.toString()));
         if (client != null) {
             args.addAll(List.of(

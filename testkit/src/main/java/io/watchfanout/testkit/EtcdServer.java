@@ -8,6 +8,7 @@ import io.etcd.jetcd.auth.Permission;
 import io.etcd.jetcd.options.OptionsUtil;
 import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -174,8 +176,8 @@ public final class EtcdServer extends ServerProcess {
             try {
                 Files.writeString(
                         workDir.resolve(AUTH_ENABLED_MARKER), "users and authentication are in etcd's data\n");
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException("cannot write " + workDir.resolve(AUTH_ENABLED_MARKER), e);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write " + workDir.resolve(AUTH_ENABLED_MARKER), e);
             }
         }
         LOG.info("etcd ready at {} (pid {}, data {}, log {})", clientUrl(), process.pid(), dataDir, logFile);
@@ -330,7 +332,7 @@ public final class EtcdServer extends ServerProcess {
                 users.stream().map(u -> ", " + u.name()).reduce("", String::concat));
     }
 
-    private void await(java.util.concurrent.CompletableFuture<?> f) {
+    private void await(CompletableFuture<?> f) {
         try {
             f.get(30, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {

@@ -3,10 +3,12 @@ package io.watchfanout.testkit;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -253,7 +255,7 @@ public final class KafkaCluster implements AutoCloseable {
                     throw new IllegalStateException("node " + nodeId + " did not become the leader of " + partition);
                 }
                 try {
-                    admin.electLeaders(ElectionType.PREFERRED, java.util.Set.of(partition))
+                    admin.electLeaders(ElectionType.PREFERRED, Set.of(partition))
                             .partitions()
                             .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
                 } catch (ExecutionException e) {
@@ -344,7 +346,7 @@ public final class KafkaCluster implements AutoCloseable {
     /** Runs {@code action} on every broker, each on a thread of its own; rethrows the first failure. */
     private void forEachBrokerAtOnce(Consumer<KafkaBroker> action, String threadPrefix) {
         List<Thread> threads = new ArrayList<>();
-        List<RuntimeException> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<RuntimeException> failures = Collections.synchronizedList(new ArrayList<>());
         for (KafkaBroker broker : brokers) {
             Thread t = new Thread(
                     () -> {

@@ -1,6 +1,7 @@
 package io.watchfanout.testkit;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.math.BigInteger;
@@ -9,11 +10,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
 import java.security.SecureRandom;
+import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
 import java.time.Duration;
@@ -125,9 +128,9 @@ public final class Pki {
         try {
             if (Files.isRegularFile(cert) && Files.isRegularFile(key)) {
                 X509Certificate caCert;
-                try (java.io.InputStream in = Files.newInputStream(cert)) {
-                    caCert = (X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
-                            .generateCertificate(in);
+                try (InputStream in = Files.newInputStream(cert)) {
+                    caCert = (X509Certificate)
+                            CertificateFactory.getInstance("X.509").generateCertificate(in);
                 }
                 PrivateKey caKey;
                 try (org.bouncycastle.openssl.PEMParser parser = new org.bouncycastle.openssl.PEMParser(
@@ -277,7 +280,7 @@ public final class Pki {
     /** Makes {@code file} readable and writable by its owner only, where the file system has POSIX permissions. */
     public static void ownerOnly(Path file) throws IOException {
         try {
-            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
         } catch (UnsupportedOperationException e) {
             // Not a POSIX file system: its own defaults apply.
         }

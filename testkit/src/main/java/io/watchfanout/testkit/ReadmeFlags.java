@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -210,7 +211,7 @@ public final class ReadmeFlags {
     static String meaning(OptionSpec o) {
         String[] d = o.description();
         int lines = unitLine(o) != null ? d.length - 1 : d.length;
-        String text = String.join(" ", java.util.Arrays.copyOf(d, lines))
+        String text = String.join(" ", Arrays.copyOf(d, lines))
                 .replaceAll("\\s+", " ")
                 .replace("%%", "%")
                 .replaceAll("\\s*\\((default|Default): [^)]*\\)", "")

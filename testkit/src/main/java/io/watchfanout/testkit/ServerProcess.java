@@ -3,6 +3,7 @@ package io.watchfanout.testkit;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.OptionalInt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,9 +94,9 @@ abstract class ServerProcess implements AutoCloseable {
      *
      * @return empty while it runs or if it was never started
      */
-    public java.util.OptionalInt exitCode() {
+    public OptionalInt exitCode() {
         ManagedProcess p = process;
-        return p == null ? java.util.OptionalInt.empty() : p.exitCode();
+        return p == null ? OptionalInt.empty() : p.exitCode();
     }
 
     /**

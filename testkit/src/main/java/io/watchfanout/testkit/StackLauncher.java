@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
+import javax.net.ssl.SSLContext;
 
 /**
  * The watch-fanout tier as child processes on loopback: etcd ({@link EtcdServer}), Kafka
@@ -332,12 +333,7 @@ public final class StackLauncher implements AutoCloseable {
      * {@code http} when it is null.
      */
     public static void awaitReady(
-            JavaProcess p,
-            String what,
-            String readyz,
-            Duration timeout,
-            Runnable beforeEachPoll,
-            javax.net.ssl.SSLContext tls) {
+            JavaProcess p, String what, String readyz, Duration timeout, Runnable beforeEachPoll, SSLContext tls) {
         HttpClient http = tls == null
                 ? HTTP
                 : HttpClient.newBuilder()

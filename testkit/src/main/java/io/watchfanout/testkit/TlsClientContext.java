@@ -3,11 +3,13 @@ package io.watchfanout.testkit;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
@@ -16,6 +18,7 @@ import java.util.Collection;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedKeyManager;
@@ -90,28 +93,27 @@ public final class TlsClientContext {
         }
 
         @Override
-        public String[] getClientAliases(String keyType, java.security.Principal[] issuers) {
+        public String[] getClientAliases(String keyType, Principal[] issuers) {
             return keys.getClientAliases(keyType, null);
         }
 
         @Override
-        public String chooseClientAlias(String[] keyType, java.security.Principal[] issuers, java.net.Socket socket) {
+        public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
             return keys.chooseClientAlias(keyType, null, socket);
         }
 
         @Override
-        public String chooseEngineClientAlias(
-                String[] keyType, java.security.Principal[] issuers, javax.net.ssl.SSLEngine engine) {
+        public String chooseEngineClientAlias(String[] keyType, Principal[] issuers, SSLEngine engine) {
             return keys.chooseEngineClientAlias(keyType, null, engine);
         }
 
         @Override
-        public String[] getServerAliases(String keyType, java.security.Principal[] issuers) {
+        public String[] getServerAliases(String keyType, Principal[] issuers) {
             return keys.getServerAliases(keyType, issuers);
         }
 
         @Override
-        public String chooseServerAlias(String keyType, java.security.Principal[] issuers, java.net.Socket socket) {
+        public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
             return keys.chooseServerAlias(keyType, issuers, socket);
         }
 

@@ -26,9 +26,12 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
@@ -299,7 +302,7 @@ public final class ChaosScenario implements Callable<Integer> {
             }
             stack.start(ingesterFlags, nodeFlags);
             log("tier ready: etcd " + stack.etcdUrl() + ", Kafka " + stack.bootstrapServers() + ", nodes "
-                    + java.util.Arrays.toString(stack.nodePorts()));
+                    + Arrays.toString(stack.nodePorts()));
             Client client = Client.builder().endpoints(stack.etcdUrl()).build();
             try {
                 return run(stack, client, random, s);
@@ -575,7 +578,7 @@ public final class ChaosScenario implements Callable<Integer> {
             for (ChaosWatcher w : ws) {
                 least = Math.min(least, w.committed());
             }
-            for (java.util.Iterator<long[]> i = markers.iterator(); i.hasNext(); ) {
+            for (Iterator<long[]> i = markers.iterator(); i.hasNext(); ) {
                 long[] m = i.next();
                 if (m[0] <= least) {
                     longestWait = Math.max(longestWait, (now - m[1]) / 1_000_000);
@@ -791,7 +794,7 @@ public final class ChaosScenario implements Callable<Integer> {
             return c.part == null ? cutName(c.net, "") : cutName(c.net, "") + " " + c.part.name;
         }
         return kindName(c.action) + " "
-                + (c.part == null ? "" : c.part.name + " " + c.part.kind.name().toLowerCase(java.util.Locale.ROOT));
+                + (c.part == null ? "" : c.part.name + " " + c.part.kind.name().toLowerCase(Locale.ROOT));
     }
 
     /** The name of a cut's kind, the part's role after its kind. */
@@ -822,7 +825,7 @@ public final class ChaosScenario implements Callable<Integer> {
             String leader = stack.eventsLeader();
             role = leader == null ? "" : leader.equals(c.part.name) ? " (events leader)" : " (follower)";
         }
-        return kindName(c.action) + " " + c.part.kind.name().toLowerCase(java.util.Locale.ROOT) + role;
+        return kindName(c.action) + " " + c.part.kind.name().toLowerCase(Locale.ROOT) + role;
     }
 
     // ---- verification and report ---------------------------------------------------------------

@@ -1,6 +1,7 @@
 package io.watchfanout.common.tls;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.X509Certificate;
@@ -26,7 +27,7 @@ record ClientCas(X509ExtendedTrustManager manager, List<X509Certificate> cas) {
      * @param file the bundle, for messages
      * @throws TlsMaterialException if it holds no certificate or one does not parse
      */
-    static ClientCas load(String flag, java.nio.file.Path file, byte[] pem) {
+    static ClientCas load(String flag, Path file, byte[] pem) {
         String source = flag + " " + file;
         List<X509Certificate> cas = Pem.certificates(pem, source);
         try {

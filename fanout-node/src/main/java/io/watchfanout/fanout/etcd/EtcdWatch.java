@@ -3,6 +3,8 @@ package io.watchfanout.fanout.etcd;
 import io.watchfanout.fanout.watch.Watch;
 import io.watchfanout.fanout.watch.WatchSink;
 import io.watchfanout.fanout.watch.WatchSpec;
+import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -29,7 +31,7 @@ final class EtcdWatch implements WatchSink {
     /** Frames the stream has taken from the watcher, for the grant's end. */
     long frames;
     /** Frames of a revision polled past a response's bound, for its next response; null when none. */
-    java.util.List<java.nio.ByteBuffer> carry;
+    List<ByteBuffer> carry;
     /** Canceled by the node (an error frame); the stream drops it after its pump. */
     boolean canceled;
 

@@ -22,6 +22,8 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -105,7 +107,7 @@ public final class HttpApi {
     private AccessControl access;
     private ServerTls tls;
     /** Front ends' handlers by path prefix ({@link #mount}), in the order mounted. */
-    private final java.util.Map<String, HttpHandler> mounts = new java.util.LinkedHashMap<>();
+    private final Map<String, HttpHandler> mounts = new LinkedHashMap<>();
 
     /**
      * @param core the watch core to serve
@@ -198,7 +200,7 @@ public final class HttpApi {
      * @throws IllegalStateException after {@link #start()}
      */
     public void mount(String pathPrefix, HttpHandler handler) {
-        java.util.Objects.requireNonNull(handler, "handler");
+        Objects.requireNonNull(handler, "handler");
         if (openListener != null) {
             throw new IllegalStateException("mount " + pathPrefix + " after start (expected: before start)");
         }
@@ -223,7 +225,7 @@ public final class HttpApi {
      */
     private void refuse(HttpServerExchange exchange, String path, ApiException refusal) throws Exception {
         if (path != null) {
-            for (java.util.Map.Entry<String, HttpHandler> mount : mounts.entrySet()) {
+            for (Map.Entry<String, HttpHandler> mount : mounts.entrySet()) {
                 if (underPrefix(path, mount.getKey())) {
                     exchange.putAttachment(REFUSED_REQUEST, refusal);
                     mount.getValue().handleRequest(exchange);
@@ -413,7 +415,7 @@ public final class HttpApi {
             refuse(exchange, InvalidTargetHandler.originalPath(query), InvalidTargetHandler.explain(query));
             return;
         }
-        for (java.util.Map.Entry<String, HttpHandler> mount : mounts.entrySet()) {
+        for (Map.Entry<String, HttpHandler> mount : mounts.entrySet()) {
             if (underPrefix(path, mount.getKey())) {
                 mount.getValue().handleRequest(exchange);
                 return;

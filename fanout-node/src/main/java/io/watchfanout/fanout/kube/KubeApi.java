@@ -29,14 +29,17 @@ import io.watchfanout.fanout.security.WatchGrant;
 import io.watchfanout.fanout.watch.CurrentRevision;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.io.ByteArrayOutputStream;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
@@ -193,7 +196,7 @@ public final class KubeApi implements HttpHandler {
                             e.status().getCode(),
                             e.status().getReason(),
                             e.status().getMessage()));
-        } catch (KubeReads.BrokenResponseException | java.io.UncheckedIOException e) {
+        } catch (KubeReads.BrokenResponseException | UncheckedIOException e) {
             LOG.warn(
                     "[node {}] {} {}: {}",
                     settings.nodeId(),
@@ -404,7 +407,7 @@ public final class KubeApi implements HttpHandler {
         if (id == null) {
             return null;
         }
-        java.util.Set<String> groups = new java.util.LinkedHashSet<>(id.groups());
+        Set<String> groups = new LinkedHashSet<>(id.groups());
         groups.add("system:authenticated");
         return new Identity(id.name(), groups, id.method());
     }

@@ -3,6 +3,7 @@ package io.watchfanout.fanout.kube;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * A Kubernetes API request refused before its answer starts, carried to the one place that
@@ -45,7 +46,7 @@ final class KubeError extends Exception {
      * 422 Invalid of the request's {@code ListOptions}, as kube-apiserver's validation words it:
      * {@code ListOptions.meta.k8s.io "" is invalid: <errors>}.
      */
-    static KubeError invalidListOptions(java.util.List<String> errors) {
+    static KubeError invalidListOptions(List<String> errors) {
         String joined = errors.size() == 1 ? errors.get(0) : "[" + String.join(", ", errors) + "]";
         JsonObject details = new JsonObject();
         details.addProperty("group", "meta.k8s.io");

@@ -9,6 +9,7 @@ import io.watchfanout.fanout.frame.JsonBuffer;
 import io.watchfanout.schema.v1.KeyValue;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -214,7 +215,7 @@ final class KubeItems {
                         object.rawOffset(),
                         object.rawLength(),
                         modRevision);
-                return new Rendered(java.util.Arrays.copyOf(out.array(), out.length()), unknown);
+                return new Rendered(Arrays.copyOf(out.array(), out.length()), unknown);
             }
             case JSON -> {
                 return new Rendered(KubeWatchFrames.jsonStoredObject(stored.copy(), modRevision), 0);

@@ -15,6 +15,7 @@ import io.watchfanout.schema.v1.KeyValue;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -233,7 +234,7 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
             case JSON -> {
                 JsonElement entry = jsonField(value, "data", name);
                 try {
-                    return entry == null ? null : java.util.Base64.getDecoder().decode(entry.getAsString());
+                    return entry == null ? null : Base64.getDecoder().decode(entry.getAsString());
                 } catch (IllegalArgumentException e) {
                     throw new UndecodableObjectException("data." + name + " is not base64");
                 }

@@ -1,6 +1,7 @@
 package io.watchfanout.fanout.kube;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * A reader of the protobuf wire format over a range of a byte array, with absolute positions,
@@ -122,7 +123,7 @@ final class ProtoReader {
     /** A length-delimited field's bytes, copied. */
     byte[] readBytes() throws MalformedException {
         int length = readLength();
-        byte[] b = java.util.Arrays.copyOfRange(buf, pos, pos + length);
+        byte[] b = Arrays.copyOfRange(buf, pos, pos + length);
         pos += length;
         return b;
     }

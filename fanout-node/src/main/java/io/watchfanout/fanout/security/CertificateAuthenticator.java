@@ -1,5 +1,7 @@
 package io.watchfanout.fanout.security;
 
+import java.util.LinkedHashSet;
+
 /**
  * {@code cert} ({@code --client-cert-auth}): the identity is the common name of the client
  * certificate the TLS handshake already verified against {@code --client-ca-file}, as etcd's
@@ -20,7 +22,7 @@ final class CertificateAuthenticator implements Authenticator {
             throw new AuthenticationException("the client certificate has an empty common name");
         }
         return new Identity(
-                cn, new java.util.LinkedHashSet<>(credentials.certificateOrganizations()), Identity.Method.CERTIFICATE);
+                cn, new LinkedHashSet<>(credentials.certificateOrganizations()), Identity.Method.CERTIFICATE);
     }
 
     @Override

@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -39,7 +40,7 @@ public final class NodeGraph {
         if (links != null) {
             change(links, namespace, name, +1);
         }
-        return !java.util.Objects.equals(before, links);
+        return !Objects.equals(before, links);
     }
 
     private void change(PodLinks links, String namespace, String name, int delta) {
@@ -73,8 +74,8 @@ public final class NodeGraph {
     }
 
     /** The pods known, as {@code <namespace>/<name>}: a copy. */
-    public synchronized java.util.List<String> podKeys() {
-        return java.util.List.copyOf(pods.keySet());
+    public synchronized List<String> podKeys() {
+        return List.copyOf(pods.keySet());
     }
 
     /** The number of pods known (for metrics and tests). */

@@ -5,7 +5,10 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.List;
+import javax.crypto.AEADBadTagException;
+import javax.crypto.BadPaddingException;
 import javax.crypto.Cipher;
+import javax.crypto.IllegalBlockSizeException;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
@@ -107,13 +110,13 @@ public final class StorageDecryption {
 
     /** What failed, in the cipher's terms, without the JDK's wording. */
     private static String failedCheck(Exception e) {
-        if (e instanceof javax.crypto.AEADBadTagException) {
+        if (e instanceof AEADBadTagException) {
             return "the authentication tag does not match";
         }
-        if (e instanceof javax.crypto.BadPaddingException) {
+        if (e instanceof BadPaddingException) {
             return "the padding does not check out";
         }
-        if (e instanceof javax.crypto.IllegalBlockSizeException) {
+        if (e instanceof IllegalBlockSizeException) {
             return "the length is not a whole number of blocks";
         }
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();

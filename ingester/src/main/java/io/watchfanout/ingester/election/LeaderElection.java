@@ -8,6 +8,7 @@ import io.etcd.jetcd.support.CloseableClient;
 import io.grpc.stub.StreamObserver;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -113,7 +114,7 @@ public final class LeaderElection implements AutoCloseable {
                 proposal,
                 Long.toHexString(lease),
                 ttlSeconds);
-        java.util.concurrent.CompletableFuture<io.etcd.jetcd.election.CampaignResponse> campaign =
+        CompletableFuture<io.etcd.jetcd.election.CampaignResponse> campaign =
                 client.getElectionClient().campaign(name, lease, proposal);
         whileCampaigning.run();
         try {

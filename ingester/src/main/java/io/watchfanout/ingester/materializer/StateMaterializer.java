@@ -5,9 +5,12 @@ import io.watchfanout.schema.WatchFanoutSerdes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.Properties;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
@@ -39,7 +42,7 @@ public final class StateMaterializer implements AutoCloseable {
 
     private final KafkaStreams streams;
     /** Kafka Streams wants a state directory even for a stateless topology; ours is removed at close. */
-    private final java.nio.file.Path stateDir;
+    private final Path stateDir;
     /** How often the materializer commits its transaction, in milliseconds. */
     static final long STATE_COMMIT_INTERVAL_MS = 1000;
     /**
@@ -190,8 +193,8 @@ public final class StateMaterializer implements AutoCloseable {
         } else if (millis >= SLOW_CLOSE_MILLIS) {
             log.info("state materializer stopped in {} ms", millis);
         }
-        try (java.util.stream.Stream<java.nio.file.Path> paths = Files.walk(stateDir)) {
-            paths.sorted(java.util.Comparator.reverseOrder())
+        try (Stream<Path> paths = Files.walk(stateDir)) {
+            paths.sorted(Comparator.reverseOrder())
                     .forEach(path -> path.toFile().delete());
         } catch (IOException e) {
             log.warn("cannot remove {}: {}", stateDir, e.toString());

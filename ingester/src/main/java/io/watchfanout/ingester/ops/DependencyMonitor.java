@@ -8,7 +8,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -216,9 +218,8 @@ public final class DependencyMonitor implements AutoCloseable {
         }
 
         void failed(String name, Exception e) {
-            Throwable cause =
-                    e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
-            lastError = cause instanceof java.util.concurrent.TimeoutException ? "no answer in time" : cause.toString();
+            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            lastError = cause instanceof TimeoutException ? "no answer in time" : cause.toString();
             if (up) {
                 downSinceNanos = System.nanoTime();
                 up = false;

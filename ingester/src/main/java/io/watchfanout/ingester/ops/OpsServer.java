@@ -11,6 +11,7 @@ import io.watchfanout.common.tls.ServerTls;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.xnio.Options;
@@ -105,7 +106,7 @@ public final class OpsServer implements AutoCloseable {
 
     /** The bound port. */
     public int port() {
-        return ((java.net.InetSocketAddress) server.getListenerInfo().get(0).getAddress()).getPort();
+        return ((InetSocketAddress) server.getListenerInfo().get(0).getAddress()).getPort();
     }
 
     private static void metrics(HttpServerExchange exchange, CollectorRegistry registry) {

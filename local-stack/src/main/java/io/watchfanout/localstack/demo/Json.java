@@ -1,5 +1,6 @@
 package io.watchfanout.localstack.demo;
 
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -99,7 +100,7 @@ final class Json {
     private void push() {
         depth++;
         if (depth >= hasValue.length) {
-            hasValue = java.util.Arrays.copyOf(hasValue, hasValue.length * 2);
+            hasValue = Arrays.copyOf(hasValue, hasValue.length * 2);
         }
         hasValue[depth] = false;
     }

@@ -644,8 +644,7 @@ final class KubeObjects {
 
     /** A stable UUID-shaped id derived from {@code seed}. */
     static String uuidFrom(String seed) {
-        return UUID.nameUUIDFromBytes(seed.getBytes(java.nio.charset.StandardCharsets.UTF_8))
-                .toString();
+        return UUID.nameUUIDFromBytes(seed.getBytes(StandardCharsets.UTF_8)).toString();
     }
 
     /** {@code length} hex digits derived from {@code seed} (stable). */
