@@ -15,7 +15,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -61,7 +63,10 @@ final class ChaosStack implements AutoCloseable {
         /** SIGTERM, and waits until it exited (SIGKILL after 30 s). */
         abstract void term();
 
-        /** Starts it again (waits until it serves for etcd and Kafka, not for the JVMs). */
+        /**
+         * Starts it again: waits until etcd serves; a Kafka broker and the JVMs start in the
+         * background, and {@link #notReady} says so until they serve.
+         */
         abstract void start();
 
         /** "" when it is ready, else why not. */
@@ -146,6 +151,14 @@ final class ChaosStack implements AutoCloseable {
         for (int i = 0; i < list.size(); i++) {
             KafkaBroker b = list.get(i);
             parts.add(new Part("kafka-" + (i + 1), Kind.KAFKA) {
+                /**
+                 * The restart in progress or done, or null before the first. A broker's start waits
+                 * until the controller has registered it, seconds in which the two other brokers
+                 * serve: it runs beside the recovery, so that the marker is written when the fault
+                 * ended and the watchers' stall is theirs, not the broker's restart.
+                 */
+                private volatile CompletableFuture<Void> starting;
+
                 @Override
                 long pid() {
                     return b.pid();
@@ -153,7 +166,8 @@ final class ChaosStack implements AutoCloseable {
 
                 @Override
                 boolean alive() {
-                    return b.isAlive();
+                    CompletableFuture<Void> s = starting;
+                    return (s != null && !s.isDone()) || b.isAlive();
                 }
 
                 @Override
@@ -168,11 +182,23 @@ final class ChaosStack implements AutoCloseable {
 
                 @Override
                 void start() {
-                    b.start();
+                    starting = CompletableFuture.runAsync(b::start, task -> {
+                        Thread t = new Thread(task, name + " start");
+                        t.setDaemon(true);
+                        t.start();
+                    });
                 }
 
                 @Override
                 String notReady() {
+                    CompletableFuture<Void> s = starting;
+                    if (s != null && !s.isDone()) {
+                        return "starting";
+                    }
+                    if (s != null && s.isCompletedExceptionally()) {
+                        return "did not start: "
+                                + s.handle((ok, e) -> String.valueOf(e)).join();
+                    }
                     return b.isAlive() ? "" : "not running";
                 }
             });
@@ -222,8 +248,7 @@ final class ChaosStack implements AutoCloseable {
         return this;
     }
 
-    private void await(java.util.function.Supplier<String> notReady, Duration timeout, String what)
-            throws InterruptedException {
+    private void await(Supplier<String> notReady, Duration timeout, String what) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         String why;
         while (!(why = notReady.get()).isEmpty()) {
