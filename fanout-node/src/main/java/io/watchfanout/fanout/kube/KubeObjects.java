@@ -201,8 +201,7 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
         switch (object.encoding()) {
             case PROTOBUF -> {
                 try {
-                    ProtoReader raw =
-                            new ProtoReader(value, object.rawOffset(), object.rawOffset() + object.rawLength());
+                    ProtoReader raw = object.typed(value);
                     while (raw.hasMore()) {
                         int tag = raw.readTag();
                         if (tag != (2 << 3 | ProtoReader.LENGTH_DELIMITED)) {
@@ -258,26 +257,17 @@ public final class KubeObjects implements ServiceAccountTokens.Lookup, AutoClose
         switch (object.encoding()) {
             case PROTOBUF -> {
                 try {
-                    ProtoReader raw =
-                            new ProtoReader(value, object.rawOffset(), object.rawOffset() + object.rawLength());
-                    while (raw.hasMore()) {
-                        int tag = raw.readTag();
-                        if (tag == (1 << 3 | ProtoReader.LENGTH_DELIMITED)) {
-                            ProtoReader meta = raw.sub(raw.readLength());
-                            String uid = "";
-                            while (meta.hasMore()) {
-                                int t = meta.readTag();
-                                if (t == (5 << 3 | ProtoReader.LENGTH_DELIMITED)) {
-                                    uid = meta.readString();
-                                } else {
-                                    meta.skip(t);
-                                }
-                            }
-                            return uid;
+                    ProtoReader meta = object.typed(value).lastMessage(1);
+                    String uid = "";
+                    while (meta != null && meta.hasMore()) {
+                        int t = meta.readTag();
+                        if (t == (5 << 3 | ProtoReader.LENGTH_DELIMITED)) {
+                            uid = meta.readString();
+                        } else {
+                            meta.skip(t);
                         }
-                        raw.skip(tag);
                     }
-                    return "";
+                    return uid;
                 } catch (ProtoReader.MalformedException e) {
                     throw new UndecodableObjectException("malformed " + object.kind() + ": " + e.getMessage());
                 }

@@ -39,7 +39,7 @@ public final class ObjectFields {
     public Map<String, String> labels(byte[] value, StoredObject object) throws UndecodableObjectException {
         Map<String, String> labels = new HashMap<>();
         try {
-            ProtoReader meta = message(value, object.rawOffset(), object.rawOffset() + object.rawLength(), OBJECT_META);
+            ProtoReader meta = object.typed(value).lastMessage(OBJECT_META);
             if (meta == null) {
                 return labels;
             }
@@ -94,21 +94,6 @@ public final class ObjectFields {
         return new String(value, fields.valueOffset(entry), fields.length(entry), StandardCharsets.UTF_8);
     }
 
-    /** The last occurrence of message field {@code number} in {@code buf[from, to)}, or null. */
-    private static ProtoReader message(byte[] buf, int from, int to, int number) throws ProtoReader.MalformedException {
-        ProtoReader in = new ProtoReader(buf, from, to);
-        ProtoReader found = null;
-        while (in.hasMore()) {
-            int tag = in.readTag();
-            if (tag == (number << 3 | ProtoReader.LENGTH_DELIMITED)) {
-                found = in.sub(in.readLength());
-            } else {
-                in.skip(tag);
-            }
-        }
-        return found;
-    }
-
     /** A dotted JSON path resolved to field numbers, the last one a scalar. */
     private record Path(int[] numbers, FieldDescriptor leaf) {
         static Path of(Descriptor type, String dotted) {
@@ -139,7 +124,7 @@ public final class ObjectFields {
         String read(byte[] buf, int from, int to) throws ProtoReader.MalformedException {
             ProtoReader in = new ProtoReader(buf, from, to);
             for (int i = 0; i < numbers.length - 1; i++) {
-                in = message(buf, in.position(), in.end(), numbers[i]);
+                in = in.lastMessage(numbers[i]);
                 if (in == null) {
                     return zero();
                 }

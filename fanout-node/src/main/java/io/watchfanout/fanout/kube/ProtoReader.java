@@ -136,6 +136,24 @@ final class ProtoReader {
         return sub;
     }
 
+    /**
+     * The last length-delimited field {@code number} of the rest of this message as a reader of its
+     * bytes (for a message field, what protobuf's last-one-wins reading keeps), or null when there
+     * is none; this reader moves to its end.
+     */
+    ProtoReader lastMessage(int number) throws MalformedException {
+        ProtoReader found = null;
+        while (hasMore()) {
+            int tag = readTag();
+            if (tag == (number << 3 | LENGTH_DELIMITED)) {
+                found = sub(readLength());
+            } else {
+                skip(tag);
+            }
+        }
+        return found;
+    }
+
     void skipBytes(int length) throws MalformedException {
         need(length);
         pos += length;

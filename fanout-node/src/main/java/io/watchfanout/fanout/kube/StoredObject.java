@@ -69,6 +69,11 @@ public record StoredObject(
         return malformed(off, len, "neither a protobuf envelope (k8s\\0), JSON, CBOR nor an encrypted value");
     }
 
+    /** A reader of the typed message in {@code value} (the bytes this was read from); {@code PROTOBUF} only. */
+    ProtoReader typed(byte[] value) {
+        return new ProtoReader(value, rawOffset, rawOffset + rawLength);
+    }
+
     /** True for a protobuf envelope whose object the node can locate. */
     public boolean isProtobuf() {
         return encoding == StorageEncoding.PROTOBUF;
