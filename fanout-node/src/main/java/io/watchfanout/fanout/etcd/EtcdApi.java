@@ -55,6 +55,7 @@ public final class EtcdApi {
     private final String inProcessName;
     private final ManagedChannel self;
     private final EtcdAuth auth;
+    private final WatchLanes lanes;
     private Server server;
     private Server inProcess;
     private ServerTls tls;
@@ -66,6 +67,7 @@ public final class EtcdApi {
      * @param services the services served by the node itself
      * @param fallback where calls to any other method go (forwarded to etcd)
      * @param auth authenticates the calls of the port and of the in-process server
+     * @param lanes the threads of the Watch streams, whose event loops serve the port
      * @param onStop run once the server has stopped (the services' threads)
      */
     EtcdApi(
@@ -75,8 +77,10 @@ public final class EtcdApi {
             List<ServerServiceDefinition> services,
             HandlerRegistry fallback,
             EtcdAuth auth,
+            WatchLanes lanes,
             Runnable onStop) {
         this.auth = auth;
+        this.lanes = lanes;
         this.bindAddress = bindAddress;
         this.requestedPort = port;
         this.nodeId = nodeId;
@@ -137,7 +141,7 @@ public final class EtcdApi {
             netty.sslContext(nettyTls(tls));
         }
         server = build(
-                netty
+                lanes.serveOn(netty)
                         // Forwarded requests are etcd's to judge (its --max-request-bytes, up to the 10 MiB etcd
                         // advises, plus grpc's overhead): the node must take what an etcd may be configured to take.
                         .maxInboundMessageSize(MAX_REQUEST_BYTES)
@@ -175,6 +179,11 @@ public final class EtcdApi {
                 && System.getProperty("io.netty.leakDetectionLevel") == null) {
             io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.DISABLED);
         }
+    }
+
+    /** The threads of its Watch streams (for tests). */
+    WatchLanes lanes() {
+        return lanes;
     }
 
     /** The bound port, once started. */

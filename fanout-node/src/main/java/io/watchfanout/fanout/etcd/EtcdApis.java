@@ -155,6 +155,7 @@ public final class EtcdApis {
                 List.of(watch, range),
                 new EtcdForwarder(etcd, stats.forwarded::increment, new ForwardedAccess(access), access.etcdTokens()),
                 new EtcdAuth(access),
+                lanes,
                 () -> {
                     timer.shutdownNow();
                     lanes.shutdownNow();

@@ -1,34 +1,65 @@
 package io.watchfanout.fanout.etcd;
 
+import io.grpc.Attributes;
+import io.grpc.ServerTransportFilter;
+import io.grpc.netty.NettyServerBuilder;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
 import io.watchfanout.fanout.watch.WakeUps;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The threads that run the etcd API's Watch streams: a few lanes, each one thread, each stream on
- * one lane for its life (round robin), so that a stream's state is confined to its lane's thread.
- * The wake-ups of one lane's streams are coalesced into one task, as the HTTP side does per IO
- * thread: when an event matches 1,000 watchers, the feed thread hands each lane one task that pumps
- * all of its woken streams, instead of 1,000 {@code execute} calls on a shared pool, each a queue
- * node and possibly a thread to unpark.
+ * The threads that run the etcd API's Watch streams, each stream on one lane for its life, so that
+ * a stream's state is confined to its lane's thread. The wake-ups of one lane's streams are
+ * coalesced into one task, as the HTTP side does per IO thread: when an event matches 1,000
+ * watchers, the feed thread hands each lane one task that pumps all of its woken streams.
  *
- * <p>The threads are Netty's ({@link DefaultThreadFactory}), so that the transport buffers grpc
- * allocates on them for each response come from a thread cache found without a {@code ThreadLocal}
- * lookup.
+ * <p>A stream that came over the network runs on the event loop of its connection: the node gives
+ * grpc its own event loops ({@link #serveOn}) and tags each connection, when grpc reports it ready
+ * on its event loop, with that loop's lane. There grpc's transport buffer of each response is
+ * allocated and freed by one thread (from its pool's thread cache, not its arenas' locks), and the
+ * response reaches the channel's write queue without a hand-over to another thread and a wake-up
+ * of the loop; the HTTP path serves its streams on its IO threads the same way. A stream without
+ * a connection (the in-process calls of the JSON gateway) runs on one of a few lanes of its own
+ * threads (round robin).
+ *
+ * <p>The threads are Netty's ({@link DefaultThreadFactory}), so that the buffers grpc allocates on
+ * them come from a thread cache found without a {@code ThreadLocal} lookup.
  *
  * <p>Thread-safety: thread-safe.
  */
 final class WatchLanes {
+    /** A connection's lane: the event loop grpc serves it on. */
+    private static final Attributes.Key<Lane> LANE = Attributes.Key.create("watchfanout-watch-lane");
+
     private final Lane[] lanes;
     private final AtomicInteger next = new AtomicInteger();
+    /** Streams placed on a connection's event loop, and on an own lane (for tests). */
+    private final AtomicInteger onLoops = new AtomicInteger();
+
+    private final AtomicInteger onOwnLanes = new AtomicInteger();
+    private final EventLoopGroup boss;
+    private final EventLoopGroup loops;
+    private final boolean epoll;
+    /** Written once before the server starts; read by grpc's threads after. */
+    private final Map<EventExecutor, Lane> loopLanes = new IdentityHashMap<>();
 
     /**
      * @param name the threads' name prefix
-     * @param count the number of lanes, {@code >= 1}
+     * @param count the number of lanes of calls without a connection, {@code >= 1}
      */
     WatchLanes(String name, int count) {
         DefaultThreadFactory threads = new DefaultThreadFactory(name, true);
@@ -36,18 +67,74 @@ final class WatchLanes {
         for (int i = 0; i < count; i++) {
             lanes[i] = new Lane(Executors.newSingleThreadExecutor(threads));
         }
+        epoll = Epoll.isAvailable();
+        DefaultThreadFactory bossThread = new DefaultThreadFactory(name + "-accept", true);
+        DefaultThreadFactory loopThreads = new DefaultThreadFactory(name + "-io", true);
+        // 0: Netty's default, twice the processors, as grpc's own event loops.
+        boss = epoll ? new EpollEventLoopGroup(1, bossThread) : new NioEventLoopGroup(1, bossThread);
+        loops = epoll ? new EpollEventLoopGroup(0, loopThreads) : new NioEventLoopGroup(0, loopThreads);
+        for (EventExecutor loop : loops) {
+            loopLanes.put(loop, new Lane(loop));
+        }
     }
 
-    /** The lane of a new stream. */
-    Lane next() {
+    /**
+     * Has {@code server} serve its connections on these lanes' event loops (epoll where Netty's
+     * native transport loads, else NIO), and tag each connection with its loop's lane.
+     */
+    NettyServerBuilder serveOn(NettyServerBuilder server) {
+        return server.bossEventLoopGroup(boss)
+                .workerEventLoopGroup(loops)
+                .channelType(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                .addTransportFilter(new ServerTransportFilter() {
+                    @Override
+                    public Attributes transportReady(Attributes attributes) {
+                        // grpc calls this on the connection's event loop.
+                        Lane lane = laneOfCurrentLoop();
+                        return lane == null
+                                ? attributes
+                                : attributes.toBuilder().set(LANE, lane).build();
+                    }
+                });
+    }
+
+    private Lane laneOfCurrentLoop() {
+        for (Map.Entry<EventExecutor, Lane> e : loopLanes.entrySet()) {
+            if (e.getKey().inEventLoop()) {
+                return e.getValue();
+            }
+        }
+        return null;
+    }
+
+    /** The lane of a new stream of a call with these attributes: its connection's, else the next own lane. */
+    Lane of(Attributes call) {
+        Lane lane = call.get(LANE);
+        if (lane != null) {
+            onLoops.incrementAndGet();
+            return lane;
+        }
+        onOwnLanes.incrementAndGet();
         return lanes[Math.floorMod(next.getAndIncrement(), lanes.length)];
     }
 
-    /** Stops the threads; queued tasks are dropped. */
+    /** Streams placed so far on connections' event loops. */
+    int streamsOnLoops() {
+        return onLoops.get();
+    }
+
+    /** Streams placed so far on the own lanes. */
+    int streamsOnOwnLanes() {
+        return onOwnLanes.get();
+    }
+
+    /** Stops the threads; queued tasks are dropped. Call after the server has stopped. */
     void shutdownNow() {
         for (Lane l : lanes) {
-            l.thread.shutdownNow();
+            ((ExecutorService) l.thread).shutdownNow();
         }
+        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
 
     /**
@@ -55,10 +142,11 @@ final class WatchLanes {
      * (the streams' serial executor), and the coalesced wake-ups of its streams.
      */
     static final class Lane implements Executor {
-        private final ExecutorService thread;
+        private final Executor thread;
         private final WakeUps<EtcdWatchStream> wakeUps;
 
-        private Lane(ExecutorService thread) {
+        /** @param thread one thread running one task at a time (a single-thread executor, an event loop) */
+        private Lane(Executor thread) {
             this.thread = thread;
             this.wakeUps = new WakeUps<>(thread, EtcdWatchStream::pumpWoken);
         }

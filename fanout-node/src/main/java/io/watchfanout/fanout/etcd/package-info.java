@@ -7,8 +7,9 @@
  * ranges and consistent reads; {@code EtcdForwarder} the fallback to etcd; {@code JsonGateway}
  * etcd's grpc-gateway paths over the same services, for the HTTP port.
  *
- * <p>Threads: a Watch stream's state is confined to its lane, one thread ({@code WatchLanes})
- * (docs/ARCHITECTURE.md, "Concurrency model").
+ * <p>Threads: a Watch stream's state is confined to its lane, one thread ({@code WatchLanes}): the
+ * event loop of its connection, which the node gives grpc, or for in-process calls one of a few
+ * threads of its own (docs/ARCHITECTURE.md, "Concurrency model").
  *
  * <p>Imports: grpc-java, etcd's API messages ({@code io.etcd.jetcd.api}) and protobuf's JSON format; the node's
  * {@code watch} and {@code frame} packages (it registers its encodings, {@code EtcdEncodings}, with the latter); common's {@code EtcdSecurity} ({@code EtcdChannel}'s TLS,

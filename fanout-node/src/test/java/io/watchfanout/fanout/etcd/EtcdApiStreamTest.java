@@ -187,6 +187,20 @@ class EtcdApiStreamTest {
     }
 
     @Test
+    void aStreamOverTheNetworkIsServedOnItsConnectionsEventLoop() throws Exception {
+        start(1000);
+        Client client = new Client(channel);
+        client.request(Integer.MAX_VALUE);
+        client.send(create("/l/", 0, false));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> client.received.size() == 1 && core.status().liveWatcherCount() == 1);
+        etcd.put("/l/a", "1").forEach(applier::accept);
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.events().size() == 1);
+        assertThat(api.lanes().streamsOnLoops()).isEqualTo(1);
+        assertThat(api.lanes().streamsOnOwnLanes()).isZero();
+    }
+
+    @Test
     void aCatchingUpWatchGetsBoundedResponsesOfWholeRevisions() throws Exception {
         // Watcher queues of 1,024 frames: a catch-up step hands over more than a response takes.
         start(1000, Duration.ofMinutes(10), 100, 1024);
