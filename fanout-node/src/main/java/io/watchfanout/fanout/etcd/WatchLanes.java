@@ -54,7 +54,7 @@ final class WatchLanes {
     private final EventLoopGroup boss;
     private final EventLoopGroup loops;
     private final boolean epoll;
-    /** Written once before the server starts; read by grpc's threads after. */
+    /** Each event loop's lane: filled by the constructor, only read after (a final field's contents). */
     private final Map<EventExecutor, Lane> loopLanes = new IdentityHashMap<>();
 
     /**
