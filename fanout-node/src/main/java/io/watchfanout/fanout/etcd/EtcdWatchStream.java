@@ -42,7 +42,9 @@ import org.slf4j.LoggerFactory;
  * {@link #MAX_FRAMES_PER_RESPONSE} events, then to the end of the last revision), as etcd batches a
  * catching-up watcher's. Flow control is grpc's, with a small threshold ({@link #ON_READY_BYTES}):
  * while the client's stream is not ready, no watcher is polled, so a slow client's watchers are
- * parked by the core and catch up from history like slow HTTP streams.
+ * parked by the core and catch up from history like slow HTTP streams, and no further request is
+ * read, so that a client sending requests it never reads the answers to is held back as etcd's
+ * receive loop holds it.
  *
  * <p>Access (README.md, "Security"): each create request is admitted on its normalised range
  * for the stream's caller. A refusal is etcd 3.5's answer to a watch it does not permit, a
@@ -118,6 +120,13 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     private boolean closed;
     /** A watch was canceled by the node during a pump: the pump takes it out of {@link #watches} after its loop. */
     private boolean anyCanceled;
+    /**
+     * A request was handled while the client was not taking responses: the next is asked for once it
+     * does. etcd's receive loop likewise blocks while its control responses wait to be sent; without
+     * it a client that sends requests and never reads had every answer (each in a transport buffer of
+     * at least 4 KiB) queued in the node's direct memory until it ran out.
+     */
+    private boolean requestWaiting;
 
     EtcdWatchStream(
             WatchCore core,
@@ -144,6 +153,9 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         // The client can take more: pump the woken watches (a watch cut short by flow control is first).
         out.setOnReadyHandler(this::wakeUp);
         out.setOnCancelHandler(() -> serial.execute(this::closeAll));
+        // One request at a time, the next once the client takes responses (requestWaiting).
+        out.disableAutoRequest();
+        out.request(1);
         this.progressNotifyInterval = progressNotifyInterval;
     }
 
@@ -151,7 +163,23 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
 
     @Override
     public void onNext(WatchRequest request) {
-        serial.execute(() -> handle(request));
+        serial.execute(() -> {
+            handle(request);
+            requestNext();
+        });
+    }
+
+    /** Asks grpc for the client's next request, or, while the client takes no responses, marks it waiting. */
+    private void requestNext() {
+        if (closed) {
+            return;
+        }
+        if (out.isReady()) {
+            requestWaiting = false;
+            out.request(1);
+        } else {
+            requestWaiting = true;
+        }
     }
 
     @Override
@@ -463,6 +491,9 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         if (shutdown) {
             end(Status.UNAVAILABLE.withDescription("this node is shutting down"));
             return;
+        }
+        if (requestWaiting) {
+            requestNext();
         }
         if (out.isReady() && progressRequested && allSynced()) {
             progressRequested = false;

@@ -44,6 +44,7 @@ class EtcdApiStreamTest {
     private RecordFeed applier;
     private EtcdApi api;
     private ManagedChannel channel;
+    private CollectorRegistry registry;
 
     private void start(int historyMaxEvents) {
         start(historyMaxEvents, Duration.ofMinutes(10));
@@ -75,7 +76,7 @@ class EtcdApiStreamTest {
                 EtcdCredentials.none(),
                 progressNotifyInterval,
                 Duration.ofSeconds(1),
-                new CollectorRegistry(),
+                registry = new CollectorRegistry(),
                 AccessControl.open("etcd-api-test", WatchLimits.NONE));
         api.start();
         channel = ManagedChannelBuilder.forAddress("127.0.0.1", api.port())
@@ -198,6 +199,49 @@ class EtcdApiStreamTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> client.events().size() == 1);
         assertThat(api.lanes().streamsOnLoops()).isEqualTo(1);
         assertThat(api.lanes().streamsOnOwnLanes()).isZero();
+    }
+
+    @Test
+    void aClientThatSendsRequestsWithoutReadingTheAnswersIsHeldBack() throws Exception {
+        start(1000);
+        Client client = new Client(channel);
+        int pairs = 100_000;
+        for (int i = 1; i <= pairs; i++) {
+            client.send(create("/p/", 0, false).toBuilder()
+                    .setUnknownFields(UnknownFieldSet.newBuilder()
+                            .addField(
+                                    7,
+                                    UnknownFieldSet.Field.newBuilder()
+                                            .addVarint(i)
+                                            .build())
+                            .build())
+                    .build());
+            client.cancel(i);
+        }
+        // The client took one answer: the node answers what the transport's windows hold, then stops
+        // reading requests (etcd's receive loop blocks the same way) instead of queuing the rest.
+        long[] last = {-1};
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofSeconds(2))
+                .until(() -> {
+                    long now = responsesSent();
+                    boolean settled = now == last[0];
+                    last[0] = now;
+                    return settled && now > 0;
+                });
+        assertThat(responsesSent()).isLessThan(2L * pairs);
+        client.request(Integer.MAX_VALUE);
+        await().atMost(Duration.ofSeconds(120)).until(() -> client.received.size() == 2 * pairs);
+        for (int i = 0; i < 2 * pairs; i++) {
+            WatchResponse r = client.received.get(i);
+            assertThat(r.getWatchId()).isEqualTo(i / 2 + 1);
+            assertThat(r.getCanceled()).isEqualTo(i % 2 == 1);
+        }
+    }
+
+    private long responsesSent() {
+        return registry.getSampleValue("watchfanout_etcd_api_watch_responses_total")
+                .longValue();
     }
 
     @Test
@@ -361,6 +405,13 @@ class EtcdApiStreamTest {
 
         void send(WatchCreateRequest c) {
             requests.onNext(WatchRequest.newBuilder().setCreateRequest(c).build());
+        }
+
+        void cancel(long id) {
+            requests.onNext(WatchRequest.newBuilder()
+                    .setCancelRequest(
+                            io.etcd.jetcd.api.WatchCancelRequest.newBuilder().setWatchId(id))
+                    .build());
         }
 
         List<Event> events() {
