@@ -146,6 +146,7 @@ public final class EtcdApi {
         if (tls != null) {
             netty.sslContext(nettyTls(tls));
         }
+        TransportClock.installOn(netty);
         server = build(
                 lanes.serveOn(netty)
                         // Forwarded requests are etcd's to judge (its --max-request-bytes, up to the 10 MiB etcd
@@ -160,6 +161,8 @@ public final class EtcdApi {
                         .withChildOption(
                                 ChannelOption.WRITE_BUFFER_WATER_MARK,
                                 new WriteBufferWaterMark(WRITE_BUFFER_LOW_BYTES, WRITE_BUFFER_HIGH_BYTES))
+                        // grpc's own pool as grpc builds it, but one whose direct memory the node's metrics show.
+                        .withChildOption(ChannelOption.ALLOCATOR, TransportBuffers.POOL)
                         // Clients such as clientv3 ping idle connections; etcd allows it every 5 s without streams.
                         .permitKeepAliveTime(5, TimeUnit.SECONDS)
                         .permitKeepAliveWithoutCalls(true),

@@ -9,7 +9,10 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Counters of the etcd API, exported as {@code watchfanout_etcd_api_*} (the watchers and frames
  * of its watches are in the node's per-encoding metrics, encodings {@code etcd} and
- * {@code etcd_prev_kv}). Thread-safe: {@code LongAdder}s bumped on grpc's threads.
+ * {@code etcd_prev_kv}), and the direct memory of grpc's transport buffers: what its pool holds
+ * from the operating system, and what of it buffers in use pin (each response waiting to be
+ * written is a copy in a buffer of at least 4 KiB). Thread-safe: {@code LongAdder}s bumped on
+ * grpc's threads; the pool's figures are Netty's, read when scraped.
  */
 public final class EtcdApiStats extends Collector {
     final LongAdder watchStreams = new LongAdder();
@@ -64,6 +67,18 @@ public final class EtcdApiStats extends Collector {
                         "watchfanout_etcd_api_consistent_read_fallbacks_total",
                         "Consistent reads forwarded to etcd because the cache did not reach etcd's revision within "
                                 + "--resource-version-wait.",
-                        consistentReadFallbacks.sum()));
+                        consistentReadFallbacks.sum()),
+                transportBufferBytes());
+    }
+
+    private GaugeMetricFamily transportBufferBytes() {
+        GaugeMetricFamily bytes = new GaugeMetricFamily(
+                "watchfanout_etcd_api_transport_buffer_bytes",
+                "Direct memory of grpc's transport buffers: held by its pool (allocated), pinned by buffers in "
+                        + "use (in_use).",
+                List.of("state"));
+        bytes.addMetric(List.of("allocated"), TransportBuffers.allocatedBytes());
+        bytes.addMetric(List.of("in_use"), TransportBuffers.inUseBytes());
+        return bytes;
     }
 }

@@ -96,13 +96,18 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     private static final byte[] FRAGMENT_FIELD = {(byte) (EtcdFrames.FRAGMENT << 3), 1};
 
     private static final byte[] NO_BYTES = new byte[0];
-    private static final ByteBuffer[] NO_FRAMES = new ByteBuffer[0];
 
     private final WatchCore core;
     private final EtcdHeaders headers;
     private final EtcdApiStats stats;
     private final ServerCallStreamObserver<WatchResponseBytes> out;
     private final WatchLanes.Lane serial;
+    /**
+     * The stream's one response object, refilled for each response of events, where its transport
+     * copies a response as it is sent (null: a new object each, for a transport that passes it on).
+     */
+    private final WatchResponseBytes reused;
+
     private final Map<Long, EtcdWatch> watches = new LinkedHashMap<>();
     private final AtomicBoolean pumpScheduled = new AtomicBoolean();
     private final List<ByteBuffer> polled = new ArrayList<>();
@@ -144,6 +149,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         this.stats = stats;
         this.out = out;
         this.serial = lane;
+        this.reused = lane.copiesOnSend() ? new WatchResponseBytes(NO_BYTES) : null;
         stats.watchStreams.increment();
         // Little waits in grpc's transport buffers: each response there is a copy of its own (in a
         // buffer of at least 4 KiB), while a watch's queue in the core holds the shared frames. A
@@ -605,8 +611,12 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         ByteBuffer last = events.get(events.size() - 1);
         long rev = EtcdFrames.revision(last.array(), last.arrayOffset() + last.position(), last.remaining());
         stats.watchResponses.increment();
-        out.onNext(new WatchResponseBytes(
-                headers.field(rev), w.idField, fragment ? FRAGMENT_FIELD : NO_BYTES, events.toArray(NO_FRAMES)));
+        byte[] header = headers.field(rev);
+        byte[] flag = fragment ? FRAGMENT_FIELD : NO_BYTES;
+        out.onNext(
+                reused != null
+                        ? reused.refill(header, w.idField, flag, events)
+                        : new WatchResponseBytes(header, w.idField, flag, List.copyOf(events)));
     }
 
     /** The core ended the watch with an error frame: etcd's cancel, with a compact revision when history ran out. */

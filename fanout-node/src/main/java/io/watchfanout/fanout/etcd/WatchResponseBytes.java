@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * One {@code WatchResponse} as bytes, and grpc's stream over them: the watcher's own fields
@@ -16,7 +17,10 @@ import java.nio.ByteBuffer;
  * per revision ({@link EtcdHeaders#field}), the watch id field once per watch. grpc drains it into
  * its transport buffer: the shared bytes are copied from their arrays once, there and nowhere else.
  *
- * <p>A response is written once: it is its own stream (one object per response, not two). Not
+ * <p>A response is its own stream (one object per response, not two) and is read once. A stream
+ * whose transport copies each response as it is sent (grpc's Netty transport drains it within
+ * {@code onNext}) refills one object for all its responses ({@link #refill}); a transport that
+ * hands the stream itself to its reader (grpc's in-process one) gets a new object each time. Not
  * thread-safe; grpc reads it on the thread that sends it. The arrays and frames are never modified.
  */
 final class WatchResponseBytes extends InputStream implements Drainable, KnownLength {
@@ -34,15 +38,14 @@ final class WatchResponseBytes extends InputStream implements Drainable, KnownLe
     };
 
     private static final byte[] NONE = new byte[0];
-    private static final ByteBuffer[] NO_FRAMES = new ByteBuffer[0];
 
     /** The own fields, in order: each a run of whole protobuf fields. */
-    private final byte[] first;
+    private byte[] first;
 
-    private final byte[] second;
-    private final byte[] third;
-    private final ByteBuffer[] frames;
-    private final int length;
+    private byte[] second;
+    private byte[] third;
+    private List<ByteBuffer> frames;
+    private int length;
 
     /** -1, -2, -3: in {@code first}, {@code second}, {@code third}; else the index of the frame being read. */
     private int part = -3;
@@ -54,27 +57,42 @@ final class WatchResponseBytes extends InputStream implements Drainable, KnownLe
      * @param first serialized {@code WatchResponse} fields of the watcher's own (may be empty)
      * @param second more of them, written after {@code first} (may be empty)
      * @param third more of them, written after {@code second} (may be empty)
-     * @param frames shared frames to append (heap buffers), in order; the array is the response's
+     * @param frames shared frames to append (heap buffers), in order; not modified until the response
+     *     is read
      */
-    WatchResponseBytes(byte[] first, byte[] second, byte[] third, ByteBuffer[] frames) {
-        this.first = first;
-        this.second = second;
-        this.third = third;
-        this.frames = frames;
-        long n = (long) first.length + second.length + third.length;
-        for (ByteBuffer f : frames) {
-            n += f.remaining();
-        }
-        if (n > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("a response of " + n + " bytes");
-        }
-        this.length = (int) n;
-        this.remaining = length;
+    WatchResponseBytes(byte[] first, byte[] second, byte[] third, List<ByteBuffer> frames) {
+        refill(first, second, third, frames);
     }
 
     /** A response of only its own fields (a serialized message). */
     WatchResponseBytes(byte[] own) {
-        this(own, NONE, NONE, NO_FRAMES);
+        this(own, NONE, NONE, List.of());
+    }
+
+    /**
+     * Makes this object the next response, as the constructor would, once the previous one has been
+     * read.
+     *
+     * @return this
+     * @throws IllegalArgumentException if the response would be over 2 GiB
+     */
+    WatchResponseBytes refill(byte[] first, byte[] second, byte[] third, List<ByteBuffer> frames) {
+        long n = (long) first.length + second.length + third.length;
+        for (int i = 0; i < frames.size(); i++) {
+            n += frames.get(i).remaining();
+        }
+        if (n > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("a response of " + n + " bytes");
+        }
+        this.first = first;
+        this.second = second;
+        this.third = third;
+        this.frames = frames;
+        this.length = (int) n;
+        this.remaining = length;
+        this.part = -3;
+        this.offset = 0;
+        return this;
     }
 
     /** The serialized size in bytes. */
@@ -97,8 +115,8 @@ final class WatchResponseBytes extends InputStream implements Drainable, KnownLe
             }
             offset = 0;
         }
-        for (; part < frames.length; part++) {
-            ByteBuffer f = frames[part];
+        for (; part < frames.size(); part++) {
+            ByteBuffer f = frames.get(part);
             target.write(f.array(), f.arrayOffset() + f.position() + offset, f.remaining() - offset);
             offset = 0;
         }
@@ -133,7 +151,7 @@ final class WatchResponseBytes extends InputStream implements Drainable, KnownLe
                 start = 0;
                 size = src.length;
             } else {
-                ByteBuffer f = frames[part];
+                ByteBuffer f = frames.get(part);
                 src = f.array();
                 start = f.arrayOffset() + f.position();
                 size = f.remaining();

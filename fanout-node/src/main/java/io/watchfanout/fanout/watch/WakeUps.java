@@ -19,6 +19,11 @@ import org.slf4j.LoggerFactory;
  * The monitor is a leaf: nothing else is locked while it is held. A stream whose pump throws is
  * logged and the others of the batch are still pumped.
  *
+ * <p>A transport may pump a batch in slices: a run that stops short of the batch's end queues
+ * itself again, behind whatever the slice queued on the thread meanwhile. On a Netty event loop
+ * that is the transport's flush of what the slice wrote, so that the buffers of one slice are
+ * written and back in the thread's cache before the next slice takes its own.
+ *
  * <p>Thread-safety: {@link #wake} from any thread; the streams are pumped on the executor's
  * thread, which must run one task at a time (an IO thread, a single-thread lane).
  *
@@ -31,18 +36,38 @@ public final class WakeUps<S> implements Runnable {
     private final Consumer<S> pump;
     /** Guarded by this. */
     private ArrayList<S> woken = new ArrayList<>();
-    /** Guarded by this: a run is queued and has not swapped the list yet. */
+    /** Guarded by this: a run is queued or a batch is being pumped. */
     private boolean scheduled;
     /** Serving thread only: the list being pumped, reused. */
     private ArrayList<S> pumping = new ArrayList<>();
+    /** Serving thread only: the next stream of {@link #pumping} to pump. */
+    private int next;
+
+    private final int slice;
 
     /**
+     * A batch pumped whole in one run.
+     *
      * @param thread the serving thread's executor, one task at a time
      * @param pump what a wake-up does to a stream, on that thread
      */
     public WakeUps(Executor thread, Consumer<S> pump) {
+        this(thread, pump, Integer.MAX_VALUE);
+    }
+
+    /**
+     * @param thread the serving thread's executor, one task at a time
+     * @param pump what a wake-up does to a stream, on that thread
+     * @param slice the streams pumped per run, {@code >= 1}; the rest of the batch in later runs
+     * @throws IllegalArgumentException if {@code slice < 1}
+     */
+    public WakeUps(Executor thread, Consumer<S> pump, int slice) {
+        if (slice < 1) {
+            throw new IllegalArgumentException("slice: " + slice + " (expected: >= 1)");
+        }
         this.thread = thread;
         this.pump = pump;
+        this.slice = slice;
     }
 
     /**
@@ -58,34 +83,63 @@ public final class WakeUps<S> implements Runnable {
             scheduled = true;
         }
         if (schedule) {
-            try {
-                thread.execute(this);
-            } catch (RejectedExecutionException e) {
-                // Stopping: the streams end with their transport.
-            }
+            runLater();
         }
     }
 
-    /** Pumps every stream woken since the last run; on the serving thread only. */
+    private void runLater() {
+        try {
+            thread.execute(this);
+        } catch (RejectedExecutionException e) {
+            // Stopping: the streams end with their transport.
+        }
+    }
+
+    /**
+     * Pumps the streams woken since the last batch began, a slice of them per run; on the serving
+     * thread only.
+     */
     @Override
     public void run() {
-        ArrayList<S> batch;
-        synchronized (this) {
-            batch = woken;
-            woken = pumping;
-            scheduled = false;
+        ArrayList<S> batch = pumping;
+        if (next == batch.size()) {
+            batch.clear();
+            next = 0;
+            synchronized (this) {
+                batch = woken;
+                woken = pumping;
+            }
+            pumping = batch;
         }
-        pumping = batch;
+        int end = (int) Math.min(batch.size(), (long) next + slice);
         try {
-            for (int i = 0; i < batch.size(); i++) {
+            while (next < end) {
+                S stream = batch.get(next++);
                 try {
-                    pump.accept(batch.get(i));
+                    pump.accept(stream);
                 } catch (RuntimeException e) {
                     log.error("a watch stream's pump failed", e);
                 }
             }
         } finally {
-            batch.clear();
+            // After an Error too: the thread's streams must not be left without a run.
+            goOn();
+        }
+    }
+
+    private void goOn() {
+        if (next < pumping.size()) {
+            // Still scheduled: wake-ups meanwhile join the next batch and queue no run of their own.
+            runLater();
+            return;
+        }
+        boolean more;
+        synchronized (this) {
+            more = !woken.isEmpty();
+            scheduled = more;
+        }
+        if (more) {
+            runLater();
         }
     }
 }

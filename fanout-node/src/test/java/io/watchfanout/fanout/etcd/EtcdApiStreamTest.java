@@ -199,6 +199,8 @@ class EtcdApiStreamTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> client.events().size() == 1);
         assertThat(api.lanes().streamsOnLoops()).isEqualTo(1);
         assertThat(api.lanes().streamsOnOwnLanes()).isZero();
+        // The responses went through the node's pool of transport buffers, the one its metrics show.
+        assertThat(TransportBuffers.allocatedBytes()).isPositive();
     }
 
     @Test

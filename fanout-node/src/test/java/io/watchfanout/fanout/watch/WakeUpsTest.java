@@ -63,4 +63,44 @@ class WakeUpsTest {
 
         assertThat(pumped).isEmpty();
     }
+
+    @Test
+    void aSlicedBatchGoesOnBehindTheTasksItsSliceQueued() {
+        List<Runnable> tasks = new ArrayList<>();
+        List<String> pumped = new ArrayList<>();
+        WakeUps<String> wakeUps = new WakeUps<>(
+                tasks::add,
+                s -> {
+                    pumped.add(s);
+                    // What a stream's write queues on its thread (a transport's flush).
+                    tasks.add(() -> pumped.add("flush after " + s));
+                },
+                2);
+        for (String s : List.of("a", "b", "c", "d", "e")) {
+            wakeUps.wake(s);
+        }
+        assertThat(tasks).hasSize(1);
+
+        while (!tasks.isEmpty()) {
+            tasks.remove(0).run();
+            if (pumped.size() == 3) {
+                // Woken while the batch is being pumped: the next batch.
+                wakeUps.wake("f");
+            }
+        }
+        assertThat(pumped)
+                .containsExactly(
+                        "a",
+                        "b",
+                        "flush after a",
+                        "flush after b",
+                        "c",
+                        "d",
+                        "flush after c",
+                        "flush after d",
+                        "e",
+                        "flush after e",
+                        "f",
+                        "flush after f");
+    }
 }

@@ -1,0 +1,40 @@
+package io.watchfanout.fanout.etcd;
+
+import io.netty.buffer.PooledByteBufAllocator;
+
+/**
+ * The pool of the etcd API's transport buffers: every response a Watch stream sends is copied
+ * into one of them (at least 4 KiB, grpc's smallest) and freed once written to the socket. It is
+ * grpc-netty's pool as grpc builds it (direct memory, Netty's arenas and thread caches, chunks of
+ * 2 MiB), but the node's own, so that its direct memory shows in the node's metrics
+ * ({@code watchfanout_etcd_api_transport_buffer_bytes}): with 5,000 Watch streams it was the
+ * largest part of a node's memory outside the heap (docs/BENCHMARKS.md, "The etcd API's memory").
+ *
+ * <p>One pool per JVM, as grpc's is. Thread-safe (Netty's allocator).
+ */
+final class TransportBuffers {
+    /** grpc-netty's chunk order: 8 KiB pages, 2^8 of them, 2 MiB per chunk. */
+    private static final int MAX_ORDER = 8;
+
+    static final PooledByteBufAllocator POOL = new PooledByteBufAllocator(
+            true,
+            PooledByteBufAllocator.defaultNumHeapArena(),
+            PooledByteBufAllocator.defaultNumDirectArena(),
+            PooledByteBufAllocator.defaultPageSize(),
+            MAX_ORDER,
+            PooledByteBufAllocator.defaultSmallCacheSize(),
+            PooledByteBufAllocator.defaultNormalCacheSize(),
+            PooledByteBufAllocator.defaultUseCacheForAllThreads());
+
+    private TransportBuffers() {}
+
+    /** Bytes of direct memory the pool holds from the operating system (its arenas' chunks). */
+    static long allocatedBytes() {
+        return POOL.metric().usedDirectMemory();
+    }
+
+    /** Bytes of the pool's direct memory that buffers in use (or in thread caches) pin. */
+    static long inUseBytes() {
+        return POOL.pinnedDirectMemory();
+    }
+}
