@@ -32,6 +32,30 @@ class SmallHelpersTest {
     }
 
     @Test
+    void aPortClaimedByAnotherLiveProcessIsNotHandedOutAndADeadOnesClaimIsTakenOver() throws Exception {
+        // Claims are files named after the port; numbers above 65535 keep this test off real ports.
+        Path live = FreePorts.CLAIMS.resolve("99991");
+        Path dead = FreePorts.CLAIMS.resolve("99992");
+        Files.createDirectories(FreePorts.CLAIMS);
+        try {
+            long parent = ProcessHandle.current().parent().orElseThrow().pid();
+            Files.writeString(live, Long.toString(parent));
+            assertThat(FreePorts.claim(99991)).isFalse();
+
+            Process gone = new ProcessBuilder("true").start();
+            gone.waitFor();
+            Files.writeString(dead, Long.toString(gone.pid()));
+            assertThat(FreePorts.claim(99992)).isTrue();
+            assertThat(Files.readString(dead))
+                    .isEqualTo(Long.toString(ProcessHandle.current().pid()));
+            assertThat(FreePorts.claim(99992)).isFalse();
+        } finally {
+            Files.deleteIfExists(live);
+            Files.deleteIfExists(dead);
+        }
+    }
+
+    @Test
     void topicPrefixesAreUniqueAndLegal(TestInfo info) {
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < 1000; i++) {

@@ -33,7 +33,10 @@ final class TransportBuffers {
         return POOL.metric().usedDirectMemory();
     }
 
-    /** Bytes of the pool's direct memory that buffers in use (or in thread caches) pin. */
+    /**
+     * Bytes of the pool's direct memory that buffers in use pin (not those freed into a thread's
+     * cache).
+     */
     static long inUseBytes() {
         return POOL.pinnedDirectMemory();
     }
