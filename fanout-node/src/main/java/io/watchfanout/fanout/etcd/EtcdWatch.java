@@ -22,11 +22,11 @@ final class EtcdWatch implements WatchSink {
     final byte[] idField;
 
     private final EtcdWatchStream stream;
-    /** The core's watcher; null while waiting for a future start revision, or for a range that matches nothing. */
+    /** The core's watcher; null while waiting for a future start revision, and once released. */
     Watch watcher;
     /** Cancels the wait for the cache to reach the start revision while it lasts, else null. */
     Runnable cancelOpen;
-    /** The watch's admission, ended with the watch; null for an empty range (no watcher, no grant). */
+    /** The watch's admission, ended with the watch; null once released. */
     io.watchfanout.fanout.security.WatchGrant grant;
     /** Frames the stream has taken from the watcher, for the grant's end. */
     long frames;

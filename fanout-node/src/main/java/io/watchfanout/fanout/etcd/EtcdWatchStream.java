@@ -59,10 +59,15 @@ import org.slf4j.LoggerFactory;
  */
 final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     private static final Logger LOG = LoggerFactory.getLogger(EtcdWatchStream.class);
-    /** etcd's {@code clientv3.InvalidWatchID}: the watch id of an answer to a progress request. */
-    static final long PROGRESS_WATCH_ID = -1;
+    /**
+     * etcd's {@code clientv3.InvalidWatchID}: the watch id of an answer to a progress request, and of
+     * a create request that etcd's mvcc refused (an empty range, a duplicate id).
+     */
+    static final long INVALID_WATCH_ID = -1;
     /** etcd's default {@code --max-request-bytes}: the size above which a fragmenting watch's responses split. */
     static final int MAX_RESPONSE_BYTES = 1536 * 1024;
+    /** etcd's {@code mvcc.ErrEmptyWatcherRange}: a range end that does not sort after the key. */
+    static final String EMPTY_RANGE_REASON = "mvcc: watcher range is empty";
 
     /**
      * Fields of etcd 3.5's {@code WatchCreateRequest} that the API classes at hand (jetcd's
@@ -241,20 +246,22 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         }
         long id = unknownVarint(c, WATCH_CREATE_WATCH_ID);
         KeyRange range = range(c.getKey(), c.getRangeEnd());
-        io.watchfanout.fanout.security.WatchGrant grant = null;
-        if (range != null) {
-            try {
-                grant = access.admitWatch(identity, range, api);
-            } catch (AccessDeniedException e) {
-                refused(id, PERMISSION_DENIED_REASON);
-                return;
-            } catch (LimitExceededException e) {
-                refused(
-                        id,
-                        "etcdserver: too many watches: " + e.getMessage() + "; retry in " + e.retryAfterSeconds()
-                                + " s");
-                return;
-            }
+        if (range == null) {
+            // etcd's mvcc refuses a range whose end does not sort after its key before it picks an id.
+            refused(INVALID_WATCH_ID, EMPTY_RANGE_REASON);
+            return;
+        }
+        io.watchfanout.fanout.security.WatchGrant grant;
+        try {
+            grant = access.admitWatch(identity, range, api);
+        } catch (AccessDeniedException e) {
+            refused(id, PERMISSION_DENIED_REASON);
+            return;
+        } catch (LimitExceededException e) {
+            refused(
+                    id,
+                    "etcdserver: too many watches: " + e.getMessage() + "; retry in " + e.retryAfterSeconds() + " s");
+            return;
         }
         if (id == 0) {
             while (watches.containsKey(nextWatchId)) {
@@ -262,16 +269,8 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
             }
             id = nextWatchId++;
         } else if (watches.containsKey(id)) {
-            if (grant != null) {
-                grant.end("duplicate-id", 0);
-            }
-            send(WatchResponse.newBuilder()
-                    .setHeader(headers.at(core.status().revision()))
-                    .setWatchId(id)
-                    .setCreated(true)
-                    .setCanceled(true)
-                    .setCancelReason("mvcc: duplicate watch ID provided on the WatchStream")
-                    .build());
+            grant.end("duplicate-id", 0);
+            refused(INVALID_WATCH_ID, "mvcc: duplicate watch ID provided on the WatchStream");
             return;
         }
         long start = c.getStartRevision();
@@ -284,31 +283,25 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         // The watcher's cursor: it gets every event after it. etcd's revision 1 (an empty store) holds no
         // event, so a watch from 1 is a watch of everything after 1.
         long from = start <= 0 ? 0 : Math.max(start - 1, 1);
-        WatchSpec spec = range == null
-                ? null
-                : WatchSpec.of(range, c.getPrevKv() ? EtcdEncodings.ETCD_PREV_KV : EtcdEncodings.ETCD)
-                        .from(from)
-                        .bookmarks(c.getProgressNotify())
-                        .noPut(noPut)
-                        .noDelete(noDelete)
-                        .progressInterval(c.getProgressNotify() ? progressNotifyInterval : null)
-                        .build();
+        WatchSpec spec = WatchSpec.of(range, c.getPrevKv() ? EtcdEncodings.ETCD_PREV_KV : EtcdEncodings.ETCD)
+                .from(from)
+                .bookmarks(c.getProgressNotify())
+                .noPut(noPut)
+                .noDelete(noDelete)
+                .progressInterval(c.getProgressNotify() ? progressNotifyInterval : null)
+                .build();
         EtcdWatch w = new EtcdWatch(id, spec, unknownVarint(c, WATCH_CREATE_FRAGMENT) != 0, this);
         w.grant = grant;
         watches.put(id, w);
-        if (grant != null) {
-            grant.onRevoked(reason -> serial.execute(() -> revoked(w, reason)));
-        }
+        grant.onRevoked(reason -> serial.execute(() -> revoked(w, reason)));
         send(WatchResponse.newBuilder()
                 .setHeader(headers.at(core.status().revision()))
                 .setWatchId(id)
                 .setCreated(true)
                 .build());
-        if (spec == null) {
-            // etcd creates a watch on an empty range, which never sees an event.
-            return;
-        }
-        if (start > 0 && from < core.servableFromRevision()) {
+        // A negative start revision is older than any history: etcd's unsynced watcher finds it below
+        // the compaction and cancels it, as here.
+        if (start < 0 || (start > 0 && from < core.servableFromRevision())) {
             compacted(w);
         } else {
             // A future start revision: etcd's watch waits for it; so does this one, without a deadline.
@@ -506,7 +499,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
             stats.progressResponses.increment();
             send(WatchResponse.newBuilder()
                     .setHeader(headers.at(core.status().dispatchedRevision()))
-                    .setWatchId(PROGRESS_WATCH_ID)
+                    .setWatchId(INVALID_WATCH_ID)
                     .build());
         }
     }
@@ -650,7 +643,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
 
     /**
      * True when every watch has been sent everything up to the revision the node has dispatched:
-     * live with nothing queued, or not started yet (a future start revision, an empty range).
+     * live with nothing queued, or not started yet (a future start revision).
      */
     private boolean allSynced() {
         for (EtcdWatch w : watches.values()) {

@@ -151,13 +151,7 @@ class EtcdApiStreamTest {
         client.request(Integer.MAX_VALUE);
         WatchCreateRequest fragmenting = create("/f/", 0, true);
         client.send(fragmenting);
-        client.send(create("/f/", 0, false).toBuilder()
-                .setUnknownFields(UnknownFieldSet.newBuilder()
-                        .addField(
-                                7,
-                                UnknownFieldSet.Field.newBuilder().addVarint(7).build())
-                        .build())
-                .build());
+        client.send(withId(create("/f/", 0, false), 7));
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> client.received.size() == 2 && core.status().liveWatcherCount() == 2);
         String big = "b".repeat(700 * 1024);
@@ -209,15 +203,7 @@ class EtcdApiStreamTest {
         Client client = new Client(channel);
         int pairs = 100_000;
         for (int i = 1; i <= pairs; i++) {
-            client.send(create("/p/", 0, false).toBuilder()
-                    .setUnknownFields(UnknownFieldSet.newBuilder()
-                            .addField(
-                                    7,
-                                    UnknownFieldSet.Field.newBuilder()
-                                            .addVarint(i)
-                                            .build())
-                            .build())
-                    .build());
+            client.send(withId(create("/p/", 0, false), i));
             client.cancel(i);
         }
         // The client took one answer: the node answers what the transport's windows hold, then stops
@@ -317,18 +303,58 @@ class EtcdApiStreamTest {
     }
 
     @Test
+    void malformedCreateRequestsGetEtcdsAnswers() throws Exception {
+        start(1000);
+        Client client = new Client(channel);
+        client.request(Integer.MAX_VALUE);
+        // A range end that sorts before the key: etcd's mvcc refuses it before it picks an id.
+        client.send(WatchCreateRequest.newBuilder()
+                .setKey(ByteString.copyFromUtf8("/z"))
+                .setRangeEnd(ByteString.copyFromUtf8("/a"))
+                .build());
+        client.send(create("/m/", 0, false));
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 2);
+        assertThat(client.received.get(0).getWatchId()).isEqualTo(-1);
+        assertThat(client.received.get(0).getCreated()).isTrue();
+        assertThat(client.received.get(0).getCanceled()).isTrue();
+        assertThat(client.received.get(0).getCancelReason()).isEqualTo("mvcc: watcher range is empty");
+        assertThat(client.received.get(1).getWatchId()).isZero();
+        assertThat(client.received.get(1).getCanceled()).isFalse();
+
+        // The id of a live watch again: refused with id -1, the live watch untouched.
+        client.send(withId(create("/m/", 0, false), 5));
+        client.send(withId(create("/m/", 0, false), 5));
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 4);
+        assertThat(client.received.get(2).getWatchId()).isEqualTo(5);
+        assertThat(client.received.get(3).getWatchId()).isEqualTo(-1);
+        assertThat(client.received.get(3).getCanceled()).isTrue();
+        assertThat(client.received.get(3).getCancelReason())
+                .isEqualTo("mvcc: duplicate watch ID provided on the WatchStream");
+
+        // A negative start revision: created, then canceled as compacted, as etcd's unsynced watcher is.
+        client.send(create("/m/", -5, false));
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.received.size() == 6);
+        assertThat(client.received.get(4).getWatchId()).isEqualTo(1);
+        assertThat(client.received.get(4).getCreated()).isTrue();
+        assertThat(client.received.get(5).getWatchId()).isEqualTo(1);
+        assertThat(client.received.get(5).getCanceled()).isTrue();
+        assertThat(client.received.get(5).getCompactRevision()).isPositive();
+
+        // The watches that were created serve events.
+        etcd.put("/m/a", "1").forEach(applier::accept);
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.events().size() == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> client.received.stream().anyMatch(r -> r.getWatchId() == 5 && r.getEventsCount() == 1));
+        assertThat(core.status().liveWatcherCount()).isEqualTo(2);
+    }
+
+    @Test
     void aQuietWatchWithProgressNotifyGetsEmptyResponsesAtTheRevision() throws Exception {
         start(1000, Duration.ofMillis(200));
         Client client = new Client(channel);
         client.request(Integer.MAX_VALUE);
         client.send(create("/p/", 0, false).toBuilder().setProgressNotify(true).build());
-        client.send(create("/p/", 0, false).toBuilder()
-                .setUnknownFields(UnknownFieldSet.newBuilder()
-                        .addField(
-                                7,
-                                UnknownFieldSet.Field.newBuilder().addVarint(9).build())
-                        .build())
-                .build());
+        client.send(withId(create("/p/", 0, false), 9));
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> client.received.size() == 2 && core.status().liveWatcherCount() == 2);
         etcd.put("/other/key", "v").forEach(applier::accept);
@@ -370,6 +396,17 @@ class EtcdApiStreamTest {
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> core.stats().parked() >= 1);
         return client;
+    }
+
+    /** {@code c} with etcd 3.5's {@code watch_id} (a field jetcd's API classes lack). */
+    private static WatchCreateRequest withId(WatchCreateRequest c, long id) {
+        return c.toBuilder()
+                .setUnknownFields(UnknownFieldSet.newBuilder()
+                        .addField(
+                                7,
+                                UnknownFieldSet.Field.newBuilder().addVarint(id).build())
+                        .build())
+                .build();
     }
 
     private static WatchCreateRequest create(String prefix, long start, boolean fragment) {
