@@ -51,14 +51,17 @@ LABEL org.opencontainers.image.title="watch-fanout fan-out node" \
 # Container defaults: listen on every interface (the node's own default is 127.0.0.1) on 8080.
 # WATCHFANOUT_KAFKA_BOOTSTRAP and WATCHFANOUT_TOPIC_PREFIX are required and have no default.
 # JVM: heap sized from the container's memory limit, and exit (so the orchestrator restarts
-# the container) rather than limp on after an OutOfMemoryError. MaxTenuringThreshold=0: what
-# survives one young collection is old at once (the cache and the history live long; copying
-# them between survivor spaces was most of a rebuild's collection cost: docs/BENCHMARKS.md,
-# "rebuild"). Replace JAVA_TOOL_OPTIONS to change them.
+# the container) rather than limp on after an OutOfMemoryError. MaxTenuringThreshold=1: what
+# survives two young collections is old (the cache and the history live long; copying them
+# between survivor spaces was most of a rebuild's collection cost, and promoting at once put
+# every response in flight in the old generation). GCTimeRatio=4: the heap grows only when
+# collections take more than a fifth of the time. TrimNativeHeapInterval=5000: freed C heap goes
+# back to the system every 5 s (docs/DEPLOYMENT.md, "JVM"). Replace JAVA_TOOL_OPTIONS to change
+# them.
 ENV PATH=/opt/jre/bin:$PATH \
     WATCHFANOUT_PORT=8080 \
     WATCHFANOUT_BIND_ADDRESS=0.0.0.0 \
-    JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError -XX:MaxTenuringThreshold=0"
+    JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError -XX:MaxTenuringThreshold=1 -XX:GCTimeRatio=4 -XX:TrimNativeHeapInterval=5000"
 
 USER 10001:10001
 EXPOSE 8080

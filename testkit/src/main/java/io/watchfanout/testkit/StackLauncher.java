@@ -201,13 +201,26 @@ public final class StackLauncher implements AutoCloseable {
 
     /**
      * The JVM options a fan-out node runs with, as its image sets them
-     * ({@code deploy/docker/fanout-node.Dockerfile}, {@code JAVA_TOOL_OPTIONS}): objects that
-     * survive one young collection go straight to the old generation. Nearly everything a node
-     * keeps lives long (the cache's keys and values, the history's frames), and the default (up to
-     * 15 copies between survivor spaces) made G1 copy the growing cache again and again during a
-     * rebuild (docs/BENCHMARKS.md, "rebuild").
+     * ({@code deploy/docker/fanout-node.Dockerfile}, {@code JAVA_TOOL_OPTIONS}; docs/DEPLOYMENT.md,
+     * "JVM"):
+     *
+     * <ul>
+     *   <li>{@code MaxTenuringThreshold=1}: what survives two young collections is old. Nearly
+     *       everything a node keeps lives long (the cache, the history), and G1's default of up to
+     *       15 copies between survivor spaces made a rebuild copy the growing cache again and
+     *       again; a threshold of 0 promoted, at every collection, the objects of every response
+     *       then in flight, which with 5,000 etcd API streams filled the old generation with
+     *       garbage only a marking cycle reclaims (docs/BENCHMARKS.md, "G1's tenuring").
+     *   <li>{@code GCTimeRatio=4}: G1 grows the heap when collections take more than a fifth of
+     *       the time, not a thirteenth; a burst (5,000 watches attaching at once) had it grow the
+     *       heap to ten times what the node keeps, and G1 gives that back only after a marking
+     *       cycle.
+     *   <li>{@code TrimNativeHeapInterval=5000}: the JVM returns the C heap's free memory to the
+     *       system every 5 s, where glibc kept the transport buffers' freed chunks in RSS.
+     * </ul>
      */
-    public static final List<String> NODE_JVM_OPTIONS = List.of("-XX:MaxTenuringThreshold=0");
+    public static final List<String> NODE_JVM_OPTIONS =
+            List.of("-XX:MaxTenuringThreshold=1", "-XX:GCTimeRatio=4", "-XX:TrimNativeHeapInterval=5000");
 
     /**
      * A fan-out node of the tier that serves anyone, not started: {@code base} with the flags

@@ -5,16 +5,20 @@ import io.netty.buffer.PooledByteBufAllocator;
 /**
  * The pool of the etcd API's transport buffers: every response a Watch stream sends is copied
  * into one of them (at least 4 KiB, grpc's smallest) and freed once written to the socket. It is
- * grpc-netty's pool as grpc builds it (direct memory, Netty's arenas and thread caches, chunks of
- * 2 MiB), but the node's own, so that its direct memory shows in the node's metrics
+ * grpc-netty's pool as grpc builds it (direct memory, Netty's arenas and thread caches), with
+ * smaller chunks, and the node's own, so that its direct memory shows in the node's metrics
  * ({@code watchfanout_etcd_api_transport_buffer_bytes}): with 5,000 Watch streams it was the
  * largest part of a node's memory outside the heap (docs/BENCHMARKS.md, "The etcd API's memory").
  *
  * <p>One pool per JVM, as grpc's is. Thread-safe (Netty's allocator).
  */
 final class TransportBuffers {
-    /** grpc-netty's chunk order: 8 KiB pages, 2^8 of them, 2 MiB per chunk. */
-    private static final int MAX_ORDER = 8;
+    /**
+     * 8 KiB pages, 2^6 of them, 512 KiB per chunk (grpc's: 2 MiB). Netty frees a chunk only when
+     * next to nothing in it is in use: after 5,000 streams attached at once, grpc's chunks kept
+     * 90 MiB for a few KiB in use, these 33-49 MiB.
+     */
+    private static final int MAX_ORDER = 6;
 
     static final PooledByteBufAllocator POOL = new PooledByteBufAllocator(
             true,
