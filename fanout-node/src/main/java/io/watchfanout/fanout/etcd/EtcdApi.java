@@ -161,7 +161,8 @@ public final class EtcdApi {
                         .withChildOption(
                                 ChannelOption.WRITE_BUFFER_WATER_MARK,
                                 new WriteBufferWaterMark(WRITE_BUFFER_LOW_BYTES, WRITE_BUFFER_HIGH_BYTES))
-                        // grpc's own pool as grpc builds it, but one whose direct memory the node's metrics show.
+                        // grpc's pool as grpc builds it but with smaller chunks, one whose memory the node's metrics
+                        // show.
                         .withChildOption(ChannelOption.ALLOCATOR, TransportBuffers.POOL)
                         // Clients such as clientv3 ping idle connections; etcd allows it every 5 s without streams.
                         .permitKeepAliveTime(5, TimeUnit.SECONDS)

@@ -569,7 +569,8 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
                 return false;
             }
         }
-        sendEvents(w, frames.subList(from, frames.size()));
+        // Nearly always every frame is an event: the list itself, no view of it per response.
+        sendEvents(w, from == 0 ? frames : frames.subList(from, frames.size()));
         return true;
     }
 
