@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
  * of its watches are in the node's per-encoding metrics, encodings {@code etcd} and
  * {@code etcd_prev_kv}), and the direct memory of grpc's transport buffers: what its pool holds
  * from the operating system, and what of it buffers in use pin (each response waiting to be
- * written is a copy in a buffer of at least 4 KiB). Thread-safe: {@code LongAdder}s bumped on
+ * written is a copy in a buffer of its size). Thread-safe: {@code LongAdder}s bumped on
  * grpc's threads; the pool's figures are Netty's, read when scraped.
  */
 public final class EtcdApiStats extends Collector {

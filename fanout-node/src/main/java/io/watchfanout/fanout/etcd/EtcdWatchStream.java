@@ -83,9 +83,9 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
 
     /**
      * Bytes of responses a stream lets wait in grpc's transport (not yet written to the socket) before
-     * it stops polling its watches: grpc's default is 32 KiB, which, in 4 KiB transport buffers per
-     * response, held 1.8 GiB of direct memory at 5,000 streams of a saturated client
-     * (docs/BENCHMARKS.md, "The etcd API").
+     * it stops polling its watches: grpc's default is 32 KiB, which, when each response took a
+     * transport buffer of at least 4 KiB, held 1.8 GiB of direct memory at 5,000 streams of a
+     * saturated client (docs/BENCHMARKS.md, "The etcd API").
      */
     static final int ON_READY_BYTES = 8 * 1024;
 
@@ -133,8 +133,8 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     /**
      * A request was handled while the client was not taking responses: the next is asked for once it
      * does. etcd's receive loop likewise blocks while its control responses wait to be sent; without
-     * it a client that sends requests and never reads had every answer (each in a transport buffer of
-     * at least 4 KiB) queued in the node's direct memory until it ran out.
+     * it a client that sends requests and never reads had every answer (each a transport buffer)
+     * queued in the node's direct memory until it ran out.
      */
     private boolean requestWaiting;
 
@@ -156,10 +156,10 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         this.serial = lane;
         this.reused = lane.copiesOnSend() ? new WatchResponseBytes(NO_BYTES) : null;
         stats.watchStreams.increment();
-        // Little waits in grpc's transport buffers: each response there is a copy of its own (in a
-        // buffer of at least 4 KiB), while a watch's queue in the core holds the shared frames. A
-        // client that reads slower than events come leaves its backlog in the core (its watchers are
-        // parked and catch up from history, as slow HTTP streams), not in copies per watcher.
+        // Little waits in grpc's transport buffers: each response there is a copy of its own, while a
+        // watch's queue in the core holds the shared frames. A client that reads slower than events
+        // come leaves its backlog in the core (its watchers are parked and catch up from history, as
+        // slow HTTP streams), not in copies per watcher.
         out.setOnReadyThreshold(ON_READY_BYTES);
         // The client can take more: pump the woken watches (a watch cut short by flow control is first).
         out.setOnReadyHandler(this::wakeUp);
@@ -607,10 +607,20 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         stats.watchResponses.increment();
         byte[] header = headers.field(rev);
         byte[] flag = fragment ? FRAGMENT_FIELD : NO_BYTES;
-        out.onNext(
+        deliver(
                 reused != null
                         ? reused.refill(header, w.idField, flag, events)
                         : new WatchResponseBytes(header, w.idField, flag, List.copyOf(events)));
+    }
+
+    /** Hands one response to grpc, which copies it into a transport buffer of its size. */
+    private void deliver(WatchResponseBytes response) {
+        TransportBuffers.expect(response.length());
+        try {
+            out.onNext(response);
+        } finally {
+            TransportBuffers.expect(0);
+        }
     }
 
     /** The core ended the watch with an error frame: etcd's cancel, with a compact revision when history ran out. */
@@ -661,7 +671,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
             return;
         }
         stats.watchResponses.increment();
-        out.onNext(new WatchResponseBytes(response.toByteArray()));
+        deliver(new WatchResponseBytes(response.toByteArray()));
     }
 
     private void end(Status status) {

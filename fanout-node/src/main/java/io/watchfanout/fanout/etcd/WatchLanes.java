@@ -49,7 +49,7 @@ final class WatchLanes {
      * Streams a lane pumps before it lets its thread run what the pumps queued: on an event loop,
      * grpc's flush of their responses (its write queue flushes every 128 writes), so that a slice's
      * transport buffers are written and back in the loop's cache before the next slice takes its
-     * own, where one event for 1,250 streams of a connection held 1,250 buffers of 4 KiB at once.
+     * own, where one event for 1,250 streams of a connection held 1,250 buffers at once.
      */
     static final int PUMP_SLICE = 128;
 
