@@ -119,6 +119,18 @@ class EtcdApiStreamTest {
     }
 
     @Test
+    void aClientThatVanishesWhileResponsesWaitLeavesNoTransportBufferInUse() throws Exception {
+        start(100_000);
+        parkedWatch();
+        // Responses wait in grpc's transport, each in a buffer of the pool, for a client that takes none.
+        assertThat(TransportBuffers.inUseBytes()).isPositive();
+        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        // The stream ends with its client, and its watch with it.
+        await().atMost(Duration.ofSeconds(10)).until(() -> core.status().watcherCount() == 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> TransportBuffers.inUseBytes() == 0);
+    }
+
+    @Test
     void aParkedWatchThatFallsBehindTheHistoryIsCanceledWithACompactRevision() throws Exception {
         start(200);
         Client client = parkedWatch();
