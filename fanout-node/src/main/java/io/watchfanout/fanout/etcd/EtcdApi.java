@@ -161,8 +161,8 @@ public final class EtcdApi {
                         .withChildOption(
                                 ChannelOption.WRITE_BUFFER_WATER_MARK,
                                 new WriteBufferWaterMark(WRITE_BUFFER_LOW_BYTES, WRITE_BUFFER_HIGH_BYTES))
-                        // grpc's pool as grpc builds it but with smaller chunks, one whose memory the node's metrics
-                        // show.
+                        // The node's pool of transport buffers (TransportBuffers): each response in a buffer of its
+                        // size, and memory that the node's metrics show.
                         .withChildOption(ChannelOption.ALLOCATOR, TransportBuffers.POOL)
                         // Clients such as clientv3 ping idle connections; etcd allows it every 5 s without streams.
                         .permitKeepAliveTime(5, TimeUnit.SECONDS)

@@ -16,7 +16,7 @@ import io.netty.util.concurrent.FastThreadLocal;
  * least {@link #GRPC_SMALLEST} bytes for any message ({@code NettyWritableBufferAllocator}): a
  * response of one 1.1 KiB event took 4 KiB, one of a 200 B event too. Packed at their size, the
  * responses of an event for thousands of streams touch a third of the memory or less, and the
- * node delivered 30-40 % more per CPU-second at 5,000 streams (docs/BENCHMARKS.md).
+ * node delivered about 30 % more per CPU-second at 5,000 streams (docs/BENCHMARKS.md).
  *
  * <p>One pool per JVM, as grpc's is. Thread-safe (Netty's allocator; the expected size is the
  * calling thread's).
