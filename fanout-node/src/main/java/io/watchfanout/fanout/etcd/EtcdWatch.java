@@ -35,10 +35,17 @@ final class EtcdWatch implements WatchSink {
     /** Canceled by the node (an error frame); the stream drops it after its pump. */
     boolean canceled;
 
-    EtcdWatch(long id, WatchSpec spec, boolean fragment, EtcdWatchStream stream) {
+    /**
+     * The stream's first watch: its wake-ups only set {@link #queued}, and the pump looks at it before
+     * the queue of the others (most streams carry one watch: jetcd opens one stream per watch).
+     */
+    final boolean first;
+
+    EtcdWatch(long id, WatchSpec spec, boolean fragment, boolean first, EtcdWatchStream stream) {
         this.id = id;
         this.spec = spec;
         this.fragment = fragment;
+        this.first = first;
         this.idField = io.etcd.jetcd.api.WatchResponse.newBuilder()
                 .setWatchId(id)
                 .build()

@@ -108,16 +108,26 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
     private final ServerCallStreamObserver<WatchResponseBytes> out;
     private final WatchLanes.Lane serial;
     /**
-     * The stream's one response object, refilled for each response of events, where its transport
+     * The lane's one response object, refilled for each response of events, where its transport
      * copies a response as it is sent (null: a new object each, for a transport that passes it on).
      */
     private final WatchResponseBytes reused;
 
     private final Map<Long, EtcdWatch> watches = new LinkedHashMap<>();
     private final AtomicBoolean pumpScheduled = new AtomicBoolean();
-    private final List<ByteBuffer> polled = new ArrayList<>();
-    /** Watches woken since they were last polled, each at most once (its {@code queued} flag). */
+    /** The lane's list for polled frames (see {@link WatchLanes.Lane#polled}). */
+    private final List<ByteBuffer> polled;
+    /**
+     * Watches other than {@link #first} woken since they were last polled, each at most once (its
+     * {@code queued} flag).
+     */
     private final ConcurrentLinkedDeque<EtcdWatch> ready = new ConcurrentLinkedDeque<>();
+    /*
+     * The stream's first watch, until released; woken, it is in no queue, only flagged. A queue's
+     * node per wake-up is a young object stored into the stream's queue, which lives in the old
+     * generation: a card G1 scans at the next young collection, for each stream that got an event.
+     */
+    private EtcdWatch first;
 
     private final Duration progressNotifyInterval;
     private final AccessControl access;
@@ -154,7 +164,8 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         this.stats = stats;
         this.out = out;
         this.serial = lane;
-        this.reused = lane.copiesOnSend() ? new WatchResponseBytes(NO_BYTES) : null;
+        this.reused = lane.response();
+        this.polled = lane.polled();
         stats.watchStreams.increment();
         // Little waits in grpc's transport buffers: each response there is a copy of its own, while a
         // watch's queue in the core holds the shared frames. A client that reads slower than events
@@ -290,7 +301,10 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
                 .noDelete(noDelete)
                 .progressInterval(c.getProgressNotify() ? progressNotifyInterval : null)
                 .build();
-        EtcdWatch w = new EtcdWatch(id, spec, unknownVarint(c, WATCH_CREATE_FRAGMENT) != 0, this);
+        EtcdWatch w = new EtcdWatch(id, spec, unknownVarint(c, WATCH_CREATE_FRAGMENT) != 0, watches.isEmpty(), this);
+        if (w.first) {
+            first = w;
+        }
         w.grant = grant;
         watches.put(id, w);
         grant.onRevoked(reason -> serial.execute(() -> revoked(w, reason)));
@@ -410,6 +424,9 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
 
     /** Lets go of the watch's waiter, watcher and grant; {@code reason} is the grant's end. */
     private void release(EtcdWatch w, String reason) {
+        if (w == first) {
+            first = null;
+        }
         if (w.grant != null) {
             w.grant.end(reason, w.frames);
             w.grant = null;
@@ -432,7 +449,10 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
         boolean shutdown = false;
         // Only the watches that were woken: a revision costs the watches it matched, not the stream's all.
         EtcdWatch w;
-        while (!shutdown && out.isReady() && (w = ready.poll()) != null) {
+        // The first watch is taken once per pump, so that one catching up lets the others go too.
+        boolean firstTaken = false;
+        while (!shutdown && out.isReady() && (w = nextReady(firstTaken)) != null) {
+            firstTaken |= w == first;
             // Cleared before polling, so that a wake-up while this runs queues the watch again.
             w.queued.set(false);
             Watch watcher = w.watcher;
@@ -442,7 +462,7 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
             while (true) {
                 if (!out.isReady()) {
                     // grpc calls the ready handler when the client has taken enough; this watch goes first then.
-                    if (w.queued.compareAndSet(false, true)) {
+                    if (w.queued.compareAndSet(false, true) && !w.first) {
                         ready.addFirst(w);
                     }
                     break;
@@ -536,8 +556,16 @@ final class EtcdWatchStream implements StreamObserver<WatchRequest> {
 
     /** A watch has frames waiting (any thread): queue it, once, for the next pump. */
     void woken(EtcdWatch w) {
-        ready.add(w);
+        if (!w.first) {
+            ready.add(w);
+        }
         wakeUp();
+    }
+
+    /** The first watch when it is flagged and not yet taken in this pump, else the next queued one. */
+    private EtcdWatch nextReady(boolean firstTaken) {
+        EtcdWatch f = first;
+        return !firstTaken && f != null && f.queued.get() ? f : ready.poll();
     }
 
     /**

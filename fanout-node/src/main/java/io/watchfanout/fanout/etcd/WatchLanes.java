@@ -12,7 +12,10 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.watchfanout.fanout.watch.WakeUps;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -153,6 +156,15 @@ final class WatchLanes {
         private final Executor thread;
         private final WakeUps<EtcdWatchStream> wakeUps;
         private final boolean copiesOnSend;
+        /*
+         * The frames a pump polls and the response object it refills belong to the lane, not to each
+         * stream: its streams pump one at a time on its thread, and each response stores the newest
+         * frames (young objects) into them. A stream's own list and response object live in the old
+         * generation, where every such store dirties a card that G1 scans at the next young
+         * collection: one or two cards per stream that got an event, thousands per collection.
+         */
+        private final List<ByteBuffer> polled = new ArrayList<>();
+        private final WatchResponseBytes response;
 
         /**
          * @param thread one thread running one task at a time (a single-thread executor, an event loop)
@@ -162,6 +174,7 @@ final class WatchLanes {
             this.thread = thread;
             this.wakeUps = new WakeUps<>(thread, EtcdWatchStream::pumpWoken, PUMP_SLICE);
             this.copiesOnSend = copiesOnSend;
+            this.response = copiesOnSend ? new WatchResponseBytes(new byte[0]) : null;
         }
 
         /**
@@ -183,6 +196,22 @@ final class WatchLanes {
                     LoggerFactory.getLogger(WatchLanes.class).error("an etcd API stream task failed", e);
                 }
             });
+        }
+
+        /**
+         * The lane's list for the frames a pump polls; each pump clears it before use, and it may
+         * hold the last pump's frames until then. Only for the lane's thread, in a pump.
+         */
+        List<ByteBuffer> polled() {
+            return polled;
+        }
+
+        /**
+         * The lane's one response object for responses of events where {@link #copiesOnSend}, else
+         * null. Only for the lane's thread, within a pump's {@code onNext}.
+         */
+        WatchResponseBytes response() {
+            return response;
         }
 
         /** Queues {@code stream}'s pump on the lane; at most one such task is pending. */

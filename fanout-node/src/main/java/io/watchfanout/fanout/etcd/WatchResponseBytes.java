@@ -17,11 +17,12 @@ import java.util.List;
  * per revision ({@link EtcdHeaders#field}), the watch id field once per watch. grpc drains it into
  * its transport buffer: the shared bytes are copied from their arrays once, there and nowhere else.
  *
- * <p>A response is its own stream (one object per response, not two) and is read once. A stream
+ * <p>A response is its own stream (one object per response, not two) and is read once. Streams
  * whose transport copies each response as it is sent (grpc's Netty transport drains it within
- * {@code onNext}) refills one object for all its responses ({@link #refill}); a transport that
- * hands the stream itself to its reader (grpc's in-process one) gets a new object each time. Not
- * thread-safe; grpc reads it on the thread that sends it. The arrays and frames are never modified.
+ * {@code onNext}) refill one object, their lane's, for all their responses ({@link #refill}); a
+ * transport that hands the stream itself to its reader (grpc's in-process one) gets a new object
+ * each time. Not thread-safe; grpc reads it on the thread that sends it. The arrays and frames are
+ * never modified.
  */
 final class WatchResponseBytes extends InputStream implements Drainable, KnownLength {
     /** The Watch method's response marshaller: writes the bytes; servers never parse responses. */

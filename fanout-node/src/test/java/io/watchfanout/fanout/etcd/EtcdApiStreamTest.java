@@ -246,15 +246,8 @@ class EtcdApiStreamTest {
 
     @Test
     void aCatchingUpWatchGetsBoundedResponsesOfWholeRevisions() throws Exception {
-        // Watcher queues of 1,024 frames: a catch-up step hands over more than a response takes.
-        start(1000, Duration.ofMinutes(10), 100, 1024);
-        // 100 revisions of 3 events each (etcd transactions), then a watch from the first of them.
-        for (int i = 0; i < 100; i++) {
-            etcd.txn(EtcdLog.Op.put("/t/a", "a" + i), EtcdLog.Op.put("/t/b", "b" + i), EtcdLog.Op.put("/t/c", "c" + i))
-                    .forEach(applier::accept);
-        }
-        Client client = new Client(channel);
-        client.request(Integer.MAX_VALUE);
+        Client client = clientAfterHundredTransactions();
+        // A watch from the first of them.
         client.send(create("/t/", 101, false));
         await().atMost(Duration.ofSeconds(10)).until(() -> client.events().size() == 300);
         List<WatchResponse> withEvents =
@@ -274,6 +267,61 @@ class EtcdApiStreamTest {
             assertThat(r.getHeader().getMemberId()).isNotZero();
         }
         assertThat(lastRevision).isEqualTo(200);
+    }
+
+    @Test
+    void eachWatchOfAStreamGetsItsEventsWhileTheFirstCatchesUpAndAfterItIsCanceled() throws Exception {
+        Client client = clientAfterHundredTransactions();
+        // The stream's first watch (flagged when woken, in no queue) catches up while a second one is live.
+        client.send(withId(create("/t/", 101, false), 1));
+        client.send(withId(create("/u/", 0, false), 2));
+        await().atMost(Duration.ofSeconds(10)).until(() -> created(client, 2));
+        etcd.put("/u/x", "1").forEach(applier::accept);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        client.eventsOf(1).size() == 300 && client.eventsOf(2).size() == 1);
+
+        // Without its first watch, the stream's others are queued.
+        client.cancel(1);
+        client.send(withId(create("/t/", 0, false), 3));
+        await().atMost(Duration.ofSeconds(10)).until(() -> created(client, 3));
+        etcd.put("/t/d", "2").forEach(applier::accept);
+        etcd.put("/u/y", "3").forEach(applier::accept);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        client.eventsOf(3).size() == 1 && client.eventsOf(2).size() == 2);
+
+        // A watch made when the stream has no other is its first again.
+        client.cancel(2);
+        client.cancel(3);
+        client.send(withId(create("/u/", 0, false), 4));
+        await().atMost(Duration.ofSeconds(10)).until(() -> created(client, 4));
+        etcd.put("/u/z", "4").forEach(applier::accept);
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.eventsOf(4).size() == 1);
+        assertThat(client.eventsOf(1)).hasSize(300);
+        assertThat(client.eventsOf(2)).hasSize(2);
+        assertThat(client.eventsOf(3)).hasSize(1);
+        assertThat(client.eventsOf(4).get(0).getKv().getKey().toStringUtf8()).isEqualTo("/u/z");
+    }
+
+    /**
+     * A node whose watcher queues take 1,024 frames (a catch-up step hands over more than a response
+     * takes), 100 revisions of 3 events each under /t/ (etcd transactions) from revision 101, and a
+     * client that takes every response.
+     */
+    private Client clientAfterHundredTransactions() {
+        start(1000, Duration.ofMinutes(10), 100, 1024);
+        for (int i = 0; i < 100; i++) {
+            etcd.txn(EtcdLog.Op.put("/t/a", "a" + i), EtcdLog.Op.put("/t/b", "b" + i), EtcdLog.Op.put("/t/c", "c" + i))
+                    .forEach(applier::accept);
+        }
+        Client client = new Client(channel);
+        client.request(Integer.MAX_VALUE);
+        return client;
+    }
+
+    private static boolean created(Client client, long id) {
+        return client.received.stream().anyMatch(r -> r.getCreated() && r.getWatchId() == id);
     }
 
     @Test
@@ -466,8 +514,12 @@ class EtcdApiStreamTest {
         }
 
         List<Event> events() {
+            return eventsOf(0);
+        }
+
+        List<Event> eventsOf(long watchId) {
             return received.stream()
-                    .filter(r -> r.getWatchId() == 0)
+                    .filter(r -> r.getWatchId() == watchId)
                     .flatMap(r -> r.getEventsList().stream())
                     .toList();
         }
