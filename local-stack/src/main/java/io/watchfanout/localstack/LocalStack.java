@@ -502,11 +502,13 @@ final class LocalStack {
                     part.pidOrMinusOne(),
                     part.log()));
         }
-        s.append(String.format(
-                Locale.ROOT,
-                "  %-12s %s%n",
-                "etcd API",
-                config.fanoutEtcdPorts().stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(" and "))));
+        // Each node's etcd API port beside its HTTP port: the two lists pair up by position.
+        List<String> etcdApis = new ArrayList<>();
+        for (int i = 0; i < config.fanoutEtcdPorts().size(); i++) {
+            etcdApis.add("127.0.0.1:" + config.fanoutEtcdPorts().get(i) + " (node "
+                    + config.fanoutPorts().get(i) + ")");
+        }
+        s.append(String.format(Locale.ROOT, "  %-12s %s%n", "etcd API", String.join(" and ", etcdApis)));
         s.append(String.format(
                 Locale.ROOT,
                 "  %-12s %s.events, %s.state%s%n",
