@@ -37,7 +37,9 @@ final class EtcdWatch implements WatchSink {
 
     /**
      * The stream's first watch: its wake-ups only set {@link #queued}, and the pump looks at it before
-     * the queue of the others (most streams carry one watch: jetcd opens one stream per watch).
+     * the queue of the others (most streams carry one watch: jetcd opens one stream per watch). A
+     * final field rather than a comparison with the stream's {@code first}: wake-ups come from any
+     * thread, and that field belongs to the stream's lane.
      */
     final boolean first;
 
