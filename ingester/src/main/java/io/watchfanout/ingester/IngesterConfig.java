@@ -31,6 +31,9 @@ import java.util.List;
  * @param maxBatchRecords records per Kafka transaction before it is cut (between revisions)
  * @param etcdMaxInboundBytes largest gRPC message accepted from etcd
  * @param snapshotPageSize keys per range request of an initial load or resync
+ * @param initialHistoryRevisions on an empty events topic, how many revisions before etcd's
+ *     current one the history may start at most (it starts at etcd's oldest revision within
+ *     them); 0 for the current state only
  * @param runPublisher whether this process watches etcd and publishes to the events topic; a
  *     process without it runs only the state materializer
  * @param runMaterializer whether this process also runs the state materializer
@@ -68,6 +71,7 @@ public record IngesterConfig(
         int maxBatchRecords,
         int etcdMaxInboundBytes,
         int snapshotPageSize,
+        int initialHistoryRevisions,
         boolean runPublisher,
         boolean runMaterializer,
         Duration retryBackoffMax,

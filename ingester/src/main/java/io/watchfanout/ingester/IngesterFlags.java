@@ -117,6 +117,15 @@ public final class IngesterFlags extends FlagTable {
             .unit("keys")
             .check(Check.atLeast(1))
             .help("Keys per etcd range request of an initial load or resync.");
+    static final Flag<Integer> INITIAL_HISTORY_REVISIONS = Flag.integer("--initial-history-revisions", "N")
+            .defaultValue("100000")
+            .unit("revisions")
+            .check(Check.atLeast(0))
+            .help("On an empty events topic, publish etcd's state as of the oldest revision it still holds (its "
+                    + "compaction revision, or the first) and every event since, so that the topic's history starts "
+                    + "where etcd's does; but start at most N revisions before etcd's current one: etcd reads a "
+                    + "watch's whole catch-up into memory at once, and one never compacted may hold a long history. "
+                    + "0 publishes the current state only.");
     static final Flag<Boolean> PUBLISHER = Flag.toggle("--publisher")
             .defaultValue("true")
             .help("Watch etcd and publish to the events topic. --no-publisher runs only the state materializer, "
@@ -195,6 +204,7 @@ public final class IngesterFlags extends FlagTable {
                 MAX_BATCH_RECORDS,
                 ETCD_MAX_INBOUND_BYTES,
                 SNAPSHOT_PAGE_SIZE,
+                INITIAL_HISTORY_REVISIONS,
                 PUBLISHER,
                 MATERIALIZER,
                 RETRY_BACKOFF_MAX,
@@ -273,6 +283,7 @@ public final class IngesterFlags extends FlagTable {
                 v.get(MAX_BATCH_RECORDS),
                 v.get(ETCD_MAX_INBOUND_BYTES),
                 v.get(SNAPSHOT_PAGE_SIZE),
+                v.get(INITIAL_HISTORY_REVISIONS),
                 publisher,
                 v.get(MATERIALIZER),
                 v.get(RETRY_BACKOFF_MAX),

@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * The publisher's session with etcd and Kafka, and the resume point that outlives each one. A
  * session ({@link #run}) makes sure of the topics, waits for the leadership when elected, makes
  * a new transactional producer (fencing any older one), reads its start point back from the
- * events topic (or the state topic's checkpoint, or loads etcd when both are empty), then
+ * events topic (or the state topic's checkpoint, or, when both are empty, publishes etcd's state
+ * as of the oldest revision etcd holds: {@link HistoryStart}), then
  * watches from that point + 1: responses pass through a {@link RevisionAssembler} and are
  * committed in Kafka transactions that never split a revision, with a resync after a compaction,
  * a rebuild of revisions the watch skipped, and heartbeats. It ends on a {@link PublishFailure}
@@ -280,7 +281,36 @@ final class PublishSession {
                     stateTopic);
             return published(checkpoint.get().getRevision());
         }
-        return resync(publisher, Map.of(), Resync.Reason.INITIAL, 0, 0);
+        return initialLoad(publisher);
+    }
+
+    /**
+     * Publishes etcd's state as of the oldest revision it holds ({@link HistoryStart}) as an
+     * INITIAL resync; the watch then publishes every event since. A compaction that overtakes the
+     * read sends it back to look for the oldest revision again.
+     */
+    private long initialLoad(EventsPublisher publisher) throws Exception {
+        while (true) {
+            readiness.state("looking for the oldest revision etcd holds");
+            long oldest = HistoryStart.oldestRevision(
+                    etcd, range, config.initialHistoryRevisions(), SNAPSHOT_REQUEST_TIMEOUT);
+            log.info(
+                    "[revision {}] {} is empty: publishing the state of {} as of revision {}, the oldest that etcd "
+                            + "holds within --initial-history-revisions {}, and every event since",
+                    oldest,
+                    eventsTopic,
+                    range,
+                    oldest,
+                    config.initialHistoryRevisions());
+            try {
+                return resync(publisher, Map.of(), Resync.Reason.INITIAL, 0, 0, oldest);
+            } catch (ExecutionException e) {
+                if (!PublishFailures.compactedRead(e.getCause())) {
+                    throw e;
+                }
+                log.info("[revision {}] etcd compacted it while it was read; looking again", oldest);
+            }
+        }
     }
 
     private long resync(
@@ -290,8 +320,20 @@ final class PublishSession {
             long compactRevision,
             long lastRecordRevision)
             throws Exception {
+        return resync(publisher, before, reason, compactRevision, lastRecordRevision, 0);
+    }
+
+    /** A resync of the state as of {@code atRevision}, or of the current state when it is 0. */
+    private long resync(
+            EventsPublisher publisher,
+            Map<ByteString, KeyValue> before,
+            Resync.Reason reason,
+            long compactRevision,
+            long lastRecordRevision,
+            long atRevision)
+            throws Exception {
         readiness.state("publishing the state of etcd (" + reason + ")");
-        EtcdSnapshot snapshot = snapshotReader().read(range);
+        EtcdSnapshot snapshot = snapshotReader().read(range, atRevision);
         List<KeyedRecord> records =
                 Resynchronizer.records(before, snapshot, reason, compactRevision, lastRecordRevision);
         checkSizes(records);

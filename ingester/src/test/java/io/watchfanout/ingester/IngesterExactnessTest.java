@@ -142,6 +142,7 @@ class IngesterExactnessTest extends EtcdKafkaTest {
                 c.maxBatchRecords(),
                 c.etcdMaxInboundBytes(),
                 c.snapshotPageSize(),
+                c.initialHistoryRevisions(),
                 true,
                 false,
                 c.retryBackoffMax(),

@@ -50,13 +50,15 @@ import org.slf4j.LoggerFactory;
  * into the {@link CacheFeed}. Consumers use {@code assign()} (every node reads every
  * partition; no group) and {@code read_committed}; caught up means position {@code >=} end
  * offset, since transaction markers take offsets. Ready once the events topic's end offset
- * at start has been reached.
+ * at start has been reached and the cache holds a revision: on an events topic the ingester has
+ * never written to (no record, no checkpoint) the node waits for the first record, and
+ * {@code /readyz} says so.
  *
  * <p>A read of the state topic that may have outlived a tombstone is never served
  * ({@link StateScan}: it took half the topic's {@code delete.retention.ms} or more, counted from
  * its first fetch, pauses included): what it loaded is dropped and the read starts again, with a
  * log line, {@link RebuildProgress#rebuildRestarts()} and the reason on {@code /readyz}
- * ({@link CacheFeed#rebuildRestarted}). After {@link #QUIET_RESTARTS} restarts the reason says that
+ * ({@link CacheFeed#rebuildDelayed}). After {@link #QUIET_RESTARTS} restarts the reason says that
  * the rebuild cannot finish in time and what to change, and the reads go on, a pause apart.
  *
  * <p>Fail closed (docs/ARCHITECTURE.md, invariant 8): an undecodable record, a broken revision chain, a state topic
@@ -284,7 +286,7 @@ public final class KafkaCacheLoader implements AutoCloseable {
             LOG.error("[node {}] rebuild {}", nodeId, problem);
         }
         progress.phase = "restarting";
-        feed.rebuildRestarted(problem);
+        feed.rebuildDelayed(problem);
         if (restarts > QUIET_RESTARTS) {
             sleepWhileRunning(RESTART_PAUSE);
         }
@@ -587,6 +589,7 @@ public final class KafkaCacheLoader implements AutoCloseable {
                     Math.max(0, revision),
                     end);
             boolean ready = false;
+            boolean waitingForFirstRecord = false;
             // Looked up once: the metric object stays with the consumer and reads its current value.
             Metric connections = connectionCount(consumer);
             long lastLog = System.nanoTime();
@@ -626,7 +629,20 @@ public final class KafkaCacheLoader implements AutoCloseable {
                     progress.eventsRatio = end <= startOffset
                             ? 1
                             : Math.min(1, (double) (position - startOffset) / (end - startOffset));
-                    if (position >= end) {
+                    if (position >= end && applier.lastRevision() < 0) {
+                        // An events topic the ingester has never written to: an empty cache would
+                        // answer every list and watch wrongly (etcd may hold keys and history).
+                        if (!waitingForFirstRecord) {
+                            waitingForFirstRecord = true;
+                            progress.phase = "waiting for the ingester";
+                            feed.rebuildDelayed("waits for the ingester's first record: " + eventsTopic
+                                    + " is empty (is the ingester running with --topic-prefix as this node?)");
+                            LOG.info(
+                                    "[node {}] {} is empty: waiting for the ingester's first record",
+                                    nodeId,
+                                    eventsTopic);
+                        }
+                    } else if (position >= end) {
                         ready = true;
                         progress.eventsRatio = 1;
                         progress.rebuildSeconds = (System.nanoTime() - startNanos) / 1e9;

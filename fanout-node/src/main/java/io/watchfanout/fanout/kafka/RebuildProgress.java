@@ -17,7 +17,10 @@ public final class RebuildProgress {
     volatile int rebuildRestarts;
     volatile long deleteRetentionMillis = -1;
 
-    /** "starting", "waiting for Kafka", "state", "restarting", "events", "serving" or "failed". */
+    /**
+     * "starting", "waiting for Kafka", "state", "restarting", "events", "waiting for the ingester" (the
+     * events topic holds no record yet), "serving" or "failed".
+     */
     public String phase() {
         return phase;
     }

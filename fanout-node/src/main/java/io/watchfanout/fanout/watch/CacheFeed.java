@@ -75,11 +75,13 @@ public interface CacheFeed {
     void feedStale(String problem);
 
     /**
-     * The rebuild dropped what it had read of the state topic and reads it again, because the read
-     * took too long to be trusted (a tombstone may have vanished before it was read): {@code problem}
-     * says so, for {@code /readyz} and the 503 of a request, until the node is ready.
+     * The rebuild cannot finish yet: it dropped what it had read of the state topic and reads it
+     * again, because the read took too long to be trusted (a tombstone may have vanished before it
+     * was read), or the events topic holds no record yet (the ingester has never written to it).
+     * {@code problem} says so, as a clause after "it", for {@code /readyz} and the 503 of a request,
+     * until the node is ready.
      */
-    default void rebuildRestarted(String problem) {}
+    default void rebuildDelayed(String problem) {}
 
     /** The feed found bad data and stopped for good: the node must stop serving (docs/ARCHITECTURE.md, invariant 8). */
     void fail(String reason);

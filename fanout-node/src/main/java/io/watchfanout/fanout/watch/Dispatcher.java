@@ -583,8 +583,8 @@ final class Dispatcher implements CacheFeed {
     }
 
     @Override
-    public void rebuildRestarted(String problem) {
-        readiness.rebuildRestarted(problem);
+    public void rebuildDelayed(String problem) {
+        readiness.rebuildDelayed(problem);
     }
 
     @Override

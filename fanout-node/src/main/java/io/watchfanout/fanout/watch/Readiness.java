@@ -25,7 +25,7 @@ public final class Readiness {
         failure = reason;
     }
 
-    void rebuildRestarted(String problem) {
+    void rebuildDelayed(String problem) {
         rebuildProblem = problem;
     }
 

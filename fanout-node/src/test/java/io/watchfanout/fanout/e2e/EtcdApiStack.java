@@ -38,20 +38,34 @@ final class EtcdApiStack implements AutoCloseable {
     private final List<AutoCloseable> opened = new ArrayList<>();
     private final Map<Stack.Node, Integer> apiPorts = new HashMap<>();
 
-    private EtcdApiStack(TestInfo info, EtcdServer etcd, KafkaBroker kafka) {
+    private EtcdApiStack(TestInfo info, EtcdServer etcd, KafkaBroker kafka, BeforeIngester beforeIngester)
+            throws Exception {
         this.etcd = etcd;
         this.kafka = kafka;
         this.topicPrefix = TopicPrefixes.unique(info);
         this.keys = "/" + topicPrefix + "/";
-        this.ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), topicPrefix);
-        opened.add(ingester);
         this.etcdClient = Client.builder().endpoints(etcd.clientUrl()).build();
         opened.add(etcdClient);
+        beforeIngester.run(this);
+        this.ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), topicPrefix);
+        opened.add(ingester);
+    }
+
+    /** What a test does before the ingester starts, e.g. writes that its first snapshot must not swallow. */
+    @FunctionalInterface
+    interface BeforeIngester {
+        void run(EtcdApiStack stack) throws Exception;
     }
 
     /** Starts the ingester and the client; nodes come with {@link #node}. */
-    static EtcdApiStack start(TestInfo info, EtcdServer etcd, KafkaBroker kafka) {
-        return new EtcdApiStack(info, etcd, kafka);
+    static EtcdApiStack start(TestInfo info, EtcdServer etcd, KafkaBroker kafka) throws Exception {
+        return start(info, etcd, kafka, stack -> {});
+    }
+
+    /** As {@link #start(TestInfo, EtcdServer, KafkaBroker)}, running {@code beforeIngester} first. */
+    static EtcdApiStack start(TestInfo info, EtcdServer etcd, KafkaBroker kafka, BeforeIngester beforeIngester)
+            throws Exception {
+        return new EtcdApiStack(info, etcd, kafka, beforeIngester);
     }
 
     /** A ready node with etcd's API on a free port, forwarding to etcd. */

@@ -14,6 +14,7 @@ import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaExtension;
 import io.watchfanout.testkit.WatchClient;
 import io.watchfanout.testkit.WatchClient.Encoding;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -78,6 +79,62 @@ class FirstRevisionsResumeTest {
                 assertThat(Stack.metrics(node).get("watchfanout_resumes_from_kafka_total"))
                         .as(node + ": the first revisions came from the events topic")
                         .isPositive();
+            }
+        }
+    }
+
+    /**
+     * Writes made before the ingester's first snapshot (as on an etcd that a cluster has used for a
+     * while before the tier starts) are history the tier serves, as etcd does: the ingester's
+     * history starts at etcd's oldest revision, so each node resumes from every one of those
+     * revisions over the etcd API, HTTP and the Kubernetes API, with exactly etcd's events.
+     */
+    @Test
+    void writesMadeBeforeTheIngestersFirstSnapshotAreServable(TestInfo info) throws Exception {
+        try (EtcdServer etcd = new EtcdServer().start()) {
+            long[] last = new long[1];
+            String namespace = "race";
+            try (EtcdApiStack stack = EtcdApiStack.start(info, etcd, kafka, s -> {
+                KV kv = s.kv();
+                for (int i = 0; i < WRITES; i++) {
+                    String key = s.keys + "k" + (i % 4);
+                    last[0] = i == WRITES - 1
+                            ? kv.delete(EtcdApiStack.bs(key)).get().getHeader().getRevision()
+                            : kv.put(EtcdApiStack.bs(key), EtcdApiStack.bs("v" + i))
+                                    .get()
+                                    .getHeader()
+                                    .getRevision();
+                }
+                // Kubernetes objects as kube-apiserver may store them (JSON), at revisions last+1..last+3.
+                for (int i = 0; i < 3; i++) {
+                    kv.put(
+                                    EtcdApiStack.bs("/registry/configmaps/" + namespace + "/cm-" + i),
+                                    EtcdApiStack.bs("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":"
+                                            + "{\"name\":\"cm-" + i + "\",\"namespace\":\"" + namespace
+                                            + "\",\"uid\":\"u-" + i + "\",\"creationTimestamp\":"
+                                            + "\"2026-12-07T00:00:00Z\"},\"data\":{\"k\":\"" + i + "\"}}"))
+                            .get();
+                }
+            })) {
+                assertThat(last[0])
+                        .as("the writes are revisions 2.." + (WRITES + 1))
+                        .isEqualTo(WRITES + 1);
+                stack.ingester.awaitLog("published a resync (INITIAL)", WAIT);
+                Stack.Node node = stack.node("race-node");
+                for (long rev = 2; rev <= 6; rev++) {
+                    assertEtcdApiResumes(stack, node, rev, last[0]);
+                    assertHttpResumes(stack, node, rev - 1, last[0], Encoding.JSON);
+                }
+                assertHttpResumes(stack, node, 1, last[0], Encoding.PROTOBUF);
+                // The Kubernetes API: a watch from the revision before the first config map sees all three.
+                HttpResponse<String> watch = Stack.get(node.url() + "/api/v1/namespaces/" + namespace
+                        + "/configmaps?watch=1&timeoutSeconds=3&resourceVersion=" + last[0]);
+                assertThat(watch.statusCode()).isEqualTo(200);
+                assertThat(watch.body().lines().filter(l -> !l.isBlank()))
+                        .hasSize(3)
+                        .allMatch(l -> l.startsWith("{\"type\":\"ADDED\""))
+                        .anyMatch(l -> l.contains("\"resourceVersion\":\"" + (last[0] + 1) + "\""))
+                        .anyMatch(l -> l.contains("\"resourceVersion\":\"" + (last[0] + 3) + "\""));
             }
         }
     }

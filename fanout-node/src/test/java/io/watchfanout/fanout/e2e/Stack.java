@@ -22,10 +22,15 @@ public final class Stack {
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
+    /** How far back an ingester of a test's stack publishes the history of etcd at most. */
+    static final int INITIAL_HISTORY_REVISIONS = 1000;
+
     private Stack() {}
 
     /**
-     * Starts the ingester of a topic prefix and waits until it watches etcd.
+     * Starts the ingester of a topic prefix and waits until it watches etcd. Its history starts at
+     * most {@value #INITIAL_HISTORY_REVISIONS} revisions back: the test JVM's shared etcd holds
+     * every earlier test's writes, which no test reads back through another test's topics.
      *
      * @param extra more flags of the ingester
      */
@@ -34,6 +39,7 @@ public final class Stack {
         Path jar = StackLauncher.jar(Path.of(".."), "ingester");
         JavaProcess p = StackLauncher.on(etcdUrl, bootstrap, topicPrefix)
                 .ingester(JavaProcess.builderForJar(jar).name("ingester").maxHeap("256m"), 0)
+                .args("--initial-history-revisions", Integer.toString(INITIAL_HISTORY_REVISIONS))
                 .args(extra)
                 .start();
         p.awaitLog("watching etcd from revision", Duration.ofSeconds(60));

@@ -210,6 +210,38 @@ class KafkaCacheLoaderTest {
         }
     }
 
+    @Test
+    void anEventsTopicTheIngesterNeverWroteToIsNotReadyUntilItsFirstRecord(KafkaBroker kafka, TestInfo info)
+            throws Exception {
+        String prefix = TopicPrefixes.unique(info);
+        NodeTopics.create(kafka.bootstrapServers(), prefix);
+        WatchCore core =
+                new WatchCore(CoreSettings.of(1000, Duration.ofMinutes(10), 256, "kafka-test"), new FrameEncoder());
+        RebuildProgress progress = new RebuildProgress();
+        KafkaCacheLoader loader = loader(kafka, prefix, core.feed(), progress, "kafka-test");
+        try {
+            loader.start();
+            await().atMost(Duration.ofSeconds(60)).until(() -> "waiting for the ingester".equals(progress.phase()));
+            // An empty cache would answer every list and watch wrongly: not ready, and says why.
+            assertThat(core.readiness().isRebuilt()).isFalse();
+            assertThat(core.readiness().notReady())
+                    .contains("waits for the ingester's first record")
+                    .contains(WatchFanoutSerdes.eventsTopic(prefix) + " is empty");
+            assertThat(core.readiness().notServing()).contains("waits for the ingester's first record");
+
+            EtcdLog etcd = new EtcdLog(0);
+            try (KafkaProducer<byte[], byte[]> producer = NodeTopics.producer(kafka.bootstrapServers(), prefix)) {
+                send(producer, WatchFanoutSerdes.eventsTopic(prefix), etcd.put("/a", "1"));
+            }
+            await().atMost(Duration.ofSeconds(60)).until(() -> core.readiness().isRebuilt());
+            assertThat(core.readiness().notReady()).isNull();
+            assertThat(core.status().revision()).isEqualTo(etcd.revision());
+        } finally {
+            loader.close();
+            core.close();
+        }
+    }
+
     private static KeyValue kv(String key, String value, long modRevision) {
         return KeyValue.newBuilder()
                 .setKey(key(key))

@@ -9,7 +9,7 @@ class ReadinessTest {
     void aRebuildThatStartedOverSaysWhyUntilItIsDone() {
         Readiness r = new Readiness();
         assertThat(r.notReady()).isEqualTo("cache is rebuilding from Kafka");
-        r.rebuildRestarted("started over (1 time) because the read of w.state took 7.4 s");
+        r.rebuildDelayed("started over (1 time) because the read of w.state took 7.4 s");
         assertThat(r.notReady())
                 .isEqualTo(
                         "cache is rebuilding from Kafka: it started over (1 time) because the read of w.state took 7.4 s");

@@ -35,6 +35,7 @@ public final class Ingesters {
                 5000,
                 512 << 20,
                 1000,
+                1000, // the shared etcd's history is other tests' writes
                 true,
                 true,
                 Duration.ofSeconds(1),
