@@ -1,5 +1,6 @@
 package io.watchfanout.fanout.frame;
 
+import io.watchfanout.common.JsonBuffer;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.KeyValueList;
 import io.watchfanout.schema.v1.Status;

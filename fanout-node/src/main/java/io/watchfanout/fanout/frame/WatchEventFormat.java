@@ -1,6 +1,7 @@
 package io.watchfanout.fanout.frame;
 
 import com.google.protobuf.CodedOutputStream;
+import io.watchfanout.common.JsonBuffer;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.Status;
 import io.watchfanout.schema.v1.WatchEvent;

@@ -14,11 +14,11 @@
  * ({@code ProtoJson} prints proto3 JSON by hand, {@code SseFrames} wraps it as SSE events); the
  * shared parts name no front end's format.
  *
- * <p>The encoder, cached events and their memos are thread-safe ({@code JsonBuffer} is one
- * encoding call's scratch buffer); a {@code FrameMemo}'s monitor is the innermost lock of the
+ * <p>The encoder, cached events and their memos are thread-safe ({@code common}'s {@code JsonBuffer}
+ * is one encoding call's scratch buffer); a {@code FrameMemo}'s monitor is the innermost lock of the
  * node (docs/ARCHITECTURE.md, "Concurrency model").
  *
- * <p>Imports: {@code io.watchfanout.schema}'s generated messages and protobuf only; nothing else
- * of the node, no Undertow, no Kafka.
+ * <p>Imports: {@code io.watchfanout.schema}'s generated messages, {@code io.watchfanout.common} and
+ * protobuf only; nothing else of the node, no front end, no Kubernetes codec, no Undertow, no Kafka.
  */
 package io.watchfanout.fanout.frame;

@@ -28,6 +28,13 @@ import io.watchfanout.fanout.security.WatchAuthorization;
 import io.watchfanout.fanout.security.WatchGrant;
 import io.watchfanout.fanout.watch.CurrentRevision;
 import io.watchfanout.fanout.watch.WatchCore;
+import io.watchfanout.kube.codec.KubeListWriter;
+import io.watchfanout.kube.codec.KubeSchema;
+import io.watchfanout.kube.codec.ProtoJsonWriter;
+import io.watchfanout.kube.codec.resources.KubeResources;
+import io.watchfanout.kube.codec.select.FieldSelector;
+import io.watchfanout.kube.codec.select.LabelSelector;
+import io.watchfanout.kube.codec.select.SelectorException;
 import java.io.ByteArrayOutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -120,13 +127,9 @@ public final class KubeApi implements HttpHandler {
         // Selectors and the spec.nodeName index of watches read each event's object once.
         this.attributes = new KubeAttributes(live, items, settings.prefix());
         core.useAttributes(attributes);
-        this.reads = new KubeReads(
-                core,
-                items,
-                new KubeListWriter(schema, writer, core.frameEncoder()),
-                revisionWait,
-                stats,
-                Clock.systemUTC());
+        KubeListItems.register();
+        this.reads =
+                new KubeReads(core, items, new KubeListWriter(schema, writer), revisionWait, stats, Clock.systemUTC());
         this.version = KubeDiscovery.version(
                 Objects.requireNonNullElse(KubeApi.class.getPackage().getImplementationVersion(), "dev"));
         registry.register(stats);
@@ -164,7 +167,7 @@ public final class KubeApi implements HttpHandler {
      * @return stops the reloading of the file
      */
     public AutoCloseable decryptWith(EncryptionFile file) {
-        return AtRest.use(file, builtIn, settings.nodeId());
+        return AtRestKeys.start(file, builtIn, settings.nodeId());
     }
 
     /**

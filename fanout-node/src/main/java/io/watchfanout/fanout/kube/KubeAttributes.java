@@ -3,6 +3,8 @@ package io.watchfanout.fanout.kube;
 import com.google.protobuf.ByteString;
 import io.watchfanout.fanout.frame.AttributeExtractor;
 import io.watchfanout.fanout.frame.ObjectAttributes;
+import io.watchfanout.kube.codec.UndecodableObjectException;
+import io.watchfanout.kube.codec.resources.KubeResources;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import java.util.List;

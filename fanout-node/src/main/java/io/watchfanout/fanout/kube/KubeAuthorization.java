@@ -10,6 +10,8 @@ import io.watchfanout.fanout.security.LimitExceededException;
 import io.watchfanout.fanout.security.Rbac;
 import io.watchfanout.fanout.security.WatchAuthorization;
 import io.watchfanout.fanout.security.WatchGrant;
+import io.watchfanout.kube.codec.select.FieldSelector;
+import io.watchfanout.kube.codec.select.SelectorException;
 import java.util.ArrayList;
 import java.util.List;
 

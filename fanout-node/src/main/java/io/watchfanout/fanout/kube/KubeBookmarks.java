@@ -1,6 +1,8 @@
 package io.watchfanout.fanout.kube;
 
 import io.watchfanout.fanout.watch.BookmarkFrames;
+import io.watchfanout.kube.codec.KubeWatchFrames;
+import io.watchfanout.kube.codec.resources.KubeResource;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

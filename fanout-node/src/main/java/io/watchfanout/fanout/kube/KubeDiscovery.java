@@ -2,6 +2,8 @@ package io.watchfanout.fanout.kube;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
+import io.watchfanout.kube.codec.resources.KubeResource;
+import io.watchfanout.kube.codec.resources.KubeResources;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -2,6 +2,7 @@ package io.watchfanout.fanout.kube;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
+import io.watchfanout.kube.codec.resources.KubeResource;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 

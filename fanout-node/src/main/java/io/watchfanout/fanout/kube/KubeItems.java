@@ -5,7 +5,21 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParseException;
 import com.google.gson.JsonParser;
 import com.google.protobuf.Descriptors.Descriptor;
-import io.watchfanout.fanout.frame.JsonBuffer;
+import io.watchfanout.common.JsonBuffer;
+import io.watchfanout.kube.codec.AtRest;
+import io.watchfanout.kube.codec.JsonFields;
+import io.watchfanout.kube.codec.KubeListWriter;
+import io.watchfanout.kube.codec.KubeSchema;
+import io.watchfanout.kube.codec.KubeWatchFrames;
+import io.watchfanout.kube.codec.ObjectFields;
+import io.watchfanout.kube.codec.ProtoJsonWriter;
+import io.watchfanout.kube.codec.ResourceVersionSplice;
+import io.watchfanout.kube.codec.StoredBytes;
+import io.watchfanout.kube.codec.StoredObject;
+import io.watchfanout.kube.codec.UndecodableObjectException;
+import io.watchfanout.kube.codec.resources.KubeResource;
+import io.watchfanout.kube.codec.select.FieldSelector;
+import io.watchfanout.kube.codec.select.LabelSelector;
 import io.watchfanout.schema.v1.KeyValue;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -93,8 +107,8 @@ final class KubeItems {
             case JSON -> {
                 JsonObject json = parse(stored.copy());
                 labelValues = new HashMap<>();
-                for (Map.Entry<String, JsonElement> e :
-                        KubeTable.obj(KubeTable.obj(json, "metadata"), "labels").entrySet()) {
+                for (Map.Entry<String, JsonElement> e : JsonFields.obj(JsonFields.obj(json, "metadata"), "labels")
+                        .entrySet()) {
                     labelValues.put(
                             e.getKey(),
                             e.getValue().isJsonPrimitive() ? e.getValue().getAsString() : "");
@@ -127,8 +141,8 @@ final class KubeItems {
             }
             case JSON -> {
                 Map<String, String> labels = new HashMap<>();
-                for (Map.Entry<String, JsonElement> e : KubeTable.obj(
-                                KubeTable.obj(parse(stored.copy()), "metadata"), "labels")
+                for (Map.Entry<String, JsonElement> e : JsonFields.obj(
+                                JsonFields.obj(parse(stored.copy()), "metadata"), "labels")
                         .entrySet()) {
                     labels.put(
                             e.getKey(),

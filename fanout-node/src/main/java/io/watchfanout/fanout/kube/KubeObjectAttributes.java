@@ -1,6 +1,9 @@
 package io.watchfanout.fanout.kube;
 
 import io.watchfanout.fanout.frame.ObjectAttributes;
+import io.watchfanout.kube.codec.resources.KubeResource;
+import io.watchfanout.kube.codec.select.FieldSelector;
+import io.watchfanout.kube.codec.select.LabelSelector;
 import java.util.Map;
 
 /**

@@ -1,5 +1,7 @@
 package io.watchfanout.fanout.kube;
 
+import io.watchfanout.kube.codec.resources.KubeResource;
+import io.watchfanout.kube.codec.resources.KubeResources;
 import java.util.Optional;
 
 /**

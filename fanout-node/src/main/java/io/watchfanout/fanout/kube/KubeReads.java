@@ -9,6 +9,14 @@ import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.ListPage;
 import io.watchfanout.fanout.watch.WatchCore;
+import io.watchfanout.kube.codec.AtRest;
+import io.watchfanout.kube.codec.KubeListWriter;
+import io.watchfanout.kube.codec.UndecodableObjectException;
+import io.watchfanout.kube.codec.resources.KubeResource;
+import io.watchfanout.kube.codec.resources.KubeResources;
+import io.watchfanout.kube.codec.select.FieldSelector;
+import io.watchfanout.kube.codec.select.LabelSelector;
+import io.watchfanout.kube.codec.table.KubeTable;
 import io.watchfanout.schema.v1.KeyValue;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -325,13 +333,17 @@ final class KubeReads {
         response.finish();
     }
 
-    /** The page's objects as list items, viewing the cache's bytes rather than copying them. */
-    private static List<KubeListWriter.Item> items(Page page) {
+    /**
+     * The page's objects as list items, viewing the cache's bytes rather than copying them, each
+     * memoized on the event that wrote it while that event is in the history window.
+     */
+    private List<KubeListWriter.Item> items(Page page) {
         List<KubeListWriter.Item> out = new ArrayList<>(page.kvs().size());
         for (int i = 0; i < page.kvs().size(); i++) {
-            out.add(KubeListWriter.Item.of(
+            out.add(KubeListItems.item(
                     page.kvs().get(i),
-                    i < page.lastEvents().size() ? page.lastEvents().get(i) : null));
+                    i < page.lastEvents().size() ? page.lastEvents().get(i) : null,
+                    core.frameEncoder()));
         }
         return out;
     }

@@ -3,6 +3,7 @@ package io.watchfanout.fanout.kube;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
+import io.watchfanout.kube.codec.KubeListWriter;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;

@@ -2,6 +2,7 @@ package io.watchfanout.fanout.kube;
 
 import io.prometheus.client.Collector;
 import io.prometheus.client.CounterMetricFamily;
+import io.watchfanout.kube.codec.AtRest;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -36,7 +37,7 @@ public final class KubeStats extends Collector {
                         "watchfanout_kube_undecryptable_objects_total",
                         "Values encrypted at rest the node could not open (a KMS provider, a key "
                                 + "--encryption-provider-config does not give, a failed tag), answered as undecodable.",
-                        AtRest.FAILURES.sum()),
+                        AtRest.failures()),
                 new CounterMetricFamily(
                         "watchfanout_kube_watch_undecodable_events_total",
                         "Watch events whose stored object the node could not decode, sent as an ERROR event (500) "

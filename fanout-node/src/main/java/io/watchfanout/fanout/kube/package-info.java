@@ -1,14 +1,17 @@
 /**
- * Kubernetes objects as kube-apiserver stores them in etcd, read without decoding them into
- * messages: {@link io.watchfanout.fanout.kube.StoredObject} tells a value's storage form (protobuf
- * envelope, JSON, CBOR, encrypted) and where the object lies; {@link
- * io.watchfanout.fanout.kube.ProtoJsonWriter} writes a protobuf object as kube-apiserver's JSON,
- * with its resourceVersion from the revision; {@link io.watchfanout.fanout.kube.ResourceVersionSplice}
- * makes the protobuf a client receives from the stored bytes, the resourceVersion spliced into
- * ObjectMeta; {@link io.watchfanout.fanout.kube.KubeSchema} holds the descriptors of
- * {@code io.kubernetes:client-java-proto}.
+ * The Kubernetes API front end, on the HTTP port: kube-apiserver's read paths (discovery, gets,
+ * lists, watches, Table) over the watch core, with kube-apiserver's authorization. {@link
+ * io.watchfanout.fanout.kube.KubeApi} is mounted on the HTTP transport; reads are {@code KubeReads}
+ * ({@code KubeReadOptions}, {@code KubeRevisionWait}, {@code KubeItems}, {@code KubeListItems},
+ * {@code KubeResponse}), watches {@code KubeWatches} through the core's one entry ({@code
+ * KubeEncodings}, {@code KubeAttributes}, {@code KubeBookmarks}), refusals {@code KubeError}, and
+ * {@code KubeAuthorization} is the one authorization step, over {@code KubeObjects} (the RBAC
+ * snapshot and the Node graph).
  *
- * <p>These are the encoders of the Kubernetes API front end, run once per event and encoding on
- * the feed thread (invariant 6); nothing here knows a transport.
+ * <p>Objects themselves (storage forms, the protobuf reader and JSON writer, the resourceVersion
+ * splice, watch frames, list pages, Table, resources, selectors, decryption at rest) are the
+ * Kubernetes codec's ({@code io.watchfanout.kube.codec}, the {@code kube-codec} module); this
+ * package wires them to the core: encodings registered with the core, items memoized on events,
+ * the {@code --encryption-provider-config} file reloaded ({@code AtRestKeys}).
  */
 package io.watchfanout.fanout.kube;

@@ -1,5 +1,7 @@
 package io.watchfanout.fanout.security;
 
+import io.watchfanout.kube.codec.atrest.EncryptionConfiguration;
+import io.watchfanout.kube.codec.atrest.StorageDecryption;
 import java.io.IOException;
 import java.nio.file.Path;
 

@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.watchfanout.fanout.e2e.Stack;
 import io.watchfanout.fanout.testing.NodeApps;
+import io.watchfanout.kube.codec.StoredObjects;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.FreePorts;
 import io.watchfanout.testkit.JavaProcess;

@@ -22,6 +22,7 @@ import io.kubernetes.client.openapi.models.V1PodList;
 import io.kubernetes.client.proto.V1;
 import io.kubernetes.client.util.CallGeneratorParams;
 import io.watchfanout.fanout.e2e.Stack;
+import io.watchfanout.kube.codec.StoredObjects;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.KafkaBroker;
 import java.io.IOException;

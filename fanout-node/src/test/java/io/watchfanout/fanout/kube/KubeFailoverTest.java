@@ -17,6 +17,7 @@ import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodList;
 import io.kubernetes.client.util.CallGeneratorParams;
 import io.watchfanout.fanout.e2e.Stack;
+import io.watchfanout.kube.codec.StoredObjects;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.KafkaBroker;
 import java.nio.charset.StandardCharsets;

@@ -12,6 +12,14 @@ import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.kube.codec.KubeFixtures;
+import io.watchfanout.kube.codec.KubeListWriter;
+import io.watchfanout.kube.codec.KubeSchema;
+import io.watchfanout.kube.codec.ProtoJsonWriter;
+import io.watchfanout.kube.codec.StoredObject;
+import io.watchfanout.kube.codec.UndecodableObjectException;
+import io.watchfanout.kube.codec.resources.KubeResource;
+import io.watchfanout.kube.codec.resources.KubeResources;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -23,7 +31,7 @@ import org.junit.jupiter.api.Test;
 class KubeListsTest {
     private final KubeResources resources = KubeResources.builtIn("/registry");
     private final KubeResource pods = resources.byPlural("", "v1", "pods").orElseThrow();
-    private final KubeListWriter lists = new KubeListWriter(KubeSchema.standard(), ProtoJsonWriter.create(), null);
+    private final KubeListWriter lists = new KubeListWriter(KubeSchema.standard(), ProtoJsonWriter.create());
 
     @Test
     void jsonListCarriesListMetaAndItemsWithoutTypeMeta() throws Exception {
@@ -92,7 +100,7 @@ class KubeListsTest {
     @Test
     void itemsOfEventsInTheWindowAreRenderedOncePerEventAndListedAsRenderedAnew() throws Exception {
         FrameEncoder encoder = new FrameEncoder();
-        KubeListWriter memoizing = new KubeListWriter(KubeSchema.standard(), ProtoJsonWriter.create(), encoder);
+        KubeListWriter memoizing = new KubeListWriter(KubeSchema.standard(), ProtoJsonWriter.create());
         List<KubeListWriter.Item> plain = pods(30);
         List<KubeListWriter.Item> withEvents = new ArrayList<>();
         for (int i = 0; i < plain.size(); i++) {
@@ -109,7 +117,7 @@ class KubeListsTest {
                     .setRevision(item.modRevision())
                     .build();
             // Every third object has left the window: rendered each time.
-            withEvents.add(KubeListWriter.Item.of(kv, i % 3 == 0 ? null : new CachedEvent(put, 0)));
+            withEvents.add(KubeListItems.item(kv, i % 3 == 0 ? null : new CachedEvent(put, 0), encoder));
         }
         for (boolean protobuf : new boolean[] {false, true}) {
             ByteArrayOutputStream expected = new ByteArrayOutputStream();
@@ -127,7 +135,7 @@ class KubeListsTest {
                 }
                 assertThat(out.toByteArray()).isEqualTo(expected.toByteArray());
             }
-            Encoding items = protobuf ? KubeListWriter.PROTOBUF_ITEMS : KubeListWriter.JSON_ITEMS;
+            Encoding items = protobuf ? KubeListItems.PROTOBUF_ITEMS : KubeListItems.JSON_ITEMS;
             assertThat(encoder.encodes(items, FrameKind.INITIAL)).isEqualTo(20); // once per event, three lists
         }
     }

@@ -2,6 +2,11 @@ package io.watchfanout.fanout.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.watchfanout.kube.codec.CustomResources;
+import io.watchfanout.kube.codec.resources.KubeResource;
+import io.watchfanout.kube.codec.resources.KubeResources;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -61,5 +66,20 @@ class KubePathTest {
 
     private Optional<KubePath.Target> target(String path) {
         return parse(path).map(KubePath::target);
+    }
+
+    @Test
+    void aCustomResourceIsServedFromItsStoredDefinition() throws Exception {
+        KubeResource widgets = CustomResources.fromStoredDefinition(("""
+                        {"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+                         "spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget"},
+                           "versions":[{"name":"v1","served":true,"storage":true}]},
+                         "status":{"conditions":[{"type":"Established","status":"True"}]}}""").getBytes(StandardCharsets.UTF_8))
+                .orElseThrow();
+        KubeResources withWidgets = resources.with(List.of(widgets));
+        assertThat(KubePath.parse("/apis/example.com/v1/namespaces/shop/widgets", withWidgets))
+                .isPresent();
+        assertThat(new String(new KubeDiscovery(withWidgets).resourceList("example.com/v1"), StandardCharsets.UTF_8))
+                .contains("\"widgets\"");
     }
 }

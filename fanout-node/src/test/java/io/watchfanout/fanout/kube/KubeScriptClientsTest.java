@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.google.gson.JsonObject;
 import io.watchfanout.fanout.e2e.Stack;
 import io.watchfanout.fanout.testing.NodeApps;
+import io.watchfanout.kube.codec.StoredObjects;
 import io.watchfanout.testkit.EtcdServer;
 import io.watchfanout.testkit.KafkaBroker;
 import java.nio.file.Path;

@@ -7,6 +7,7 @@ import io.watchfanout.fanout.security.NodeAuthorizer;
 import io.watchfanout.fanout.security.NodeAuthorizer.Decision;
 import io.watchfanout.fanout.security.NodeGraph;
 import io.watchfanout.fanout.security.Rbac;
+import io.watchfanout.kube.codec.KubeFixtures;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +38,7 @@ class NodeAuthorizationTest {
         assertThat(fromJson.claims()).containsExactlyInAnyOrderElementsOf(fromProtobuf.claims());
         assertThatThrownBy(() ->
                         PodReferences.of("{\"kind\":\"Secret\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
-                .isInstanceOf(io.watchfanout.fanout.kube.UndecodableObjectException.class);
+                .isInstanceOf(io.watchfanout.kube.codec.UndecodableObjectException.class);
     }
 
     @Test

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.watchfanout.fanout.security.Rbac;
+import io.watchfanout.kube.codec.KubeFixtures;
+import io.watchfanout.kube.codec.UndecodableObjectException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

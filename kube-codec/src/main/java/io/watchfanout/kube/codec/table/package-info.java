@@ -1,0 +1,7 @@
+/**
+ * kubectl's tables ({@code as=Table;g=meta.k8s.io;v=v1}): {@link
+ * io.watchfanout.kube.codec.table.KubeTable} renders a list or object as kube-apiserver's printers
+ * do (the built-in resources' columns, pods' status words, ages in Go's human durations) and a
+ * custom resource's {@code additionalPrinterColumns}, evaluated with kubectl's JSONPath subset.
+ */
+package io.watchfanout.kube.codec.table;
