@@ -69,6 +69,14 @@ final class LocalStack {
     /** How long an orphaned part gets between SIGTERM and SIGKILL: about the longest ordered stop. */
     static final int ORPHAN_GRACE_SECONDS = 30;
 
+    /**
+     * With {@code --demo}, etcd keeps this much history and compacts the rest, as kube-apiserver
+     * has a cluster's etcd compacted every 5 minutes: the demo's writes would otherwise pile up
+     * as revisions for ever (the ingester resyncs when its resume point is compacted). Without
+     * the demo, etcd keeps its whole history (tests and examples read it back).
+     */
+    static final String DEMO_ETCD_COMPACTION_RETENTION = "5m";
+
     private static final String INGESTER_HEAP = "384m";
     private static final String FANOUT_HEAP = "512m";
 
@@ -245,6 +253,11 @@ final class LocalStack {
                 .progressNotifyInterval(EtcdServer.DEFAULT_PROGRESS_NOTIFY_INTERVAL)
                 .startTimeout(config.startTimeout())
                 .stopTimeout(Duration.ofSeconds(15));
+        if (config.demo()) {
+            etcdBuilder
+                    .extraArg("--auto-compaction-mode=periodic")
+                    .extraArg("--auto-compaction-retention=" + DEMO_ETCD_COMPACTION_RETENTION);
+        }
         EtcdServer etcd = (secure == null ? etcdBuilder : secure.etcd(etcdBuilder)).build();
         Part part = new Part(
                 "etcd", etcd.clientUrl(), etcd::pid, etcd::isAlive, etcd::exitCode, etcd.logFile(), etcd::close);

@@ -52,7 +52,8 @@ class DemoLoadTest {
         }
     }
 
-    private static List<KeyValue> keys(Client client, String prefix) throws Exception {
+    /** The key-values under {@code prefix}, read from etcd. */
+    static List<KeyValue> keys(Client client, String prefix) throws Exception {
         return client.getKVClient()
                 .get(
                         ByteSequence.from(prefix, StandardCharsets.UTF_8),
