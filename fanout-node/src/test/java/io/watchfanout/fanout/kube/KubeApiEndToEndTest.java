@@ -52,6 +52,7 @@ class KubeApiEndToEndTest extends KubeStackTest {
     }
 
     @Test
+    @RequiresKubeFixtures
     void everyFixtureIsServedAsKubeApiserverServesItInJsonAndProtobuf() throws Exception {
         Stack.Node node = startNode();
         KubeResources resources = KubeResources.builtIn(registry);
@@ -119,12 +120,12 @@ class KubeApiEndToEndTest extends KubeStackTest {
             assertThat(asProto.body())
                     .as(name + ": the stored bytes with the resourceVersion set")
                     .isEqualTo(spliced);
-            assertThat(KubeFixtures.resourceVersion(KubeFixtures.decode(asProto.body())))
+            assertThat(StoredObjects.resourceVersion(StoredObjects.decode(asProto.body())))
                     .isEqualTo(Long.toString(rv));
 
             HttpResponse<byte[]> list = client.get(base, KubeNodeClient.PROTOBUF);
             assertThat(list.statusCode()).as(name).isEqualTo(200);
-            DynamicMessage decoded = KubeFixtures.decode(list.body());
+            DynamicMessage decoded = StoredObjects.decode(list.body());
             assertThat(decoded.getDescriptorForType().getName()).isEqualTo(resource.listKind());
             List<?> items =
                     (List<?>) decoded.getField(decoded.getDescriptorForType().findFieldByName("items"));

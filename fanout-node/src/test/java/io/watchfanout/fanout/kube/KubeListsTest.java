@@ -50,7 +50,7 @@ class KubeListsTest {
             assertThat(item.getAsJsonObject("metadata").get("resourceVersion").getAsString())
                     .isEqualTo(Long.toString(100 + i));
         }
-        // Streamed through a bounded buffer: 64 KiB plus at most one item (a fixture pod is ~29 KB of JSON).
+        // Streamed through a bounded buffer: 64 KiB plus at most one item (300 pods are several buffers).
         assertThat(chunks.size()).isGreaterThan(1);
         assertThat(chunks).allMatch(len -> len < 64 * 1024 + 32 * 1024);
     }
@@ -155,11 +155,11 @@ class KubeListsTest {
         StoredObject envelope = StoredObject.of(bytes, 0, bytes.length);
         assertThat(envelope.kind()).isEqualTo("PodList");
         assertThat(envelope.rawOffset() + envelope.rawLength()).isEqualTo(bytes.length - 4);
-        DynamicMessage list = KubeFixtures.decode(bytes);
-        assertThat(KubeFixtures.resourceVersion(list)).isEqualTo("900");
+        DynamicMessage list = StoredObjects.decode(bytes);
+        assertThat(StoredObjects.resourceVersion(list)).isEqualTo("900");
         FieldDescriptor itemsField = list.getDescriptorForType().findFieldByName("items");
         assertThat(list.getRepeatedFieldCount(itemsField)).isEqualTo(50);
-        assertThat(KubeFixtures.resourceVersion((DynamicMessage) list.getRepeatedField(itemsField, 49)))
+        assertThat(StoredObjects.resourceVersion((DynamicMessage) list.getRepeatedField(itemsField, 49)))
                 .isEqualTo("149");
     }
 
@@ -222,7 +222,7 @@ class KubeListsTest {
     }
 
     private static List<KubeListWriter.Item> pods(int n) {
-        byte[] pod = KubeFixtures.protobuf("core.v1.Pod");
+        byte[] pod = StoredObjects.pod("shop", "web-0", "node-1", "Running", "web");
         List<KubeListWriter.Item> items = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             items.add(new KubeListWriter.Item(pod, 100 + i));

@@ -33,6 +33,7 @@ class ProtoJsonWriterTest {
 
     @ParameterizedTest
     @MethodSource("fixtures")
+    @RequiresKubeFixtures
     void storedProtobufRendersAsKubeApiserversJson(String name) throws Exception {
         byte[] stored = KubeFixtures.protobuf(name);
         StoredObject object = StoredObject.of(stored, 0, stored.length);

@@ -7,6 +7,7 @@ import io.kubernetes.client.proto.Resource;
 import io.kubernetes.client.proto.V1;
 import io.kubernetes.client.proto.V1Apps;
 import io.kubernetes.client.proto.V1Coordination;
+import io.watchfanout.testkit.StorageEnvelope;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
