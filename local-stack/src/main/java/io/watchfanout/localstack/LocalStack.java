@@ -719,7 +719,8 @@ final class LocalStack {
                 HaproxyServer lb = balancer;
                 String server = lb != null
                         ? lb.httpUrl()
-                        : config.httpScheme() + "://127.0.0.1:" + config.fanoutPorts().get(0);
+                        : config.httpScheme() + "://127.0.0.1:"
+                                + config.fanoutPorts().get(0);
                 out.println(String.format(
                         Locale.ROOT,
                         "Follow them with kubectl through the fan-out nodes' Kubernetes API:%n"

@@ -123,10 +123,11 @@ public final class LocalStackMain implements Callable<Integer> {
                 ? fanoutPorts
                 : fanoutPorts.stream().map(p -> ports.place(p, 1)).toList();
         fanoutEtcdPorts = fanoutEtcdGiven ? fanoutEtcdPorts : placeFanoutEtcdPorts(ports, fanoutEtcdPorts, fanoutPorts);
-        balancerPort = balancerGiven ? balancerPort : ports.place(balancerPort, 1);
-        balancerEtcdPort = balancerEtcdGiven ? balancerEtcdPort : ports.place(balancerEtcdPort, 1);
         kafkaControllerPort = kafkaControllerPort != null ? kafkaControllerPort : ports.place(kafkaPort + 1, brokers);
         etcdPeerPort = etcdPeerPort != null ? etcdPeerPort : ports.place(etcdPort + 1, 1);
+        // Last: a user's --etcd-port 23790 keeps etcd's peer next to it, and the balancer moves.
+        balancerPort = balancerGiven ? balancerPort : ports.place(balancerPort, 1);
+        balancerEtcdPort = balancerEtcdGiven ? balancerEtcdPort : ports.place(balancerEtcdPort, 1);
         try {
             return new StackConfig(
                     etcdPort,
