@@ -137,7 +137,8 @@ public final class HaproxyServer extends ServerProcess {
         }
         Path binary = executable()
                 .orElseThrow(() -> new IllegalStateException(
-                        "haproxy not found on PATH (expected: Debian's haproxy, apt-get install " + DEBIAN_PACKAGE + ")"));
+                        "haproxy not found on PATH (expected: Debian's haproxy, apt-get install " + DEBIAN_PACKAGE
+                                + ")"));
         try {
             Files.createDirectories(workDir);
             Files.writeString(configFile, config(httpPort, etcdApiPort, nodes, tls), StandardCharsets.UTF_8);
@@ -155,21 +156,28 @@ public final class HaproxyServer extends ServerProcess {
         }
         process.launch();
         awaitServing();
-        LOG.info("HAProxy ready at {} and {} (pid {}, config {}, log {})",
-                httpUrl(), etcdApiEndpoint(), process.pid(), configFile, logFile);
+        LOG.info(
+                "HAProxy ready at {} and {} (pid {}, config {}, log {})",
+                httpUrl(),
+                etcdApiEndpoint(),
+                process.pid(),
+                configFile,
+                logFile);
         return this;
     }
 
     private void awaitServing() {
         long deadline = System.nanoTime() + startTimeout.toNanos();
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         String last = "no answer";
         while (true) {
             if (!process.isAlive()) {
                 failed = true;
-                throw new IllegalStateException("HAProxy exited with code " + process.exitCode().orElse(-1)
-                        + " while starting (config " + configFile + "); log " + logFile + ", last lines:\n"
-                        + process.logTail(40));
+                throw new IllegalStateException(
+                        "HAProxy exited with code " + process.exitCode().orElse(-1)
+                                + " while starting (config " + configFile + "); log " + logFile + ", last lines:\n"
+                                + process.logTail(40));
             }
             try {
                 if (accepts(etcdApiPort) && (tls ? accepts(httpPort) : readyThrough(http))) {
@@ -322,7 +330,8 @@ public final class HaproxyServer extends ServerProcess {
          * @return this builder
          */
         public Builder node(int nodeHttpPort, int nodeEtcdApiPort) {
-            nodes.add(new Node(requirePort(nodeHttpPort, "nodeHttpPort"), requirePort(nodeEtcdApiPort, "nodeEtcdApiPort")));
+            nodes.add(new Node(
+                    requirePort(nodeHttpPort, "nodeHttpPort"), requirePort(nodeEtcdApiPort, "nodeEtcdApiPort")));
             return this;
         }
 
@@ -345,9 +354,8 @@ public final class HaproxyServer extends ServerProcess {
          */
         public HaproxyServer build() {
             if (httpPort == 0 || etcdApiPort == 0 || nodes.isEmpty()) {
-                throw new IllegalStateException(
-                        "HAProxy needs httpPort, etcdApiPort and at least one node (have " + httpPort + ", "
-                                + etcdApiPort + ", " + nodes + ")");
+                throw new IllegalStateException("HAProxy needs httpPort, etcdApiPort and at least one node (have "
+                        + httpPort + ", " + etcdApiPort + ", " + nodes + ")");
             }
             return new HaproxyServer(this);
         }
