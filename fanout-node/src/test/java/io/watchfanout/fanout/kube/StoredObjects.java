@@ -3,6 +3,7 @@ package io.watchfanout.fanout.kube;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import java.nio.charset.StandardCharsets;
 
@@ -25,7 +26,18 @@ final class StoredObjects {
         } catch (InvalidProtocolBufferException e) {
             throw new IllegalArgumentException(protoJson, e);
         }
-        byte[] raw = b.build().toByteArray();
+        return envelope(apiVersion, kind, b.build().toByteArray());
+    }
+
+    /**
+     * The stored envelope of {@code message}, built with client-java-proto's generated classes:
+     * a field set to its zero value is on the wire, as Go's protobuf marshals every value field.
+     */
+    static byte[] protobuf(String apiVersion, String kind, Message message) {
+        return envelope(apiVersion, kind, message.toByteArray());
+    }
+
+    private static byte[] envelope(String apiVersion, String kind, byte[] raw) {
         byte[] typeMeta =
                 new ProtoWriter().string(1, apiVersion).string(2, kind).toByteArray();
         byte[] unknown = new ProtoWriter()
