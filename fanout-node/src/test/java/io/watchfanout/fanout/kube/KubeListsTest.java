@@ -96,20 +96,9 @@ class KubeListsTest {
         List<KubeListWriter.Item> plain = pods(30);
         List<KubeListWriter.Item> withEvents = new ArrayList<>();
         for (int i = 0; i < plain.size(); i++) {
-            KubeListWriter.Item item = plain.get(i);
-            io.watchfanout.schema.v1.KeyValue kv = io.watchfanout.schema.v1.KeyValue.newBuilder()
-                    .setKey(com.google.protobuf.ByteString.copyFromUtf8("/registry/pods/ns/p-" + i))
-                    .setValue(com.google.protobuf.ByteString.copyFrom(item.value()))
-                    .setModRevision(item.modRevision())
-                    .setVersion(1)
-                    .build();
-            io.watchfanout.schema.v1.Event put = io.watchfanout.schema.v1.Event.newBuilder()
-                    .setType(io.watchfanout.schema.v1.Event.Type.PUT)
-                    .setKv(kv)
-                    .setRevision(item.modRevision())
-                    .build();
+            KubeListWriter.Item item = withEvent("/registry/pods/ns/p-" + i, plain.get(i));
             // Every third object has left the window: rendered each time.
-            withEvents.add(KubeListWriter.Item.of(kv, i % 3 == 0 ? null : new CachedEvent(put, 0)));
+            withEvents.add(i % 3 == 0 ? new KubeListWriter.Item(item.value(), item.modRevision()) : item);
         }
         for (boolean protobuf : new boolean[] {false, true}) {
             ByteArrayOutputStream expected = new ByteArrayOutputStream();
@@ -273,6 +262,7 @@ class KubeListsTest {
         assertThat(item.get("apiVersion").getAsString()).isEqualTo("example.com/v1");
     }
 
+    /** {@code item} as the cache hands it out while the event that wrote it is in the window. */
     private static KubeListWriter.Item withEvent(String key, KubeListWriter.Item item) {
         io.watchfanout.schema.v1.KeyValue kv = io.watchfanout.schema.v1.KeyValue.newBuilder()
                 .setKey(com.google.protobuf.ByteString.copyFromUtf8(key))
