@@ -162,6 +162,48 @@ class KubeApiEndToEndTest extends KubeStackTest {
     }
 
     @Test
+    void objectsStoredAsJsonAndAsProtobufListAlikeAndKeepTheirTypeInGetsAndWatches() throws Exception {
+        Stack.Node node = startNode();
+        long first = put(
+                "configmaps/default/from-json",
+                ("{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"from-json\","
+                                + "\"namespace\":\"default\"},\"data\":{\"k\":\"v\"}}")
+                        .getBytes(StandardCharsets.UTF_8));
+        long last = put(
+                "configmaps/default/from-pb",
+                StoredObjects.protobuf(
+                        "v1",
+                        "ConfigMap",
+                        "{\"metadata\":{\"name\":\"from-pb\",\"namespace\":\"default\"},\"data\":{\"k\":\"v\"}}"));
+        awaitNode(node, last);
+        KubeNodeClient client = new KubeNodeClient(node);
+
+        // A typed list: no item carries kind or apiVersion, however it was stored.
+        JsonObject list = json(client.get("/api/v1/namespaces/default/configmaps", KubeNodeClient.JSON));
+        assertThat(names(list)).containsExactly("from-json", "from-pb");
+        for (JsonElement item : list.getAsJsonArray("items")) {
+            assertThat(item.getAsJsonObject().keySet()).containsExactly("metadata", "data");
+        }
+        // One object, and a watch event's object: both carry them.
+        for (String name : List.of("from-json", "from-pb")) {
+            JsonObject got = json(client.get("/api/v1/namespaces/default/configmaps/" + name, KubeNodeClient.JSON));
+            assertThat(got.get("kind").getAsString()).isEqualTo("ConfigMap");
+            assertThat(got.get("apiVersion").getAsString()).isEqualTo("v1");
+        }
+        String events = text(client.get(
+                "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=" + (first - 1) + "&timeoutSeconds=2",
+                KubeNodeClient.JSON));
+        List<JsonObject> objects = new ArrayList<>();
+        for (String line : events.split("\n")) {
+            objects.add(JsonParser.parseString(line).getAsJsonObject().getAsJsonObject("object"));
+        }
+        assertThat(objects).hasSize(2).allSatisfy(o -> {
+            assertThat(o.get("kind").getAsString()).isEqualTo("ConfigMap");
+            assertThat(o.get("apiVersion").getAsString()).isEqualTo("v1");
+        });
+    }
+
+    @Test
     void pagesSelectorsAndBadInputAnswerAsKubeApiserver() throws Exception {
         Stack.Node node = startNode("--history-max-events", "20", "--resource-version-wait", "5s");
         long last = 0;

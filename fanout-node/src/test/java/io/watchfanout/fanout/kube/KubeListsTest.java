@@ -96,20 +96,9 @@ class KubeListsTest {
         List<KubeListWriter.Item> plain = pods(30);
         List<KubeListWriter.Item> withEvents = new ArrayList<>();
         for (int i = 0; i < plain.size(); i++) {
-            KubeListWriter.Item item = plain.get(i);
-            io.watchfanout.schema.v1.KeyValue kv = io.watchfanout.schema.v1.KeyValue.newBuilder()
-                    .setKey(com.google.protobuf.ByteString.copyFromUtf8("/registry/pods/ns/p-" + i))
-                    .setValue(com.google.protobuf.ByteString.copyFrom(item.value()))
-                    .setModRevision(item.modRevision())
-                    .setVersion(1)
-                    .build();
-            io.watchfanout.schema.v1.Event put = io.watchfanout.schema.v1.Event.newBuilder()
-                    .setType(io.watchfanout.schema.v1.Event.Type.PUT)
-                    .setKv(kv)
-                    .setRevision(item.modRevision())
-                    .build();
+            KubeListWriter.Item item = withEvent("/registry/pods/ns/p-" + i, plain.get(i));
             // Every third object has left the window: rendered each time.
-            withEvents.add(KubeListWriter.Item.of(kv, i % 3 == 0 ? null : new CachedEvent(put, 0)));
+            withEvents.add(i % 3 == 0 ? new KubeListWriter.Item(item.value(), item.modRevision()) : item);
         }
         for (boolean protobuf : new boolean[] {false, true}) {
             ByteArrayOutputStream expected = new ByteArrayOutputStream();
@@ -219,6 +208,74 @@ class KubeListsTest {
                         .get(0)
                         .getAsString())
                 .isEqualTo("v1");
+    }
+
+    @Test
+    void builtInItemsCarryNoTypeMetaWhetherStoredAsJsonOrProtobuf() throws Exception {
+        KubeResource configMaps = resources.byPlural("", "v1", "configmaps").orElseThrow();
+        byte[] asJson = ("{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"from-json\","
+                        + "\"namespace\":\"default\"},\"data\":{\"k\":\"v\"}}")
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] asProtobuf = StoredObjects.protobuf(
+                "v1",
+                "ConfigMap",
+                "{\"metadata\":{\"name\":\"from-pb\",\"namespace\":\"default\"},\"data\":{\"k\":\"v\"}}");
+        FrameEncoder encoder = new FrameEncoder();
+        KubeListWriter memoizing = new KubeListWriter(KubeSchema.standard(), ProtoJsonWriter.create(), encoder);
+        List<KubeListWriter.Item> items =
+                List.of(new KubeListWriter.Item(asJson, 5), new KubeListWriter.Item(asProtobuf, 6));
+        // Rendered anew and memoized on the events that wrote them: the same items either way.
+        List<KubeListWriter.Item> withEvents = List.of(
+                withEvent("/registry/configmaps/default/from-json", items.get(0)),
+                withEvent("/registry/configmaps/default/from-pb", items.get(1)));
+        for (KubeListWriter writer : List.of(lists, memoizing)) {
+            for (List<KubeListWriter.Item> page : List.of(items, withEvents)) {
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                writer.json(configMaps, page, 9, null, -1, (b, off, len) -> out.write(b, off, len));
+                JsonObject list = json(out.toByteArray());
+                assertThat(list.get("kind").getAsString()).isEqualTo("ConfigMapList");
+                assertThat(list.getAsJsonArray("items"))
+                        .containsExactly(
+                                JsonParser.parseString(
+                                        "{\"metadata\":{\"name\":\"from-json\",\"namespace\":\"default\","
+                                                + "\"resourceVersion\":\"5\"},\"data\":{\"k\":\"v\"}}"),
+                                JsonParser.parseString("{\"metadata\":{\"name\":\"from-pb\",\"namespace\":\"default\","
+                                        + "\"resourceVersion\":\"6\"},\"data\":{\"k\":\"v\"}}"));
+            }
+        }
+    }
+
+    @Test
+    void customResourceItemsKeepTheirTypeMeta() throws Exception {
+        KubeResource widgets = CustomResources.fromStoredDefinition(StoredObjects.widgetDefinition())
+                .orElseThrow();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        lists.json(
+                widgets,
+                List.of(new KubeListWriter.Item(StoredObjects.widget("default", "w", 3), 4)),
+                9,
+                null,
+                -1,
+                (b, off, len) -> out.write(b, off, len));
+        JsonObject item = json(out.toByteArray()).getAsJsonArray("items").get(0).getAsJsonObject();
+        assertThat(item.get("kind").getAsString()).isEqualTo("Widget");
+        assertThat(item.get("apiVersion").getAsString()).isEqualTo("example.com/v1");
+    }
+
+    /** {@code item} as the cache hands it out while the event that wrote it is in the window. */
+    private static KubeListWriter.Item withEvent(String key, KubeListWriter.Item item) {
+        io.watchfanout.schema.v1.KeyValue kv = io.watchfanout.schema.v1.KeyValue.newBuilder()
+                .setKey(com.google.protobuf.ByteString.copyFromUtf8(key))
+                .setValue(com.google.protobuf.ByteString.copyFrom(item.value()))
+                .setModRevision(item.modRevision())
+                .setVersion(1)
+                .build();
+        io.watchfanout.schema.v1.Event put = io.watchfanout.schema.v1.Event.newBuilder()
+                .setType(io.watchfanout.schema.v1.Event.Type.PUT)
+                .setKv(kv)
+                .setRevision(item.modRevision())
+                .build();
+        return KubeListWriter.Item.of(kv, new CachedEvent(put, 0));
     }
 
     private static List<KubeListWriter.Item> pods(int n) {

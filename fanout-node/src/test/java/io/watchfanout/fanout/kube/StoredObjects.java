@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import io.kubernetes.client.proto.Meta;
 import io.kubernetes.client.proto.V1;
@@ -34,6 +35,14 @@ final class StoredObjects {
             throw new IllegalArgumentException(protoJson, e);
         }
         return StorageEnvelope.wrap(apiVersion, kind, b.build());
+    }
+
+    /**
+     * The stored envelope of {@code message}, built with client-java-proto's generated classes:
+     * a field set to its zero value is on the wire, as Go's protobuf marshals every value field.
+     */
+    static byte[] protobuf(String apiVersion, String kind, Message message) {
+        return StorageEnvelope.wrap(apiVersion, kind, message);
     }
 
     /** The metadata of a namespaced object as kube-apiserver fills it on create (no resourceVersion: the node sets it). */

@@ -11,6 +11,7 @@ import io.kubernetes.client.proto.Meta;
 import io.kubernetes.client.proto.Runtime;
 import io.kubernetes.client.proto.V1Apps;
 import io.watchfanout.testkit.EtcdServer;
+import io.watchfanout.testkit.StorageEnvelope;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -164,7 +165,7 @@ class DemoLoadBoundsTest {
     /** {@code metadata.creationTimestamp} of a stored object, protobuf or JSON. */
     private static Instant created(KeyValue kv) throws Exception {
         byte[] value = kv.getValue().getBytes();
-        if (value.length > 4 && Arrays.equals(Arrays.copyOf(value, 4), StorageEnvelope.MAGIC)) {
+        if (value.length > 4 && Arrays.equals(Arrays.copyOf(value, 4), StorageEnvelope.magic())) {
             Runtime.Unknown unknown = Runtime.Unknown.parseFrom(Arrays.copyOfRange(value, 4, value.length));
             // Every built-in object's message has its ObjectMeta as field 1.
             CodedInputStream in = unknown.getRaw().newCodedInput();
