@@ -1,9 +1,10 @@
 package io.watchfanout.bench;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.kubernetes.client.proto.Meta;
-import io.kubernetes.client.proto.Runtime;
 import io.kubernetes.client.proto.V1;
+import io.watchfanout.testkit.StorageEnvelope;
 
 /**
  * Pods as kube-apiserver stores them in etcd: the {@code k8s\0} magic and a {@code runtime.Unknown}
@@ -16,8 +17,6 @@ import io.kubernetes.client.proto.V1;
 final class KubePods {
     /** The key prefix the pods are stored under (kube-apiserver's default {@code --etcd-prefix}). */
     static final String PREFIX = "/registry/pods/";
-
-    private static final byte[] MAGIC = {'k', '8', 's', 0};
 
     private KubePods() {}
 
@@ -82,15 +81,7 @@ final class KubePods {
      * of {@code apiVersion} and {@code kind} around {@code raw}, the object's protobuf message.
      */
     static ByteString envelope(String apiVersion, String kind, ByteString raw) {
-        byte[] unknown = Runtime.Unknown.newBuilder()
-                .setTypeMeta(
-                        Runtime.TypeMeta.newBuilder().setApiVersion(apiVersion).setKind(kind))
-                .setRaw(raw)
-                .setContentEncoding("")
-                .setContentType("")
-                .build()
-                .toByteArray();
-        return ByteString.copyFrom(MAGIC).concat(ByteString.copyFrom(unknown));
+        return UnsafeByteOperations.unsafeWrap(StorageEnvelope.wrap(apiVersion, kind, raw));
     }
 
     private static V1.Container.Builder container(String name, String image) {

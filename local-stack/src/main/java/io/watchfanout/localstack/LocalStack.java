@@ -3,6 +3,7 @@ package io.watchfanout.localstack;
 import io.watchfanout.localstack.demo.DemoLoad;
 import io.watchfanout.testkit.ChildProcesses;
 import io.watchfanout.testkit.EtcdServer;
+import io.watchfanout.testkit.HaproxyServer;
 import io.watchfanout.testkit.JavaProcess;
 import io.watchfanout.testkit.KafkaBroker;
 import io.watchfanout.testkit.KafkaCluster;
@@ -69,6 +70,14 @@ final class LocalStack {
     /** How long an orphaned part gets between SIGTERM and SIGKILL: about the longest ordered stop. */
     static final int ORPHAN_GRACE_SECONDS = 30;
 
+    /**
+     * With {@code --demo}, etcd keeps this much history and compacts the rest, as kube-apiserver
+     * has a cluster's etcd compacted every 5 minutes: the demo's writes would otherwise pile up
+     * as revisions for ever (the ingester resyncs when its resume point is compacted). Without
+     * the demo, etcd keeps its whole history (tests and examples read it back).
+     */
+    static final String DEMO_ETCD_COMPACTION_RETENTION = "5m";
+
     private static final String INGESTER_HEAP = "384m";
     private static final String FANOUT_HEAP = "512m";
 
@@ -82,6 +91,8 @@ final class LocalStack {
     private final SecureStack secure;
 
     private volatile EtcdServer etcdServer;
+    /** HAProxy in front of the nodes; null until started, and when haproxy is not installed. */
+    private volatile HaproxyServer balancer;
 
     private final List<Part> parts = new CopyOnWriteArrayList<>();
     private final Set<Part> reportedExits = ConcurrentHashMap.newKeySet();
@@ -184,6 +195,7 @@ final class LocalStack {
         startKafka();
         startIngester();
         startFanoutNodes();
+        startBalancer();
     }
 
     /** Fails before anything starts if a port is taken, naming the flag that changes it. */
@@ -207,6 +219,10 @@ final class LocalStack {
         }
         for (int port : config.fanoutEtcdPorts()) {
             ports.add(Map.entry("fan-out node etcd API port (--fanout-etcd-ports)", port));
+        }
+        if (HaproxyServer.executable().isPresent()) {
+            ports.add(Map.entry("load balancer port (--balancer-port)", config.balancerPort()));
+            ports.add(Map.entry("load balancer etcd API port (--balancer-etcd-port)", config.balancerEtcdPort()));
         }
         List<String> taken = new ArrayList<>();
         for (Map.Entry<String, Integer> port : ports) {
@@ -245,6 +261,11 @@ final class LocalStack {
                 .progressNotifyInterval(EtcdServer.DEFAULT_PROGRESS_NOTIFY_INTERVAL)
                 .startTimeout(config.startTimeout())
                 .stopTimeout(Duration.ofSeconds(15));
+        if (config.demo()) {
+            etcdBuilder
+                    .extraArg("--auto-compaction-mode=periodic")
+                    .extraArg("--auto-compaction-retention=" + DEMO_ETCD_COMPACTION_RETENTION);
+        }
         EtcdServer etcd = (secure == null ? etcdBuilder : secure.etcd(etcdBuilder)).build();
         Part part = new Part(
                 "etcd", etcd.clientUrl(), etcd::pid, etcd::isAlive, etcd::exitCode, etcd.logFile(), etcd::close);
@@ -410,6 +431,37 @@ final class LocalStack {
         out.println(String.format(Locale.ROOT, "ready in %.1f s", (System.nanoTime() - startNanos) / 1e9));
     }
 
+    /**
+     * HAProxy in front of every node's HTTP and etcd API port, when installed: one address that
+     * outlives any one node. Without it the stack runs on, and the status says what to install.
+     */
+    private void startBalancer() {
+        if (HaproxyServer.executable().isEmpty()) {
+            return;
+        }
+        HaproxyServer.Builder builder = HaproxyServer.builder()
+                .httpPort(config.balancerPort())
+                .etcdApiPort(config.balancerEtcdPort())
+                .tls(secure != null)
+                .workDir(dir.part("haproxy"))
+                .keepData(true)
+                .startTimeout(config.startTimeout());
+        for (int i = 0; i < config.fanoutPorts().size(); i++) {
+            builder.node(config.fanoutPorts().get(i), config.fanoutEtcdPorts().get(i));
+        }
+        HaproxyServer haproxy = builder.build();
+        Part part = new Part(
+                "balancer",
+                haproxy.httpUrl(),
+                haproxy::pid,
+                haproxy::isAlive,
+                haproxy::exitCode,
+                haproxy.logFile(),
+                haproxy::close);
+        step(part, haproxy::start);
+        balancer = haproxy;
+    }
+
     /** A child JVM of the stack, its log and temporary files under the part's directory. */
     private JavaProcess.Builder javaPart(String name, Path jar, String heap) {
         Path partDir = dir.part(name);
@@ -488,11 +540,28 @@ final class LocalStack {
     // ---- running -----------------------------------------------------------------------
 
     private void printStatus(Duration took) {
-        String firstNode =
-                config.httpScheme() + "://127.0.0.1:" + config.fanoutPorts().get(0);
+        HaproxyServer lb = balancer;
+        // Where clients go: the balancer, which outlives any one node, else the first node.
+        String firstNode = lb != null
+                ? lb.httpUrl()
+                : config.httpScheme() + "://127.0.0.1:" + config.fanoutPorts().get(0);
         StringBuilder s = new StringBuilder();
         s.append(
                 String.format(Locale.ROOT, "%nwatch-fanout local stack is ready (%.1f s)%n", took.toMillis() / 1000.0));
+        if (lb != null) {
+            s.append(String.format(
+                    Locale.ROOT,
+                    "One address for every fan-out node (HAProxy; a node that fails /readyz is taken out):%n"
+                            + "  %s (HTTP, Kubernetes API) and %s (etcd API)%n",
+                    lb.httpUrl(),
+                    lb.etcdApiEndpoint()));
+        } else {
+            s.append(String.format(
+                    Locale.ROOT,
+                    "No load balancer: haproxy is not installed (apt-get install %s); each fan-out node has its own"
+                            + " address below, and a client of one node must be moved by hand when it stops.%n",
+                    HaproxyServer.DEBIAN_PACKAGE));
+        }
         for (Part part : parts) {
             s.append(String.format(
                     Locale.ROOT,
@@ -535,7 +604,10 @@ final class LocalStack {
 
     /** The lines that show a plain stack at work. */
     private void usage(StringBuilder s, String firstNode) {
-        s.append(String.format(Locale.ROOT, "%nWatch every key under /registry/ through a fan-out node:%n"));
+        s.append(String.format(
+                Locale.ROOT,
+                "%nWatch every key under /registry/ through %s:%n",
+                balancer != null ? "the balancer" : "a fan-out node"));
         s.append(String.format(
                 Locale.ROOT,
                 "  curl -N '%s/v1/watch?key=/registry/&prefix=true&allowWatchBookmarks=true'%n",
@@ -545,10 +617,11 @@ final class LocalStack {
                 "and write to etcd in another terminal%s:%n",
                 onPath("etcdctl") ? "" : " (etcdctl is in the Debian package etcd-client)"));
         s.append(String.format(Locale.ROOT, "  etcdctl --endpoints=%s put /registry/demo hello%n", config.etcdUrl()));
-        s.append(String.format(Locale.ROOT, "List what the fan-out node holds:%n"));
+        s.append(String.format(Locale.ROOT, "List what the fan-out nodes hold:%n"));
         s.append(String.format(Locale.ROOT, "  curl '%s/v1/kv?key=/registry/&prefix=true&limit=10'%n", firstNode));
-        String etcdApi =
-                config.fanoutEtcdPorts().stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+        String etcdApi = balancer != null
+                ? balancer.etcdApiEndpoint()
+                : config.fanoutEtcdPorts().stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
         s.append(String.format(
                 Locale.ROOT,
                 "Every fan-out node is also an etcd endpoint (watches and reads from its cache,"
@@ -564,9 +637,11 @@ final class LocalStack {
     private void secureUsage(StringBuilder s, String firstNode) {
         String ca = secure.caCert().toString();
         String alice = "'Authorization: Bearer " + secure.token(SecureStack.ALICE) + "'";
-        String etcdApi = config.fanoutEtcdPorts().stream()
-                .map(p -> "https://127.0.0.1:" + p)
-                .collect(Collectors.joining(","));
+        String etcdApi = balancer != null
+                ? "https://" + balancer.etcdApiEndpoint()
+                : config.fanoutEtcdPorts().stream()
+                        .map(p -> "https://127.0.0.1:" + p)
+                        .collect(Collectors.joining(","));
         s.append(String.format(
                 Locale.ROOT,
                 "%nEverything speaks TLS and asks who is calling (docs/SECURITY.md); the CA, certificates, tokens and"
@@ -654,15 +729,18 @@ final class LocalStack {
                             + " backups), with transactions and expiring leases; the curl above shows them.",
                     config.demoRate()));
             if (secure == null) {
+                HaproxyServer lb = balancer;
+                String server = lb != null
+                        ? lb.httpUrl()
+                        : config.httpScheme() + "://127.0.0.1:"
+                                + config.fanoutPorts().get(0);
                 out.println(String.format(
                         Locale.ROOT,
-                        "Follow them with kubectl through a fan-out node's Kubernetes API:%n"
-                                + "  kubectl --server %s://127.0.0.1:%d get pods -A -w%n"
-                                + "  kubectl --server %s://127.0.0.1:%d get backups -A",
-                        config.httpScheme(),
-                        config.fanoutPorts().get(0),
-                        config.httpScheme(),
-                        config.fanoutPorts().get(0)));
+                        "Follow them with kubectl through the fan-out nodes' Kubernetes API:%n"
+                                + "  kubectl --server %s get pods -A -w%n"
+                                + "  kubectl --server %s get backups -A",
+                        server,
+                        server));
             }
         } catch (RuntimeException e) {
             out.println("demo load could not start: " + e.getMessage());

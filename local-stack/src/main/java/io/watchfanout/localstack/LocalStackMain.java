@@ -77,6 +77,8 @@ public final class LocalStackMain implements Callable<Integer> {
         int ingesterPort = v.get(StackFlags.INGESTER_PORT);
         List<Integer> fanoutPorts = v.get(StackFlags.FANOUT_PORTS);
         List<Integer> fanoutEtcdPorts = v.get(StackFlags.FANOUT_ETCD_PORTS);
+        int balancerPort = v.get(StackFlags.BALANCER_PORT);
+        int balancerEtcdPort = v.get(StackFlags.BALANCER_ETCD_PORT);
         // The ports the user gave stay where they are; every other one goes where it is nobody's.
         DefaultPorts ports = new DefaultPorts();
         boolean etcdGiven = given(StackFlags.ETCD_PORT);
@@ -84,6 +86,8 @@ public final class LocalStackMain implements Callable<Integer> {
         boolean ingesterGiven = given(StackFlags.INGESTER_PORT);
         boolean fanoutGiven = given(StackFlags.FANOUT_PORTS);
         boolean fanoutEtcdGiven = given(StackFlags.FANOUT_ETCD_PORTS);
+        boolean balancerGiven = given(StackFlags.BALANCER_PORT);
+        boolean balancerEtcdGiven = given(StackFlags.BALANCER_ETCD_PORT);
         if (etcdGiven) {
             ports.given(List.of(etcdPort));
         }
@@ -105,6 +109,12 @@ public final class LocalStackMain implements Callable<Integer> {
         if (fanoutEtcdGiven) {
             ports.given(fanoutEtcdPorts);
         }
+        if (balancerGiven) {
+            ports.given(List.of(balancerPort));
+        }
+        if (balancerEtcdGiven) {
+            ports.given(List.of(balancerEtcdPort));
+        }
         // The ports clients use first, then those derived from them (--kafka-port + 1, --etcd-port + 1).
         etcdPort = etcdGiven ? etcdPort : ports.place(etcdPort, 1);
         kafkaPort = kafkaGiven ? kafkaPort : ports.place(kafkaPort, brokers);
@@ -115,6 +125,9 @@ public final class LocalStackMain implements Callable<Integer> {
         fanoutEtcdPorts = fanoutEtcdGiven ? fanoutEtcdPorts : placeFanoutEtcdPorts(ports, fanoutEtcdPorts, fanoutPorts);
         kafkaControllerPort = kafkaControllerPort != null ? kafkaControllerPort : ports.place(kafkaPort + 1, brokers);
         etcdPeerPort = etcdPeerPort != null ? etcdPeerPort : ports.place(etcdPort + 1, 1);
+        // Last: a user's --etcd-port 23790 keeps etcd's peer next to it, and the balancer moves.
+        balancerPort = balancerGiven ? balancerPort : ports.place(balancerPort, 1);
+        balancerEtcdPort = balancerEtcdGiven ? balancerEtcdPort : ports.place(balancerEtcdPort, 1);
         try {
             return new StackConfig(
                     etcdPort,
@@ -125,6 +138,8 @@ public final class LocalStackMain implements Callable<Integer> {
                     ingesterPort,
                     fanoutPorts,
                     fanoutEtcdPorts,
+                    balancerPort,
+                    balancerEtcdPort,
                     Optional.ofNullable(v.get(StackFlags.DATA_DIR)),
                     v.get(StackFlags.TOPIC_PREFIX),
                     v.get(StackFlags.DEMO),

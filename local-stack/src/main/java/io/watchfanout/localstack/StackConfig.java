@@ -24,6 +24,9 @@ import java.util.Set;
  * @param ingesterPort the ingester's HTTP port ({@code /metrics}, {@code /readyz}, {@code /livez})
  * @param fanoutPorts the HTTP port of each fan-out node, one node per port
  * @param fanoutEtcdPorts the etcd API (gRPC) port of each fan-out node, in the order of {@code fanoutPorts}
+ * @param balancerPort the load balancer's HTTP port, in front of every fan-out node's HTTP port
+ *     (used when HAProxy is installed)
+ * @param balancerEtcdPort the load balancer's etcd API port, in front of every node's etcd API port
  * @param dataDir where etcd and Kafka keep their data and every part its log, kept at exit;
  *     empty for a new temporary directory removed at exit
  * @param topicPrefix the topics are {@code <prefix>.events} and {@code <prefix>.state}
@@ -44,6 +47,8 @@ public record StackConfig(
         int ingesterPort,
         List<Integer> fanoutPorts,
         List<Integer> fanoutEtcdPorts,
+        int balancerPort,
+        int balancerEtcdPort,
         Optional<Path> dataDir,
         String topicPrefix,
         boolean demo,
@@ -101,6 +106,10 @@ public record StackConfig(
             names.add("--fanout-etcd-ports");
             ports.add(port);
         }
+        names.add("--balancer-port");
+        ports.add(balancerPort);
+        names.add("--balancer-etcd-port");
+        ports.add(balancerEtcdPort);
         Set<Integer> seen = new HashSet<>();
         for (int i = 0; i < ports.size(); i++) {
             int port = ports.get(i);

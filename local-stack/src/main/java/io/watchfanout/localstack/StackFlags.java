@@ -60,6 +60,15 @@ public final class StackFlags extends FlagTable {
             .help(
                     "Ports of the fan-out nodes' etcd v3 API (gRPC: etcdctl, jetcd, clientv3), one per --fanout-ports entry, "
                             + "in the same order; when not given, 23791, 23792 and on, one per node.");
+    static final Flag<Integer> BALANCER_PORT = Flag.integer("--balancer-port", "PORT")
+            .defaultValue("8080")
+            .unit("TCP port")
+            .help("HTTP port of the load balancer (HAProxy, when installed) in front of every fan-out node: one address"
+                    + " for all of them, nodes checked on /readyz.");
+    static final Flag<Integer> BALANCER_ETCD_PORT = Flag.integer("--balancer-etcd-port", "PORT")
+            .defaultValue("23790")
+            .unit("TCP port")
+            .help("etcd API port of the load balancer, in front of every node's etcd API port.");
     static final Flag<Path> DATA_DIR = Flag.path("--data-dir", "DIR")
             .defaultText("a new temporary directory, removed at exit")
             .help("Keep the data of etcd and Kafka, and the logs, in DIR; a restart on the same DIR resumes.");
@@ -105,6 +114,8 @@ public final class StackFlags extends FlagTable {
                 INGESTER_PORT,
                 FANOUT_PORTS,
                 FANOUT_ETCD_PORTS,
+                BALANCER_PORT,
+                BALANCER_ETCD_PORT,
                 DATA_DIR,
                 TOPIC_PREFIX,
                 DEMO,

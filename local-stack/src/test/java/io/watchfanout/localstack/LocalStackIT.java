@@ -77,8 +77,9 @@ class LocalStackIT {
                 .as("etcdctl on PATH (Debian package etcd-client): the test writes with it")
                 .isTrue();
         Files.createDirectories(itDir);
-        // etcd, etcd peer, Kafka, Kafka controller, ingester, two fan-out nodes, their etcd APIs
-        ports = FreePorts.pick(9);
+        // etcd, etcd peer, Kafka, Kafka controller, ingester, two fan-out nodes, their etcd APIs,
+        // the balancer's HTTP and etcd API ports
+        ports = FreePorts.pick(11);
     }
 
     @AfterEach
@@ -102,7 +103,11 @@ class LocalStackIT {
                 "--fanout-ports",
                 ports[5] + "," + ports[6],
                 "--fanout-etcd-ports",
-                ports[7] + "," + ports[8]);
+                ports[7] + "," + ports[8],
+                "--balancer-port",
+                Integer.toString(ports[9]),
+                "--balancer-etcd-port",
+                Integer.toString(ports[10]));
     }
 
     private StackProcess startStack(String name, List<String> extraArgs) throws Exception {
@@ -128,12 +133,20 @@ class LocalStackIT {
                 .containsKeys("etcd", "kafka", "ingester", "fanout-node@" + ports[5], "fanout-node@" + ports[6]);
         Path dataDir = stack.dataDir();
         assertThat(dataDir).isDirectory();
+        // With haproxy installed the printed lines use the balancer, else the first node.
+        boolean balanced = io.watchfanout.testkit.HaproxyServer.executable().isPresent();
         assertThat(stack.output())
-                .contains("curl -N 'http://127.0.0.1:" + ports[5]
+                .contains("curl -N 'http://127.0.0.1:" + (balanced ? ports[9] : ports[5])
                         + "/v1/watch?key=/registry/&prefix=true&allowWatchBookmarks=true'")
                 .contains("etcdctl --endpoints=http://127.0.0.1:" + ports[0] + " put /registry/demo hello")
-                .contains("etcdctl --endpoints=127.0.0.1:" + ports[7] + ",127.0.0.1:" + ports[8]
+                .contains("etcdctl --endpoints="
+                        + (balanced ? "127.0.0.1:" + ports[10] : "127.0.0.1:" + ports[7] + ",127.0.0.1:" + ports[8])
                         + " watch --prefix /registry/");
+        if (balanced) {
+            assertThat(parts).containsKey("balancer");
+        } else {
+            assertThat(stack.output()).contains("haproxy is not installed (apt-get install haproxy)");
+        }
         String etcdUrl = parts.get("etcd").address();
         String nodeA = parts.get("fanout-node@" + ports[5]).address();
         String nodeB = parts.get("fanout-node@" + ports[6]).address();
@@ -353,7 +366,9 @@ class LocalStackIT {
     @Test
     void kubectlThroughAFanoutNodeListsAndWatchesTheDemoLoad() throws Exception {
         StackProcess stack = startStack("demo", List.of("--demo"));
-        String node = stack.parts().get("fanout-node@" + ports[5]).address();
+        String node = stack.parts()
+                .getOrDefault("balancer", stack.parts().get("fanout-node@" + ports[5]))
+                .address();
         stack.awaitLine("kubectl --server " + node + " get pods -A -w", Duration.ofSeconds(30));
         Path home = Files.createDirectories(itDir.resolve("kubectl-" + System.nanoTime()));
 
@@ -410,6 +425,146 @@ class LocalStackIT {
         }
 
         assertThat(stack.terminate(STOP_TIMEOUT)).hasValue(143);
+    }
+
+    /**
+     * {@code --demo} behind the balancer: an unchanged informer (fabric8's, default settings) and
+     * {@code kubectl get pods -A -w} watch through the one printed address; the node holding the
+     * informer's watch is killed with SIGKILL. The informer carries on with the demo's writes
+     * through the other node, resumed from its resourceVersion without a second list. kubectl
+     * does not: a {@code get -w} whose stream was on the killed node exits 0 without a message
+     * (kubectl ends a watch when its connection breaks; README says so), while one whose stream
+     * was on the other node runs on.
+     */
+    @Test
+    void anInformerThroughTheBalancerOutlivesANodeKillAndKubectlWatchEndsWithItsStream() throws Exception {
+        assertThat(io.watchfanout.testkit.HaproxyServer.executable())
+                .as("haproxy on PATH (Debian package haproxy): the stack's load balancer")
+                .isPresent();
+        StackProcess stack = startStack("balanced", List.of("--demo", "--demo-rate", "50"));
+        Map<String, StackProcess.Part> parts = stack.parts();
+        String balancer = parts.get("balancer").address();
+        assertThat(balancer).isEqualTo("http://127.0.0.1:" + ports[9]);
+        stack.awaitLine("kubectl --server " + balancer + " get pods -A -w", Duration.ofSeconds(30));
+        List<StackProcess.Part> nodes =
+                List.of(parts.get("fanout-node@" + ports[5]), parts.get("fanout-node@" + ports[6]));
+        Path home = Files.createDirectories(itDir.resolve("balanced-" + System.nanoTime()));
+
+        // The informer first; which node holds its watch shows in the nodes' watcher gauges.
+        List<Long> informed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        io.fabric8.kubernetes.client.KubernetesClient client =
+                new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+                        .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(
+                                        io.fabric8.kubernetes.client.Config.empty())
+                                .withMasterUrl(balancer)
+                                .build())
+                        .build();
+        io.fabric8.kubernetes.client.informers.SharedIndexInformer<io.fabric8.kubernetes.api.model.Pod> informer =
+                client.pods().inAnyNamespace().inform(new PodVersions(informed));
+        List<Process> kubectls = new ArrayList<>();
+        try {
+            awaitTrue(informer::hasSynced, Duration.ofSeconds(60), "the informer has listed");
+            awaitTrue(
+                    () -> watchers(nodes.get(0)) + watchers(nodes.get(1)) == 1,
+                    Duration.ofSeconds(60),
+                    "the informer's watch is on a node");
+            StackProcess.Part informerNode = watchers(nodes.get(0)) == 1 ? nodes.get(0) : nodes.get(1);
+            StackProcess.Part otherNode = informerNode == nodes.get(0) ? nodes.get(1) : nodes.get(0);
+
+            // kubectl watches, one at a time, until one streams from each node.
+            Map<Process, StackProcess.Part> kubectlNode = new java.util.HashMap<>();
+            while (!kubectlNode.containsValue(informerNode) || !kubectlNode.containsValue(otherNode)) {
+                assertThat(kubectls)
+                        .as("kubectl watches placed by the balancer: " + kubectlNode)
+                        .hasSizeLessThan(6);
+                int before = watchers(informerNode);
+                int expected = kubectls.size() + 2;
+                int n = kubectls.size();
+                Process p = kubectlProcess(home, balancer, "get", "pods", "-A", "-w")
+                        .redirectOutput(home.resolve("watch-" + n + ".txt").toFile())
+                        .redirectError(home.resolve("watch-" + n + "-err.txt").toFile())
+                        .start();
+                kubectls.add(p);
+                awaitTrue(
+                        () -> watchers(nodes.get(0)) + watchers(nodes.get(1)) == expected,
+                        Duration.ofSeconds(60),
+                        "kubectl's watch " + n + " is on a node");
+                kubectlNode.put(p, watchers(informerNode) > before ? informerNode : otherNode);
+            }
+
+            long listsBefore = podLists(stack.dataDir());
+            ProcessHandle.of(informerNode.pid()).orElseThrow().destroyForcibly();
+            long afterKill;
+            try (EtcdTruth etcd = new EtcdTruth(parts.get("etcd").address())) {
+                afterKill = etcd.revision();
+            }
+
+            // The informer receives the demo's writes made after the kill, through the other node.
+            awaitTrue(
+                    () -> informed.stream().anyMatch(rv -> rv > afterKill),
+                    Duration.ofSeconds(120),
+                    "the informer receives writes after the kill");
+            assertThat(informer.isWatching()).isTrue();
+            assertThat(podLists(stack.dataDir()))
+                    .as("pod lists through the balancer (the informer resumed its watch, no relist)")
+                    .isEqualTo(listsBefore);
+            for (Map.Entry<Process, StackProcess.Part> k : kubectlNode.entrySet()) {
+                if (k.getValue() == informerNode) {
+                    assertThat(k.getKey().waitFor(60, java.util.concurrent.TimeUnit.SECONDS))
+                            .as("kubectl get -w on the killed node ends")
+                            .isTrue();
+                    assertThat(k.getKey().exitValue())
+                            .as("kubectl get -w's exit status")
+                            .isZero();
+                } else {
+                    assertThat(k.getKey().isAlive())
+                            .as("kubectl get -w on the other node runs on")
+                            .isTrue();
+                }
+            }
+        } finally {
+            kubectls.forEach(Process::destroyForcibly);
+            informer.stop();
+            client.close();
+        }
+        assertThat(stack.terminate(STOP_TIMEOUT)).hasValue(143);
+    }
+
+    /** The resourceVersion of every pod event an informer hands its handler. */
+    private record PodVersions(List<Long> versions)
+            implements io.fabric8.kubernetes.client.informers.ResourceEventHandler<
+                    io.fabric8.kubernetes.api.model.Pod> {
+        @Override
+        public void onAdd(io.fabric8.kubernetes.api.model.Pod pod) {
+            versions.add(Long.parseLong(pod.getMetadata().getResourceVersion()));
+        }
+
+        @Override
+        public void onUpdate(io.fabric8.kubernetes.api.model.Pod before, io.fabric8.kubernetes.api.model.Pod after) {
+            versions.add(Long.parseLong(after.getMetadata().getResourceVersion()));
+        }
+
+        @Override
+        public void onDelete(io.fabric8.kubernetes.api.model.Pod pod, boolean finalStateUnknown) {
+            versions.add(Long.parseLong(pod.getMetadata().getResourceVersion()));
+        }
+    }
+
+    /** The watch streams a node serves now (its {@code watchfanout_watchers} gauges summed). */
+    private static int watchers(StackProcess.Part node) throws IOException, InterruptedException {
+        return (int) get(node.address() + "/metrics")
+                .body()
+                .lines()
+                .filter(l -> l.startsWith("watchfanout_watchers{"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .sum();
+    }
+
+    /** Pod lists (not watches) HAProxy has logged: {@code GET /api/v1/pods?...} without {@code watch=}. */
+    private static long podLists(Path dataDir) throws IOException {
+        return Files.readAllLines(dataDir.resolve("haproxy/haproxy.log")).stream()
+                .filter(l -> l.contains("\"GET /api/v1/pods") && !l.contains("watch="))
+                .count();
     }
 
     /** kubectl with {@code --server node}, no kubeconfig, its cache under {@code home}. */

@@ -15,6 +15,8 @@
  *       fan-out nodes) as child processes, for the local stack, the benchmarks and end-to-end tests;</li>
  *   <li>{@link io.watchfanout.testkit.WatchClient}: a fan-out node's watch stream, read and resumed
  *       as the README says (needs the schema module on the class path);</li>
+ *   <li>{@link io.watchfanout.testkit.StorageEnvelope}: a Kubernetes object's bytes as
+ *       kube-apiserver stores them in etcd (needs client-java-proto on the class path);</li>
  *   <li>{@link io.watchfanout.testkit.JavaProcess}: any main class as a child JVM (kill -9 tests);</li>
  *   <li>{@link io.watchfanout.testkit.FreePorts}, {@link io.watchfanout.testkit.TopicPrefixes};</li>
  *   <li>{@link io.watchfanout.testkit.ChildProcesses}: the shutdown reaper of every child, with

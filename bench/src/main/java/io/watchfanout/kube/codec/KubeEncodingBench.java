@@ -14,7 +14,7 @@ import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
-import java.io.ByteArrayOutputStream;
+import io.watchfanout.testkit.StorageEnvelope;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -46,7 +46,7 @@ public class KubeEncodingBench extends NanosPerOperation {
     @Setup
     public void setup() {
         podType = KubeSchema.standard().type("v1", "Pod").orElseThrow();
-        stored = envelope(pod(podType).toByteArray());
+        stored = StorageEnvelope.wrap("v1", "Pod", pod(podType));
         object = StoredObject.of(stored, 0, stored.length);
         printer = JsonFormat.printer().omittingInsignificantWhitespace();
         encoder = new FrameEncoder();
@@ -166,38 +166,6 @@ public class KubeEncodingBench extends NanosPerOperation {
         return DynamicMessage.newBuilder(q)
                 .setField(q.findFieldByName("string"), value)
                 .build();
-    }
-
-    static byte[] envelope(byte[] raw) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.writeBytes(new byte[] {'k', '8', 's', 0});
-        byte[] typeMeta = concat(
-                field(1, "v1".getBytes(StandardCharsets.UTF_8)), field(2, "Pod".getBytes(StandardCharsets.UTF_8)));
-        out.writeBytes(field(1, typeMeta));
-        out.writeBytes(field(2, raw));
-        out.writeBytes(field(3, new byte[0]));
-        out.writeBytes(field(4, new byte[0]));
-        return out.toByteArray();
-    }
-
-    private static byte[] field(int number, byte[] value) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.write(number << 3 | 2);
-        int n = value.length;
-        while ((n & ~0x7f) != 0) {
-            out.write((n & 0x7f) | 0x80);
-            n >>>= 7;
-        }
-        out.write(n);
-        out.writeBytes(value);
-        return out.toByteArray();
-    }
-
-    private static byte[] concat(byte[] a, byte[] b) {
-        byte[] out = new byte[a.length + b.length];
-        System.arraycopy(a, 0, out, 0, a.length);
-        System.arraycopy(b, 0, out, a.length, b.length);
-        return out;
     }
 
     /** A DynamicMessage builder addressed by field name. */

@@ -11,6 +11,7 @@ import com.google.protobuf.DynamicMessage;
 import io.watchfanout.fanout.e2e.Stack;
 import io.watchfanout.kube.codec.KubeFixtures;
 import io.watchfanout.kube.codec.ProtoJsonWriterTest;
+import io.watchfanout.kube.codec.RequiresKubeFixtures;
 import io.watchfanout.kube.codec.ResourceVersionSplice;
 import io.watchfanout.kube.codec.StoredObject;
 import io.watchfanout.kube.codec.StoredObjects;
@@ -59,6 +60,7 @@ class KubeApiEndToEndTest extends KubeStackTest {
     }
 
     @Test
+    @RequiresKubeFixtures
     void everyFixtureIsServedAsKubeApiserverServesItInJsonAndProtobuf() throws Exception {
         Stack.Node node = startNode();
         KubeResources resources = KubeResources.builtIn(registry);
@@ -126,12 +128,12 @@ class KubeApiEndToEndTest extends KubeStackTest {
             assertThat(asProto.body())
                     .as(name + ": the stored bytes with the resourceVersion set")
                     .isEqualTo(spliced);
-            assertThat(KubeFixtures.resourceVersion(KubeFixtures.decode(asProto.body())))
+            assertThat(StoredObjects.resourceVersion(StoredObjects.decode(asProto.body())))
                     .isEqualTo(Long.toString(rv));
 
             HttpResponse<byte[]> list = client.get(base, KubeNodeClient.PROTOBUF);
             assertThat(list.statusCode()).as(name).isEqualTo(200);
-            DynamicMessage decoded = KubeFixtures.decode(list.body());
+            DynamicMessage decoded = StoredObjects.decode(list.body());
             assertThat(decoded.getDescriptorForType().getName()).isEqualTo(resource.listKind());
             List<?> items =
                     (List<?>) decoded.getField(decoded.getDescriptorForType().findFieldByName("items"));
@@ -165,6 +167,48 @@ class KubeApiEndToEndTest extends KubeStackTest {
                 .isPositive();
         assertThat(Stack.metrics(node).get("watchfanout_kube_unknown_fields_total"))
                 .isPositive();
+    }
+
+    @Test
+    void objectsStoredAsJsonAndAsProtobufListAlikeAndKeepTheirTypeInGetsAndWatches() throws Exception {
+        Stack.Node node = startNode();
+        long first = put(
+                "configmaps/default/from-json",
+                ("{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"from-json\","
+                                + "\"namespace\":\"default\"},\"data\":{\"k\":\"v\"}}")
+                        .getBytes(StandardCharsets.UTF_8));
+        long last = put(
+                "configmaps/default/from-pb",
+                StoredObjects.protobuf(
+                        "v1",
+                        "ConfigMap",
+                        "{\"metadata\":{\"name\":\"from-pb\",\"namespace\":\"default\"},\"data\":{\"k\":\"v\"}}"));
+        awaitNode(node, last);
+        KubeNodeClient client = new KubeNodeClient(node);
+
+        // A typed list: no item carries kind or apiVersion, however it was stored.
+        JsonObject list = json(client.get("/api/v1/namespaces/default/configmaps", KubeNodeClient.JSON));
+        assertThat(names(list)).containsExactly("from-json", "from-pb");
+        for (JsonElement item : list.getAsJsonArray("items")) {
+            assertThat(item.getAsJsonObject().keySet()).containsExactly("metadata", "data");
+        }
+        // One object, and a watch event's object: both carry them.
+        for (String name : List.of("from-json", "from-pb")) {
+            JsonObject got = json(client.get("/api/v1/namespaces/default/configmaps/" + name, KubeNodeClient.JSON));
+            assertThat(got.get("kind").getAsString()).isEqualTo("ConfigMap");
+            assertThat(got.get("apiVersion").getAsString()).isEqualTo("v1");
+        }
+        String events = text(client.get(
+                "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=" + (first - 1) + "&timeoutSeconds=2",
+                KubeNodeClient.JSON));
+        List<JsonObject> objects = new ArrayList<>();
+        for (String line : events.split("\n")) {
+            objects.add(JsonParser.parseString(line).getAsJsonObject().getAsJsonObject("object"));
+        }
+        assertThat(objects).hasSize(2).allSatisfy(o -> {
+            assertThat(o.get("kind").getAsString()).isEqualTo("ConfigMap");
+            assertThat(o.get("apiVersion").getAsString()).isEqualTo("v1");
+        });
     }
 
     @Test

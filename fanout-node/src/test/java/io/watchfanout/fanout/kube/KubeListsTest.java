@@ -12,11 +12,12 @@ import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
-import io.watchfanout.kube.codec.KubeFixtures;
+import io.watchfanout.kube.codec.CustomResources;
 import io.watchfanout.kube.codec.KubeListWriter;
 import io.watchfanout.kube.codec.KubeSchema;
 import io.watchfanout.kube.codec.ProtoJsonWriter;
 import io.watchfanout.kube.codec.StoredObject;
+import io.watchfanout.kube.codec.StoredObjects;
 import io.watchfanout.kube.codec.UndecodableObjectException;
 import io.watchfanout.kube.codec.resources.KubeResource;
 import io.watchfanout.kube.codec.resources.KubeResources;
@@ -58,7 +59,7 @@ class KubeListsTest {
             assertThat(item.getAsJsonObject("metadata").get("resourceVersion").getAsString())
                     .isEqualTo(Long.toString(100 + i));
         }
-        // Streamed through a bounded buffer: 64 KiB plus at most one item (a fixture pod is ~29 KB of JSON).
+        // Streamed through a bounded buffer: 64 KiB plus at most one item (300 pods are several buffers).
         assertThat(chunks.size()).isGreaterThan(1);
         assertThat(chunks).allMatch(len -> len < 64 * 1024 + 32 * 1024);
     }
@@ -104,20 +105,9 @@ class KubeListsTest {
         List<KubeListWriter.Item> plain = pods(30);
         List<KubeListWriter.Item> withEvents = new ArrayList<>();
         for (int i = 0; i < plain.size(); i++) {
-            KubeListWriter.Item item = plain.get(i);
-            io.watchfanout.schema.v1.KeyValue kv = io.watchfanout.schema.v1.KeyValue.newBuilder()
-                    .setKey(com.google.protobuf.ByteString.copyFromUtf8("/registry/pods/ns/p-" + i))
-                    .setValue(com.google.protobuf.ByteString.copyFrom(item.value()))
-                    .setModRevision(item.modRevision())
-                    .setVersion(1)
-                    .build();
-            io.watchfanout.schema.v1.Event put = io.watchfanout.schema.v1.Event.newBuilder()
-                    .setType(io.watchfanout.schema.v1.Event.Type.PUT)
-                    .setKv(kv)
-                    .setRevision(item.modRevision())
-                    .build();
+            KubeListWriter.Item item = withEvent("/registry/pods/ns/p-" + i, plain.get(i), encoder);
             // Every third object has left the window: rendered each time.
-            withEvents.add(KubeListItems.item(kv, i % 3 == 0 ? null : new CachedEvent(put, 0), encoder));
+            withEvents.add(i % 3 == 0 ? new KubeListWriter.Item(item.value(), item.modRevision()) : item);
         }
         for (boolean protobuf : new boolean[] {false, true}) {
             ByteArrayOutputStream expected = new ByteArrayOutputStream();
@@ -163,11 +153,11 @@ class KubeListsTest {
         StoredObject envelope = StoredObject.of(bytes, 0, bytes.length);
         assertThat(envelope.kind()).isEqualTo("PodList");
         assertThat(envelope.rawOffset() + envelope.rawLength()).isEqualTo(bytes.length - 4);
-        DynamicMessage list = KubeFixtures.decode(bytes);
-        assertThat(KubeFixtures.resourceVersion(list)).isEqualTo("900");
+        DynamicMessage list = StoredObjects.decode(bytes);
+        assertThat(StoredObjects.resourceVersion(list)).isEqualTo("900");
         FieldDescriptor itemsField = list.getDescriptorForType().findFieldByName("items");
         assertThat(list.getRepeatedFieldCount(itemsField)).isEqualTo(50);
-        assertThat(KubeFixtures.resourceVersion((DynamicMessage) list.getRepeatedField(itemsField, 49)))
+        assertThat(StoredObjects.resourceVersion((DynamicMessage) list.getRepeatedField(itemsField, 49)))
                 .isEqualTo("149");
     }
 
@@ -229,8 +219,76 @@ class KubeListsTest {
                 .isEqualTo("v1");
     }
 
+    @Test
+    void builtInItemsCarryNoTypeMetaWhetherStoredAsJsonOrProtobuf() throws Exception {
+        KubeResource configMaps = resources.byPlural("", "v1", "configmaps").orElseThrow();
+        byte[] asJson = ("{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"from-json\","
+                        + "\"namespace\":\"default\"},\"data\":{\"k\":\"v\"}}")
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] asProtobuf = StoredObjects.protobuf(
+                "v1",
+                "ConfigMap",
+                "{\"metadata\":{\"name\":\"from-pb\",\"namespace\":\"default\"},\"data\":{\"k\":\"v\"}}");
+        FrameEncoder encoder = new FrameEncoder();
+        KubeListWriter memoizing = new KubeListWriter(KubeSchema.standard(), ProtoJsonWriter.create());
+        List<KubeListWriter.Item> items =
+                List.of(new KubeListWriter.Item(asJson, 5), new KubeListWriter.Item(asProtobuf, 6));
+        // Rendered anew and memoized on the events that wrote them: the same items either way.
+        List<KubeListWriter.Item> withEvents = List.of(
+                withEvent("/registry/configmaps/default/from-json", items.get(0), encoder),
+                withEvent("/registry/configmaps/default/from-pb", items.get(1), encoder));
+        for (KubeListWriter writer : List.of(lists, memoizing)) {
+            for (List<KubeListWriter.Item> page : List.of(items, withEvents)) {
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                writer.json(configMaps, page, 9, null, -1, (b, off, len) -> out.write(b, off, len));
+                JsonObject list = json(out.toByteArray());
+                assertThat(list.get("kind").getAsString()).isEqualTo("ConfigMapList");
+                assertThat(list.getAsJsonArray("items"))
+                        .containsExactly(
+                                JsonParser.parseString(
+                                        "{\"metadata\":{\"name\":\"from-json\",\"namespace\":\"default\","
+                                                + "\"resourceVersion\":\"5\"},\"data\":{\"k\":\"v\"}}"),
+                                JsonParser.parseString("{\"metadata\":{\"name\":\"from-pb\",\"namespace\":\"default\","
+                                        + "\"resourceVersion\":\"6\"},\"data\":{\"k\":\"v\"}}"));
+            }
+        }
+    }
+
+    @Test
+    void customResourceItemsKeepTheirTypeMeta() throws Exception {
+        KubeResource widgets = CustomResources.fromStoredDefinition(StoredObjects.widgetDefinition())
+                .orElseThrow();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        lists.json(
+                widgets,
+                List.of(new KubeListWriter.Item(StoredObjects.widget("default", "w", 3), 4)),
+                9,
+                null,
+                -1,
+                (b, off, len) -> out.write(b, off, len));
+        JsonObject item = json(out.toByteArray()).getAsJsonArray("items").get(0).getAsJsonObject();
+        assertThat(item.get("kind").getAsString()).isEqualTo("Widget");
+        assertThat(item.get("apiVersion").getAsString()).isEqualTo("example.com/v1");
+    }
+
+    /** {@code item} as the cache hands it out while the event that wrote it is in the window. */
+    private static KubeListWriter.Item withEvent(String key, KubeListWriter.Item item, FrameEncoder encoder) {
+        io.watchfanout.schema.v1.KeyValue kv = io.watchfanout.schema.v1.KeyValue.newBuilder()
+                .setKey(com.google.protobuf.ByteString.copyFromUtf8(key))
+                .setValue(com.google.protobuf.ByteString.copyFrom(item.value()))
+                .setModRevision(item.modRevision())
+                .setVersion(1)
+                .build();
+        io.watchfanout.schema.v1.Event put = io.watchfanout.schema.v1.Event.newBuilder()
+                .setType(io.watchfanout.schema.v1.Event.Type.PUT)
+                .setKv(kv)
+                .setRevision(item.modRevision())
+                .build();
+        return KubeListItems.item(kv, new CachedEvent(put, 0), encoder);
+    }
+
     private static List<KubeListWriter.Item> pods(int n) {
-        byte[] pod = KubeFixtures.protobuf("core.v1.Pod");
+        byte[] pod = StoredObjects.pod("shop", "web-0", "node-1", "Running", "web");
         List<KubeListWriter.Item> items = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             items.add(new KubeListWriter.Item(pod, 100 + i));

@@ -177,6 +177,23 @@ final class FieldRuns {
         return reuse.reset(buf, off, off + length(entry));
     }
 
+    /**
+     * Whether an entry of the scalar {@code field} holds Go's zero value, the one {@code omitempty}
+     * leaves out: an empty string or bytes, 0, {@code false}, 0.0 or -0.0. A message is never zero
+     * here, nor an entry whose wire type does not fit its field.
+     */
+    boolean isZero(int entry, FieldDescriptor field) {
+        int wireType = wireTypes[entry];
+        long value = values[entry];
+        return switch (field.getJavaType()) {
+            case MESSAGE -> false;
+            case STRING, BYTE_STRING -> wireType == ProtoReader.LENGTH_DELIMITED && (int) value == 0;
+            case FLOAT -> wireType == ProtoReader.FIXED32 && Float.intBitsToFloat((int) value) == 0;
+            case DOUBLE -> wireType == ProtoReader.FIXED64 && Double.longBitsToDouble(value) == 0;
+            default -> wireType != ProtoReader.LENGTH_DELIMITED && value == 0;
+        };
+    }
+
     /** True for a packed run of scalars: a length-delimited entry of a numeric or boolean field. */
     boolean isPacked(int entry, FieldDescriptor field) {
         if (wireTypes[entry] != ProtoReader.LENGTH_DELIMITED) {

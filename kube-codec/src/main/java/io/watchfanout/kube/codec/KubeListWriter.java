@@ -1,9 +1,12 @@
 package io.watchfanout.kube.codec;
 
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
 import io.watchfanout.common.JsonBuffer;
 import io.watchfanout.kube.codec.resources.KubeResource;
 import io.watchfanout.schema.v1.KeyValue;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 
@@ -12,7 +15,9 @@ import java.util.List;
  * buffer so that memory grows with an item, not with the list:
  * <ul>
  *   <li>JSON: {@code {"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion",
- *       "continue","remainingItemCount"},"items":[…]}}, items without kind and apiVersion;
+ *       "continue","remainingItemCount"},"items":[…]}}, items without kind and apiVersion
+ *       whether stored as protobuf or JSON (as kube-apiserver's typed lists; a custom resource's
+ *       items keep theirs, as in its unstructured lists);
  *   <li>protobuf: {@code k8s\0} + {@code runtime.Unknown{TypeMeta{v1, PodList}, raw = ListMeta
  *       (field 1) + items (field 2, each the stored typed message with its resourceVersion)}}, all
  *       lengths computed before the first byte is written.
@@ -187,14 +192,32 @@ public final class KubeListWriter {
                         item.modRevision());
             }
             case JSON -> {
-                byte[] line = KubeWatchFrames.jsonStoredObject(
+                JsonObject tree = KubeWatchFrames.jsonStoredTree(
                         Arrays.copyOfRange(item.value(), item.offset(), item.offset() + item.length()),
                         item.modRevision());
+                if (isBuiltIn(tree)) {
+                    // A typed list's items carry no kind or apiVersion, however the object was
+                    // stored; a custom resource's (unstructured) items keep theirs.
+                    tree.remove("kind");
+                    tree.remove("apiVersion");
+                }
+                byte[] line = tree.toString().getBytes(StandardCharsets.UTF_8);
                 out.bytes(line, 0, line.length);
                 return 0;
             }
             default -> throw KubeWatchFrames.undecodable(object);
         }
+    }
+
+    /** Whether a JSON-stored object is of a kind the schema types (a built-in), not a custom resource. */
+    private boolean isBuiltIn(JsonObject object) {
+        JsonElement apiVersion = object.get("apiVersion");
+        JsonElement kind = object.get("kind");
+        return apiVersion != null
+                && kind != null
+                && apiVersion.isJsonPrimitive()
+                && kind.isJsonPrimitive()
+                && schema.type(apiVersion.getAsString(), kind.getAsString()).isPresent();
     }
 
     private static ResourceVersionSplice splice(Item item) throws UndecodableObjectException {

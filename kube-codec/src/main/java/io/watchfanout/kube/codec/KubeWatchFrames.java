@@ -199,6 +199,11 @@ public final class KubeWatchFrames {
      * built-ins'.
      */
     public static byte[] jsonStoredObject(byte[] value, long resourceVersion) throws UndecodableObjectException {
+        return jsonStoredTree(value, resourceVersion).toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** As {@link #jsonStoredObject}, the object as a tree, for a caller that changes it further. */
+    static JsonObject jsonStoredTree(byte[] value, long resourceVersion) throws UndecodableObjectException {
         JsonElement parsed;
         try {
             parsed = JsonParser.parseString(new String(value, StandardCharsets.UTF_8));
@@ -216,7 +221,7 @@ public final class KubeWatchFrames {
             object.add("metadata", meta);
         }
         meta.getAsJsonObject().addProperty("resourceVersion", Long.toString(resourceVersion));
-        return object.toString().getBytes(StandardCharsets.UTF_8);
+        return object;
     }
 
     private static byte[] envelope(String apiVersion, String kind, byte[] object) {

@@ -16,13 +16,14 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * How each message of the schema is written as JSON, worked out once per message type: its
  * fields by number with their JSON names (quoted, with the colon), which are embedded Go structs
- * written inline, which scalars are written even when empty (the resource
- * {@value #ALWAYS_WRITTEN_RESOURCE}), and which messages have a JSON form of their own
+ * written inline, how each scalar's zero value is written (the resource
+ * {@value #GO_JSON_FIELDS_RESOURCE}), and which messages have a JSON form of their own
  * ({@link ProtoJsonWriter.Special}).
  *
  * <p>The generated {@code .proto} files name fields after the Go fields, which mostly equals the
  * JSON name; the exceptions (a leading acronym, apiextensions' {@code $ref} and
- * {@code x-kubernetes-*}) and the embedded structs ({@code json:",inline"}) are listed here.
+ * {@code x-kubernetes-*}, a few admissionregistration fields named after the Go field) and the
+ * embedded structs ({@code json:",inline"}) are listed here.
  *
  * <p>Thread-safe: plans are immutable and cached in a concurrent map.
  */
@@ -71,10 +72,10 @@ final class MessagePlans {
             "k8s.io.api.admissionregistration.v1.RuleWithOperations.rule",
             "k8s.io.api.admissionregistration.v1beta1.RuleWithOperations.rule");
 
-    /** Where the scalar fields kube-apiserver always writes are listed (see {@link #alwaysWritten}). */
-    static final String ALWAYS_WRITTEN_RESOURCE = "/io/watchfanout/kube/codec/always-written-fields.txt";
+    /** Where the scalar fields whose zero is not simply left out are listed (see {@link #scalarJson}). */
+    static final String GO_JSON_FIELDS_RESOURCE = "/io/watchfanout/kube/codec/go-json-fields.txt";
 
-    private static final Map<String, Set<String>> ALWAYS_WRITTEN = readAlwaysWritten();
+    private static final Map<String, Map<String, ScalarJson>> GO_JSON_FIELDS = readGoJsonFields();
 
     private final Map<Descriptor, MessagePlan> plans = new ConcurrentHashMap<>();
 
@@ -89,17 +90,16 @@ final class MessagePlans {
             max = Math.max(max, f.getNumber());
         }
         ProtoJsonWriter.FieldPlan[] fields = new ProtoJsonWriter.FieldPlan[max + 1];
-        Set<String> alwaysNames = alwaysWritten(type);
-        int[] always = new int[alwaysNames.size()];
+        int[] always = new int[type.getFields().size()];
         int n = 0;
         for (FieldDescriptor f : type.getFields()) {
             String name = jsonName(type, f);
             byte[] quoted = ("\"" + name + "\":").getBytes(StandardCharsets.UTF_8);
-            boolean written = alwaysNames.contains(f.getName());
-            if (written) {
+            ScalarJson json = scalarJson(type, f);
+            if (json.always()) {
                 always[n++] = f.getNumber();
             }
-            fields[f.getNumber()] = new ProtoJsonWriter.FieldPlan(f, quoted, isInline(type, f), written);
+            fields[f.getNumber()] = new ProtoJsonWriter.FieldPlan(f, quoted, isInline(type, f), json);
         }
         return new MessagePlan(
                 fields,
@@ -117,27 +117,47 @@ final class MessagePlans {
     }
 
     /**
-     * The proto names of {@code type}'s scalar fields that kube-apiserver's JSON always carries, as
-     * Go's encoding/json writes a field without {@code omitempty} whatever its value:
-     * {@code "imageID":""}, {@code "restartCount":0}, {@code "ready":false}. Other empty strings
-     * are left out, as {@code omitempty} leaves them out.
+     * How kube-apiserver's encoding/json writes the scalar {@code field} of {@code type}, from its
+     * Go field's type and json tag ({@value #GO_JSON_FIELDS_RESOURCE}); a repeated or message
+     * field, or a scalar the resource does not list, is {@link ScalarJson#OMITEMPTY}.
      */
-    static Set<String> alwaysWritten(Descriptor type) {
-        return ALWAYS_WRITTEN.getOrDefault(type.getFullName(), Set.of());
+    static ScalarJson scalarJson(Descriptor type, FieldDescriptor field) {
+        if (field.isRepeated() || field.getJavaType() == FieldDescriptor.JavaType.MESSAGE) {
+            return ScalarJson.OMITEMPTY;
+        }
+        return GO_JSON_FIELDS
+                .getOrDefault(type.getFullName(), Map.of())
+                .getOrDefault(field.getName(), ScalarJson.OMITEMPTY);
     }
 
-    private static Map<String, Set<String>> readAlwaysWritten() {
-        Map<String, Set<String>> byMessage = new HashMap<>();
-        try (InputStream in = MessagePlans.class.getResourceAsStream(ALWAYS_WRITTEN_RESOURCE)) {
+    /** The listed fields by message full name and proto field name (for checks of the resource). */
+    static Map<String, Map<String, ScalarJson>> goJsonFields() {
+        return GO_JSON_FIELDS;
+    }
+
+    private static Map<String, Map<String, ScalarJson>> readGoJsonFields() {
+        Map<String, Map<String, ScalarJson>> byMessage = new HashMap<>();
+        try (InputStream in = MessagePlans.class.getResourceAsStream(GO_JSON_FIELDS_RESOURCE)) {
             if (in == null) {
-                throw new IllegalStateException("missing resource " + ALWAYS_WRITTEN_RESOURCE);
+                throw new IllegalStateException("missing resource " + GO_JSON_FIELDS_RESOURCE);
             }
             for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
                 if (line.isBlank() || line.startsWith("#")) {
                     continue;
                 }
                 String[] words = line.trim().split(" ");
-                byMessage.put(words[0], Set.of(Arrays.copyOfRange(words, 1, words.length)));
+                Map<String, ScalarJson> fields = new HashMap<>();
+                for (int i = 1; i < words.length; i++) {
+                    String word = words[i];
+                    if (word.startsWith("*") && word.endsWith(",omitempty")) {
+                        fields.put(word.substring(1, word.length() - ",omitempty".length()), ScalarJson.POINTER);
+                    } else if (word.startsWith("*")) {
+                        fields.put(word.substring(1), ScalarJson.POINTER_ALWAYS);
+                    } else {
+                        fields.put(word, ScalarJson.ALWAYS);
+                    }
+                }
+                byMessage.put(words[0], Map.copyOf(fields));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -145,9 +165,63 @@ final class MessagePlans {
         return Map.copyOf(byMessage);
     }
 
+    /**
+     * How Go's encoding/json writes a scalar field, which decides what its zero value on the wire
+     * means (Go's protobuf marshals a value field whatever its value, a pointer only when set).
+     */
+    enum ScalarJson {
+        /** A value field with {@code omitempty}: its zero is left out. */
+        OMITEMPTY(false, false),
+        /** A value field without {@code omitempty}: always written, its zero when the bytes lack it. */
+        ALWAYS(true, false),
+        /** A pointer with {@code omitempty}: written when set (on the wire), its zero included. */
+        POINTER(false, true),
+        /** A pointer without {@code omitempty}: written when set, {@code null} when not. */
+        POINTER_ALWAYS(true, true);
+
+        private final boolean always;
+        private final boolean pointer;
+
+        ScalarJson(boolean always, boolean pointer) {
+            this.always = always;
+            this.pointer = pointer;
+        }
+
+        /** Whether JSON carries the field even when the bytes lack it. */
+        boolean always() {
+            return always;
+        }
+
+        /** Whether the Go field is a pointer: on the wire means set, so written even when zero. */
+        boolean pointer() {
+            return pointer;
+        }
+
+        /** Whether a zero value on the wire is written. */
+        boolean writesZero() {
+            return always || pointer;
+        }
+    }
+
+    /**
+     * Fields whose proto name is the Go field's name, not its json tag's (an admissionregistration
+     * {@code protobuf:"...,name=Webhooks"} beside {@code json:"webhooks"}), by message full name +
+     * "." + proto name.
+     */
+    private static final Map<String, String> RENAMED = Map.of(
+            "k8s.io.api.admissionregistration.v1.MutatingWebhookConfiguration.Webhooks", "webhooks",
+            "k8s.io.api.admissionregistration.v1.ValidatingWebhookConfiguration.Webhooks", "webhooks",
+            "k8s.io.api.admissionregistration.v1.Validation.Expression", "expression",
+            "k8s.io.api.admissionregistration.v1.Variable.Expression", "expression",
+            "k8s.io.api.admissionregistration.v1.Variable.Name", "name");
+
     /** The JSON name of a field: the Go field's json tag, which the proto name follows but for a few. */
     static String jsonName(Descriptor type, FieldDescriptor field) {
         String name = field.getName();
+        String renamed = RENAMED.get(type.getFullName() + "." + name);
+        if (renamed != null) {
+            return renamed;
+        }
         if (type.getName().equals("JSONSchemaProps")) {
             if (name.equals("ref")) {
                 return "$ref";

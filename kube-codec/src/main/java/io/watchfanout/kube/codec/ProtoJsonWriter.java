@@ -17,11 +17,13 @@ import java.util.Arrays;
  * {@code Duration} as a Go duration string, {@code IntOrString} as a bare number or string,
  * {@code Quantity} as its string, {@code RawExtension}, {@code FieldsV1} and apiextensions'
  * {@code JSON} inline, {@code bytes} as base64, maps as objects, embedded structs inline, int64 as
- * numbers. A scalar whose Go field has no {@code omitempty} is always written, as encoding/json
- * writes it ({@code "imageID":""}, also when the bytes lack it; see
- * {@link MessagePlans#alwaysWritten}); other empty strings are dropped as {@code omitempty} drops
- * them; numbers, booleans and messages present on the wire are written, so that a pointer field
- * set to its zero value ({@code replicas: 0}) is not lost.
+ * numbers. Scalars follow their Go field ({@link MessagePlans#scalarJson}): one without
+ * {@code omitempty} is always written, as encoding/json writes it ({@code "imageID":""},
+ * {@code "restartCount":0}, also when the bytes lack it); a pointer on the wire is set, so it is
+ * written even when zero ({@code "replicas":0}); the zero of any other scalar ({@code ""},
+ * {@code 0}, {@code false}, empty bytes) is left out as {@code omitempty} leaves it out, although
+ * Go's protobuf marshals it ({@code "generation":0}). Messages present on the wire are written
+ * ({@code "status":{}}), as encoding/json writes a struct whatever its tag.
  *
  * <p>Fields the schema does not know (a cluster newer than the schema) are counted and skipped:
  * the caller announces them to JSON clients, while protobuf clients get the stored bytes.
@@ -153,12 +155,12 @@ public final class ProtoJsonWriter {
                 first = fields(out, plans.of(field.descriptor().getMessageType()), value, first, 0, pass, depth + 1);
                 continue;
             }
-            if (field.always()) {
+            if (field.json().always()) {
                 alwaysSeen++;
-            } else if (!field.descriptor().isRepeated()
-                    && field.descriptor().getType() == FieldDescriptor.Type.STRING
-                    && runs.length(to - 1) == 0) {
-                continue;
+            } else if (!field.json().writesZero()
+                    && !field.descriptor().isRepeated()
+                    && runs.isZero(to - 1, field.descriptor())) {
+                continue; // omitempty: Go marshals the zero to protobuf, its JSON leaves it out
             }
             if (!first) {
                 out.raw(',');
@@ -195,7 +197,11 @@ public final class ProtoJsonWriter {
                     first = comma(out, first);
                     FieldPlan field = plan.field(number);
                     out.bytes(field.name(), 0, field.name().length);
-                    zero(out, field.descriptor());
+                    if (field.json().pointer()) {
+                        out.ascii("null");
+                    } else {
+                        zero(out, field.descriptor());
+                    }
                 }
             }
         }
@@ -477,7 +483,7 @@ public final class ProtoJsonWriter {
 
     /**
      * How one field is written: its quoted JSON name with the colon, whether it is an embedded
-     * struct, and whether it is written even when empty (a Go field without {@code omitempty}).
+     * struct, and how a scalar's zero value is written (its Go field's type and tag).
      */
-    record FieldPlan(FieldDescriptor descriptor, byte[] name, boolean inline, boolean always) {}
+    record FieldPlan(FieldDescriptor descriptor, byte[] name, boolean inline, MessagePlans.ScalarJson json) {}
 }

@@ -1,32 +1,47 @@
 package io.watchfanout.kube.codec;
 
-import com.google.protobuf.Descriptors.Descriptor;
-import com.google.protobuf.DynamicMessage;
-import com.google.protobuf.InvalidProtocolBufferException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 
-/** The Kubernetes serializer fixtures in {@code ../shared/k8s-testdata} beside the repository. */
+/**
+ * kube-apiserver's serializer fixtures (the {@code testdata/HEAD} objects of the Kubernetes API
+ * repositories: one object of each kind with every field filled, as {@code .pb} and {@code .json})
+ * in a {@code shared/k8s-testdata} directory beside the repository, found in the working
+ * directory or any parent. Only tests marked {@link RequiresKubeFixtures} use them; every other
+ * test makes its objects itself ({@link StoredObjects}).
+ */
 public final class KubeFixtures {
     private KubeFixtures() {}
 
-    public static Path directory() {
-        Path dir = Path.of("").toAbsolutePath();
-        while (dir != null) {
+    /** The fixture directory, if one lies in the working directory or a parent of it. */
+    static Optional<Path> find() {
+        for (Path dir = start(); dir != null; dir = dir.getParent()) {
             Path candidate = dir.resolve("shared").resolve("k8s-testdata");
             if (Files.isDirectory(candidate)) {
-                return candidate;
+                return Optional.of(candidate);
             }
-            dir = dir.getParent();
         }
-        throw new IllegalStateException(
-                "no shared/k8s-testdata in any parent of " + Path.of("").toAbsolutePath());
+        return Optional.empty();
+    }
+
+    /** Why the fixtures are missing: the skip reason of a {@link RequiresKubeFixtures} test. */
+    static String absence() {
+        return "no shared/k8s-testdata beside the repository: none in " + start() + " or any parent";
+    }
+
+    private static Path start() {
+        return Path.of("").toAbsolutePath();
+    }
+
+    private static Path directory() {
+        // A test that reads fixtures without the mark fails here rather than passing by accident.
+        return find().orElseThrow(() -> new IllegalStateException(absence() + " (is the test @RequiresKubeFixtures?)"));
     }
 
     /** Fixture names without extension, e.g. {@code core.v1.Pod}. */
@@ -56,23 +71,5 @@ public final class KubeFixtures {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    /** The object of a protobuf envelope, decoded with the schema (for checking what the node wrote). */
-    public static DynamicMessage decode(byte[] envelope) throws InvalidProtocolBufferException {
-        StoredObject object = StoredObject.of(envelope, 0, envelope.length);
-        Descriptor type = KubeSchema.standard()
-                .type(object.apiVersion(), object.kind())
-                .or(() -> KubeSchema.standard().message("k8s.io.apimachinery.pkg.apis.meta.v1." + object.kind()))
-                .orElseThrow(() -> new AssertionError("no schema for " + object.apiVersion() + " " + object.kind()));
-        return DynamicMessage.parseFrom(
-                type, Arrays.copyOfRange(envelope, object.rawOffset(), object.rawOffset() + object.rawLength()));
-    }
-
-    /** {@code metadata.resourceVersion} of a decoded object or list. */
-    public static String resourceVersion(DynamicMessage object) {
-        DynamicMessage meta =
-                (DynamicMessage) object.getField(object.getDescriptorForType().findFieldByName("metadata"));
-        return (String) meta.getField(meta.getDescriptorForType().findFieldByName("resourceVersion"));
     }
 }

@@ -24,7 +24,7 @@ class KubeWatchFramesTest {
 
     @Test
     void protobufEventIsALengthPrefixedBareWatchEventAroundTheFullEnvelope() throws Exception {
-        byte[] pod = KubeFixtures.protobuf("core.v1.Pod");
+        byte[] pod = StoredObjects.pod("shop", "web-0", "node-1", "Running", "web");
         byte[] frame = frames.protobuf(KubeWatchFrames.EventType.DELETED, pod, 0, pod.length, 77);
 
         DynamicMessage event = watchEvent(frame);
@@ -32,12 +32,12 @@ class KubeWatchFramesTest {
                 .isEqualTo("DELETED");
         byte[] raw = raw(event);
         assertThat(StoredObject.of(raw, 0, raw.length).kind()).isEqualTo("Pod");
-        assertThat(KubeFixtures.resourceVersion(KubeFixtures.decode(raw))).isEqualTo("77");
+        assertThat(StoredObjects.resourceVersion(StoredObjects.decode(raw))).isEqualTo("77");
     }
 
     @Test
     void jsonEventIsOneLineWithTheObjectAtTheEventsRevision() throws Exception {
-        byte[] cm = KubeFixtures.protobuf("core.v1.ConfigMap");
+        byte[] cm = StoredObjects.configMap("shop", "settings", "mode", "fast");
         KubeWatchFrames.Frame frame = frames.json(KubeWatchFrames.EventType.ADDED, cm, 0, cm.length, 9);
         String line = new String(frame.bytes(), StandardCharsets.UTF_8);
         assertThat(line).endsWith("\n").doesNotContain("\n\n");
@@ -74,7 +74,7 @@ class KubeWatchFramesTest {
         assertThatThrownBy(() -> frames.json(KubeWatchFrames.EventType.ADDED, encrypted, 0, encrypted.length, 1))
                 .isInstanceOf(UndecodableObjectException.class)
                 .hasMessageContaining("k8s:enc:aesgcm:v1:key2");
-        byte[] pod = KubeFixtures.protobuf("core.v1.Pod");
+        byte[] pod = StoredObjects.pod("shop", "web-0", "node-1", "Running", "web");
         byte[] cut = Arrays.copyOf(pod, pod.length / 2);
         assertThatThrownBy(() -> frames.json(KubeWatchFrames.EventType.ADDED, cut, 0, cut.length, 1))
                 .isInstanceOf(UndecodableObjectException.class);
@@ -98,7 +98,7 @@ class KubeWatchFramesTest {
         StoredObject object = StoredObject.of(raw, 0, raw.length);
         assertThat(object.apiVersion()).isEqualTo("v1");
         assertThat(object.kind()).isEqualTo("Pod");
-        assertThat(KubeFixtures.resourceVersion(KubeFixtures.decode(raw))).isEqualTo("55");
+        assertThat(StoredObjects.resourceVersion(StoredObjects.decode(raw))).isEqualTo("55");
     }
 
     @Test

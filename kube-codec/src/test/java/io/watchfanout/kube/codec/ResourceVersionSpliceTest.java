@@ -3,33 +3,50 @@ package io.watchfanout.kube.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.DynamicMessage;
-import java.io.ByteArrayOutputStream;
+import io.watchfanout.testkit.StorageEnvelope;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The resourceVersion spliced into every fixture's stored bytes: the envelope and the bare object
- * parse to exactly the stored object with {@code metadata.resourceVersion} set, unknown fields
- * included, and the envelope keeps kube-apiserver's framing.
+ * The resourceVersion spliced into stored bytes: the envelope and the bare object parse to exactly
+ * the stored object with {@code metadata.resourceVersion} set, unknown fields included, and the
+ * envelope keeps kube-apiserver's framing. Over objects made here, and over every serializer
+ * fixture of the Kubernetes API (every field of every kind filled) where the fixtures are.
  */
 class ResourceVersionSpliceTest {
-    private static final byte[] MAGIC = {'k', '8', 's', 0};
+    static List<Arguments> objects() {
+        return List.of(
+                Arguments.of("Pod", StoredObjects.pod("shop", "web-0", "node-1", "Running", "web")),
+                Arguments.of("ConfigMap", StoredObjects.configMap("shop", "settings", "mode", "fast")),
+                Arguments.of("Secret", StoredObjects.secret("shop", "db", "password", new byte[] {0, 1, 2})),
+                Arguments.of("Deployment", StoredObjects.deployment("shop", "web", 3)));
+    }
 
     static List<String> fixtures() {
         return KubeFixtures.names();
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("objects")
+    void splicedObjectIsTheStoredObjectWithItsResourceVersion(String kind, byte[] stored) throws Exception {
+        assertSplices(stored);
+    }
+
     @ParameterizedTest
     @MethodSource("fixtures")
-    void splicedObjectIsTheStoredObjectWithItsResourceVersion(String name) throws Exception {
-        byte[] stored = KubeFixtures.protobuf(name);
+    @RequiresKubeFixtures
+    void splicedFixtureIsTheStoredObjectWithItsResourceVersion(String name) throws Exception {
+        assertSplices(KubeFixtures.protobuf(name));
+    }
+
+    private static void assertSplices(byte[] stored) throws Exception {
         for (long revision : new long[] {1, 127, 128, 987_654_321_012L}) {
             assertSplice(stored, 0, stored.length, revision);
         }
@@ -37,7 +54,7 @@ class ResourceVersionSpliceTest {
 
     @Test
     void aValueInsideALargerBufferIsReadWithinItsBounds() throws Exception {
-        byte[] pod = KubeFixtures.protobuf("core.v1.Pod");
+        byte[] pod = StoredObjects.pod("shop", "web-0", "node-1", "Running", "web");
         byte[] padded = new byte[pod.length + 20];
         Arrays.fill(padded, (byte) 0x7f);
         System.arraycopy(pod, 0, padded, 7, pod.length);
@@ -52,17 +69,16 @@ class ResourceVersionSpliceTest {
                 .setField(type.findFieldByName("metadata").getMessageType().findFieldByName("name"), "a")
                 .setField(type.findFieldByName("metadata").getMessageType().findFieldByName("generation"), 9L)
                 .build();
-        byte[] raw = DynamicMessage.newBuilder(type)
+        DynamicMessage raw = DynamicMessage.newBuilder(type)
                 .setField(type.findFieldByName("metadata"), meta)
-                .build()
-                .toByteArray();
-        byte[] stored = envelope("v1", "ConfigMap", raw);
+                .build();
+        byte[] stored = StorageEnvelope.wrap("v1", "ConfigMap", raw);
         assertSplice(stored, 0, stored.length, 5);
     }
 
     @Test
     void aTruncatedObjectIsRefusedWithAReason() {
-        byte[] pod = KubeFixtures.protobuf("core.v1.Pod");
+        byte[] pod = StoredObjects.pod("shop", "web-0", "node-1", "Running", "web");
         StoredObject object = StoredObject.of(pod, 0, pod.length);
         byte[] cut = pod.clone();
         // Make ObjectMeta's length point past the object's end.
@@ -109,22 +125,5 @@ class ResourceVersionSpliceTest {
         // Everything after the object (contentEncoding, contentType) is copied as stored.
         assertThat(Arrays.copyOfRange(envelope, again.rawOffset() + again.rawLength(), envelope.length))
                 .isEqualTo(Arrays.copyOfRange(buf, object.rawOffset() + object.rawLength(), off + len));
-    }
-
-    private static byte[] envelope(String apiVersion, String kind, byte[] raw) throws Exception {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.write(MAGIC);
-        CodedOutputStream coded = CodedOutputStream.newInstance(out);
-        ByteArrayOutputStream typeMeta = new ByteArrayOutputStream();
-        CodedOutputStream tm = CodedOutputStream.newInstance(typeMeta);
-        tm.writeString(1, apiVersion);
-        tm.writeString(2, kind);
-        tm.flush();
-        coded.writeByteArray(1, typeMeta.toByteArray());
-        coded.writeByteArray(2, raw);
-        coded.writeString(3, "");
-        coded.writeString(4, "");
-        coded.flush();
-        return out.toByteArray();
     }
 }

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class StoredObjectTest {
     @Test
     void protobufEnvelopeNamesItsKindAndLocatesTheObject() {
-        byte[] stored = KubeFixtures.protobuf("apps.v1.Deployment");
+        byte[] stored = StoredObjects.deployment("shop", "web", 3);
         StoredObject object = StoredObject.of(stored, 0, stored.length);
         assertThat(object.encoding()).isEqualTo(StoredObject.StorageEncoding.PROTOBUF);
         assertThat(object.apiVersion()).isEqualTo("apps/v1");
@@ -30,7 +30,7 @@ class StoredObjectTest {
 
     @Test
     void aBrokenEnvelopeIsMalformedWithAReasonNotAnException() {
-        byte[] stored = KubeFixtures.protobuf("core.v1.Secret");
+        byte[] stored = StoredObjects.secret("shop", "db", "password", new byte[] {1, 2, 3});
         for (int cut = 4; cut < 40; cut++) {
             StoredObject object = StoredObject.of(stored, 0, cut);
             assertThat(object.encoding()).isEqualTo(StoredObject.StorageEncoding.MALFORMED);

@@ -1,15 +1,24 @@
 package io.watchfanout.kube.codec;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
+import io.kubernetes.client.proto.Meta;
+import io.kubernetes.client.proto.V1;
+import io.kubernetes.client.proto.V1Apps;
+import io.watchfanout.testkit.StorageEnvelope;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
- * Objects as kube-apiserver writes them into etcd, made for tests: a typed message given in
- * protobuf's JSON form (the schema's field names, {@code Time} as {@code {"seconds": N}}) wrapped
- * in the {@code k8s\0} + {@code runtime.Unknown} envelope; or the JSON of a JSON-stored object.
+ * Objects as kube-apiserver writes them into etcd, made for tests: typed messages built with
+ * client-java-proto's generated classes, or given in protobuf's JSON form (the schema's field
+ * names, {@code Time} as {@code {"seconds": N}}), wrapped in the {@code k8s\0} +
+ * {@code runtime.Unknown} envelope ({@link StorageEnvelope}); or the JSON of a JSON-stored object.
+ * And the way back: an envelope the node wrote, decoded with the schema.
  */
 public final class StoredObjects {
     private StoredObjects() {}
@@ -25,36 +34,118 @@ public final class StoredObjects {
         } catch (InvalidProtocolBufferException e) {
             throw new IllegalArgumentException(protoJson, e);
         }
-        byte[] raw = b.build().toByteArray();
-        byte[] typeMeta =
-                new ProtoWriter().string(1, apiVersion).string(2, kind).toByteArray();
-        byte[] unknown = new ProtoWriter()
-                .bytes(1, typeMeta)
-                .bytes(2, raw)
-                .string(3, "")
-                .string(4, "")
-                .toByteArray();
-        byte[] out = new byte[4 + unknown.length];
-        out[0] = 'k';
-        out[1] = '8';
-        out[2] = 's';
-        System.arraycopy(unknown, 0, out, 4, unknown.length);
-        return out;
+        return StorageEnvelope.wrap(apiVersion, kind, b.build());
+    }
+
+    /**
+     * The stored envelope of {@code message}, built with client-java-proto's generated classes:
+     * a field set to its zero value is on the wire, as Go's protobuf marshals every value field.
+     */
+    public static byte[] protobuf(String apiVersion, String kind, Message message) {
+        return StorageEnvelope.wrap(apiVersion, kind, message);
+    }
+
+    /** The metadata of a namespaced object as kube-apiserver fills it on create (no resourceVersion: the node sets it). */
+    public static Meta.ObjectMeta.Builder meta(String namespace, String name) {
+        return Meta.ObjectMeta.newBuilder()
+                .setName(name)
+                .setNamespace(namespace)
+                .setUid("uid-" + name)
+                .setCreationTimestamp(Meta.Time.newBuilder().setSeconds(1_700_000_000L));
+    }
+
+    /** A running pod's message: one container, labelled {@code app}, bound to {@code node}. */
+    public static V1.Pod.Builder podMessage(String namespace, String name, String node, String phase, String app) {
+        return V1.Pod.newBuilder()
+                .setMetadata(meta(namespace, name).putLabels("app", app))
+                .setSpec(V1.PodSpec.newBuilder()
+                        .setNodeName(node)
+                        .setRestartPolicy("Always")
+                        .addContainers(V1.Container.newBuilder().setName("main").setImage("nginx:1.27")))
+                .setStatus(V1.PodStatus.newBuilder()
+                        .setPhase(phase)
+                        .setPodIP("10.0.0.1")
+                        .addContainerStatuses(V1.ContainerStatus.newBuilder()
+                                .setName("main")
+                                .setReady(true)
+                                .setRestartCount(0)
+                                .setImage("nginx:1.27")
+                                .setImageID("")
+                                .setState(V1.ContainerState.newBuilder()
+                                        .setRunning(V1.ContainerStateRunning.newBuilder()
+                                                .setStartedAt(
+                                                        Meta.Time.newBuilder().setSeconds(1_700_000_001L))))));
     }
 
     /** A Pod as kube-apiserver stores it. */
     public static byte[] pod(String namespace, String name, String node, String phase, String app) {
-        return protobuf(
+        return StorageEnvelope.wrap(
+                "v1", "Pod", podMessage(namespace, name, node, phase, app).build());
+    }
+
+    /** A ConfigMap as kube-apiserver stores it, holding {@code key}: {@code value}. */
+    public static byte[] configMap(String namespace, String name, String key, String value) {
+        return StorageEnvelope.wrap(
                 "v1",
-                "Pod",
-                "{\"metadata\":{\"name\":\"" + name + "\",\"namespace\":\"" + namespace + "\",\"uid\":\"uid-" + name
-                        + "\",\"labels\":{\"app\":\"" + app + "\"},\"creationTimestamp\":{\"seconds\":\"1700000000\"}},"
-                        + "\"spec\":{\"nodeName\":\"" + node + "\",\"restartPolicy\":\"Always\","
-                        + "\"containers\":[{\"name\":\"main\",\"image\":\"nginx:1.27\"}]},"
-                        + "\"status\":{\"phase\":\"" + phase + "\",\"podIP\":\"10.0.0.1\","
-                        + "\"containerStatuses\":[{\"name\":\"main\",\"ready\":true,\"restartCount\":0,"
-                        + "\"image\":\"nginx:1.27\",\"imageID\":\"\",\"state\":{\"running\":{\"startedAt\":"
-                        + "{\"seconds\":\"1700000001\"}}}}]}}");
+                "ConfigMap",
+                V1.ConfigMap.newBuilder()
+                        .setMetadata(meta(namespace, name))
+                        .putData(key, value)
+                        .build());
+    }
+
+    /** An Opaque Secret as kube-apiserver stores it, holding {@code key}: {@code value}. */
+    public static byte[] secret(String namespace, String name, String key, byte[] value) {
+        return StorageEnvelope.wrap(
+                "v1",
+                "Secret",
+                V1.Secret.newBuilder()
+                        .setMetadata(meta(namespace, name))
+                        .setType("Opaque")
+                        .putData(key, ByteString.copyFrom(value))
+                        .build());
+    }
+
+    /** A Deployment of {@code replicas} pods labelled {@code app: name}, as kube-apiserver stores it. */
+    public static byte[] deployment(String namespace, String name, int replicas) {
+        return StorageEnvelope.wrap(
+                "apps/v1",
+                "Deployment",
+                V1Apps.Deployment.newBuilder()
+                        .setMetadata(meta(namespace, name).setGeneration(1))
+                        .setSpec(V1Apps.DeploymentSpec.newBuilder()
+                                .setReplicas(replicas)
+                                .setSelector(Meta.LabelSelector.newBuilder().putMatchLabels("app", name))
+                                .setTemplate(V1.PodTemplateSpec.newBuilder()
+                                        .setMetadata(
+                                                Meta.ObjectMeta.newBuilder().putLabels("app", name))
+                                        .setSpec(V1.PodSpec.newBuilder()
+                                                .addContainers(V1.Container.newBuilder()
+                                                        .setName("main")
+                                                        .setImage("nginx:1.27")))))
+                        .setStatus(V1Apps.DeploymentStatus.newBuilder()
+                                .setObservedGeneration(1)
+                                .setReplicas(replicas)
+                                .setReadyReplicas(replicas))
+                        .build());
+    }
+
+    /** The object of a protobuf envelope, decoded with the schema (for checking what the node wrote). */
+    public static DynamicMessage decode(byte[] envelope) throws InvalidProtocolBufferException {
+        StoredObject object = StoredObject.of(envelope, 0, envelope.length);
+        Descriptor type = KubeSchema.standard()
+                .type(object.apiVersion(), object.kind())
+                .or(() -> KubeSchema.standard().message("k8s.io.apimachinery.pkg.apis.meta.v1." + object.kind()))
+                .orElseThrow(() -> new AssertionError("no schema for " + object.apiVersion() + " " + object.kind()));
+        return DynamicMessage.parseFrom(
+                type, Arrays.copyOfRange(envelope, object.rawOffset(), object.rawOffset() + object.rawLength()));
+    }
+
+    /** {@code metadata.resourceVersion} of a decoded object or list. */
+    public static String resourceVersion(DynamicMessage object) {
+        DynamicMessage meta =
+                (DynamicMessage) object.getField(object.getDescriptorForType().findFieldByName("metadata"));
+        return (String) meta.getField(meta.getDescriptorForType().findFieldByName("resourceVersion"));
     }
 
     /** A CRD of namespaced {@code widgets.example.com}, stored as JSON (as kube-apiserver stores CRDs). */

@@ -23,8 +23,6 @@ final class CustomObjects {
     /** The CRD's name and key suffix: {@code <plural>.<group>}. */
     static final String DEFINITION_NAME = PLURAL + "." + GROUP;
 
-    private static final Instant CREATED = Instant.parse("2025-01-01T00:00:00Z");
-
     private CustomObjects() {}
 
     /** The key of the CRD under {@code prefix} (e.g. {@code /registry}). */
@@ -37,8 +35,11 @@ final class CustomObjects {
         return prefix + "/" + GROUP + "/" + PLURAL + "/" + namespace + "/" + name;
     }
 
-    /** The stored value of the established CustomResourceDefinition of backups. */
-    static byte[] definition() {
+    /**
+     * The stored value of the CustomResourceDefinition of backups, created (and its names
+     * accepted and established) at {@code created}.
+     */
+    static byte[] definition(Instant created) {
         Json j = new Json()
                 .beginObject()
                 .field("kind", "CustomResourceDefinition")
@@ -48,7 +49,7 @@ final class CustomObjects {
                 .field("name", DEFINITION_NAME)
                 .field("uid", KubeObjects.uuidFrom("crd" + DEFINITION_NAME))
                 .field("generation", 1)
-                .field("creationTimestamp", CREATED.toString())
+                .field("creationTimestamp", created.toString())
                 .endObject();
         j.name("spec").beginObject().field("group", GROUP).field("version", "v1");
         names(j.name("names"));
@@ -80,8 +81,8 @@ final class CustomObjects {
         j.name("conversion").beginObject().field("strategy", "None").endObject();
         j.field("preserveUnknownFields", false).endObject();
         j.name("status").beginObject().name("conditions").beginArray();
-        condition(j, "NamesAccepted", "NoConflicts", "no conflicts found");
-        condition(j, "Established", "InitialNamesAccepted", "the initial names have been accepted");
+        condition(j, "NamesAccepted", "NoConflicts", "no conflicts found", created);
+        condition(j, "Established", "InitialNamesAccepted", "the initial names have been accepted", created);
         j.endArray();
         names(j.name("acceptedNames"));
         j.name("storedVersions").beginArray().value("v1").endArray().endObject();
@@ -156,11 +157,11 @@ final class CustomObjects {
         j.field("JSONPath", jsonPath).endObject();
     }
 
-    private static void condition(Json j, String type, String reason, String message) {
+    private static void condition(Json j, String type, String reason, String message, Instant at) {
         j.beginObject()
                 .field("type", type)
                 .field("status", "True")
-                .field("lastTransitionTime", CREATED.toString())
+                .field("lastTransitionTime", at.toString())
                 .field("reason", reason)
                 .field("message", message)
                 .endObject();
@@ -169,6 +170,7 @@ final class CustomObjects {
     /**
      * The stored value of one backup.
      *
+     * @param created the backup's {@code creationTimestamp} (whole seconds)
      * @param generation the spec's generation, from 1
      * @param phase {@code Scheduled}, {@code Running}, {@code Succeeded} or {@code Failed}
      * @param lastSuccess when a backup last succeeded, or null if none has
@@ -179,6 +181,7 @@ final class CustomObjects {
             String name,
             String database,
             String schedule,
+            Instant created,
             long generation,
             String phase,
             Instant lastSuccess,
@@ -186,7 +189,7 @@ final class CustomObjects {
         Json j = new Json().beginObject().field("apiVersion", GROUP + "/v1").field("kind", "Backup");
         j.name("metadata")
                 .beginObject()
-                .field("creationTimestamp", CREATED.toString())
+                .field("creationTimestamp", created.toString())
                 .field("generation", generation)
                 .field("name", name)
                 .field("namespace", namespace)

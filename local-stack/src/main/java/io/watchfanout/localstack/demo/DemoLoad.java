@@ -1,14 +1,9 @@
 package io.watchfanout.localstack.demo;
 
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.KV;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
-import io.etcd.jetcd.options.PutOption;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,12 +12,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,15 +26,18 @@ import org.slf4j.LoggerFactory;
  * writing to etcd what kube-apiserver would, so that a watch, or kubectl against a fan-out node,
  * shows live traffic at once. It first writes namespaces, nodes, the deployments with their
  * replica sets, and a CustomResourceDefinition ({@code backups.demo.example.com}) with a few
- * backups; then, at a fixed rate, it
+ * backups, all created now; then, at a fixed rate, it
  * <ul>
  *   <li>creates pods of five deployments (a transaction: the pod and its {@code Scheduled}
  *       event), starts them, flips their readiness, restarts and deletes them (a transaction:
  *       the delete and a {@code Killing} event);</li>
- *   <li>rolls a deployment out now and then (a transaction of three keys: the deployment,
- *       the new replica set and the scaled-down old one), after which its pods are replaced;</li>
+ *   <li>rolls a deployment out now and then (a transaction: the deployment, the new replica
+ *       set, the scaled-down old one, and the deletes of the oldest old ones beyond
+ *       {@code revisionHistoryLimit}, {@value KubeObjects#REVISION_HISTORY_LIMIT}, as the
+ *       deployment controller cleans up), after which its pods are replaced, never more than
+ *       the replicas plus the 25 % surge at once;</li>
  *   <li>renews node leases ({@code /registry/leases/kube-node-lease/node-N});</li>
- *   <li>creates, updates and deletes config maps of 1–6 KB;</li>
+ *   <li>creates, updates and deletes config maps of 1–6 KB (at most {@value #MAX_CONFIG_MAPS});</li>
  *   <li>records events under an etcd lease of {@value #EVENT_TTL_SECONDS} s, one lease per
  *       {@value #EVENT_LEASE_WINDOW_SECONDS} s: when it expires, etcd deletes all of that
  *       window's events in one revision;</li>
@@ -53,61 +51,77 @@ import org.slf4j.LoggerFactory;
  * {@code /registry/apiextensions.k8s.io/customresourcedefinitions/backups.demo.example.com},
  * {@code /registry/demo.example.com/backups/<namespace>/<name>}. Values are encoded as
  * kube-apiserver stores them: protobuf envelopes for built-in objects ({@link KubeObjects}),
- * JSON for the CRD and the backups ({@link CustomObjects}). The object count stays bounded
- * (about 20 pods, 12 config maps). Failed writes (etcd away) are counted and logged, never
- * fatal.
+ * JSON for the CRD and the backups ({@link CustomObjects}).
  *
- * <p>Threads: every write and all state belong to one scheduler thread; {@link #close()} may
- * be called from any thread.
+ * <p>Every kind stays bounded however long it runs: at most 19 pods, 12 config maps, 11
+ * replica sets per deployment, the events of the last {@value #EVENT_TTL_SECONDS} s, the rest
+ * at fixed keys. A sweep (at start, after a failed write, every {@value #SWEEP_EVERY_TICKS}
+ * writes) deletes the demo-shaped pods, replica sets and config maps the load does not know:
+ * an earlier run's on the same etcd, or those of a write that failed on the client's side but
+ * happened. Failed writes (etcd away) are counted and logged, never fatal. etcd's history is
+ * not the load's to bound: the local stack runs its etcd with periodic compaction when the demo
+ * is on, as kube-apiserver compacts a cluster's.
+ *
+ * <p>Threads: every write and all state belong to one scheduler thread (the caller's, for a
+ * {@linkplain #driven driven} load); {@link #close()} may be called from any thread.
  */
 public final class DemoLoad implements AutoCloseable {
     /** Time to live of the etcd lease that events are written under, in seconds. */
     static final long EVENT_TTL_SECONDS = 20;
     /** Events written within this many seconds share one lease (and expire together). */
     static final long EVENT_LEASE_WINDOW_SECONDS = 5;
+    /** Ticks between two sweeps of objects the demo does not know (besides at start and after a failure). */
+    static final int SWEEP_EVERY_TICKS = 1000;
+    /** The most config maps there are at once. */
+    static final int MAX_CONFIG_MAPS = 12;
 
     private static final Logger LOG = LoggerFactory.getLogger(DemoLoad.class);
-    private static final long TIMEOUT_SECONDS = 5;
     private static final int NODES = 5;
-    private static final int MAX_CONFIG_MAPS = 12;
     private static final List<String> NAMESPACES =
             List.of("default", "kube-system", "kube-public", "kube-node-lease", "team-a", "team-b");
+    private static final List<String> CONFIG_MAP_NAMESPACES = List.of("team-a", "team-b", "default", "kube-system");
+    private static final Pattern HASH = Pattern.compile("[0-9a-f]{10}");
+    private static final Pattern POD_SUFFIX = Pattern.compile("[0-9a-f]{10}-[a-z0-9]{5}");
+    private static final Pattern CONFIG_MAP_NAME = Pattern.compile("settings-[a-z0-9]{5}");
     private static final Duration STATS_EVERY = Duration.ofSeconds(30);
 
-    private final Client client;
-    private final KV kv;
-    private final ScheduledExecutorService scheduler;
-    private final Random random = new Random();
+    private final DemoEtcd etcd;
+    private final ScheduledExecutorService scheduler; // null when driven by tick() alone
+    private final Random random;
+    /** When this run began: the creationTimestamp of what it writes at start. */
+    private final Instant started = KubeObjects.now();
 
     // Owned by the scheduler thread.
     private final List<App> apps = List.of(
-            new App("team-a", "web", 4),
-            new App("team-a", "api", 3),
-            new App("team-b", "worker", 3),
-            new App("default", "nginx", 2),
-            new App("kube-system", "coredns", 2));
+            new App("team-a", "web", 4, started),
+            new App("team-a", "api", 3, started),
+            new App("team-b", "worker", 3, started),
+            new App("default", "nginx", 2, started),
+            new App("kube-system", "coredns", 2, started));
     private final Map<String, KubeObjects.Pod> pods = new LinkedHashMap<>();
-    private final Map<String, Integer> configMaps = new LinkedHashMap<>();
+    private final Map<String, ConfigMap> configMaps = new LinkedHashMap<>();
     private final List<Backup> backups = List.of(
             new Backup("team-a", "orders-db", "postgres://orders", "0 * * * *"),
             new Backup("team-a", "users-db", "postgres://users", "30 2 * * *"),
             new Backup("team-b", "queue-db", "redis://queue", "*/15 * * * *"),
             new Backup("default", "metrics-db", "postgres://metrics", "0 */6 * * *"));
     private boolean seeded;
+    private boolean sweepDue = true;
+    private long ticks;
     private long eventLease;
     private long eventLeaseSince;
     private int nextIp;
     // Written by the scheduler thread only; volatile for the readers of the counts.
-    private volatile long writes;
-    private volatile long transactions;
     private volatile long failures;
+    private volatile long rollouts;
+    private volatile long swept;
     private long lastFailureLogNanos;
     private long lastStatsNanos = System.nanoTime();
 
-    private DemoLoad(Client client, ScheduledExecutorService scheduler) {
-        this.client = client;
-        this.kv = client.getKVClient();
+    private DemoLoad(Client client, ScheduledExecutorService scheduler, Random random) {
+        this.etcd = new DemoEtcd(client);
         this.scheduler = scheduler;
+        this.random = random;
     }
 
     /**
@@ -137,16 +151,35 @@ public final class DemoLoad implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        DemoLoad load = new DemoLoad(client, scheduler);
+        DemoLoad load = new DemoLoad(client, scheduler, new Random());
         long periodMicros = Math.max(1, 1_000_000L / writesPerSecond);
         scheduler.scheduleAtFixedRate(load::tick, 0, periodMicros, TimeUnit.MICROSECONDS);
         LOG.info("demo load: {} writes/s to {} under /registry/", writesPerSecond, where);
         return load;
     }
 
-    /** One write (scheduler thread). */
-    private void tick() {
+    /**
+     * A load that writes only when {@link #tick()} is called, on the caller's thread, with
+     * {@code random} deciding what: so that a test drives it by count, not by time.
+     */
+    static DemoLoad driven(Client client, Random random) {
+        return new DemoLoad(client, null, random);
+    }
+
+    /**
+     * One write (the scheduler's thread, or the caller's for {@link #driven}); before it, when
+     * due, a {@linkplain #sweep() sweep}.
+     */
+    void tick() {
         try {
+            ticks++;
+            if (ticks % SWEEP_EVERY_TICKS == 0) {
+                sweepDue = true;
+            }
+            if (sweepDue) {
+                sweep();
+                sweepDue = false;
+            }
             double r = random.nextDouble();
             if (!seeded) {
                 seed();
@@ -172,6 +205,8 @@ public final class DemoLoad implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             failures++;
+            // A write that timed out may still have happened: the next tick looks for what it left.
+            sweepDue = true;
             if (System.nanoTime() - lastFailureLogNanos > TimeUnit.SECONDS.toNanos(10)) {
                 lastFailureLogNanos = System.nanoTime();
                 LOG.warn("demo load: a write failed ({} failures so far): {}", failures, e.toString());
@@ -180,55 +215,116 @@ public final class DemoLoad implements AutoCloseable {
         if (System.nanoTime() - lastStatsNanos > STATS_EVERY.toNanos()) {
             lastStatsNanos = System.nanoTime();
             LOG.info(
-                    "demo load: {} writes ({} transactions), {} failures; {} pods, {} config maps",
-                    writes,
-                    transactions,
+                    "demo load: {} writes ({} transactions), {} failures; {} pods, {} config maps, {} rollouts",
+                    etcd.writes(),
+                    etcd.transactions(),
                     failures,
                     pods.size(),
-                    configMaps.size());
+                    configMaps.size(),
+                    rollouts);
         }
     }
 
     /**
      * Namespaces, nodes, the backups' CRD and the backups, the deployments with their replica
-     * sets (a transaction each) and the node leases.
+     * sets (a transaction each) and the node leases, all created now.
      */
     private void seed() throws InterruptedException, ExecutionException, TimeoutException {
         for (String namespace : NAMESPACES) {
-            put("/registry/namespaces/" + namespace, KubeObjects.namespace(namespace));
+            etcd.put("/registry/namespaces/" + namespace, KubeObjects.namespace(namespace, started));
         }
         for (int n = 1; n <= NODES; n++) {
-            put("/registry/minions/node-" + n, KubeObjects.node("node-" + n, Instant.now()));
+            etcd.put("/registry/minions/node-" + n, KubeObjects.node("node-" + n, started, Instant.now()));
         }
-        put(CustomObjects.definitionKey("/registry"), CustomObjects.definition());
+        etcd.put(CustomObjects.definitionKey("/registry"), CustomObjects.definition(started));
         for (Backup backup : backups) {
-            put(backup.key(), backup.value());
+            etcd.put(backup.key(), backup.value());
         }
         for (App app : apps) {
-            txn(
+            etcd.txn(
                     List.of(),
                     List.of(
-                            putDeployment(app),
+                            putDeployment(app, app.templateHash, app.generation, app.templateSince),
                             putReplicaSet(app, app.templateHash, app.generation, app.replicas, app.templateSince)));
         }
         for (int n = 1; n <= NODES; n++) {
-            put("/registry/leases/kube-node-lease/node-" + n, KubeObjects.nodeLease("node-" + n, Instant.now()));
+            etcd.put(
+                    "/registry/leases/kube-node-lease/node-" + n,
+                    KubeObjects.nodeLease("node-" + n, started, Instant.now()));
         }
         seeded = true;
     }
 
+    /**
+     * Deletes the demo-shaped objects this run does not know: pods of the deployments, their
+     * replica sets of templates neither current nor in the kept history, {@code settings-*}
+     * config maps. At start these are an earlier run's (whose state is lost; {@code --data-dir}
+     * keeps etcd's data); later, what a write that failed on the client's side still did. The
+     * rest is bounded by its keys (nodes, namespaces, node leases, deployments, the CRD and the
+     * backups are written to fixed keys) or by its lease (events).
+     */
+    private void sweep() throws InterruptedException, ExecutionException, TimeoutException {
+        List<String> unknown = new ArrayList<>();
+        for (App app : apps) {
+            String podPrefix = "/registry/pods/" + app.namespace + "/" + app.name + "-";
+            for (String key : etcd.keys(podPrefix)) {
+                if (POD_SUFFIX.matcher(key.substring(podPrefix.length())).matches() && !pods.containsKey(key)) {
+                    unknown.add(key);
+                }
+            }
+            String replicaSetPrefix = replicaSetKey(app, "");
+            for (String key : etcd.keys(replicaSetPrefix)) {
+                String hash = key.substring(replicaSetPrefix.length());
+                if (HASH.matcher(hash).matches() && !hash.equals(app.templateHash) && !app.history.contains(hash)) {
+                    unknown.add(key);
+                }
+            }
+        }
+        for (String namespace : CONFIG_MAP_NAMESPACES) {
+            String prefix = "/registry/configmaps/" + namespace + "/";
+            for (String key : etcd.keys(prefix + "settings-")) {
+                if (CONFIG_MAP_NAME.matcher(key.substring(prefix.length())).matches() && !configMaps.containsKey(key)) {
+                    unknown.add(key);
+                }
+            }
+        }
+        if (!unknown.isEmpty()) {
+            etcd.deleteAll(unknown);
+            swept += unknown.size();
+            LOG.info(
+                    "demo load: deleted {} pods, replica sets and config maps it did not write (an earlier run's,"
+                            + " or a failed write's)",
+                    unknown.size());
+        }
+    }
+
     // ---- pods ----------------------------------------------------------------------------
 
-    /** Keeps every deployment at its replica count: create, replace old-template pods, start, churn. */
+    /**
+     * Keeps every deployment at its replica count as a rolling update does: a pod of the current
+     * template is created while the deployment has fewer than its replicas plus
+     * {@linkplain App#maxSurge() its surge}, an old template's pod deleted first otherwise; then
+     * the old templates' remaining pods go, pending pods start, and a random pod is deleted
+     * (and so replaced).
+     */
     private void podLifecycle() throws InterruptedException, ExecutionException, TimeoutException {
         List<App> shuffled = new ArrayList<>(apps);
         Collections.shuffle(shuffled, random);
         for (App app : shuffled) {
-            long current = pods.values().stream()
-                    .filter(p -> p.app.equals(app.name) && p.templateHash.equals(app.templateHash))
+            List<KubeObjects.Pod> mine =
+                    pods.values().stream().filter(p -> p.app.equals(app.name)).toList();
+            long current = mine.stream()
+                    .filter(p -> p.templateHash.equals(app.templateHash))
                     .count();
             if (current < app.replicas) {
-                createPod(app);
+                if (mine.size() < app.replicas + app.maxSurge()) {
+                    createPod(app);
+                } else {
+                    deletePod(mine.stream()
+                            .filter(p -> !p.templateHash.equals(app.templateHash))
+                            .findFirst()
+                            .orElseThrow());
+                }
                 return;
             }
         }
@@ -244,7 +340,7 @@ public final class DemoLoad implements AutoCloseable {
                 pod.started = KubeObjects.now();
                 pod.phase = "Running";
                 pod.ready = true;
-                put(pod.key(), KubeObjects.pod(pod));
+                etcd.put(pod.key(), KubeObjects.pod(pod));
                 return;
             }
         }
@@ -260,11 +356,10 @@ public final class DemoLoad implements AutoCloseable {
                 app.name + "-" + app.templateHash + "-" + KubeObjects.suffix(random, 5),
                 node,
                 nextIp++ % 60_000);
-        ByteSequence key = bytes(pod.key());
-        txn(
-                List.of(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.version(0))),
+        etcd.txn(
+                List.of(new Cmp(DemoEtcd.bytes(pod.key()), Cmp.Op.EQUAL, CmpTarget.version(0))),
                 List.of(
-                        Op.put(key, ByteSequence.from(KubeObjects.pod(pod)), PutOption.DEFAULT),
+                        DemoEtcd.putOp(pod.key(), KubeObjects.pod(pod)),
                         eventOp(
                                 pod,
                                 "Scheduled",
@@ -277,10 +372,10 @@ public final class DemoLoad implements AutoCloseable {
         if (pod == null) {
             return;
         }
-        txn(
+        etcd.txn(
                 List.of(),
                 List.of(
-                        Op.delete(bytes(pod.key()), DeleteOption.DEFAULT),
+                        DemoEtcd.deleteOp(pod.key()),
                         eventOp(pod, "Killing", "Stopping container " + pod.app, "Normal")));
         pods.remove(pod.key());
     }
@@ -295,11 +390,11 @@ public final class DemoLoad implements AutoCloseable {
         if (random.nextInt(4) == 0) {
             pod.restarts++;
             pod.ready = false;
-            put(pod.key(), KubeObjects.pod(pod));
+            etcd.put(pod.key(), KubeObjects.pod(pod));
             recordEvent(pod, "BackOff", "Back-off restarting failed container " + pod.app, "Warning");
         } else {
             pod.ready = !pod.ready || random.nextBoolean();
-            put(pod.key(), KubeObjects.pod(pod));
+            etcd.put(pod.key(), KubeObjects.pod(pod));
         }
     }
 
@@ -315,36 +410,54 @@ public final class DemoLoad implements AutoCloseable {
         return apps.stream().filter(a -> a.name.equals(pod.app)).findFirst().orElseThrow();
     }
 
-    /** A new template for one deployment: deployment, new and old replica set in one transaction. */
+    /**
+     * A new template for one deployment, in one transaction as the deployment controller's
+     * writes of a finished rollout: the deployment, the new replica set, the old one scaled to
+     * 0, and the deletes of the oldest replica sets beyond the deployment's
+     * {@link KubeObjects#REVISION_HISTORY_LIMIT revisionHistoryLimit} of old ones. The state
+     * moves on only once etcd took it.
+     */
     private void rollout() throws InterruptedException, ExecutionException, TimeoutException {
         App app = apps.get(random.nextInt(apps.size()));
-        String oldHash = app.templateHash;
-        Instant oldSince = app.templateSince;
-        app.templateSince = KubeObjects.now();
-        app.generation++;
-        app.templateHash = KubeObjects.hex(app.name + app.generation + random.nextInt(), 10);
-        txn(
-                List.of(),
-                List.of(
-                        putDeployment(app),
-                        putReplicaSet(app, app.templateHash, app.generation, app.replicas, app.templateSince),
-                        putReplicaSet(app, oldHash, app.generation - 1, 0, oldSince)));
+        Instant now = KubeObjects.now();
+        int generation = app.generation + 1;
+        String hash = KubeObjects.hex(app.name + generation + random.nextInt(), 10);
+        List<String> history = new ArrayList<>(app.history);
+        history.add(app.templateHash);
+        List<String> expired =
+                new ArrayList<>(history.subList(0, Math.max(0, history.size() - KubeObjects.REVISION_HISTORY_LIMIT)));
+        history.removeAll(expired);
+        List<Op> ops = new ArrayList<>(List.of(
+                putDeployment(app, hash, generation, now),
+                putReplicaSet(app, hash, generation, app.replicas, now),
+                putReplicaSet(app, app.templateHash, app.generation, 0, app.templateSince)));
+        for (String old : expired) {
+            ops.add(DemoEtcd.deleteOp(replicaSetKey(app, old)));
+        }
+        etcd.txn(List.of(), ops);
+        app.history.clear();
+        app.history.addAll(history);
+        app.templateHash = hash;
+        app.generation = generation;
+        app.templateSince = now;
+        rollouts++;
     }
 
-    private static Op putDeployment(App app) {
-        return Op.put(
-                bytes("/registry/deployments/" + app.namespace + "/" + app.name),
-                ByteSequence.from(KubeObjects.deployment(
-                        app.namespace, app.name, app.templateHash, app.generation, app.replicas, app.created)),
-                PutOption.DEFAULT);
+    private static Op putDeployment(App app, String templateHash, int generation, Instant updated) {
+        return DemoEtcd.putOp(
+                "/registry/deployments/" + app.namespace + "/" + app.name,
+                KubeObjects.deployment(
+                        app.namespace, app.name, templateHash, generation, app.replicas, app.created, updated));
     }
 
     private static Op putReplicaSet(App app, String templateHash, int generation, int replicas, Instant created) {
-        return Op.put(
-                bytes("/registry/replicasets/" + app.namespace + "/" + app.name + "-" + templateHash),
-                ByteSequence.from(
-                        KubeObjects.replicaSet(app.namespace, app.name, templateHash, generation, replicas, created)),
-                PutOption.DEFAULT);
+        return DemoEtcd.putOp(
+                replicaSetKey(app, templateHash),
+                KubeObjects.replicaSet(app.namespace, app.name, templateHash, generation, replicas, created));
+    }
+
+    private static String replicaSetKey(App app, String templateHash) {
+        return "/registry/replicasets/" + app.namespace + "/" + app.name + "-" + templateHash;
     }
 
     // ---- leases, events, config maps -------------------------------------------------------
@@ -352,7 +465,7 @@ public final class DemoLoad implements AutoCloseable {
     /** A kubelet's periodic status update: the node's conditions get a new heartbeat. */
     private void nodeHeartbeat() throws InterruptedException, ExecutionException, TimeoutException {
         String node = "node-" + (1 + random.nextInt(NODES));
-        put("/registry/minions/" + node, KubeObjects.node(node, Instant.now()));
+        etcd.put("/registry/minions/" + node, KubeObjects.node(node, started, Instant.now()));
     }
 
     /** One backup moves on: Scheduled, Running, then Succeeded (or, now and then, Failed). */
@@ -371,12 +484,12 @@ public final class DemoLoad implements AutoCloseable {
             case "Scheduled" -> backup.phase = "Running";
             default -> backup.phase = "Scheduled";
         }
-        put(backup.key(), backup.value());
+        etcd.put(backup.key(), backup.value());
     }
 
     private void renewNodeLease() throws InterruptedException, ExecutionException, TimeoutException {
         String node = "node-" + (1 + random.nextInt(NODES));
-        put("/registry/leases/kube-node-lease/" + node, KubeObjects.nodeLease(node, Instant.now()));
+        etcd.put("/registry/leases/kube-node-lease/" + node, KubeObjects.nodeLease(node, started, Instant.now()));
     }
 
     private void recordEvent(KubeObjects.Pod pod, String reason, String message, String type)
@@ -384,88 +497,58 @@ public final class DemoLoad implements AutoCloseable {
         if (pod == null) {
             return;
         }
-        txn(List.of(), List.of(eventOp(pod, reason, message, type)));
+        etcd.txn(List.of(), List.of(eventOp(pod, reason, message, type)));
     }
 
-    /** A put of an event under the current event lease (granted anew every few seconds). */
+    /**
+     * A put of an event under the current event lease, granted anew every
+     * {@value #EVENT_LEASE_WINDOW_SECONDS} s and never kept alive: etcd deletes the window's
+     * events {@value #EVENT_TTL_SECONDS} s after the grant (kube-apiserver's {@code --event-ttl}
+     * works the same way, at one hour).
+     */
     private Op eventOp(KubeObjects.Pod pod, String reason, String message, String type)
             throws InterruptedException, ExecutionException, TimeoutException {
         long nowSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime());
         if (eventLease == 0 || nowSeconds - eventLeaseSince >= EVENT_LEASE_WINDOW_SECONDS) {
-            eventLease = client.getLeaseClient()
-                    .grant(EVENT_TTL_SECONDS)
-                    .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
-                    .getID();
+            eventLease = etcd.grantLease(EVENT_TTL_SECONDS);
             eventLeaseSince = nowSeconds;
         }
         String name = pod.name + "." + KubeObjects.hex(pod.uid + reason + System.nanoTime(), 16);
-        return Op.put(
-                bytes("/registry/events/" + pod.namespace + "/" + name),
-                ByteSequence.from(KubeObjects.event(pod.namespace, name, pod, reason, message, type)),
-                PutOption.builder().withLeaseId(eventLease).build());
+        return DemoEtcd.putOp(
+                "/registry/events/" + pod.namespace + "/" + name,
+                KubeObjects.event(pod.namespace, name, pod, reason, message, type),
+                eventLease);
     }
 
+    /** A config map is created (up to {@value #MAX_CONFIG_MAPS}), updated, or deleted. */
     private void configMapChange() throws InterruptedException, ExecutionException, TimeoutException {
-        String[] namespaces = {"team-a", "team-b", "default", "kube-system"};
         if (configMaps.size() < MAX_CONFIG_MAPS) {
-            String ns = namespaces[random.nextInt(namespaces.length)];
-            String key = "/registry/configmaps/" + ns + "/settings-" + KubeObjects.suffix(random, 5);
-            configMaps.put(key, 1);
-            put(key, KubeObjects.configMap(ns, key.substring(key.lastIndexOf('/') + 1), 1, random));
+            String namespace = CONFIG_MAP_NAMESPACES.get(random.nextInt(CONFIG_MAP_NAMESPACES.size()));
+            ConfigMap created = new ConfigMap(namespace, "settings-" + KubeObjects.suffix(random, 5));
+            etcd.put(created.key(), created.value(random));
+            configMaps.put(created.key(), created);
             return;
         }
-        String key = new ArrayList<>(configMaps.keySet()).get(random.nextInt(configMaps.size()));
+        ConfigMap configMap = new ArrayList<>(configMaps.values()).get(random.nextInt(configMaps.size()));
         if (random.nextInt(5) == 0) {
-            delete(key);
-            configMaps.remove(key);
+            etcd.delete(configMap.key());
+            configMaps.remove(configMap.key());
             return;
         }
-        int revision = configMaps.merge(key, 1, Integer::sum);
-        String ns = key.split("/")[3];
-        put(key, KubeObjects.configMap(ns, key.substring(key.lastIndexOf('/') + 1), revision, random));
+        configMap.revision++;
+        etcd.put(configMap.key(), configMap.value(random));
     }
 
-    // ---- etcd ------------------------------------------------------------------------------
-
-    private void put(String key, byte[] value) throws InterruptedException, ExecutionException, TimeoutException {
-        await(kv.put(bytes(key), ByteSequence.from(value)));
-        writes++;
-    }
-
-    private void delete(String key) throws InterruptedException, ExecutionException, TimeoutException {
-        await(kv.delete(bytes(key)));
-        writes++;
-    }
-
-    private void txn(List<Cmp> compares, List<Op> ops)
-            throws InterruptedException, ExecutionException, TimeoutException {
-        await(kv.txn()
-                .If(compares.toArray(Cmp[]::new))
-                .Then(ops.toArray(Op[]::new))
-                .commit());
-        writes++;
-        if (ops.size() > 1) {
-            transactions++;
-        }
-    }
-
-    private static <T> T await(CompletableFuture<T> future)
-            throws InterruptedException, ExecutionException, TimeoutException {
-        return future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-    }
-
-    private static ByteSequence bytes(String s) {
-        return ByteSequence.from(s, StandardCharsets.UTF_8);
-    }
+    // ---- counts ----------------------------------------------------------------------------
 
     /** Writes done so far (a transaction counts once). */
     long writes() {
-        return writes;
+        return etcd.writes();
     }
 
     /** Transactions of more than one operation done so far. */
     long transactions() {
-        return transactions;
+        return etcd.transactions();
     }
 
     /** Writes that failed so far. */
@@ -473,23 +556,65 @@ public final class DemoLoad implements AutoCloseable {
         return failures;
     }
 
-    /** Stops writing (waits up to 5 s for a write in flight) and closes the etcd client. Idempotent. */
+    /** Rollouts done so far. */
+    long rollouts() {
+        return rollouts;
+    }
+
+    /** Objects deleted by sweeps so far (an earlier run's, or a failed write's). */
+    long swept() {
+        return swept;
+    }
+
+    /**
+     * Stops writing (waits up to {@value DemoEtcd#TIMEOUT_SECONDS} s for a write in flight) and
+     * closes the etcd client. Idempotent.
+     */
     @Override
     public void close() {
-        scheduler.shutdownNow();
-        try {
-            if (!scheduler.awaitTermination(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                LOG.warn("demo load: a write still runs after {} s; closing the client anyway", TIMEOUT_SECONDS);
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+            try {
+                if (!scheduler.awaitTermination(DemoEtcd.TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                    LOG.warn(
+                            "demo load: a write still runs after {} s; closing the client anyway",
+                            DemoEtcd.TIMEOUT_SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
-        client.close();
-        LOG.info("demo load stopped: {} writes ({} transactions), {} failures", writes, transactions, failures);
+        etcd.close();
+        LOG.info(
+                "demo load stopped: {} writes ({} transactions), {} failures",
+                etcd.writes(),
+                etcd.transactions(),
+                failures);
+    }
+
+    /** A config map the demo created: its Helm revision and creation time. Scheduler thread only. */
+    private static final class ConfigMap {
+        final String namespace;
+        final String name;
+        final Instant created = KubeObjects.now();
+        int revision = 1;
+
+        ConfigMap(String namespace, String name) {
+            this.namespace = namespace;
+            this.name = name;
+        }
+
+        String key() {
+            return "/registry/configmaps/" + namespace + "/" + name;
+        }
+
+        byte[] value(Random random) {
+            return KubeObjects.configMap(namespace, name, revision, created, random);
+        }
     }
 
     /** A backup custom resource whose phase the demo moves on. Scheduler thread only. */
-    private static final class Backup {
+    private final class Backup {
         final String namespace;
         final String name;
         final String database;
@@ -510,7 +635,7 @@ public final class DemoLoad implements AutoCloseable {
         }
 
         byte[] value() {
-            return CustomObjects.backup(namespace, name, database, schedule, 1, phase, lastSuccess, sizeBytes);
+            return CustomObjects.backup(namespace, name, database, schedule, started, 1, phase, lastSuccess, sizeBytes);
         }
     }
 
@@ -519,16 +644,26 @@ public final class DemoLoad implements AutoCloseable {
         final String namespace;
         final String name;
         final int replicas;
-        final Instant created = KubeObjects.now();
+        final Instant created;
+        /** The old templates whose replica sets (scaled to 0) are kept, oldest first. */
+        final List<String> history = new ArrayList<>();
+
         String templateHash;
-        Instant templateSince = created;
+        Instant templateSince;
         int generation = 1;
 
-        App(String namespace, String name, int replicas) {
+        App(String namespace, String name, int replicas, Instant created) {
             this.namespace = namespace;
             this.name = name;
             this.replicas = replicas;
+            this.created = created;
+            this.templateSince = created;
             this.templateHash = KubeObjects.hex(namespace + name, 10);
+        }
+
+        /** The deployment's {@code maxSurge: 25%} in pods: a quarter of the replicas, rounded up. */
+        int maxSurge() {
+            return (replicas + 3) / 4;
         }
     }
 }

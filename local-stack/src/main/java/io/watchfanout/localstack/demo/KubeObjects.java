@@ -7,6 +7,7 @@ import io.kubernetes.client.proto.Resource;
 import io.kubernetes.client.proto.V1;
 import io.kubernetes.client.proto.V1Apps;
 import io.kubernetes.client.proto.V1Coordination;
+import io.watchfanout.testkit.StorageEnvelope;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -28,6 +29,12 @@ import java.util.UUID;
  * <p>Stateless; thread-safe given a per-thread {@link Random}.
  */
 final class KubeObjects {
+    /**
+     * The deployments' {@code spec.revisionHistoryLimit}: how many old replica sets (scaled to
+     * 0) the deployment controller keeps; it deletes the oldest beyond it.
+     */
+    static final int REVISION_HISTORY_LIMIT = 10;
+
     private KubeObjects() {}
 
     /** The state of one demo pod that its document is rendered from. */
@@ -312,15 +319,18 @@ final class KubeObjects {
 
     // ---- config maps, deployments, replica sets ---------------------------------------------
 
-    /** The stored value of a config map of 1–6 KB of Helm-rendered settings. */
-    static byte[] configMap(String namespace, String name, int revision, Random random) {
+    /**
+     * The stored value of a config map of 1–6 KB of Helm-rendered settings, created at
+     * {@code created} and written now (its managed fields' time) at Helm's {@code revision}.
+     */
+    static byte[] configMap(String namespace, String name, int revision, Instant created, Random random) {
         StringBuilder props = new StringBuilder();
         int lines = 20 + random.nextInt(120);
         for (int i = 0; i < lines; i++) {
             props.append(String.format(Locale.ROOT, "%s.setting.%03d=%s%n", name, i, hex(name + revision + i, 16)));
         }
         V1.ConfigMap configMap = V1.ConfigMap.newBuilder()
-                .setMetadata(meta(name, namespace, uuidFrom(namespace + name), now())
+                .setMetadata(meta(name, namespace, uuidFrom(namespace + name), created)
                         .putLabels("app.kubernetes.io/managed-by", "Helm")
                         .putLabels("revision", Integer.toString(revision))
                         .putAnnotations("meta.helm.sh/release-name", name)
@@ -347,11 +357,18 @@ final class KubeObjects {
 
     /**
      * The stored value of a deployment created at {@code created}, at {@code generation}, whose
-     * current template has {@code templateHash}.
+     * current template has {@code templateHash}, rolled out at {@code updated}. As the deployment
+     * controller sets its conditions, both stayed {@code True} since creation (their
+     * {@code lastTransitionTime}), and {@code Progressing} was last updated by the rollout.
      */
     static byte[] deployment(
-            String namespace, String app, String templateHash, int generation, int replicas, Instant created) {
-        Instant t = now();
+            String namespace,
+            String app,
+            String templateHash,
+            int generation,
+            int replicas,
+            Instant created,
+            Instant updated) {
         V1Apps.Deployment deployment = V1Apps.Deployment.newBuilder()
                 .setMetadata(meta(app, namespace, uuidFrom(namespace + app), created)
                         .setGeneration(generation)
@@ -367,7 +384,7 @@ final class KubeObjects {
                                         .setMaxUnavailable(percent("25%"))
                                         .setMaxSurge(percent("25%"))))
                         .setMinReadySeconds(0)
-                        .setRevisionHistoryLimit(10)
+                        .setRevisionHistoryLimit(REVISION_HISTORY_LIMIT)
                         .setProgressDeadlineSeconds(600))
                 .setStatus(V1Apps.DeploymentStatus.newBuilder()
                         .setObservedGeneration(generation)
@@ -378,15 +395,15 @@ final class KubeObjects {
                         .addConditions(V1Apps.DeploymentCondition.newBuilder()
                                 .setType("Available")
                                 .setStatus("True")
-                                .setLastUpdateTime(time(t))
-                                .setLastTransitionTime(time(t))
+                                .setLastUpdateTime(time(created))
+                                .setLastTransitionTime(time(created))
                                 .setReason("MinimumReplicasAvailable")
                                 .setMessage("Deployment has minimum availability."))
                         .addConditions(V1Apps.DeploymentCondition.newBuilder()
                                 .setType("Progressing")
                                 .setStatus("True")
-                                .setLastUpdateTime(time(t))
-                                .setLastTransitionTime(time(t))
+                                .setLastUpdateTime(time(updated))
+                                .setLastTransitionTime(time(created))
                                 .setReason("NewReplicaSetAvailable")
                                 .setMessage("ReplicaSet \"" + app + "-" + templateHash
                                         + "\" has successfully progressed.")))
@@ -450,9 +467,11 @@ final class KubeObjects {
 
     // ---- nodes, namespaces, leases, events --------------------------------------------------
 
-    /** The stored value of a ready worker node whose kubelet last reported at {@code heartbeat}. */
-    static byte[] node(String name, Instant heartbeat) {
-        Instant created = Instant.parse("2025-01-01T00:00:00Z");
+    /**
+     * The stored value of a ready worker node registered at {@code created} (also when its
+     * conditions last changed) whose kubelet last reported at {@code heartbeat}.
+     */
+    static byte[] node(String name, Instant created, Instant heartbeat) {
         Meta.ObjectMeta.Builder meta = meta(name, "", uuidFrom("node" + name), created)
                 .putLabels("beta.kubernetes.io/arch", "amd64")
                 .putLabels("beta.kubernetes.io/os", "linux")
@@ -514,10 +533,10 @@ final class KubeObjects {
         return StorageEnvelope.wrap("v1", "Node", node);
     }
 
-    /** The stored value of an active namespace. */
-    static byte[] namespace(String name) {
+    /** The stored value of an active namespace created at {@code created}. */
+    static byte[] namespace(String name, Instant created) {
         V1.Namespace namespace = V1.Namespace.newBuilder()
-                .setMetadata(meta(name, "", uuidFrom("namespace" + name), Instant.parse("2025-01-01T00:00:00Z"))
+                .setMetadata(meta(name, "", uuidFrom("namespace" + name), created)
                         .putLabels("kubernetes.io/metadata.name", name))
                 .setSpec(V1.NamespaceSpec.newBuilder().addFinalizers("kubernetes"))
                 .setStatus(V1.NamespaceStatus.newBuilder().setPhase("Active"))
@@ -525,25 +544,27 @@ final class KubeObjects {
         return StorageEnvelope.wrap("v1", "Namespace", namespace);
     }
 
-    /** The stored value of {@code node}'s lease in {@code kube-node-lease}, renewed at {@code renewTime}. */
-    static byte[] nodeLease(String node, Instant renewTime) {
+    /**
+     * The stored value of {@code node}'s lease in {@code kube-node-lease}, created at
+     * {@code created} and renewed at {@code renewTime}.
+     */
+    static byte[] nodeLease(String node, Instant created, Instant renewTime) {
         V1Coordination.Lease lease = V1Coordination.Lease.newBuilder()
-                .setMetadata(
-                        meta(node, "kube-node-lease", uuidFrom("lease" + node), Instant.parse("2025-01-01T00:00:00Z"))
-                                .addOwnerReferences(Meta.OwnerReference.newBuilder()
-                                        .setApiVersion("v1")
-                                        .setKind("Node")
-                                        .setName(node)
-                                        .setUid(uuidFrom("node" + node)))
-                                .addManagedFields(managedFields(
-                                        "kubelet",
-                                        "coordination.k8s.io/v1",
-                                        renewTime,
-                                        "",
-                                        "{\"f:metadata\":{\"f:ownerReferences\":{\".\":{},\"k:{\\\"uid\\\":\\\""
-                                                + uuidFrom("node" + node)
-                                                + "\\\"}\":{}}},\"f:spec\":{\"f:holderIdentity\":{},"
-                                                + "\"f:leaseDurationSeconds\":{},\"f:renewTime\":{}}}")))
+                .setMetadata(meta(node, "kube-node-lease", uuidFrom("lease" + node), created)
+                        .addOwnerReferences(Meta.OwnerReference.newBuilder()
+                                .setApiVersion("v1")
+                                .setKind("Node")
+                                .setName(node)
+                                .setUid(uuidFrom("node" + node)))
+                        .addManagedFields(managedFields(
+                                "kubelet",
+                                "coordination.k8s.io/v1",
+                                renewTime,
+                                "",
+                                "{\"f:metadata\":{\"f:ownerReferences\":{\".\":{},\"k:{\\\"uid\\\":\\\""
+                                        + uuidFrom("node" + node)
+                                        + "\\\"}\":{}}},\"f:spec\":{\"f:holderIdentity\":{},"
+                                        + "\"f:leaseDurationSeconds\":{},\"f:renewTime\":{}}}")))
                 .setSpec(V1Coordination.LeaseSpec.newBuilder()
                         .setHolderIdentity(node)
                         .setLeaseDurationSeconds(40)

@@ -7,6 +7,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
 import io.watchfanout.testkit.EtcdServer;
+import io.watchfanout.testkit.StorageEnvelope;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +34,7 @@ class DemoLoadTest {
             assertThat(pods).isNotEmpty().hasSizeLessThanOrEqualTo(40);
             assertThat(pods)
                     .as("protobuf envelopes, as kube-apiserver stores built-in objects")
-                    .allSatisfy(kv -> assertThat(kv.getValue().startsWith(ByteSequence.from(StorageEnvelope.MAGIC)))
+                    .allSatisfy(kv -> assertThat(kv.getValue().startsWith(ByteSequence.from(StorageEnvelope.magic())))
                             .isTrue());
             assertThat(keys(client, "/registry/namespaces/")).hasSize(6);
             assertThat(keys(client, "/registry/minions/")).hasSize(5);
@@ -52,7 +53,8 @@ class DemoLoadTest {
         }
     }
 
-    private static List<KeyValue> keys(Client client, String prefix) throws Exception {
+    /** The key-values under {@code prefix}, read from etcd. */
+    static List<KeyValue> keys(Client client, String prefix) throws Exception {
         return client.getKVClient()
                 .get(
                         ByteSequence.from(prefix, StandardCharsets.UTF_8),

@@ -93,13 +93,14 @@ class KubeObjectsTest {
                 .isTrue();
         assertThat(running.length).isBetween(3000, 6000);
 
-        byte[] cm = KubeObjects.configMap("default", "settings-abcde", 3, new Random(1));
+        byte[] cm = KubeObjects.configMap("default", "settings-abcde", 3, KubeObjects.now(), new Random(1));
         assertThat(unwrap(cm, "v1", "ConfigMap", V1.ConfigMap.getDefaultInstance())
                         .getDataCount())
                 .isEqualTo(3);
         assertThat(cm.length).isBetween(700, 8000);
         assertThat(unwrap(
-                                KubeObjects.deployment("team-a", "web", "7d4b9c8f6d", 2, 4, KubeObjects.now()),
+                                KubeObjects.deployment(
+                                        "team-a", "web", "7d4b9c8f6d", 2, 4, KubeObjects.now(), KubeObjects.now()),
                                 "apps/v1",
                                 "Deployment",
                                 V1Apps.Deployment.getDefaultInstance())
@@ -116,7 +117,7 @@ class KubeObjectsTest {
                 .isEqualTo("web-7d4b9c8f6d");
         Instant renew = Instant.parse("2026-01-02T03:04:05.123456789Z");
         Meta.MicroTime renewTime = unwrap(
-                        KubeObjects.nodeLease("node-1", renew),
+                        KubeObjects.nodeLease("node-1", renew, renew),
                         "coordination.k8s.io/v1",
                         "Lease",
                         V1Coordination.Lease.getDefaultInstance())
@@ -131,14 +132,14 @@ class KubeObjectsTest {
                                 V1.Event.getDefaultInstance())
                         .getReason())
                 .isEqualTo("Pulled");
-        V1.Node node = unwrap(KubeObjects.node("node-2", renew), "v1", "Node", V1.Node.getDefaultInstance());
+        V1.Node node = unwrap(KubeObjects.node("node-2", renew, renew), "v1", "Node", V1.Node.getDefaultInstance());
         assertThat(node.getMetadata().getNamespace()).isEmpty();
         assertThat(node.getStatus().getConditionsList())
                 .filteredOn(c -> c.getType().equals("Ready"))
                 .singleElement()
                 .satisfies(
                         c -> assertThat(c.getLastHeartbeatTime().getSeconds()).isEqualTo(renew.getEpochSecond()));
-        assertThat(unwrap(KubeObjects.namespace("team-b"), "v1", "Namespace", V1.Namespace.getDefaultInstance())
+        assertThat(unwrap(KubeObjects.namespace("team-b", renew), "v1", "Namespace", V1.Namespace.getDefaultInstance())
                         .getStatus()
                         .getPhase())
                 .isEqualTo("Active");
@@ -146,7 +147,7 @@ class KubeObjectsTest {
 
     @Test
     void theDefinitionAndItsBackupsAreJsonAsKubeApiserverStoresThem() throws Exception {
-        Struct crd = parse(CustomObjects.definition());
+        Struct crd = parse(CustomObjects.definition(Instant.parse("2026-01-01T00:00:00Z")));
         assertThat(crd.getFieldsOrThrow("apiVersion").getStringValue()).isEqualTo("apiextensions.k8s.io/v1beta1");
         Struct spec = crd.getFieldsOrThrow("spec").getStructValue();
         assertThat(spec.getFieldsOrThrow("group").getStringValue()).isEqualTo("demo.example.com");
@@ -160,7 +161,7 @@ class KubeObjectsTest {
 
         Instant done = Instant.parse("2026-01-02T03:04:05Z");
         Struct backup = parse(CustomObjects.backup(
-                "team-a", "orders-db", "postgres://orders", "0 * * * *", 1, "Succeeded", done, 1234));
+                "team-a", "orders-db", "postgres://orders", "0 * * * *", done, 1, "Succeeded", done, 1234));
         assertThat(backup.getFieldsOrThrow("apiVersion").getStringValue()).isEqualTo("demo.example.com/v1");
         Struct status = backup.getFieldsOrThrow("status").getStructValue();
         assertThat(status.getFieldsOrThrow("phase").getStringValue()).isEqualTo("Succeeded");

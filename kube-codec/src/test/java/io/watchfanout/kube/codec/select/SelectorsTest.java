@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.Descriptors.Descriptor;
-import io.watchfanout.kube.codec.KubeFixtures;
+import io.kubernetes.client.proto.V1;
 import io.watchfanout.kube.codec.KubeSchema;
 import io.watchfanout.kube.codec.ObjectFields;
 import io.watchfanout.kube.codec.StoredObject;
+import io.watchfanout.kube.codec.StoredObjects;
 import io.watchfanout.kube.codec.resources.KubeResource;
 import io.watchfanout.kube.codec.resources.KubeResources;
+import io.watchfanout.testkit.StorageEnvelope;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -80,16 +82,19 @@ class SelectorsTest {
     @Test
     void attributesAreReadFromTheStoredObject() throws Exception {
         ObjectFields fields = new ObjectFields();
-        byte[] pod = KubeFixtures.protobuf("core.v1.Pod");
+        V1.Pod.Builder message = StoredObjects.podMessage("shop", "web-0", "node-1", "Running", "web");
+        message.getSpecBuilder().setHostNetwork(true);
+        byte[] pod = StorageEnvelope.wrap("v1", "Pod", message.build());
         StoredObject object = StoredObject.of(pod, 0, pod.length);
         Descriptor type = KubeSchema.standard().type("v1", "Pod").orElseThrow();
-        assertThat(fields.labels(pod, object)).containsEntry("labelsKey", "labelsValue");
-        Map<String, String> values =
-                fields.values(pod, object, type, List.of("spec.nodeName", "status.phase", "spec.hostNetwork"));
+        assertThat(fields.labels(pod, object)).containsExactly(Map.entry("app", "web"));
+        Map<String, String> values = fields.values(
+                pod, object, type, List.of("spec.nodeName", "status.phase", "spec.hostNetwork", "spec.schedulerName"));
         assertThat(values)
-                .containsEntry("spec.nodeName", "nodeNameValue")
-                .containsEntry("status.phase", "phaseValue")
-                .containsEntry("spec.hostNetwork", "true");
+                .containsEntry("spec.nodeName", "node-1")
+                .containsEntry("status.phase", "Running")
+                .containsEntry("spec.hostNetwork", "true")
+                .containsEntry("spec.schedulerName", "");
     }
 
     @Test

@@ -1,5 +1,6 @@
-package io.watchfanout.localstack.demo;
+package io.watchfanout.testkit;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.MessageLite;
 import io.kubernetes.client.proto.Runtime;
@@ -13,13 +14,20 @@ import java.io.UncheckedIOException;
  * own message (without a TypeMeta inside), and whose {@code contentEncoding} and
  * {@code contentType} are written empty, as Go writes them.
  *
- * <p>Stateless and thread-safe.
+ * <p>For the local stack's demo load, the benchmarks and tests that write objects as
+ * kube-apiserver stores them: the messages come from client-java-proto's generated classes
+ * ({@code io.kubernetes.client.proto.V1...}), which the caller has on its class path (an optional
+ * dependency of this module). Stateless and thread-safe.
  */
-final class StorageEnvelope {
-    /** The bytes every protobuf value kube-apiserver stores starts with. */
-    static final byte[] MAGIC = {0x6b, 0x38, 0x73, 0x00};
+public final class StorageEnvelope {
+    private static final byte[] MAGIC = {0x6b, 0x38, 0x73, 0x00};
 
     private StorageEnvelope() {}
+
+    /** The 4 bytes every protobuf value kube-apiserver stores starts with: a new array each call. */
+    public static byte[] magic() {
+        return MAGIC.clone();
+    }
 
     /**
      * The stored value of {@code object}.
@@ -29,11 +37,23 @@ final class StorageEnvelope {
      * @param object the typed message, e.g. a {@code V1.Pod}
      * @return a new array: the magic bytes and the encoded {@code runtime.Unknown}
      */
-    static byte[] wrap(String apiVersion, String kind, MessageLite object) {
+    public static byte[] wrap(String apiVersion, String kind, MessageLite object) {
+        return wrap(apiVersion, kind, object.toByteString());
+    }
+
+    /**
+     * The stored value of an object already encoded, e.g. one whose bytes a test shapes itself.
+     *
+     * @param apiVersion the object's group/version, e.g. {@code v1} or {@code apps/v1}
+     * @param kind the object's kind, e.g. {@code ConfigMap}
+     * @param raw the encoded typed message, without a TypeMeta inside
+     * @return a new array: the magic bytes and the encoded {@code runtime.Unknown}
+     */
+    public static byte[] wrap(String apiVersion, String kind, ByteString raw) {
         Runtime.Unknown unknown = Runtime.Unknown.newBuilder()
                 .setTypeMeta(
                         Runtime.TypeMeta.newBuilder().setApiVersion(apiVersion).setKind(kind))
-                .setRaw(object.toByteString())
+                .setRaw(raw)
                 .setContentEncoding("")
                 .setContentType("")
                 .build();
