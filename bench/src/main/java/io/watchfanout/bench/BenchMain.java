@@ -24,6 +24,7 @@ import picocli.CommandLine.Command;
             MemoScenario.class,
             WatchersScenario.class,
             RebuildScenario.class,
+            StateChurnScenario.class,
             IngestScenario.class,
             ResumeScenario.class,
             MemoryScenario.class,
@@ -42,7 +43,7 @@ public final class BenchMain implements Runnable {
         throw new CommandLine.ParameterException(
                 spec.commandLine(),
                 "Missing SCENARIO (one of: fanout-vs-etcd, limit, "
-                        + "memo, watchers, rebuild, ingest, resume, memory, kube, kube-authz, chaos)");
+                        + "memo, watchers, rebuild, state-churn, ingest, resume, memory, kube, kube-authz, chaos)");
     }
 
     /** The repository root: {@code -Dwatchfanout.repo}, else the working directory. */

@@ -51,8 +51,16 @@ final class Stack implements AutoCloseable {
     }
 
     Stack startKafka() {
-        progress.log("starting Kafka (KRaft, one node)");
-        kafka = tier.startKafka(b -> b.maxHeap("1g"));
+        return startKafka(Map.of());
+    }
+
+    /** Starts Kafka with broker properties over the testkit's (e.g. {@code log.cleaner.backoff.ms}). */
+    Stack startKafka(Map<String, String> brokerProperties) {
+        progress.log("starting Kafka (KRaft, one node)" + (brokerProperties.isEmpty() ? "" : " " + brokerProperties));
+        kafka = tier.startKafka(b -> {
+            brokerProperties.forEach(b::brokerProperty);
+            return b.maxHeap("1g");
+        });
         return this;
     }
 

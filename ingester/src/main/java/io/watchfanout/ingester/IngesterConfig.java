@@ -85,12 +85,6 @@ public record IngesterConfig(
         TlsFiles tls,
         String compression) {
     /**
-     * How long the state topic's active segment may stay open before it rolls: the active segment
-     * is never compacted, so this bounds how long superseded state records stay readable.
-     */
-    private static final Duration STATE_SEGMENT = Duration.ofHours(1);
-
-    /**
      * The settings the topics are created with and checked against, the same for a publisher and
      * a process that only materializes, so that either may start first.
      */
@@ -99,7 +93,6 @@ public record IngesterConfig(
                 WatchFanoutSerdes.eventsTopic(topicPrefix),
                 WatchFanoutSerdes.stateTopic(topicPrefix),
                 eventsRetention,
-                STATE_SEGMENT,
                 maxRecordBytes,
                 statePartitions,
                 replicationFactor,

@@ -13,8 +13,10 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -45,6 +47,11 @@ import org.slf4j.LoggerFactory;
  * half of that ({@link io.watchfanout.schema.StateScan}) and reads again otherwise, so a short
  * setting never brings a deleted key back, but may keep a slow node rebuilding; with a day
  * against rebuilds of seconds to minutes there is room to spare.
+ *
+ * <p>The state topic is compacted eagerly ({@link StateCompaction}: a one-minute segment, a dirty
+ * ratio of 0.1), so that a rebuild reads about one record per key however long the keys churned;
+ * an existing state topic that compacts less eagerly gets those settings here, and keeps its own
+ * with a warning when Kafka refuses the change.
  *
  * <p>Thread-safe (stateless over a thread-safe admin client).
  */
@@ -101,9 +108,7 @@ public final class TopicManager {
             if (!existing.contains(s.stateTopic())) {
                 Map<String, String> configs = new LinkedHashMap<>();
                 configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
-                configs.put(
-                        TopicConfig.SEGMENT_MS_CONFIG,
-                        Long.toString(s.stateSegment().toMillis()));
+                configs.putAll(StateCompaction.settings());
                 configs.put(TopicConfig.DELETE_RETENTION_MS_CONFIG, Long.toString(STATE_DELETE_RETENTION.toMillis()));
                 configs.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(s.maxRecordBytes()));
                 missing.add(new NewTopic(s.stateTopic(), Optional.of(s.statePartitions()), rf)
@@ -220,6 +225,55 @@ public final class TopicManager {
                     s.stateTopic(),
                     deleteRetention,
                     STATE_DELETE_RETENTION.toMillis());
+        }
+        compactSooner(admin, state, configs.get(state));
+    }
+
+    /**
+     * Gives an existing state topic the {@link StateCompaction} settings it lacks (a topic made
+     * by an older ingester rolls its segment hourly and cleans at Kafka's dirty ratio of 0.5).
+     * A refusal (no {@code ALTER_CONFIGS} permission on the topic, a broker's alter policy, no
+     * answer in time) is a warning: the topic still works, a node's restart only reads more.
+     */
+    private static void compactSooner(Admin admin, ConfigResource state, Config config) throws InterruptedException {
+        Map<String, String> current = new LinkedHashMap<>();
+        for (String name : StateCompaction.settings().keySet()) {
+            ConfigEntry entry = config.get(name);
+            if (entry != null && entry.value() != null) {
+                current.put(name, entry.value());
+            }
+        }
+        Map<String, String> change = StateCompaction.toChange(current);
+        if (change.isEmpty()) {
+            return;
+        }
+        List<AlterConfigOp> ops = change.entrySet().stream()
+                .map(e -> new AlterConfigOp(new ConfigEntry(e.getKey(), e.getValue()), AlterConfigOp.OpType.SET))
+                .toList();
+        try {
+            admin.incrementalAlterConfigs(Map.of(state, ops)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            log.info(
+                    "topic {}: set {} (was {}) so that compaction keeps up with updates and a fan-out node's rebuild "
+                            + "reads about one record per key",
+                    state.name(),
+                    change,
+                    current);
+        } catch (ExecutionException | TimeoutException e) {
+            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            String add = change.entrySet().stream()
+                    .map(x -> x.getKey() + "=" + x.getValue())
+                    .collect(Collectors.joining(","));
+            log.warn(
+                    "topic {} keeps {}: cannot set {} ({}); going on, but a fan-out node's rebuild reads every update "
+                            + "compaction has not dropped yet and slows as they pile up. Grant ALTER_CONFIGS on the "
+                            + "topic, or run kafka-configs.sh --alter --entity-type topics --entity-name {} "
+                            + "--add-config {}",
+                    state.name(),
+                    current,
+                    change,
+                    cause.toString(),
+                    state.name(),
+                    add);
         }
     }
 

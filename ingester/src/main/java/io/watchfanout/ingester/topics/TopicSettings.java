@@ -3,14 +3,13 @@ package io.watchfanout.ingester.topics;
 import java.time.Duration;
 
 /**
- * The settings the ingester's topics must have.
+ * The settings the ingester's topics must have (the state topic's compaction settings are
+ * {@link StateCompaction}'s, the same for every deployment).
  *
  * @param eventsTopic name of the events topic
  * @param stateTopic name of the state topic
  * @param eventsRetention how long the events topic keeps records (resume window of watchers
  *     that fall out of the fan-out nodes' memory, and of the ingester after an outage)
- * @param stateSegment how long before the state topic's active segment rolls and becomes
- *     compactable (the active segment is never compacted)
  * @param maxRecordBytes {@code max.message.bytes} of both topics: must hold etcd's largest
  *     value twice (prev_kv rides along) plus overhead
  * @param statePartitions partitions of the state topic
@@ -23,7 +22,6 @@ public record TopicSettings(
         String eventsTopic,
         String stateTopic,
         Duration eventsRetention,
-        Duration stateSegment,
         int maxRecordBytes,
         int statePartitions,
         short replicationFactor,

@@ -11,14 +11,7 @@ class TopicManagerTest {
 
     private static TopicSettings asking(int replicationFactor, int minInsyncReplicas) {
         return new TopicSettings(
-                "w.events",
-                "w.state",
-                Duration.ofDays(1),
-                Duration.ofHours(1),
-                1 << 20,
-                1,
-                (short) replicationFactor,
-                minInsyncReplicas);
+                "w.events", "w.state", Duration.ofDays(1), 1 << 20, 1, (short) replicationFactor, minInsyncReplicas);
     }
 
     @Test
