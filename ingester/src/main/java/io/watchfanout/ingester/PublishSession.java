@@ -82,6 +82,7 @@ final class PublishSession {
     private final Readiness readiness;
     private final IngesterMetrics metrics;
     private final PublishFailures failures;
+    private final CommitRetryBound commitRetry;
     private final BooleanSupplier running;
     private final Runnable afterStartPoint;
     /** The resume point: every revision up to this one is in the events topic. */
@@ -124,6 +125,8 @@ final class PublishSession {
         this.metrics = metrics;
         this.failures = new PublishFailures(config, monitor::etcdUp, monitor::kafkaUp);
         this.running = running;
+        this.commitRetry = new CommitRetryBound(
+                election == null ? null : election::leadershipLeft, config.transactionTimeout(), running);
         this.afterStartPoint = afterStartPoint;
     }
 
@@ -569,14 +572,24 @@ final class PublishSession {
                 ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.max(1, Math.min(left.toMillis(), MAX_FENCED_BLOCK_MILLIS)));
     }
 
-    /** Publishes one transaction, tracking how long its commit waits (readiness). */
+    /**
+     * Publishes one transaction, tracking how long its commit waits (readiness); a commit that
+     * times out is waited for again within {@link #commitRetry}'s bounds.
+     */
     private void publish(EventsPublisher publisher, List<KeyedRecord> records) throws Exception {
         if (election != null && !election.isLeader()) {
             throw new PublishFailure.LeadershipLost(); // closes the producer on the way out
         }
         readiness.commitStarted();
         try {
-            publisher.publish(records);
+            publisher.publish(records, commitRetry);
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            if (election != null && !election.isLeader()) {
+                // The commit was not waited for again because the lease lapsed: give way rather
+                // than start a producer that could fence a newly elected leader.
+                throw new PublishFailure.LeadershipLost();
+            }
+            throw e;
         } finally {
             readiness.commitEnded();
         }

@@ -26,9 +26,12 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -126,10 +129,91 @@ class ReplicatedKafkaTest {
             System.out.printf(
                     Locale.ROOT,
                     "ingester retries (\"retrying in\" lines) over both faults: %d%n",
-                    Files.readAllLines(ingester.logFile()).stream()
-                            .filter(l -> l.contains("retrying in"))
-                            .count());
+                    logLines(ingester, "retrying in"));
         }
+    }
+
+    /**
+     * The broker that coordinates the ingester's transactions (not the events topic's leader) is
+     * killed while the ingester, under leader election with the fault run's 5 s lease, commits
+     * a transaction every few tens of milliseconds. A commit caught by the kill waits for the
+     * coordinator to move to another broker: the ingester waits for it again on the same producer
+     * rather than start a new session (a new producer's {@code initTransactions()} would wait for
+     * the same coordinator), and nothing is lost or repeated.
+     */
+    @Test
+    void killingTheTransactionCoordinatorKeepsTheProducer() throws Exception {
+        String events = WatchFanoutSerdes.eventsTopic(topicPrefix);
+        String transactionalId = topicPrefix + ".ingester";
+        try (JavaProcess ingester = Ingesters.process(
+                        "ingester",
+                        etcdServer.clientUrl(),
+                        kafka.bootstrapServers(),
+                        topicPrefix,
+                        keyPrefix,
+                        "--replication-factor",
+                        "3",
+                        "--min-insync-replicas",
+                        "2",
+                        "--leader-election",
+                        "--election-lease-ttl",
+                        "5s");
+                BackgroundWriter writer = new BackgroundWriter(etcd, keyPrefix, 20);
+                Tail<EventsRecord> tail = new Tail<>(
+                        kafka.bootstrapServers(), events, new EventsRecordDeserializer(), EventsRecords::revision)) {
+            ingester.awaitLog("watching etcd from revision", Duration.ofSeconds(90));
+            long warmUp = EtcdWorkload.currentRevision(etcd);
+            await().atMost(Duration.ofSeconds(60)).until(() -> tail.lastRevision() > warmUp);
+            int coordinator = transactionCoordinator(transactionalId);
+            if (kafka.leader(events).nodeId() == coordinator) {
+                // The coordinator alone: a dead partition leader stalls the sends, not the commit.
+                kafka.moveLeader(
+                        new TopicPartition(events, 0),
+                        coordinator % kafka.brokers().size() + 1);
+            }
+            KafkaBroker victim = kafka.broker(coordinator);
+            long killedAt = System.nanoTime();
+            victim.kill();
+            long revisionAtKill = EtcdWorkload.currentRevision(etcd);
+            tail.firstArrivalAbove(revisionAtKill);
+            await().atMost(Duration.ofSeconds(90)).until(() -> tail.firstArrivalAbove(revisionAtKill) > 0);
+            System.out.printf(
+                    Locale.ROOT,
+                    "STALL %s: SIGKILL of the transaction coordinator, node %d -> the first record of an etcd write made"
+                            + " after the kill was read %d ms later; commits waited for again: %d%n",
+                    events,
+                    coordinator,
+                    TimeUnit.NANOSECONDS.toMillis(tail.firstArrivalAbove(revisionAtKill) - killedAt),
+                    logLines(ingester, "waiting for it again on the same producer"));
+            assertThat(transactionCoordinator(transactionalId)).isNotEqualTo(coordinator);
+            Thread.sleep(1000); // more writes with one broker down
+            victim.start();
+            kafka.awaitFullyReplicated(Duration.ofSeconds(90));
+            writer.stop();
+            assertThat(writer.operations()).isPositive();
+            assertThat(ingester.isAlive()).isTrue();
+            assertExact();
+            // Each session after the first (which found the topic empty) resumes with a new producer.
+            assertThat(logLines(ingester, "resuming after the last revision"))
+                    .as("sessions of the ingester after its first")
+                    .isZero();
+        }
+    }
+
+    /** The broker that coordinates the transactions of {@code transactionalId}. */
+    private static int transactionCoordinator(String transactionalId) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
+            return admin.describeTransactions(List.of(transactionalId))
+                    .description(transactionalId)
+                    .get(30, TimeUnit.SECONDS)
+                    .coordinatorId();
+        }
+    }
+
+    private static long logLines(JavaProcess process, String containing) throws java.io.IOException {
+        return Files.readAllLines(process.logFile()).stream()
+                .filter(l -> l.contains(containing))
+                .count();
     }
 
     /**

@@ -16,6 +16,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -24,8 +25,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * identity: a second ingester with the same id fences this one (KIP-98), and a restarted
  * one aborts whatever this one left open.
  *
- * <p>Every failure leaves the producer unusable: the caller closes it and starts over with a
- * new one, reading the topic's tail to learn what was committed. Kafka's exceptions pass
+ * <p>A commit that times out is called again on the same producer for as long as the caller's
+ * {@link CommitRetry} allows. Every other failure, and a timeout not retried, leaves the producer
+ * unusable: the caller closes it and starts over with a new one, reading the topic's tail to
+ * learn what was committed. Kafka's exceptions pass
  * through as they are; which of them mean "fenced" the ingester's {@code PublishFailures} says.
  *
  * <p>Not thread-safe: owned by the publisher thread.
@@ -149,17 +152,32 @@ public final class EventsPublisher implements AutoCloseable {
     }
 
     /**
-     * Publishes the records in one transaction and waits for its commit.
+     * Publishes the records in one transaction and waits for its commit, without retrying a
+     * commit that timed out.
+     *
+     * @see #publish(List, CommitRetry)
+     */
+    public void publish(List<KeyedRecord> records) throws InterruptedException {
+        publish(records, CommitRetry.NEVER);
+    }
+
+    /**
+     * Publishes the records in one transaction and waits for its commit. A
+     * {@code commitTransaction()} that times out ({@code max.block.ms}) is called again, on this
+     * producer, while {@code retry} says so.
      *
      * @param records records in topic order; a revision never spans two calls
+     * @param retry whether a timed-out commit is waited for again
      * @throws RecordTooLargeException when a record exceeds the topic's limit
+     * @throws org.apache.kafka.common.errors.TimeoutException when the commit timed out and
+     *     {@code retry} declined another wait: the transaction may still commit
      * @throws KafkaException when another ingester may have taken over the id (a
      *     {@code ProducerFencedException}, {@code InvalidTxnStateException} or their kin) and for
      *     any other failure; the transaction's outcome is then unknown until the tail is read
      *     again with a new publisher
      * @throws InterruptedException when interrupted while waiting for acknowledgements
      */
-    public void publish(List<KeyedRecord> records) throws InterruptedException {
+    public void publish(List<KeyedRecord> records, CommitRetry retry) throws InterruptedException {
         if (records.isEmpty()) {
             return;
         }
@@ -167,6 +185,7 @@ public final class EventsPublisher implements AutoCloseable {
             throw new IllegalStateException("publish before initTransactions()");
         }
         try {
+            long began = System.nanoTime();
             producer.beginTransaction();
             List<Future<RecordMetadata>> sends = new ArrayList<>(records.size());
             for (KeyedRecord r : records) {
@@ -177,9 +196,22 @@ public final class EventsPublisher implements AutoCloseable {
             for (Future<RecordMetadata> f : sends) {
                 f.get();
             }
-            producer.commitTransaction();
+            commit(began, retry);
         } catch (ExecutionException e) {
             throw e.getCause() instanceof RuntimeException re ? re : new KafkaException(e.getCause());
+        }
+    }
+
+    private void commit(long beganNanos, CommitRetry retry) {
+        while (true) {
+            try {
+                producer.commitTransaction();
+                return;
+            } catch (TimeoutException e) {
+                if (!retry.mayRetry(Duration.ofNanos(System.nanoTime() - beganNanos), e)) {
+                    throw e;
+                }
+            }
         }
     }
 
