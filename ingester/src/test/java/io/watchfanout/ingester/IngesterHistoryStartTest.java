@@ -90,8 +90,8 @@ class IngesterHistoryStartTest extends EtcdKafkaTest {
         EtcdWorkload workload = new EtcdWorkload(etcd, keyPrefix, 48, 8);
         workload.run(30);
         long now = EtcdWorkload.currentRevision(etcd);
-        IngesterConfig config = withInitialHistory(
-                Ingesters.config(etcdServer.clientUrl(), kafka.bootstrapServers(), topicPrefix, keyPrefix), 5);
+        IngesterConfig config =
+                Ingesters.config(etcdServer.clientUrl(), kafka.bootstrapServers(), topicPrefix, keyPrefix, 5);
         try (Ingester ingester = start(config)) {
             long after = workload.run(5);
             List<ConsumerRecord<byte[], EventsRecord>> records = recordsUntil(after);
@@ -145,39 +145,5 @@ class IngesterHistoryStartTest extends EtcdKafkaTest {
                         .isPositive();
             }
         }
-    }
-
-    private static IngesterConfig withInitialHistory(IngesterConfig c, int revisions) {
-        return new IngesterConfig(
-                c.etcdEndpoints(),
-                c.kafkaBootstrap(),
-                c.topicPrefix(),
-                c.keyPrefix(),
-                c.httpHost(),
-                c.httpPort(),
-                c.transactionalId(),
-                c.eventsRetention(),
-                c.maxRecordBytes(),
-                c.statePartitions(),
-                c.replicationFactor(),
-                c.minInsyncReplicas(),
-                c.transactionTimeout(),
-                c.watchQueueBytes(),
-                c.maxBatchRecords(),
-                c.etcdMaxInboundBytes(),
-                c.snapshotPageSize(),
-                revisions,
-                c.runPublisher(),
-                c.runMaterializer(),
-                c.retryBackoffMax(),
-                c.leaderElection(),
-                c.electionName(),
-                c.electionLeaseTtl(),
-                c.heartbeatInterval(),
-                c.dependencyTimeout(),
-                c.etcdSecurity(),
-                c.kafkaSettings(),
-                c.tls(),
-                c.compression());
     }
 }

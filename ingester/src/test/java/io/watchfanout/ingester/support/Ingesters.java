@@ -15,8 +15,17 @@ import java.util.List;
 public final class Ingesters {
     private Ingesters() {}
 
-    /** A configuration with test-sized defaults. */
+    /**
+     * A configuration with test-sized defaults; the history of an empty topic starts at most 1,000
+     * revisions back, since the shared etcd's history is other tests' writes.
+     */
     public static IngesterConfig config(String etcdUrl, String bootstrap, String topicPrefix, String keyPrefix) {
+        return config(etcdUrl, bootstrap, topicPrefix, keyPrefix, 1000);
+    }
+
+    /** As {@link #config(String, String, String, String)}, with {@code --initial-history-revisions}. */
+    public static IngesterConfig config(
+            String etcdUrl, String bootstrap, String topicPrefix, String keyPrefix, int initialHistoryRevisions) {
         return new IngesterConfig(
                 List.of(etcdUrl),
                 bootstrap,
@@ -35,7 +44,7 @@ public final class Ingesters {
                 5000,
                 512 << 20,
                 1000,
-                1000, // the shared etcd's history is other tests' writes
+                initialHistoryRevisions,
                 true,
                 true,
                 Duration.ofSeconds(1),
