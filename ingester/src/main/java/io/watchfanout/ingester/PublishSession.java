@@ -585,8 +585,9 @@ final class PublishSession {
             publisher.publish(records, commitRetry);
         } catch (org.apache.kafka.common.errors.TimeoutException e) {
             if (election != null && !election.isLeader()) {
-                // The commit was not waited for again because the lease lapsed: give way rather
-                // than start a producer that could fence a newly elected leader.
+                // Kafka timed out (a send, or a commit not waited for again) and the lease has
+                // lapsed meanwhile: give way rather than start a producer that could fence a
+                // newly elected leader.
                 throw new PublishFailure.LeadershipLost();
             }
             throw e;

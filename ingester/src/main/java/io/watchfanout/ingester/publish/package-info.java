@@ -3,7 +3,8 @@
  * (dense-revision check, prefix filter, {@code index}/{@code count}, {@code prev_revision}
  * chaining, progress and heartbeat records), {@link io.watchfanout.ingester.publish.EventsPublisher}
  * (one Kafka transaction per batch of whole revisions, with the ingester's
- * {@code transactional.id}), {@link io.watchfanout.ingester.publish.PublishedLog} (what was
+ * {@code transactional.id}; a commit that timed out is waited for again while its
+ * {@link io.watchfanout.ingester.publish.CommitRetry} allows), {@link io.watchfanout.ingester.publish.PublishedLog} (what was
  * published, read back from both topics), {@link io.watchfanout.ingester.publish.Resynchronizer}
  * (the records of a resync), {@link io.watchfanout.ingester.publish.SkippedRevision} (a
  * revision the watch skipped, rebuilt from range reads) and
