@@ -71,10 +71,16 @@ class BrowserWatchTest {
         Path out = app.resolve("out-" + topicPrefix + ".txt");
         try (Client client = Client.builder().endpoints(etcd.clientUrl()).build()) {
             KV kv = client.getKVClient();
-            // Written before the ingester starts: the nodes' history begins after it, so a watch
-            // from revision 1 is older than their history whatever ran on this etcd before.
+            // Written before the ingester starts, which publishes no history (--initial-history-revisions 0):
+            // the nodes' history begins after it, so a watch from revision 1 is older than their history
+            // whatever ran on this etcd before.
             kv.put(bs(p + "before"), bs("0")).get();
-            try (JavaProcess ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), topicPrefix);
+            try (JavaProcess ingester = Stack.ingester(
+                            etcd.clientUrl(),
+                            kafka.bootstrapServers(),
+                            topicPrefix,
+                            "--initial-history-revisions",
+                            "0");
                     Stack.Node a = Stack.node(
                             "browser-a", kafka.bootstrapServers(), topicPrefix, "--cors-allowed-origins", pageOrigin);
                     Stack.Node b = Stack.node(

@@ -38,7 +38,8 @@ final class EtcdApiStack implements AutoCloseable {
     private final List<AutoCloseable> opened = new ArrayList<>();
     private final Map<Stack.Node, Integer> apiPorts = new HashMap<>();
 
-    private EtcdApiStack(TestInfo info, EtcdServer etcd, KafkaBroker kafka, BeforeIngester beforeIngester)
+    private EtcdApiStack(
+            TestInfo info, EtcdServer etcd, KafkaBroker kafka, BeforeIngester beforeIngester, String... ingesterFlags)
             throws Exception {
         this.etcd = etcd;
         this.kafka = kafka;
@@ -47,7 +48,7 @@ final class EtcdApiStack implements AutoCloseable {
         this.etcdClient = Client.builder().endpoints(etcd.clientUrl()).build();
         opened.add(etcdClient);
         beforeIngester.run(this);
-        this.ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), topicPrefix);
+        this.ingester = Stack.ingester(etcd.clientUrl(), kafka.bootstrapServers(), topicPrefix, ingesterFlags);
         opened.add(ingester);
     }
 
@@ -62,10 +63,14 @@ final class EtcdApiStack implements AutoCloseable {
         return start(info, etcd, kafka, stack -> {});
     }
 
-    /** As {@link #start(TestInfo, EtcdServer, KafkaBroker)}, running {@code beforeIngester} first. */
-    static EtcdApiStack start(TestInfo info, EtcdServer etcd, KafkaBroker kafka, BeforeIngester beforeIngester)
+    /**
+     * As {@link #start(TestInfo, EtcdServer, KafkaBroker)}, running {@code beforeIngester} first and
+     * giving the ingester {@code ingesterFlags}.
+     */
+    static EtcdApiStack start(
+            TestInfo info, EtcdServer etcd, KafkaBroker kafka, BeforeIngester beforeIngester, String... ingesterFlags)
             throws Exception {
-        return new EtcdApiStack(info, etcd, kafka, beforeIngester);
+        return new EtcdApiStack(info, etcd, kafka, beforeIngester, ingesterFlags);
     }
 
     /** A ready node with etcd's API on a free port, forwarding to etcd. */

@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 
 /**
@@ -30,7 +31,9 @@ public final class Stack {
     /**
      * Starts the ingester of a topic prefix and waits until it watches etcd. Its history starts at
      * most {@value #INITIAL_HISTORY_REVISIONS} revisions back: the test JVM's shared etcd holds
-     * every earlier test's writes, which no test reads back through another test's topics.
+     * every earlier test's writes, which no test reads back through another test's topics. A test
+     * whose nodes' history must begin at the ingester's start passes
+     * {@code --initial-history-revisions 0}.
      *
      * @param extra more flags of the ingester
      */
@@ -39,7 +42,12 @@ public final class Stack {
         Path jar = StackLauncher.jar(Path.of(".."), "ingester");
         JavaProcess p = StackLauncher.on(etcdUrl, bootstrap, topicPrefix)
                 .ingester(JavaProcess.builderForJar(jar).name("ingester").maxHeap("256m"), 0)
-                .args("--initial-history-revisions", Integer.toString(INITIAL_HISTORY_REVISIONS))
+                .args(
+                        Arrays.asList(extra).contains("--initial-history-revisions")
+                                ? new String[0]
+                                : new String[] {
+                                    "--initial-history-revisions", Integer.toString(INITIAL_HISTORY_REVISIONS)
+                                })
                 .args(extra)
                 .start();
         p.awaitLog("watching etcd from revision", Duration.ofSeconds(60));
