@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * when the nodes speak plain HTTP; with TLS ({@link Builder#tls}) both ports are passed through
  * as TCP, so that the nodes still see their clients' certificates, and only the health checks
  * speak TLS (unverified: they read a status code). The etcd API is always TCP: one gRPC connection
- * carries every stream of a client.
+ * carries every stream of a client, and a client's connections go to one node (by client address),
+ * since an etcd auth token is known only to the node that issued it.
  *
  * <p>The configuration is written to {@code haproxy.cfg} in the work directory, HAProxy's log to
  * {@code haproxy.log} there. Thread-safety: as {@link EtcdServer}.
@@ -271,7 +272,10 @@ public final class HaproxyServer extends ServerProcess {
         s.append("\n");
         s.append("backend nodes-etcd-api\n");
         s.append("    mode tcp\n");
-        s.append("    balance leastconn\n");
+        // An etcd auth token is known only to the node that answered its Authenticate, and
+        // etcdctl authenticates on a connection of its own: a client's connections stay on one
+        // node while it is up (by client address), and move together when it goes down.
+        s.append("    balance source\n");
         // The etcd API port has no /readyz of its own: the node's HTTP port answers for it.
         s.append("    option httpchk\n");
         s.append("    http-check send meth GET uri /readyz\n");
