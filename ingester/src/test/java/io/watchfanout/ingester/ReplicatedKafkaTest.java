@@ -24,6 +24,7 @@ import io.watchfanout.testkit.KafkaCluster;
 import io.watchfanout.testkit.TestPrefix;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -92,6 +93,19 @@ class ReplicatedKafkaTest {
         keyPrefix = prefix.keyPrefix();
     }
 
+    /** The ingester on the three brokers: replication factor 3, min.insync.replicas 2, and {@code extra}. */
+    private JavaProcess replicatedIngester(String... extra) {
+        List<String> flags = new ArrayList<>(List.of("--replication-factor", "3", "--min-insync-replicas", "2"));
+        flags.addAll(List.of(extra));
+        return Ingesters.process(
+                "ingester",
+                etcdServer.clientUrl(),
+                kafka.bootstrapServers(),
+                topicPrefix,
+                keyPrefix,
+                flags.toArray(String[]::new));
+    }
+
     /**
      * One ingester, two faults in turn, each with a reader's stall measured: the events topic's
      * leader, then (once the first broker is back in sync) the state topic's. One test rather
@@ -101,16 +115,7 @@ class ReplicatedKafkaTest {
     void killingTheLeaderOfEitherTopicLosesAndRepeatsNothing() throws Exception {
         String events = WatchFanoutSerdes.eventsTopic(topicPrefix);
         String state = WatchFanoutSerdes.stateTopic(topicPrefix);
-        try (JavaProcess ingester = Ingesters.process(
-                        "ingester",
-                        etcdServer.clientUrl(),
-                        kafka.bootstrapServers(),
-                        topicPrefix,
-                        keyPrefix,
-                        "--replication-factor",
-                        "3",
-                        "--min-insync-replicas",
-                        "2");
+        try (JavaProcess ingester = replicatedIngester();
                 BackgroundWriter writer = new BackgroundWriter(etcd, keyPrefix, 20)) {
             ingester.awaitLog("watching etcd from revision", Duration.ofSeconds(90));
             killTheLeaderOf(events, state, ingester, new EventsRecordDeserializer(), EventsRecords::revision);
@@ -145,19 +150,7 @@ class ReplicatedKafkaTest {
     void killingTheTransactionCoordinatorKeepsTheProducer() throws Exception {
         String events = WatchFanoutSerdes.eventsTopic(topicPrefix);
         String transactionalId = topicPrefix + ".ingester";
-        try (JavaProcess ingester = Ingesters.process(
-                        "ingester",
-                        etcdServer.clientUrl(),
-                        kafka.bootstrapServers(),
-                        topicPrefix,
-                        keyPrefix,
-                        "--replication-factor",
-                        "3",
-                        "--min-insync-replicas",
-                        "2",
-                        "--leader-election",
-                        "--election-lease-ttl",
-                        "5s");
+        try (JavaProcess ingester = replicatedIngester("--leader-election", "--election-lease-ttl", "5s");
                 BackgroundWriter writer = new BackgroundWriter(etcd, keyPrefix, 20);
                 Tail<EventsRecord> tail = new Tail<>(
                         kafka.bootstrapServers(), events, new EventsRecordDeserializer(), EventsRecords::revision)) {
