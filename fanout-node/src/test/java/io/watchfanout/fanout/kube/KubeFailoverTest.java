@@ -239,9 +239,13 @@ class KubeFailoverTest extends KubeStackTest {
         KubeApiEndToEndTest.awaitNode(c, last);
         clients.switchTo(c);
 
-        // Each client lists again after the 410 and follows the next change.
+        // Each client lists again after the 410 and follows the next change. The proxies count a
+        // list when it is asked; the informers' delete of web-0 shows that its answer was applied,
+        // so the next change cannot land in that list instead of the watch that follows it.
         clients.await(() -> clients.fabric8Proxy.lists().size() == 2
+                && clients.fabric8Events.contains("delete web-0 node-1")
                 && clients.jsProxy.lists().size() == 2
+                && clients.jsEvents().contains("delete web-0 node-1")
                 && clients.pythonLists().size() == 2);
         put("pods/a/cache-0", StoredObjects.pod("a", "cache-0", "node-3", "Running", "cache"));
         clients.await(() -> clients.fabric8Events.contains("add cache-0 node-3")
