@@ -12,7 +12,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,6 +40,9 @@ import picocli.CommandLine.Option;
  *   <li><b>list</b>: a list of many pods, unpaged and paged: time, bytes sent, and the bytes the node
  *       allocated per byte sent ({@code watchfanout_heap_allocated_bytes_total}).</li>
  * </ul>
+ * With {@code --baseline-jar}, a second node of other code (e.g. the build before a change) serves
+ * the same topics, every part measures it beside this checkout's node in the same rounds, and the
+ * report gives this checkout's figures as ratios to the baseline's.
  */
 @Command(
         name = "kube",
@@ -103,6 +108,16 @@ final class KubeScenario implements Callable<Integer> {
             description = "Selector threads of the watch client (default: ${DEFAULT-VALUE}).")
     int clientThreads;
 
+    @Option(
+            names = "--baseline-jar",
+            paramLabel = "JAR",
+            description = "A fan-out node jar of other code (e.g. before a change): a second node on the same topics, "
+                    + "measured beside this checkout's in every part and round; ratios this / baseline.")
+    Path baselineJar;
+
+    /** A node under measurement and the suffix of its rows ("" for this checkout's). */
+    private record Variant(String label, Stack.Node node) {}
+
     /** What the feeder writes: pod {@code index % pods} of {@code namespace} on node {@code index % nodes}. */
     private volatile String namespace = "bench";
 
@@ -119,16 +134,22 @@ final class KubeScenario implements Callable<Integer> {
             stack.startKafka();
             KafkaFeeder feeder = new KafkaFeeder(stack.kafka().bootstrapServers(), TOPICS, new Pods(), true);
             stack.closeLater(feeder);
-            Stack.Node node = stack.startNode(TOPICS, List.of(), List.of(), "3g");
+            List<Variant> nodes = new ArrayList<>();
+            nodes.add(new Variant("", stack.startNode(TOPICS, List.of(), List.of(), "3g")));
+            if (baselineJar != null) {
+                nodes.add(new Variant(
+                        " baseline",
+                        stack.startNode(baselineJar.toAbsolutePath(), TOPICS, List.of(), List.of(), "3g")));
+            }
             report = new Report("kube", f);
             if (parts.contains("pods")) {
-                pods(node, feeder, f, report, progress);
+                pods(nodes, feeder, f, report, progress);
             }
             if (parts.contains("node-scoped")) {
-                nodeScoped(node, feeder, f, report, progress);
+                nodeScoped(nodes, feeder, f, report, progress);
             }
             if (parts.contains("list")) {
-                list(node, feeder, f, report, progress);
+                list(nodes, feeder, f, report, progress);
             }
         }
         report.note("node fed from Kafka (no etcd, no ingester) with pods of ~" + podBytes
@@ -137,7 +158,7 @@ final class KubeScenario implements Callable<Integer> {
         return 0;
     }
 
-    private void pods(Stack.Node node, KafkaFeeder feeder, Figures f, Report report, Progress progress)
+    private void pods(List<Variant> nodes, KafkaFeeder feeder, Figures f, Report report, Progress progress)
             throws Exception {
         feed("bench", 1000, 100);
         // Every pod exists before the watches start, so that each update is a MODIFIED of a known pod.
@@ -150,88 +171,126 @@ final class KubeScenario implements Callable<Integer> {
         formats.put("kube JSON", WatchLoadClient.Format.JSON);
         targets.put("kube protobuf", i -> "/api/v1/pods?watch=1");
         formats.put("kube protobuf", WatchLoadClient.Format.KUBE_PROTOBUF);
-        Map<String, Long> pids = new LinkedHashMap<>();
-        pids.put("node", node.pid());
-        pids.put("client", Proc.self());
         for (int r = -1; r < common.rounds; r++) {
-            for (String name : targets.keySet()) {
-                String row = name + " W=" + watchers;
-                long from = feeder.revision();
-                IntFunction<String> target = targets.get(name);
-                try (WatchTarget t = WatchTarget.streams(
-                        node.port,
-                        i -> target.apply(i) + "&resourceVersion=" + from,
-                        watchers,
-                        formats.get(name),
-                        clientThreads,
-                        0)) {
-                    Round.deliveries(feeder, rate, common, r, t, watchers, pids, f, row, progress);
+            for (Variant v : nodes) {
+                for (String name : targets.keySet()) {
+                    podRound(v, name, targets.get(name), formats.get(name), feeder, r, f, progress);
                 }
             }
         }
-        double raw = f.median("/v1/watch JSON W=" + watchers, "deliveries/server-CPU-s");
-        for (String name : List.of("kube JSON", "kube protobuf")) {
-            double kube = f.median(name + " W=" + watchers, "deliveries/server-CPU-s");
-            report.ratio(String.format(
-                    "pods W=%d at %.0f updates/s: %s %.0f / /v1/watch %.0f deliveries per node CPU-s = %.2f "
-                            + "(target >= 1.0: %s)",
-                    watchers, rate, name, kube, raw, kube / raw, kube / raw >= 1.0 ? "met" : "missed"));
+        for (Variant v : nodes) {
+            double raw = f.median("/v1/watch JSON W=" + watchers + v.label, "deliveries/server-CPU-s");
+            for (String name : List.of("kube JSON", "kube protobuf")) {
+                double kube = f.median(name + " W=" + watchers + v.label, "deliveries/server-CPU-s");
+                report.ratio(String.format(
+                        "pods W=%d at %.0f updates/s%s: %s %.0f / /v1/watch %.0f deliveries per node CPU-s = %.2f "
+                                + "(target >= 1.0: %s)",
+                        watchers, rate, v.label, name, kube, raw, kube / raw, kube / raw >= 1.0 ? "met" : "missed"));
+            }
+        }
+        for (String name : targets.keySet()) {
+            baselineRatio(nodes, f, report, name + " W=" + watchers, "deliveries/server-CPU-s");
         }
     }
 
-    private void nodeScoped(Stack.Node node, KafkaFeeder feeder, Figures f, Report report, Progress progress)
+    /** One round of W pod watchers of {@code name} on {@code v}'s node; round -1 warms up. */
+    private void podRound(
+            Variant v,
+            String name,
+            IntFunction<String> target,
+            WatchLoadClient.Format format,
+            KafkaFeeder feeder,
+            int r,
+            Figures f,
+            Progress progress)
             throws Exception {
-        Map<String, Long> pids = Map.of("node", node.pid());
+        Map<String, Long> pids = new LinkedHashMap<>();
+        pids.put("node", v.node.pid());
+        pids.put("client", Proc.self());
+        String row = name + " W=" + watchers + v.label;
+        long from = feeder.revision();
+        try (WatchTarget t = WatchTarget.streams(
+                v.node.port, i -> target.apply(i) + "&resourceVersion=" + from, watchers, format, clientThreads, 0)) {
+            Round.deliveries(feeder, rate, common, r, t, watchers, pids, f, row, progress);
+        }
+    }
+
+    /** With a baseline node: this checkout's median of {@code column} in {@code row} over the baseline's. */
+    private static void baselineRatio(List<Variant> nodes, Figures f, Report report, String row, String column) {
+        if (nodes.size() < 2) {
+            return;
+        }
+        double now = f.median(row, column);
+        double before = f.median(row + nodes.get(1).label, column);
+        report.ratio(String.format("%s, %s: this %.3g / baseline %.3g = %.2f", row, column, now, before, now / before));
+    }
+
+    private void nodeScoped(List<Variant> nodes, KafkaFeeder feeder, Figures f, Report report, Progress progress)
+            throws Exception {
         for (int w : nodeScoped) {
             String ns = "scoped-" + w;
             feed(ns, w, w);
             feeder.writeAll(w);
-            String row = "node-scoped W=" + w;
-            long from = feeder.revision();
-            try (WatchTarget t = WatchTarget.streams(
-                    node.port,
-                    i -> "/api/v1/pods?watch=1&resourceVersion=" + from + "&fieldSelector="
-                            + URLEncoder.encode("spec.nodeName=node-" + i, StandardCharsets.UTF_8),
-                    w,
-                    WatchLoadClient.Format.KUBE_PROTOBUF,
-                    clientThreads,
-                    0)) {
-                Round.warmUp(feeder, rate, common.warmup, t::deliveries, progress, row);
-                for (int r = 0; r < common.rounds; r++) {
-                    Map<String, Double> m0 = node.metrics();
-                    Round.Result res = Round.run(
-                            feeder,
-                            rate,
-                            common.duration.toNanos(),
-                            pids,
-                            t::deliveries,
-                            null,
-                            progress,
-                            row + " round " + (r + 1) + "/" + common.rounds);
-                    Map<String, Double> m1 = node.metrics();
-                    double events = Math.max(1, res.puts);
-                    f.add(row, "events/s", res.putsPerSecond);
-                    f.add(row, "delivered per event", res.deliveries / events);
-                    f.add(row, "node CPU µs/event", 1e6 * res.cpuSeconds.get("node") / events);
-                    f.add(
-                            row,
-                            "watchers visited/event",
-                            (Stack.sum(m1, "watchfanout_watcher_visits_total")
-                                            - Stack.sum(m0, "watchfanout_watcher_visits_total"))
-                                    / events);
-                }
+            for (Variant v : nodes) {
+                nodeScopedRounds(v, w, feeder, f, progress);
             }
         }
-        int lo = nodeScoped.get(0);
-        int hi = nodeScoped.get(nodeScoped.size() - 1);
-        double a = f.median("node-scoped W=" + lo, "node CPU µs/event");
-        double b = f.median("node-scoped W=" + hi, "node CPU µs/event");
-        report.ratio(String.format(
-                "node-scoped: node CPU per event at W=%d %.0f µs / at W=%d %.0f µs = %.2f (target <= 1.5: %s)",
-                hi, b, lo, a, b / a, b / a <= 1.5 ? "met" : "missed"));
+        for (Variant v : nodes) {
+            int lo = nodeScoped.get(0);
+            int hi = nodeScoped.get(nodeScoped.size() - 1);
+            double a = f.median("node-scoped W=" + lo + v.label, "node CPU µs/event");
+            double b = f.median("node-scoped W=" + hi + v.label, "node CPU µs/event");
+            report.ratio(String.format(
+                    "node-scoped%s: node CPU per event at W=%d %.0f µs / at W=%d %.0f µs = %.2f (target <= 1.5: %s)",
+                    v.label, hi, b, lo, a, b / a, b / a <= 1.5 ? "met" : "missed"));
+        }
+        for (int w : nodeScoped) {
+            baselineRatio(nodes, f, report, "node-scoped W=" + w, "node CPU µs/event");
+        }
     }
 
-    private void list(Stack.Node node, KafkaFeeder feeder, Figures f, Report report, Progress progress)
+    /** W node-scoped protobuf watchers on {@code v}'s node: a warm-up, then the rounds. */
+    private void nodeScopedRounds(Variant v, int w, KafkaFeeder feeder, Figures f, Progress progress) throws Exception {
+        Stack.Node node = v.node;
+        Map<String, Long> pids = Map.of("node", node.pid());
+        String row = "node-scoped W=" + w + v.label;
+        long from = feeder.revision();
+        try (WatchTarget t = WatchTarget.streams(
+                node.port,
+                i -> "/api/v1/pods?watch=1&resourceVersion=" + from + "&fieldSelector="
+                        + URLEncoder.encode("spec.nodeName=node-" + i, StandardCharsets.UTF_8),
+                w,
+                WatchLoadClient.Format.KUBE_PROTOBUF,
+                clientThreads,
+                0)) {
+            Round.warmUp(feeder, rate, common.warmup, t::deliveries, progress, row);
+            for (int r = 0; r < common.rounds; r++) {
+                Map<String, Double> m0 = node.metrics();
+                Round.Result res = Round.run(
+                        feeder,
+                        rate,
+                        common.duration.toNanos(),
+                        pids,
+                        t::deliveries,
+                        null,
+                        progress,
+                        row + " round " + (r + 1) + "/" + common.rounds);
+                Map<String, Double> m1 = node.metrics();
+                double events = Math.max(1, res.puts);
+                f.add(row, "events/s", res.putsPerSecond);
+                f.add(row, "delivered per event", res.deliveries / events);
+                f.add(row, "node CPU µs/event", 1e6 * res.cpuSeconds.get("node") / events);
+                f.add(
+                        row,
+                        "watchers visited/event",
+                        (Stack.sum(m1, "watchfanout_watcher_visits_total")
+                                        - Stack.sum(m0, "watchfanout_watcher_visits_total"))
+                                / events);
+            }
+        }
+    }
+
+    private void list(List<Variant> nodes, KafkaFeeder feeder, Figures f, Report report, Progress progress)
             throws Exception {
         feed("list", listPods, 1000);
         progress.log("writing " + listPods + " pods to Kafka");
@@ -241,6 +300,36 @@ final class KubeScenario implements Callable<Integer> {
                 .connectTimeout(Duration.ofSeconds(10))
                 .version(HttpClient.Version.HTTP_1_1)
                 .build();
+        for (Variant v : nodes) {
+            awaitRevision(http, v.node, revision);
+        }
+        for (int r = -1; r < common.rounds; r++) {
+            for (Variant v : nodes) {
+                listRound(http, v, r, f, progress);
+            }
+        }
+        for (Variant v : nodes) {
+            for (String format : List.of("JSON", "protobuf")) {
+                for (String paging : List.of("unpaged", "paged by " + page)) {
+                    String row = "list " + listPods + " pods " + format + " " + paging + v.label;
+                    double ratio = f.median(row, "allocated / sent");
+                    report.ratio(String.format(
+                            "%s: %.2f s, bytes allocated per byte sent %.3f (target <= 0.2: %s)",
+                            row, f.median(row, "seconds"), ratio, ratio <= 0.2 ? "met" : "missed"));
+                }
+            }
+        }
+        for (String format : List.of("JSON", "protobuf")) {
+            for (String paging : List.of("unpaged", "paged by " + page)) {
+                String row = "list " + listPods + " pods " + format + " " + paging;
+                baselineRatio(nodes, f, report, row, "node CPU-s");
+                baselineRatio(nodes, f, report, row, "allocated / sent");
+            }
+        }
+    }
+
+    /** Waits until {@code node} serves {@code revision}: the first page at it waits until the node applied it. */
+    private static void awaitRevision(HttpClient http, Stack.Node node, long revision) throws Exception {
         String base = "http://127.0.0.1:" + node.port + "/api/v1/namespaces/list/pods";
         // The first page at the last revision written waits until the node has applied it.
         for (int i = 0; ; i++) {
@@ -254,62 +343,54 @@ final class KubeScenario implements Callable<Integer> {
             }
             Thread.sleep(1000);
         }
-        Map<String, Long> pids = Map.of("node", node.pid());
-        for (int r = -1; r < common.rounds; r++) {
-            for (boolean protobuf : new boolean[] {false, true}) {
-                for (int limit : new int[] {0, page}) {
-                    String row = "list " + listPods + " pods " + (protobuf ? "protobuf" : "JSON")
-                            + (limit == 0 ? " unpaged" : " paged by " + limit);
-                    Map<String, Double> m0 = node.metrics();
-                    double cpu0 = Proc.cpuSeconds(node.pid());
-                    long start = System.nanoTime();
-                    long bytes = 0;
-                    int items = 0;
-                    int pages = 0;
-                    String token = "";
-                    do {
-                        String url = base + "?" + (limit == 0 ? "" : "limit=" + limit + "&")
-                                + (token.isEmpty()
-                                        ? ""
-                                        : "continue=" + URLEncoder.encode(token, StandardCharsets.UTF_8));
-                        Page p = get(http, url, protobuf);
-                        if (p.status != 200) {
-                            throw new IllegalStateException(url + ": " + p.status);
-                        }
-                        bytes += p.bytes;
-                        items += p.items;
-                        token = p.continueToken;
-                        pages++;
-                    } while (!token.isEmpty());
-                    double secs = (System.nanoTime() - start) / 1e9;
-                    double cpu = Proc.cpuSeconds(node.pid()) - cpu0;
-                    Map<String, Double> m1 = node.metrics();
-                    if (items != listPods) {
-                        throw new IllegalStateException(row + ": " + items + " items");
+    }
+
+    /** Each list (JSON and protobuf, unpaged and paged) once on {@code v}'s node; round -1 warms up. */
+    private void listRound(HttpClient http, Variant v, int r, Figures f, Progress progress) throws Exception {
+        Stack.Node node = v.node;
+        String base = "http://127.0.0.1:" + node.port + "/api/v1/namespaces/list/pods";
+        for (boolean protobuf : new boolean[] {false, true}) {
+            for (int limit : new int[] {0, page}) {
+                String row = "list " + listPods + " pods " + (protobuf ? "protobuf" : "JSON")
+                        + (limit == 0 ? " unpaged" : " paged by " + limit) + v.label;
+                Map<String, Double> m0 = node.metrics();
+                double cpu0 = Proc.cpuSeconds(node.pid());
+                long start = System.nanoTime();
+                long bytes = 0;
+                int items = 0;
+                int pages = 0;
+                String token = "";
+                do {
+                    String url = base + "?" + (limit == 0 ? "" : "limit=" + limit + "&")
+                            + (token.isEmpty() ? "" : "continue=" + URLEncoder.encode(token, StandardCharsets.UTF_8));
+                    Page p = get(http, url, protobuf);
+                    if (p.status != 200) {
+                        throw new IllegalStateException(url + ": " + p.status);
                     }
-                    if (r < 0) {
-                        progress.log(row + ": warmed up (" + pages + " pages, " + bytes + " B)");
-                        continue;
-                    }
-                    double allocated = Stack.sum(m1, "watchfanout_heap_allocated_bytes_total")
-                            - Stack.sum(m0, "watchfanout_heap_allocated_bytes_total");
-                    f.add(row, "seconds", secs);
-                    f.add(row, "MiB sent", bytes / (1024.0 * 1024.0));
-                    f.add(row, "node CPU-s", cpu);
-                    f.add(row, "allocated / sent", allocated / bytes);
-                    progress.log(String.format(
-                            "%s: %.2f s, %d pages, %.1f MiB, allocated/sent %.3f",
-                            row, secs, pages, bytes / 1048576.0, allocated / bytes));
+                    bytes += p.bytes;
+                    items += p.items;
+                    token = p.continueToken;
+                    pages++;
+                } while (!token.isEmpty());
+                double secs = (System.nanoTime() - start) / 1e9;
+                double cpu = Proc.cpuSeconds(node.pid()) - cpu0;
+                Map<String, Double> m1 = node.metrics();
+                if (items != listPods) {
+                    throw new IllegalStateException(row + ": " + items + " items");
                 }
-            }
-        }
-        for (String format : List.of("JSON", "protobuf")) {
-            for (String paging : List.of("unpaged", "paged by " + page)) {
-                String row = "list " + listPods + " pods " + format + " " + paging;
-                double ratio = f.median(row, "allocated / sent");
-                report.ratio(String.format(
-                        "%s: %.2f s, bytes allocated per byte sent %.3f (target <= 0.2: %s)",
-                        row, f.median(row, "seconds"), ratio, ratio <= 0.2 ? "met" : "missed"));
+                if (r < 0) {
+                    progress.log(row + ": warmed up (" + pages + " pages, " + bytes + " B)");
+                    continue;
+                }
+                double allocated = Stack.sum(m1, "watchfanout_heap_allocated_bytes_total")
+                        - Stack.sum(m0, "watchfanout_heap_allocated_bytes_total");
+                f.add(row, "seconds", secs);
+                f.add(row, "MiB sent", bytes / (1024.0 * 1024.0));
+                f.add(row, "node CPU-s", cpu);
+                f.add(row, "allocated / sent", allocated / bytes);
+                progress.log(String.format(
+                        "%s: %.2f s, %d pages, %.1f MiB, allocated/sent %.3f",
+                        row, secs, pages, bytes / 1048576.0, allocated / bytes));
             }
         }
     }

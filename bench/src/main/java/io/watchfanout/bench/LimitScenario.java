@@ -6,6 +6,8 @@ import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.schema.v1.KeyValue;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +20,8 @@ import picocli.CommandLine.Option;
  * The fan-out node at full load (etcd written as fast as it acknowledges) against the physical
  * ceiling: a minimal NIO writer of pre-encoded frames to the same W connections and the same
  * client ({@link LimitWriter}). Reports the node's deliveries/s as a fraction of the ceiling's.
+ * With {@code --baseline-jar}, a second node of other code serves the same feed and is measured after
+ * this checkout's at every W (each idles, still consuming the feed, while the other is measured).
  */
 @Command(
         name = "limit",
@@ -72,6 +76,16 @@ final class LimitScenario implements Callable<Integer> {
             description = "Selector threads of the HTTP watch client (default: ${DEFAULT-VALUE}).")
     int clientThreads;
 
+    @Option(
+            names = "--baseline-jar",
+            paramLabel = "JAR",
+            description = "A fan-out node jar of other code (e.g. before a change): a second node on the same feed, "
+                    + "measured at every W after this checkout's; ratios this / baseline.")
+    Path baselineJar;
+
+    /** A node under measurement and the suffix of its rows ("" for this checkout's). */
+    private record Variant(String label, Stack.Node node) {}
+
     @Override
     public Integer call() throws Exception {
         Progress progress = new Progress();
@@ -81,19 +95,26 @@ final class LimitScenario implements Callable<Integer> {
                 .event(new CachedEvent(BenchEvents.put(kv, null, 100), 0), WatchEventEncodings.JSON, FrameKind.EVENT);
         byte[] frame = new byte[frameBuf.remaining()];
         frameBuf.duplicate().get(frame);
+        List<Variant> nodes = new ArrayList<>();
         try (Stack stack = new Stack(BenchMain.repo(), progress)) {
             Load load;
-            Stack.Node node;
+            String topics;
             if (source.equals("etcd")) {
                 stack.startEtcd().startKafka().startIngester();
-                node = stack.startNode(List.of(), List.of(), "2g");
+                topics = Stack.TOPIC_PREFIX;
                 load = new LoadGenerator(stack.etcdClient(), FanoutVsEtcdScenario.PREFIX, 1000, 1024, 512);
             } else {
                 stack.startKafka();
                 KafkaFeeder feeder = new KafkaFeeder(stack.kafka().bootstrapServers(), "limit", 1024);
                 stack.closeLater(feeder);
-                node = stack.startNode("limit", List.of(), List.of(), "2g");
+                topics = "limit";
                 load = feeder;
+            }
+            nodes.add(new Variant("", stack.startNode(topics, List.of(), List.of(), "2g")));
+            if (baselineJar != null) {
+                nodes.add(new Variant(
+                        " baseline",
+                        stack.startNode(baselineJar.toAbsolutePath(), topics, List.of(), List.of(), "2g")));
             }
             for (int w : watchers) {
                 String limitRow = "limit writer W=" + w;
@@ -122,58 +143,11 @@ final class LimitScenario implements Callable<Integer> {
                         f.add(limitRow, "writer+client CPU %", 100 * (Proc.cpuSeconds(pid) - cpu0) / secs);
                     }
                 }
-                String nodeRow = "fan-out node W=" + w;
                 // Offer the node as many deliveries per second as the ceiling managed (or what --feed-rate asks).
                 double rate =
                         source.equals("etcd") ? 0 : feedRate > 0 ? feedRate : f.median(limitRow, "deliveries/s") / w;
-                progress.log(String.format(
-                        "attaching %d watchers to the fan-out node (fed %s)",
-                        w,
-                        rate > 0 ? String.format("%.0f events/s from Kafka", rate) : "by etcd at its max write rate"));
-                Map<String, Long> pids = new LinkedHashMap<>();
-                pids.put("node", node.pid());
-                pids.put("kafka", stack.kafka().pid());
-                if (source.equals("etcd")) {
-                    pids.put("etcd", stack.etcd().pid());
-                    pids.put("ingest", stack.ingester().pid());
-                }
-                pids.put("client", Proc.self());
-                try (WatchTarget t = WatchTarget.http(
-                        node.port,
-                        FanoutVsEtcdScenario.PREFIX_QUERY,
-                        w,
-                        WatchLoadClient.Format.JSON,
-                        clientThreads,
-                        0)) {
-                    awaitLive(t, load, w);
-                    // A quarter of the rate: at the full rate the cold JVMs (node and client) fall behind the
-                    // history window within seconds, and their watchers end with 410 before the first round.
-                    Round.warmUp(load, rate / 4, common.warmup, t::deliveries, progress, nodeRow);
-                    for (int r = 0; r < common.rounds; r++) {
-                        Map<String, Double> m0 = node.metrics();
-                        Round.Result res = Round.run(
-                                load,
-                                rate,
-                                common.duration.toNanos(),
-                                pids,
-                                t::deliveries,
-                                null,
-                                progress,
-                                nodeRow + " round " + (r + 1) + "/" + common.rounds);
-                        Map<String, Double> m1 = node.metrics();
-                        f.add(nodeRow, "deliveries/s", res.deliveriesPerSecond);
-                        f.add(nodeRow, "events/s offered", res.putsPerSecond);
-                        f.add(nodeRow, "delivered %", 100.0 * res.deliveries / Math.max(1.0, (double) res.puts * w));
-                        f.add(nodeRow, "server CPU %", 100 * res.cores("node"));
-                        f.add(nodeRow, "client CPU %", 100 * res.cores("client"));
-                        f.add(nodeRow, "deliveries/server-CPU-s", res.deliveries / res.cpuSeconds.get("node"));
-                        f.add(
-                                nodeRow,
-                                "parked",
-                                Stack.sum(m1, "watchfanout_watchers_parked_total")
-                                        - Stack.sum(m0, "watchfanout_watchers_parked_total"));
-                        f.add(nodeRow, "open watchers", Stack.sum(m1, "watchfanout_watchers"));
-                    }
+                for (Variant v : nodes) {
+                    nodeRounds(stack, v, load, rate, w, f, progress);
                 }
             }
         }
@@ -181,19 +155,81 @@ final class LimitScenario implements Callable<Integer> {
         Report.Chart c = new Report.Chart(
                 "deliveries", "Fan-out node vs the physical ceiling", "watchers", "deliveries/s", true);
         for (int w : watchers) {
-            double node = f.median("fan-out node W=" + w, "deliveries/s");
             double limit = f.median("limit writer W=" + w, "deliveries/s");
-            c.point("fan-out node", w, node);
             c.point("limit writer (" + framesPerWrite + " frames/write)", w, limit);
-            report.ratio(String.format(
-                    "W=%d: node %.0f / ceiling %.0f deliveries/s = %.2f (target >= 0.5: %s)",
-                    w, node, limit, node / limit, node / limit >= 0.5 ? "met" : "missed"));
+            for (Variant v : nodes) {
+                double node = f.median("fan-out node W=" + w + v.label, "deliveries/s");
+                c.point("fan-out node" + v.label, w, node);
+                report.ratio(String.format(
+                        "W=%d%s: node %.0f / ceiling %.0f deliveries/s = %.2f (target >= 0.5: %s)",
+                        w, v.label, node, limit, node / limit, node / limit >= 0.5 ? "met" : "missed"));
+            }
+            if (nodes.size() > 1) {
+                for (String column : List.of("deliveries/s", "deliveries/server-CPU-s")) {
+                    double now = f.median("fan-out node W=" + w, column);
+                    double before = f.median("fan-out node W=" + w + nodes.get(1).label, column);
+                    report.ratio(String.format(
+                            "W=%d, %s: this %.0f / baseline %.0f = %.2f", w, column, now, before, now / before));
+                }
+            }
         }
         report.note("node fed by " + source + "; frames of " + frame.length
                 + " B (a 1 KiB value's JSON frame); the limit writer runs in the bench "
                 + "JVM beside the client, the node in its own; etcd, Kafka and the ingester share the same 2 cores");
         report.chart(c).write(System.out, common.resultsDir());
         return 0;
+    }
+
+    /** W watchers on {@code v}'s node offered {@code rate} events/s (0 = etcd's max): a warm-up, then the rounds. */
+    private void nodeRounds(Stack stack, Variant v, Load load, double rate, int w, Figures f, Progress progress)
+            throws Exception {
+        Stack.Node node = v.node;
+        String nodeRow = "fan-out node W=" + w + v.label;
+        progress.log(String.format(
+                "attaching %d watchers to the fan-out node%s (fed %s)",
+                w,
+                v.label,
+                rate > 0 ? String.format("%.0f events/s from Kafka", rate) : "by etcd at its max write rate"));
+        Map<String, Long> pids = new LinkedHashMap<>();
+        pids.put("node", node.pid());
+        pids.put("kafka", stack.kafka().pid());
+        if (source.equals("etcd")) {
+            pids.put("etcd", stack.etcd().pid());
+            pids.put("ingest", stack.ingester().pid());
+        }
+        pids.put("client", Proc.self());
+        try (WatchTarget t = WatchTarget.http(
+                node.port, FanoutVsEtcdScenario.PREFIX_QUERY, w, WatchLoadClient.Format.JSON, clientThreads, 0)) {
+            awaitLive(t, load, w);
+            // A quarter of the rate: at the full rate the cold JVMs (node and client) fall behind the
+            // history window within seconds, and their watchers end with 410 before the first round.
+            Round.warmUp(load, rate / 4, common.warmup, t::deliveries, progress, nodeRow);
+            for (int r = 0; r < common.rounds; r++) {
+                Map<String, Double> m0 = node.metrics();
+                Round.Result res = Round.run(
+                        load,
+                        rate,
+                        common.duration.toNanos(),
+                        pids,
+                        t::deliveries,
+                        null,
+                        progress,
+                        nodeRow + " round " + (r + 1) + "/" + common.rounds);
+                Map<String, Double> m1 = node.metrics();
+                f.add(nodeRow, "deliveries/s", res.deliveriesPerSecond);
+                f.add(nodeRow, "events/s offered", res.putsPerSecond);
+                f.add(nodeRow, "delivered %", 100.0 * res.deliveries / Math.max(1.0, (double) res.puts * w));
+                f.add(nodeRow, "server CPU %", 100 * res.cores("node"));
+                f.add(nodeRow, "client CPU %", 100 * res.cores("client"));
+                f.add(nodeRow, "deliveries/server-CPU-s", res.deliveries / res.cpuSeconds.get("node"));
+                f.add(
+                        nodeRow,
+                        "parked",
+                        Stack.sum(m1, "watchfanout_watchers_parked_total")
+                                - Stack.sum(m0, "watchfanout_watchers_parked_total"));
+                f.add(nodeRow, "open watchers", Stack.sum(m1, "watchfanout_watchers"));
+            }
+        }
     }
 
     /** Feeds single events until every watcher got one (all streams live). */
