@@ -94,10 +94,10 @@ final class FanoutVsEtcdScenario implements Callable<Integer> {
             }
         }
         common.check(spec);
-        try (Stack stack = new Stack(BenchMain.repo(), progress)) {
+        try (BenchStack stack = new BenchStack(BenchMain.repo(), progress)) {
             stack.startEtcd().startKafka().startIngester();
             int etcdApiPort = io.watchfanout.testkit.FreePorts.pick();
-            Stack.Node node = stack.startNode(
+            BenchStack.Node node = stack.startNode(
                     List.of(
                             "--etcd-api-port",
                             Integer.toString(etcdApiPort),

@@ -112,7 +112,7 @@ final class IngestScenario implements Callable<Integer> {
         Progress progress = new Progress();
         Figures f = new Figures();
         String prefix = FanoutVsEtcdScenario.PREFIX;
-        try (Stack stack = new Stack(BenchMain.repo(), progress)) {
+        try (BenchStack stack = new BenchStack(BenchMain.repo(), progress)) {
             stack.startEtcd();
             LoadGenerator load = new LoadGenerator(stack.etcdClient(), prefix, 1000, valueBytes, inFlight);
             Round.warmUp(load, 0, common.warmup, load::acked, progress, "etcd alone");
@@ -141,8 +141,8 @@ final class IngestScenario implements Callable<Integer> {
                     stack,
                     variants.isEmpty() ? ingesterJar : variants.get(0).jar(),
                     variants.isEmpty() ? ingesterFlags : variants.get(0).flags());
-            Path eventsLog = stack.kafka().dataDir().resolve(Stack.TOPIC_PREFIX + ".events-0");
-            Stack.Node node = stack.startNode(List.of(), List.of(), "2g");
+            Path eventsLog = stack.kafka().dataDir().resolve(BenchStack.TOPIC_PREFIX + ".events-0");
+            BenchStack.Node node = stack.startNode(List.of(), List.of(), "2g");
             Recorder publishLag = new Recorder(TimeUnit.SECONDS.toMicros(60), 3);
             LongAdder published = new LongAdder();
             AtomicBoolean tailing = new AtomicBoolean(true);
@@ -223,7 +223,8 @@ final class IngestScenario implements Callable<Integer> {
                 c.point(name + " events/s at the node", i + 1, b.get(i));
             }
         }
-        report.note("publish lag: put sent -> record readable (read_committed) in " + Stack.TOPIC_PREFIX + ".events");
+        report.note(
+                "publish lag: put sent -> record readable (read_committed) in " + BenchStack.TOPIC_PREFIX + ".events");
         report.chart(c).write(System.out, common.resultsDir());
         return 0;
     }
@@ -231,8 +232,8 @@ final class IngestScenario implements Callable<Integer> {
     /** One measured round of the pipeline, its figures added to a row. */
     private final class Measure {
         private final Figures f;
-        private final Stack stack;
-        private final Stack.Node node;
+        private final BenchStack stack;
+        private final BenchStack.Node node;
         private final LoadGenerator load;
         private final WatchTarget t;
         private final LongAdder published;
@@ -242,8 +243,8 @@ final class IngestScenario implements Callable<Integer> {
 
         Measure(
                 Figures f,
-                Stack stack,
-                Stack.Node node,
+                BenchStack stack,
+                BenchStack.Node node,
                 LoadGenerator load,
                 WatchTarget t,
                 LongAdder published,
@@ -274,7 +275,7 @@ final class IngestScenario implements Callable<Integer> {
             publishLag.getIntervalHistogram();
             long pub0 = published.sum();
             long bytes0 = logBytes(eventsLog);
-            double txns0 = Stack.sum(stack.ingesterMetrics(), TRANSACTIONS);
+            double txns0 = BenchStack.sum(stack.ingesterMetrics(), TRANSACTIONS);
             load.putLatency().getIntervalHistogram();
             Map<String, Double> jit0 = jitSeconds(pids);
             Round.Result res = Round.run(
@@ -311,7 +312,7 @@ final class IngestScenario implements Callable<Integer> {
                 double withoutJit = res.cpuSeconds.get(process) - (jit.get(process) - jit0.get(process));
                 f.add(row, process + " us/event w/o JIT", 1e6 * withoutJit / Math.max(1, res.deliveries));
             }
-            double txns = Stack.sum(stack.ingesterMetrics(), TRANSACTIONS) - txns0;
+            double txns = BenchStack.sum(stack.ingesterMetrics(), TRANSACTIONS) - txns0;
             f.add(row, "events/transaction", (published.sum() - pub0) / Math.max(1, txns));
             f.add(
                     row,
@@ -324,7 +325,7 @@ final class IngestScenario implements Callable<Integer> {
      * (Re)starts the ingester; with {@code --no-materializer} also the materializer as a process of
      * its own, as deployments run it, else none beside it.
      */
-    private static void startIngester(Stack stack, Path jar, List<String> flags) {
+    private static void startIngester(BenchStack stack, Path jar, List<String> flags) {
         stack.stopIngester();
         boolean apart = flags.contains(NO_MATERIALIZER);
         if (!apart) {
@@ -425,7 +426,7 @@ final class IngestScenario implements Callable<Integer> {
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
-            TopicPartition tp = new TopicPartition(Stack.TOPIC_PREFIX + ".events", 0);
+            TopicPartition tp = new TopicPartition(BenchStack.TOPIC_PREFIX + ".events", 0);
             c.assign(List.of(tp));
             c.seekToEnd(List.of(tp));
             while (running.get()) {

@@ -113,7 +113,7 @@ final class KubeAuthzScenario implements Callable<Integer> {
         Figures f = new Figures();
         Report report = new Report("kube-authz", f);
         Path tokens = Files.createTempFile("bench-authz-tokens", ".csv");
-        try (Stack stack = new Stack(BenchMain.repo(), progress)) {
+        try (BenchStack stack = new BenchStack(BenchMain.repo(), progress)) {
             writeTokens(tokens);
             stack.startKafka();
             PolicyThenPods objects = new PolicyThenPods();
@@ -121,7 +121,7 @@ final class KubeAuthzScenario implements Callable<Integer> {
             stack.closeLater(feeder);
             progress.log("writing the ClusterRole, " + users + " ClusterRoleBindings and " + pods + " pods to Kafka");
             feeder.writeAll(objects.remaining() + pods);
-            Map<String, Stack.Node> nodes = new LinkedHashMap<>();
+            Map<String, BenchStack.Node> nodes = new LinkedHashMap<>();
             for (String mode : List.of("RBAC", "AlwaysAllow")) {
                 nodes.put(
                         mode,
@@ -137,7 +137,7 @@ final class KubeAuthzScenario implements Callable<Integer> {
                                 List.of(),
                                 "2g"));
             }
-            for (Stack.Node node : nodes.values()) {
+            for (BenchStack.Node node : nodes.values()) {
                 awaitAllowed(node, feeder.revision(), users - 1, progress);
             }
             // RBAC is in force: system:anonymous (the node also takes requests without credentials)
@@ -162,10 +162,10 @@ final class KubeAuthzScenario implements Callable<Integer> {
     }
 
     private void deliveries(
-            Map<String, Stack.Node> nodes, KafkaFeeder feeder, Figures f, Report report, Progress progress)
+            Map<String, BenchStack.Node> nodes, KafkaFeeder feeder, Figures f, Report report, Progress progress)
             throws Exception {
         for (int r = -1; r < common.rounds; r++) {
-            for (Map.Entry<String, Stack.Node> e : nodes.entrySet()) {
+            for (Map.Entry<String, BenchStack.Node> e : nodes.entrySet()) {
                 String row = e.getKey() + " W=" + watchers;
                 long from = feeder.revision();
                 Map<String, Long> pids = Map.of("node", e.getValue().pid());
@@ -189,11 +189,12 @@ final class KubeAuthzScenario implements Callable<Integer> {
                 watchers, rate, rbac, allow, rbac / allow, rbac / allow >= 0.95 ? "met" : "missed"));
     }
 
-    private void starts(Map<String, Stack.Node> nodes, KafkaFeeder feeder, Figures f, Report report, Progress progress)
+    private void starts(
+            Map<String, BenchStack.Node> nodes, KafkaFeeder feeder, Figures f, Report report, Progress progress)
             throws Exception {
         long from = feeder.revision();
         for (int r = -1; r < common.rounds; r++) {
-            for (Map.Entry<String, Stack.Node> e : nodes.entrySet()) {
+            for (Map.Entry<String, BenchStack.Node> e : nodes.entrySet()) {
                 String row = e.getKey() + " starts S=" + starts;
                 // Each round starts other users' watches where there are enough of them, so that no
                 // decision of an earlier round is reused.
@@ -270,7 +271,7 @@ final class KubeAuthzScenario implements Callable<Integer> {
      * Waits until {@code node} has applied {@code revision} and allows user {@code user} to list
      * pods: a list at that revision with the user's token answers 200.
      */
-    private static void awaitAllowed(Stack.Node node, long revision, int user, Progress progress)
+    private static void awaitAllowed(BenchStack.Node node, long revision, int user, Progress progress)
             throws IOException, InterruptedException {
         HttpClient http = HttpClient.newBuilder()
                 .connectTimeout(Duration.ofSeconds(10))
@@ -294,7 +295,7 @@ final class KubeAuthzScenario implements Callable<Integer> {
     }
 
     /** Checks that a list of pods without credentials answers {@code expected}. */
-    private static void expectAnonymous(Stack.Node node, int expected) throws IOException, InterruptedException {
+    private static void expectAnonymous(BenchStack.Node node, int expected) throws IOException, InterruptedException {
         HttpClient http =
                 HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         int status = http.send(

@@ -116,7 +116,7 @@ final class KubeScenario implements Callable<Integer> {
     Path baselineJar;
 
     /** A node under measurement and the suffix of its rows ("" for this checkout's). */
-    private record Variant(String label, Stack.Node node) {}
+    private record Variant(String label, BenchStack.Node node) {}
 
     /** What the feeder writes: pod {@code index % pods} of {@code namespace} on node {@code index % nodes}. */
     private volatile String namespace = "bench";
@@ -130,7 +130,7 @@ final class KubeScenario implements Callable<Integer> {
         Progress progress = new Progress();
         Figures f = new Figures();
         Report report;
-        try (Stack stack = new Stack(BenchMain.repo(), progress)) {
+        try (BenchStack stack = new BenchStack(BenchMain.repo(), progress)) {
             stack.startKafka();
             KafkaFeeder feeder = new KafkaFeeder(stack.kafka().bootstrapServers(), TOPICS, new Pods(), true);
             stack.closeLater(feeder);
@@ -251,7 +251,7 @@ final class KubeScenario implements Callable<Integer> {
 
     /** W node-scoped protobuf watchers on {@code v}'s node: a warm-up, then the rounds. */
     private void nodeScopedRounds(Variant v, int w, KafkaFeeder feeder, Figures f, Progress progress) throws Exception {
-        Stack.Node node = v.node;
+        BenchStack.Node node = v.node;
         Map<String, Long> pids = Map.of("node", node.pid());
         String row = "node-scoped W=" + w + v.label;
         long from = feeder.revision();
@@ -283,8 +283,8 @@ final class KubeScenario implements Callable<Integer> {
                 f.add(
                         row,
                         "watchers visited/event",
-                        (Stack.sum(m1, "watchfanout_watcher_visits_total")
-                                        - Stack.sum(m0, "watchfanout_watcher_visits_total"))
+                        (BenchStack.sum(m1, "watchfanout_watcher_visits_total")
+                                        - BenchStack.sum(m0, "watchfanout_watcher_visits_total"))
                                 / events);
             }
         }
@@ -329,7 +329,7 @@ final class KubeScenario implements Callable<Integer> {
     }
 
     /** Waits until {@code node} serves {@code revision}: the first page at it waits until the node applied it. */
-    private static void awaitRevision(HttpClient http, Stack.Node node, long revision) throws Exception {
+    private static void awaitRevision(HttpClient http, BenchStack.Node node, long revision) throws Exception {
         String base = "http://127.0.0.1:" + node.port + "/api/v1/namespaces/list/pods";
         // The first page at the last revision written waits until the node has applied it.
         for (int i = 0; ; i++) {
@@ -347,7 +347,7 @@ final class KubeScenario implements Callable<Integer> {
 
     /** Each list (JSON and protobuf, unpaged and paged) once on {@code v}'s node; round -1 warms up. */
     private void listRound(HttpClient http, Variant v, int r, Figures f, Progress progress) throws Exception {
-        Stack.Node node = v.node;
+        BenchStack.Node node = v.node;
         String base = "http://127.0.0.1:" + node.port + "/api/v1/namespaces/list/pods";
         for (boolean protobuf : new boolean[] {false, true}) {
             for (int limit : new int[] {0, page}) {
@@ -382,8 +382,8 @@ final class KubeScenario implements Callable<Integer> {
                     progress.log(row + ": warmed up (" + pages + " pages, " + bytes + " B)");
                     continue;
                 }
-                double allocated = Stack.sum(m1, "watchfanout_heap_allocated_bytes_total")
-                        - Stack.sum(m0, "watchfanout_heap_allocated_bytes_total");
+                double allocated = BenchStack.sum(m1, "watchfanout_heap_allocated_bytes_total")
+                        - BenchStack.sum(m0, "watchfanout_heap_allocated_bytes_total");
                 f.add(row, "seconds", secs);
                 f.add(row, "MiB sent", bytes / (1024.0 * 1024.0));
                 f.add(row, "node CPU-s", cpu);

@@ -84,7 +84,7 @@ final class LimitScenario implements Callable<Integer> {
     Path baselineJar;
 
     /** A node under measurement and the suffix of its rows ("" for this checkout's). */
-    private record Variant(String label, Stack.Node node) {}
+    private record Variant(String label, BenchStack.Node node) {}
 
     @Override
     public Integer call() throws Exception {
@@ -96,12 +96,12 @@ final class LimitScenario implements Callable<Integer> {
         byte[] frame = new byte[frameBuf.remaining()];
         frameBuf.duplicate().get(frame);
         List<Variant> nodes = new ArrayList<>();
-        try (Stack stack = new Stack(BenchMain.repo(), progress)) {
+        try (BenchStack stack = new BenchStack(BenchMain.repo(), progress)) {
             Load load;
             String topics;
             if (source.equals("etcd")) {
                 stack.startEtcd().startKafka().startIngester();
-                topics = Stack.TOPIC_PREFIX;
+                topics = BenchStack.TOPIC_PREFIX;
                 load = new LoadGenerator(stack.etcdClient(), FanoutVsEtcdScenario.PREFIX, 1000, 1024, 512);
             } else {
                 stack.startKafka();
@@ -181,9 +181,9 @@ final class LimitScenario implements Callable<Integer> {
     }
 
     /** W watchers on {@code v}'s node offered {@code rate} events/s (0 = etcd's max): a warm-up, then the rounds. */
-    private void nodeRounds(Stack stack, Variant v, Load load, double rate, int w, Figures f, Progress progress)
+    private void nodeRounds(BenchStack stack, Variant v, Load load, double rate, int w, Figures f, Progress progress)
             throws Exception {
-        Stack.Node node = v.node;
+        BenchStack.Node node = v.node;
         String nodeRow = "fan-out node W=" + w + v.label;
         progress.log(String.format(
                 "attaching %d watchers to the fan-out node%s (fed %s)",
@@ -225,9 +225,9 @@ final class LimitScenario implements Callable<Integer> {
                 f.add(
                         nodeRow,
                         "parked",
-                        Stack.sum(m1, "watchfanout_watchers_parked_total")
-                                - Stack.sum(m0, "watchfanout_watchers_parked_total"));
-                f.add(nodeRow, "open watchers", Stack.sum(m1, "watchfanout_watchers"));
+                        BenchStack.sum(m1, "watchfanout_watchers_parked_total")
+                                - BenchStack.sum(m0, "watchfanout_watchers_parked_total"));
+                f.add(nodeRow, "open watchers", BenchStack.sum(m1, "watchfanout_watchers"));
             }
         }
     }

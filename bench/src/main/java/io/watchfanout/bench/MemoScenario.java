@@ -49,16 +49,16 @@ final class MemoScenario implements Callable<Integer> {
         Progress progress = new Progress();
         Figures f = new Figures();
         String prefix = FanoutVsEtcdScenario.PREFIX;
-        try (Stack stack = new Stack(BenchMain.repo(), progress)) {
+        try (BenchStack stack = new BenchStack(BenchMain.repo(), progress)) {
             stack.startEtcd().startKafka().startIngester();
-            Map<String, Stack.Node> nodes = new LinkedHashMap<>();
+            Map<String, BenchStack.Node> nodes = new LinkedHashMap<>();
             nodes.put("once", stack.startNode(List.of(), List.of(), "2g"));
             nodes.put("per-watcher", stack.startNode(List.of("--bench-encode-per-watcher"), List.of(), "2g"));
             LoadGenerator load = new LoadGenerator(stack.etcdClient(), prefix, 1000, 1024, 256);
             for (WatchLoadClient.Format enc : encodings) {
                 for (int w : watchers) {
-                    for (Map.Entry<String, Stack.Node> n : nodes.entrySet()) {
-                        Stack.Node node = n.getValue();
+                    for (Map.Entry<String, BenchStack.Node> n : nodes.entrySet()) {
+                        BenchStack.Node node = n.getValue();
                         String row = n.getKey() + " " + enc + " W=" + w;
                         progress.log("attaching " + w + " " + enc + " watchers to the " + n.getKey() + " node");
                         Map<String, Long> pids = new LinkedHashMap<>();
@@ -79,8 +79,8 @@ final class MemoScenario implements Callable<Integer> {
                                         progress,
                                         row + " round " + (r + 1) + "/" + common.rounds);
                                 Map<String, Double> m1 = node.metrics();
-                                double events = Stack.sum(m1, "watchfanout_events_dispatched_total")
-                                        - Stack.sum(m0, "watchfanout_events_dispatched_total");
+                                double events = BenchStack.sum(m1, "watchfanout_events_dispatched_total")
+                                        - BenchStack.sum(m0, "watchfanout_events_dispatched_total");
                                 double encodes = encodes(m1, enc) - encodes(m0, enc);
                                 f.add(row, "encodes/event", encodes / events);
                                 f.add(row, "deliveries/s", res.deliveriesPerSecond);

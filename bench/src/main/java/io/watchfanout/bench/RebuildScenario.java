@@ -78,7 +78,7 @@ final class RebuildScenario implements Callable<Integer> {
     public Integer call() throws Exception {
         Progress progress = new Progress();
         Figures f = new Figures();
-        try (Stack stack = new Stack(BenchMain.repo(), progress)) {
+        try (BenchStack stack = new BenchStack(BenchMain.repo(), progress)) {
             stack.startKafka();
             String bootstrap = stack.kafka().bootstrapServers();
             long kafkaPid = Proc.descendant("kafka.Kafka");
@@ -99,7 +99,7 @@ final class RebuildScenario implements Callable<Integer> {
                             progress.log(row + round + ": fan-out node rebuild");
                             kafkaCpu.start();
                             long t0 = System.nanoTime();
-                            try (Stack.Node node = v.jar() == null
+                            try (BenchStack.Node node = v.jar() == null
                                     ? stack.startNode(prefix, List.of(), v.jvmArgs(), heap)
                                     : stack.startNode(v.jar(), prefix, List.of(), v.jvmArgs(), heap)) {
                                 double ready = (System.nanoTime() - t0) / 1e9;

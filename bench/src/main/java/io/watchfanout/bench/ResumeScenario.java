@@ -172,13 +172,13 @@ final class ResumeScenario implements Callable<Integer> {
         check();
         Progress progress = new Progress();
         Figures f = new Figures();
-        try (Stack stack = new Stack(BenchMain.repo(), progress)) {
+        try (BenchStack stack = new BenchStack(BenchMain.repo(), progress)) {
             stack.startKafka();
             String bootstrap = stack.kafka().bootstrapServers();
             History h = produce(bootstrap, progress);
             List<Case> cases = cases(bootstrap, h);
             // The window counts events only: its age bound must not drop the synthesized (old-stamped) events.
-            try (Stack.Node node = stack.startNode(
+            try (BenchStack.Node node = stack.startNode(
                     PREFIX,
                     List.of("--history-max-events", Integer.toString(windowEvents), "--history-max-age", "30d"),
                     List.of(),
@@ -429,7 +429,7 @@ final class ResumeScenario implements Callable<Integer> {
     }
 
     /** Unmeasured resumes (window, then the shortest span) until the warm-up time is spent, at the largest W. */
-    private void warmUp(Stack.Node node, List<Case> cases, Progress progress) throws Exception {
+    private void warmUp(BenchStack.Node node, List<Case> cases, Progress progress) throws Exception {
         int w = watchers.stream().mapToInt(Integer::intValue).max().orElse(1);
         long end = System.nanoTime() + common.warmup.toNanos();
         int i = 0;
@@ -440,7 +440,8 @@ final class ResumeScenario implements Callable<Integer> {
         } while (System.nanoTime() < end);
     }
 
-    private void measure(Stack.Node node, Case c, int w, String row, Figures f, Progress progress) throws Exception {
+    private void measure(BenchStack.Node node, Case c, int w, String row, Figures f, Progress progress)
+            throws Exception {
         if (c.kafka()) {
             awaitNoReads(node);
         }
@@ -479,7 +480,7 @@ final class ResumeScenario implements Callable<Integer> {
     }
 
     /** Opens W streams of the case and waits until each has every frame up to the live revision; returns seconds. */
-    private double catchUp(Stack.Node node, Case c, int w) throws Exception {
+    private double catchUp(BenchStack.Node node, Case c, int w) throws Exception {
         String target = "/v1/watch?key=" + FanoutVsEtcdScenario.PREFIX_QUERY + "&prefix=true" + c.query;
         long t0 = System.nanoTime();
         try (WatchLoadClient client = new WatchLoadClient(
@@ -511,7 +512,7 @@ final class ResumeScenario implements Callable<Integer> {
     }
 
     /** A finished read lingers for joiners for a while: a Kafka case starts when none is held, so it reads Kafka. */
-    private static void awaitNoReads(Stack.Node node) throws Exception {
+    private static void awaitNoReads(BenchStack.Node node) throws Exception {
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
         while (node.metrics().getOrDefault("watchfanout_older_history_reads", 0.0) > 0) {
             if (System.nanoTime() > deadline) {
@@ -550,7 +551,7 @@ final class ResumeScenario implements Callable<Integer> {
     }
 
     private static double delta(Map<String, Double> m0, Map<String, Double> m1, String name) {
-        return Stack.sum(m1, name) - Stack.sum(m0, name);
+        return BenchStack.sum(m1, name) - BenchStack.sum(m0, name);
     }
 
     private static double encodes(Map<String, Double> m) {

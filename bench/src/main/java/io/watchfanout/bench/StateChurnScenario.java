@@ -100,7 +100,7 @@ final class StateChurnScenario implements Callable<Integer> {
         Progress progress = new Progress();
         Figures f = new Figures();
         List<Arm> arms = List.of(OLD, NEW);
-        try (Stack stack = new Stack(BenchMain.repo(), progress)) {
+        try (BenchStack stack = new BenchStack(BenchMain.repo(), progress)) {
             stack.startKafka(Map.of("log.cleaner.backoff.ms", "15000"));
             String bootstrap = stack.kafka().bootstrapServers();
             for (Arm arm : arms) {
@@ -182,7 +182,7 @@ final class StateChurnScenario implements Callable<Integer> {
     }
 
     /** {@code restarts} node restarts on each topic, taking turns, under the row "label, phase". */
-    private void measure(Stack stack, List<Arm> arms, String phase, int restarts, Figures f, Progress progress)
+    private void measure(BenchStack stack, List<Arm> arms, String phase, int restarts, Figures f, Progress progress)
             throws Exception {
         String bootstrap = stack.kafka().bootstrapServers();
         for (Arm arm : arms) {
@@ -195,7 +195,7 @@ final class StateChurnScenario implements Callable<Integer> {
                 String row = arm.label() + ", " + phase;
                 progress.log(row + ": fan-out node restart " + (r + 1) + "/" + restarts);
                 long t0 = System.nanoTime();
-                try (Stack.Node node = stack.startNode(arm.prefix(), List.of(), List.of(), nodeHeap)) {
+                try (BenchStack.Node node = stack.startNode(arm.prefix(), List.of(), List.of(), nodeHeap)) {
                     double ready = (System.nanoTime() - t0) / 1e9;
                     Map<String, Double> m = node.metrics();
                     double loaded = m.getOrDefault("watchfanout_rebuild_keys_loaded", Double.NaN);

@@ -45,10 +45,11 @@ final class WatchersScenario implements Callable<Integer> {
     public Integer call() throws Exception {
         Progress progress = new Progress();
         Figures f = new Figures();
-        try (Stack stack = new Stack(BenchMain.repo(), progress)) {
+        try (BenchStack stack = new BenchStack(BenchMain.repo(), progress)) {
             stack.startEtcd().startKafka().startIngester();
             for (int r = 0; r < common.rounds; r++) {
-                try (Stack.Node node = stack.startNode(List.of("--bookmark-interval", "1h"), List.of(), nodeHeap)) {
+                try (BenchStack.Node node =
+                        stack.startNode(List.of("--bookmark-interval", "1h"), List.of(), nodeHeap)) {
                     Thread.sleep(2000);
                     gc(node.pid());
                     long rss0 = Proc.rssBytes(node.pid());
@@ -139,7 +140,7 @@ final class WatchersScenario implements Callable<Integer> {
         p.waitFor(30, TimeUnit.SECONDS);
     }
 
-    private static double heapUsed(Stack.Node node) throws IOException, InterruptedException {
+    private static double heapUsed(BenchStack.Node node) throws IOException, InterruptedException {
         Map<String, Double> m = node.metrics();
         Double v = m.get("jvm_memory_bytes_used{area=\"heap\",}");
         if (v == null) {

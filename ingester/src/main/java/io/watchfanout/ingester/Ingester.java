@@ -8,8 +8,8 @@ import io.watchfanout.ingester.etcd.EtcdWatchFeed;
 import io.watchfanout.ingester.materializer.StateMaterializer;
 import io.watchfanout.ingester.ops.DependencyMonitor;
 import io.watchfanout.ingester.ops.IngesterMetrics;
+import io.watchfanout.ingester.ops.IngesterReadiness;
 import io.watchfanout.ingester.ops.OpsServer;
-import io.watchfanout.ingester.ops.Readiness;
 import io.watchfanout.ingester.publish.PublishFailure;
 import io.watchfanout.ingester.publish.PublishedLog;
 import io.watchfanout.schema.WatchFanoutSerdes;
@@ -77,7 +77,7 @@ public final class Ingester implements IngesterRole {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
     private final DependencyMonitor monitor;
-    private final Readiness readiness;
+    private final IngesterReadiness readiness;
     private final LeaderElection election;
     private final PublishSession session;
     private OpsServer ops;
@@ -115,7 +115,7 @@ public final class Ingester implements IngesterRole {
                 config.dependencyTimeout(),
                 metrics,
                 this::refreshGauges);
-        this.readiness = new Readiness(monitor, config.dependencyTimeout(), config.kafkaBootstrap());
+        this.readiness = new IngesterReadiness(monitor, config.dependencyTimeout(), config.kafkaBootstrap());
         this.session = new PublishSession(
                 config, etcd, election, monitor, readiness, metrics, () -> running, this::startMaterializerAside);
         this.publisherThread = new Thread(this::runPublisher, "publisher");
@@ -167,7 +167,7 @@ public final class Ingester implements IngesterRole {
         return readiness.reason();
     }
 
-    /** Readiness and the gauges that depend on what the probes learnt; on the probe thread. */
+    /** IngesterReadiness and the gauges that depend on what the probes learnt; on the probe thread. */
     private void refreshGauges() {
         session.refreshGauges();
     }

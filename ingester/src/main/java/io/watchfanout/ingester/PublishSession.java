@@ -11,7 +11,7 @@ import io.watchfanout.ingester.etcd.EtcdWatchFeed;
 import io.watchfanout.ingester.etcd.WatchSignal;
 import io.watchfanout.ingester.ops.DependencyMonitor;
 import io.watchfanout.ingester.ops.IngesterMetrics;
-import io.watchfanout.ingester.ops.Readiness;
+import io.watchfanout.ingester.ops.IngesterReadiness;
 import io.watchfanout.ingester.publish.DenseRevisionException;
 import io.watchfanout.ingester.publish.EventsPublisher;
 import io.watchfanout.ingester.publish.KeyedRecord;
@@ -79,7 +79,7 @@ final class PublishSession {
     private final Client etcd;
     private final LeaderElection election;
     private final DependencyMonitor monitor;
-    private final Readiness readiness;
+    private final IngesterReadiness readiness;
     private final IngesterMetrics metrics;
     private final PublishFailures failures;
     private final CommitRetryBound commitRetry;
@@ -110,7 +110,7 @@ final class PublishSession {
             Client etcd,
             LeaderElection election,
             DependencyMonitor monitor,
-            Readiness readiness,
+            IngesterReadiness readiness,
             IngesterMetrics metrics,
             BooleanSupplier running,
             Runnable afterStartPoint) {
@@ -237,7 +237,7 @@ final class PublishSession {
                 settings);
     }
 
-    /** Readiness and the gauges that depend on what the probes learnt; after each round of probes. */
+    /** IngesterReadiness and the gauges that depend on what the probes learnt; after each round of probes. */
     void refreshGauges() {
         metrics.ready.set(readiness.reason().isEmpty() ? 1 : 0);
         long etcdRevision = monitor.etcdRevision();

@@ -15,7 +15,7 @@ import io.grpc.netty.NettyChannelBuilder;
 import io.watchfanout.fanout.security.Credentials;
 import io.watchfanout.fanout.security.EtcdTokens;
 import io.watchfanout.fanout.security.Identity;
-import io.watchfanout.fanout.testing.EtcdAuth;
+import io.watchfanout.fanout.testing.EtcdAuthAdmin;
 import io.watchfanout.testkit.EtcdServer;
 import java.io.IOException;
 import org.junit.jupiter.api.AfterAll;
@@ -39,7 +39,7 @@ class EtcdForwarderAuthenticateTest {
         toEtcd = NettyChannelBuilder.forTarget("127.0.0.1:" + etcd.clientPort())
                 .usePlaintext()
                 .build();
-        EtcdAuth.enable(toEtcd, "rootpw");
+        EtcdAuthAdmin.enable(toEtcd, "rootpw");
         String name = InProcessServerBuilder.generateName();
         node = InProcessServerBuilder.forName(name)
                 .fallbackHandlerRegistry(new EtcdForwarder(

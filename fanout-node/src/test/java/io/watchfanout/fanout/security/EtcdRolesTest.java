@@ -15,7 +15,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.testing.EtcdAuth;
+import io.watchfanout.fanout.testing.EtcdAuthAdmin;
 import io.watchfanout.testkit.EtcdServer;
 import java.io.IOException;
 import java.time.Duration;
@@ -48,15 +48,15 @@ class EtcdRolesTest {
         plain = NettyChannelBuilder.forTarget("127.0.0.1:" + etcd.clientPort())
                 .usePlaintext()
                 .build();
-        EtcdAuth.addUser(plain, "reader", "readerpw", "configmap-reader");
+        EtcdAuthAdmin.addUser(plain, "reader", "readerpw", "configmap-reader");
         AuthGrpc.newBlockingStub(plain)
                 .roleGrantPermission(AuthRoleGrantPermissionRequest.newBuilder()
                         .setName("configmap-reader")
                         .setPerm(prefixPermission(PREFIX))
                         .build());
-        EtcdAuth.enable(plain, "rootpw");
-        asRoot = EtcdAuth.withToken(plain, EtcdAuth.token(plain, "root", "rootpw"));
-        asReader = EtcdAuth.withToken(plain, EtcdAuth.token(plain, "reader", "readerpw"));
+        EtcdAuthAdmin.enable(plain, "rootpw");
+        asRoot = EtcdAuthAdmin.withToken(plain, EtcdAuthAdmin.token(plain, "root", "rootpw"));
+        asReader = EtcdAuthAdmin.withToken(plain, EtcdAuthAdmin.token(plain, "reader", "readerpw"));
     }
 
     @AfterAll

@@ -47,7 +47,7 @@ final class CustomObjects {
         j.name("metadata")
                 .beginObject()
                 .field("name", DEFINITION_NAME)
-                .field("uid", KubeObjects.uuidFrom("crd" + DEFINITION_NAME))
+                .field("uid", DemoObjects.uuidFrom("crd" + DEFINITION_NAME))
                 .field("generation", 1)
                 .field("creationTimestamp", created.toString())
                 .endObject();
@@ -193,7 +193,7 @@ final class CustomObjects {
                 .field("generation", generation)
                 .field("name", name)
                 .field("namespace", namespace)
-                .field("uid", KubeObjects.uuidFrom("backup" + namespace + name))
+                .field("uid", DemoObjects.uuidFrom("backup" + namespace + name))
                 .endObject();
         j.name("spec")
                 .beginObject()

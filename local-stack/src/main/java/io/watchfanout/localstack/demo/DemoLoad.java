@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  *       the delete and a {@code Killing} event);</li>
  *   <li>rolls a deployment out now and then (a transaction: the deployment, the new replica
  *       set, the scaled-down old one, and the deletes of the oldest old ones beyond
- *       {@code revisionHistoryLimit}, {@value KubeObjects#REVISION_HISTORY_LIMIT}, as the
+ *       {@code revisionHistoryLimit}, {@value DemoObjects#REVISION_HISTORY_LIMIT}, as the
  *       deployment controller cleans up), after which its pods are replaced, never more than
  *       the replicas plus the 25 % surge at once;</li>
  *   <li>renews node leases ({@code /registry/leases/kube-node-lease/node-N});</li>
@@ -50,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * {@code /registry/namespaces/<name>}, and with the group for the CRD and its resources:
  * {@code /registry/apiextensions.k8s.io/customresourcedefinitions/backups.demo.example.com},
  * {@code /registry/demo.example.com/backups/<namespace>/<name>}. Values are encoded as
- * kube-apiserver stores them: protobuf envelopes for built-in objects ({@link KubeObjects}),
+ * kube-apiserver stores them: protobuf envelopes for built-in objects ({@link DemoObjects}),
  * JSON for the CRD and the backups ({@link CustomObjects}).
  *
  * <p>Every kind stays bounded however long it runs: at most 19 pods, 12 config maps, 11
@@ -89,7 +89,7 @@ public final class DemoLoad implements AutoCloseable {
     private final ScheduledExecutorService scheduler; // null when driven by tick() alone
     private final Random random;
     /** When this run began: the creationTimestamp of what it writes at start. */
-    private final Instant started = KubeObjects.now();
+    private final Instant started = DemoObjects.now();
 
     // Owned by the scheduler thread.
     private final List<App> apps = List.of(
@@ -98,7 +98,7 @@ public final class DemoLoad implements AutoCloseable {
             new App("team-b", "worker", 3, started),
             new App("default", "nginx", 2, started),
             new App("kube-system", "coredns", 2, started));
-    private final Map<String, KubeObjects.Pod> pods = new LinkedHashMap<>();
+    private final Map<String, DemoObjects.Pod> pods = new LinkedHashMap<>();
     private final Map<String, ConfigMap> configMaps = new LinkedHashMap<>();
     private final List<Backup> backups = List.of(
             new Backup("team-a", "orders-db", "postgres://orders", "0 * * * *"),
@@ -231,10 +231,10 @@ public final class DemoLoad implements AutoCloseable {
      */
     private void seed() throws InterruptedException, ExecutionException, TimeoutException {
         for (String namespace : NAMESPACES) {
-            etcd.put("/registry/namespaces/" + namespace, KubeObjects.namespace(namespace, started));
+            etcd.put("/registry/namespaces/" + namespace, DemoObjects.namespace(namespace, started));
         }
         for (int n = 1; n <= NODES; n++) {
-            etcd.put("/registry/minions/node-" + n, KubeObjects.node("node-" + n, started, Instant.now()));
+            etcd.put("/registry/minions/node-" + n, DemoObjects.node("node-" + n, started, Instant.now()));
         }
         etcd.put(CustomObjects.definitionKey("/registry"), CustomObjects.definition(started));
         for (Backup backup : backups) {
@@ -250,7 +250,7 @@ public final class DemoLoad implements AutoCloseable {
         for (int n = 1; n <= NODES; n++) {
             etcd.put(
                     "/registry/leases/kube-node-lease/node-" + n,
-                    KubeObjects.nodeLease("node-" + n, started, Instant.now()));
+                    DemoObjects.nodeLease("node-" + n, started, Instant.now()));
         }
         seeded = true;
     }
@@ -311,7 +311,7 @@ public final class DemoLoad implements AutoCloseable {
         List<App> shuffled = new ArrayList<>(apps);
         Collections.shuffle(shuffled, random);
         for (App app : shuffled) {
-            List<KubeObjects.Pod> mine =
+            List<DemoObjects.Pod> mine =
                     pods.values().stream().filter(p -> p.app.equals(app.name)).toList();
             long current = mine.stream()
                     .filter(p -> p.templateHash.equals(app.templateHash))
@@ -328,19 +328,19 @@ public final class DemoLoad implements AutoCloseable {
                 return;
             }
         }
-        for (KubeObjects.Pod pod : pods.values()) {
+        for (DemoObjects.Pod pod : pods.values()) {
             App app = appOf(pod);
             if (!pod.templateHash.equals(app.templateHash)) {
                 deletePod(pod);
                 return;
             }
         }
-        for (KubeObjects.Pod pod : pods.values()) {
+        for (DemoObjects.Pod pod : pods.values()) {
             if (pod.started == null) {
-                pod.started = KubeObjects.now();
+                pod.started = DemoObjects.now();
                 pod.phase = "Running";
                 pod.ready = true;
-                etcd.put(pod.key(), KubeObjects.pod(pod));
+                etcd.put(pod.key(), DemoObjects.pod(pod));
                 return;
             }
         }
@@ -349,17 +349,17 @@ public final class DemoLoad implements AutoCloseable {
 
     private void createPod(App app) throws InterruptedException, ExecutionException, TimeoutException {
         String node = "node-" + (1 + random.nextInt(NODES));
-        KubeObjects.Pod pod = new KubeObjects.Pod(
+        DemoObjects.Pod pod = new DemoObjects.Pod(
                 app.namespace,
                 app.name,
                 app.templateHash,
-                app.name + "-" + app.templateHash + "-" + KubeObjects.suffix(random, 5),
+                app.name + "-" + app.templateHash + "-" + DemoObjects.suffix(random, 5),
                 node,
                 nextIp++ % 60_000);
         etcd.txn(
                 List.of(new Cmp(DemoEtcd.bytes(pod.key()), Cmp.Op.EQUAL, CmpTarget.version(0))),
                 List.of(
-                        DemoEtcd.putOp(pod.key(), KubeObjects.pod(pod)),
+                        DemoEtcd.putOp(pod.key(), DemoObjects.pod(pod)),
                         eventOp(
                                 pod,
                                 "Scheduled",
@@ -368,7 +368,7 @@ public final class DemoLoad implements AutoCloseable {
         pods.put(pod.key(), pod);
     }
 
-    private void deletePod(KubeObjects.Pod pod) throws InterruptedException, ExecutionException, TimeoutException {
+    private void deletePod(DemoObjects.Pod pod) throws InterruptedException, ExecutionException, TimeoutException {
         if (pod == null) {
             return;
         }
@@ -382,7 +382,7 @@ public final class DemoLoad implements AutoCloseable {
 
     /** A running pod's readiness flips, or its container restarts. */
     private void podStatusChange() throws InterruptedException, ExecutionException, TimeoutException {
-        KubeObjects.Pod pod = randomPod();
+        DemoObjects.Pod pod = randomPod();
         if (pod == null || pod.started == null) {
             podLifecycle();
             return;
@@ -390,15 +390,15 @@ public final class DemoLoad implements AutoCloseable {
         if (random.nextInt(4) == 0) {
             pod.restarts++;
             pod.ready = false;
-            etcd.put(pod.key(), KubeObjects.pod(pod));
+            etcd.put(pod.key(), DemoObjects.pod(pod));
             recordEvent(pod, "BackOff", "Back-off restarting failed container " + pod.app, "Warning");
         } else {
             pod.ready = !pod.ready || random.nextBoolean();
-            etcd.put(pod.key(), KubeObjects.pod(pod));
+            etcd.put(pod.key(), DemoObjects.pod(pod));
         }
     }
 
-    private KubeObjects.Pod randomPod() {
+    private DemoObjects.Pod randomPod() {
         if (pods.isEmpty()) {
             return null;
         }
@@ -406,7 +406,7 @@ public final class DemoLoad implements AutoCloseable {
         return pods.values().stream().skip(i).findFirst().orElse(null);
     }
 
-    private App appOf(KubeObjects.Pod pod) {
+    private App appOf(DemoObjects.Pod pod) {
         return apps.stream().filter(a -> a.name.equals(pod.app)).findFirst().orElseThrow();
     }
 
@@ -414,18 +414,18 @@ public final class DemoLoad implements AutoCloseable {
      * A new template for one deployment, in one transaction as the deployment controller's
      * writes of a finished rollout: the deployment, the new replica set, the old one scaled to
      * 0, and the deletes of the oldest replica sets beyond the deployment's
-     * {@link KubeObjects#REVISION_HISTORY_LIMIT revisionHistoryLimit} of old ones. The state
+     * {@link DemoObjects#REVISION_HISTORY_LIMIT revisionHistoryLimit} of old ones. The state
      * moves on only once etcd took it.
      */
     private void rollout() throws InterruptedException, ExecutionException, TimeoutException {
         App app = apps.get(random.nextInt(apps.size()));
-        Instant now = KubeObjects.now();
+        Instant now = DemoObjects.now();
         int generation = app.generation + 1;
-        String hash = KubeObjects.hex(app.name + generation + random.nextInt(), 10);
+        String hash = DemoObjects.hex(app.name + generation + random.nextInt(), 10);
         List<String> history = new ArrayList<>(app.history);
         history.add(app.templateHash);
         List<String> expired =
-                new ArrayList<>(history.subList(0, Math.max(0, history.size() - KubeObjects.REVISION_HISTORY_LIMIT)));
+                new ArrayList<>(history.subList(0, Math.max(0, history.size() - DemoObjects.REVISION_HISTORY_LIMIT)));
         history.removeAll(expired);
         List<Op> ops = new ArrayList<>(List.of(
                 putDeployment(app, hash, generation, now),
@@ -446,14 +446,14 @@ public final class DemoLoad implements AutoCloseable {
     private static Op putDeployment(App app, String templateHash, int generation, Instant updated) {
         return DemoEtcd.putOp(
                 "/registry/deployments/" + app.namespace + "/" + app.name,
-                KubeObjects.deployment(
+                DemoObjects.deployment(
                         app.namespace, app.name, templateHash, generation, app.replicas, app.created, updated));
     }
 
     private static Op putReplicaSet(App app, String templateHash, int generation, int replicas, Instant created) {
         return DemoEtcd.putOp(
                 replicaSetKey(app, templateHash),
-                KubeObjects.replicaSet(app.namespace, app.name, templateHash, generation, replicas, created));
+                DemoObjects.replicaSet(app.namespace, app.name, templateHash, generation, replicas, created));
     }
 
     private static String replicaSetKey(App app, String templateHash) {
@@ -465,7 +465,7 @@ public final class DemoLoad implements AutoCloseable {
     /** A kubelet's periodic status update: the node's conditions get a new heartbeat. */
     private void nodeHeartbeat() throws InterruptedException, ExecutionException, TimeoutException {
         String node = "node-" + (1 + random.nextInt(NODES));
-        etcd.put("/registry/minions/" + node, KubeObjects.node(node, started, Instant.now()));
+        etcd.put("/registry/minions/" + node, DemoObjects.node(node, started, Instant.now()));
     }
 
     /** One backup moves on: Scheduled, Running, then Succeeded (or, now and then, Failed). */
@@ -477,7 +477,7 @@ public final class DemoLoad implements AutoCloseable {
                     backup.phase = "Failed";
                 } else {
                     backup.phase = "Succeeded";
-                    backup.lastSuccess = KubeObjects.now();
+                    backup.lastSuccess = DemoObjects.now();
                     backup.sizeBytes = 50_000_000L + random.nextInt(900_000_000);
                 }
             }
@@ -489,10 +489,10 @@ public final class DemoLoad implements AutoCloseable {
 
     private void renewNodeLease() throws InterruptedException, ExecutionException, TimeoutException {
         String node = "node-" + (1 + random.nextInt(NODES));
-        etcd.put("/registry/leases/kube-node-lease/" + node, KubeObjects.nodeLease(node, started, Instant.now()));
+        etcd.put("/registry/leases/kube-node-lease/" + node, DemoObjects.nodeLease(node, started, Instant.now()));
     }
 
-    private void recordEvent(KubeObjects.Pod pod, String reason, String message, String type)
+    private void recordEvent(DemoObjects.Pod pod, String reason, String message, String type)
             throws InterruptedException, ExecutionException, TimeoutException {
         if (pod == null) {
             return;
@@ -506,17 +506,17 @@ public final class DemoLoad implements AutoCloseable {
      * events {@value #EVENT_TTL_SECONDS} s after the grant (kube-apiserver's {@code --event-ttl}
      * works the same way, at one hour).
      */
-    private Op eventOp(KubeObjects.Pod pod, String reason, String message, String type)
+    private Op eventOp(DemoObjects.Pod pod, String reason, String message, String type)
             throws InterruptedException, ExecutionException, TimeoutException {
         long nowSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime());
         if (eventLease == 0 || nowSeconds - eventLeaseSince >= EVENT_LEASE_WINDOW_SECONDS) {
             eventLease = etcd.grantLease(EVENT_TTL_SECONDS);
             eventLeaseSince = nowSeconds;
         }
-        String name = pod.name + "." + KubeObjects.hex(pod.uid + reason + System.nanoTime(), 16);
+        String name = pod.name + "." + DemoObjects.hex(pod.uid + reason + System.nanoTime(), 16);
         return DemoEtcd.putOp(
                 "/registry/events/" + pod.namespace + "/" + name,
-                KubeObjects.event(pod.namespace, name, pod, reason, message, type),
+                DemoObjects.event(pod.namespace, name, pod, reason, message, type),
                 eventLease);
     }
 
@@ -524,7 +524,7 @@ public final class DemoLoad implements AutoCloseable {
     private void configMapChange() throws InterruptedException, ExecutionException, TimeoutException {
         if (configMaps.size() < MAX_CONFIG_MAPS) {
             String namespace = CONFIG_MAP_NAMESPACES.get(random.nextInt(CONFIG_MAP_NAMESPACES.size()));
-            ConfigMap created = new ConfigMap(namespace, "settings-" + KubeObjects.suffix(random, 5));
+            ConfigMap created = new ConfigMap(namespace, "settings-" + DemoObjects.suffix(random, 5));
             etcd.put(created.key(), created.value(random));
             configMaps.put(created.key(), created);
             return;
@@ -596,7 +596,7 @@ public final class DemoLoad implements AutoCloseable {
     private static final class ConfigMap {
         final String namespace;
         final String name;
-        final Instant created = KubeObjects.now();
+        final Instant created = DemoObjects.now();
         int revision = 1;
 
         ConfigMap(String namespace, String name) {
@@ -609,7 +609,7 @@ public final class DemoLoad implements AutoCloseable {
         }
 
         byte[] value(Random random) {
-            return KubeObjects.configMap(namespace, name, revision, created, random);
+            return DemoObjects.configMap(namespace, name, revision, created, random);
         }
     }
 
@@ -658,7 +658,7 @@ public final class DemoLoad implements AutoCloseable {
             this.replicas = replicas;
             this.created = created;
             this.templateSince = created;
-            this.templateHash = KubeObjects.hex(namespace + name, 10);
+            this.templateHash = DemoObjects.hex(namespace + name, 10);
         }
 
         /** The deployment's {@code maxSurge: 25%} in pods: a quarter of the replicas, rounded up. */

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * creates is created now.
  */
 class DemoLoadBoundsTest {
-    private static final int LIMIT = KubeObjects.REVISION_HISTORY_LIMIT;
+    private static final int LIMIT = DemoObjects.REVISION_HISTORY_LIMIT;
     /** Rollouts to drive: well past the history limit for every one of the five deployments. */
     private static final int ROLLOUTS = 5 * (3 * LIMIT);
 
@@ -48,14 +48,14 @@ class DemoLoadBoundsTest {
             Instant old = Instant.parse("2025-01-01T00:00:00Z");
             // An earlier run's: replica sets far past the limit, pods and config maps.
             for (int i = 0; i < 40; i++) {
-                String hash = KubeObjects.hex("earlier" + i, 10);
+                String hash = DemoObjects.hex("earlier" + i, 10);
                 put(
                         client,
                         "/registry/replicasets/team-a/web-" + hash,
-                        KubeObjects.replicaSet("team-a", "web", hash, i, 0, old));
+                        DemoObjects.replicaSet("team-a", "web", hash, i, 0, old));
             }
             for (int i = 0; i < 3; i++) {
-                put(client, "/registry/pods/team-b/worker-" + KubeObjects.hex("p" + i, 10) + "-abcd" + i, new byte[1]);
+                put(client, "/registry/pods/team-b/worker-" + DemoObjects.hex("p" + i, 10) + "-abcd" + i, new byte[1]);
             }
             for (int i = 0; i < 20; i++) {
                 put(client, "/registry/configmaps/default/settings-xyzw" + (char) ('a' + i), new byte[1]);

@@ -28,14 +28,14 @@ import java.util.UUID;
  *
  * <p>Stateless; thread-safe given a per-thread {@link Random}.
  */
-final class KubeObjects {
+final class DemoObjects {
     /**
      * The deployments' {@code spec.revisionHistoryLimit}: how many old replica sets (scaled to
      * 0) the deployment controller keeps; it deletes the oldest beyond it.
      */
     static final int REVISION_HISTORY_LIMIT = 10;
 
-    private KubeObjects() {}
+    private DemoObjects() {}
 
     /** The state of one demo pod that its document is rendered from. */
     static final class Pod {

@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-class KubeObjectsTest {
+class DemoObjectsTest {
     private static Struct parse(String json) throws Exception {
         Struct.Builder b = Struct.newBuilder();
         JsonFormat.parser().merge(json, b);
@@ -62,13 +62,13 @@ class KubeObjectsTest {
 
     @Test
     void builtInObjectsAreProtobufEnvelopesOfKubernetesShapeAndSize() throws Exception {
-        KubeObjects.Pod pod = new KubeObjects.Pod("team-a", "web", "7d4b9c8f6d", "web-7d4b9c8f6d-x2k9p", "node-3", 7);
-        byte[] pending = KubeObjects.pod(pod);
-        pod.started = KubeObjects.now();
+        DemoObjects.Pod pod = new DemoObjects.Pod("team-a", "web", "7d4b9c8f6d", "web-7d4b9c8f6d-x2k9p", "node-3", 7);
+        byte[] pending = DemoObjects.pod(pod);
+        pod.started = DemoObjects.now();
         pod.phase = "Running";
         pod.ready = true;
         pod.restarts = 1;
-        byte[] running = KubeObjects.pod(pod);
+        byte[] running = DemoObjects.pod(pod);
         for (byte[] stored : List.of(pending, running)) {
             V1.Pod p = unwrap(stored, "v1", "Pod", V1.Pod.getDefaultInstance());
             assertThat(p.getMetadata().getNamespace()).isEqualTo("team-a");
@@ -93,14 +93,14 @@ class KubeObjectsTest {
                 .isTrue();
         assertThat(running.length).isBetween(3000, 6000);
 
-        byte[] cm = KubeObjects.configMap("default", "settings-abcde", 3, KubeObjects.now(), new Random(1));
+        byte[] cm = DemoObjects.configMap("default", "settings-abcde", 3, DemoObjects.now(), new Random(1));
         assertThat(unwrap(cm, "v1", "ConfigMap", V1.ConfigMap.getDefaultInstance())
                         .getDataCount())
                 .isEqualTo(3);
         assertThat(cm.length).isBetween(700, 8000);
         assertThat(unwrap(
-                                KubeObjects.deployment(
-                                        "team-a", "web", "7d4b9c8f6d", 2, 4, KubeObjects.now(), KubeObjects.now()),
+                                DemoObjects.deployment(
+                                        "team-a", "web", "7d4b9c8f6d", 2, 4, DemoObjects.now(), DemoObjects.now()),
                                 "apps/v1",
                                 "Deployment",
                                 V1Apps.Deployment.getDefaultInstance())
@@ -108,7 +108,7 @@ class KubeObjectsTest {
                         .getReplicas())
                 .isEqualTo(4);
         assertThat(unwrap(
-                                KubeObjects.replicaSet("team-a", "web", "7d4b9c8f6d", 2, 0, KubeObjects.now()),
+                                DemoObjects.replicaSet("team-a", "web", "7d4b9c8f6d", 2, 0, DemoObjects.now()),
                                 "apps/v1",
                                 "ReplicaSet",
                                 V1Apps.ReplicaSet.getDefaultInstance())
@@ -117,7 +117,7 @@ class KubeObjectsTest {
                 .isEqualTo("web-7d4b9c8f6d");
         Instant renew = Instant.parse("2026-01-02T03:04:05.123456789Z");
         Meta.MicroTime renewTime = unwrap(
-                        KubeObjects.nodeLease("node-1", renew, renew),
+                        DemoObjects.nodeLease("node-1", renew, renew),
                         "coordination.k8s.io/v1",
                         "Lease",
                         V1Coordination.Lease.getDefaultInstance())
@@ -126,20 +126,20 @@ class KubeObjectsTest {
         assertThat(renewTime.getSeconds()).isEqualTo(renew.getEpochSecond());
         assertThat(renewTime.getNanos()).as("microseconds").isEqualTo(123_456_000);
         assertThat(unwrap(
-                                KubeObjects.event("team-a", "web-x.1", pod, "Pulled", "ok", "Normal"),
+                                DemoObjects.event("team-a", "web-x.1", pod, "Pulled", "ok", "Normal"),
                                 "v1",
                                 "Event",
                                 V1.Event.getDefaultInstance())
                         .getReason())
                 .isEqualTo("Pulled");
-        V1.Node node = unwrap(KubeObjects.node("node-2", renew, renew), "v1", "Node", V1.Node.getDefaultInstance());
+        V1.Node node = unwrap(DemoObjects.node("node-2", renew, renew), "v1", "Node", V1.Node.getDefaultInstance());
         assertThat(node.getMetadata().getNamespace()).isEmpty();
         assertThat(node.getStatus().getConditionsList())
                 .filteredOn(c -> c.getType().equals("Ready"))
                 .singleElement()
                 .satisfies(
                         c -> assertThat(c.getLastHeartbeatTime().getSeconds()).isEqualTo(renew.getEpochSecond()));
-        assertThat(unwrap(KubeObjects.namespace("team-b", renew), "v1", "Namespace", V1.Namespace.getDefaultInstance())
+        assertThat(unwrap(DemoObjects.namespace("team-b", renew), "v1", "Namespace", V1.Namespace.getDefaultInstance())
                         .getStatus()
                         .getPhase())
                 .isEqualTo("Active");

@@ -21,7 +21,7 @@ import java.util.Map;
  *
  * <p>Thread-safety: start and stop from the scenario's thread.
  */
-final class Stack implements AutoCloseable {
+final class BenchStack implements AutoCloseable {
     static final String TOPIC_PREFIX = "bench";
 
     private final Path repo;
@@ -35,12 +35,12 @@ final class Stack implements AutoCloseable {
     private final List<AutoCloseable> others = new ArrayList<>();
     private Client client;
 
-    Stack(Path repo, Progress progress) {
+    BenchStack(Path repo, Progress progress) {
         this.repo = repo;
         this.progress = progress;
     }
 
-    Stack startEtcd() {
+    BenchStack startEtcd() {
         progress.log("starting etcd");
         // A bench writes ~1 KiB at up to ~12 k puts/s: without compaction etcd's 4 GiB quota is
         // full after ~10 minutes and every put fails. Periodic compaction keeps one minute of
@@ -50,12 +50,12 @@ final class Stack implements AutoCloseable {
         return this;
     }
 
-    Stack startKafka() {
+    BenchStack startKafka() {
         return startKafka(Map.of());
     }
 
     /** Starts Kafka with broker properties over the testkit's (e.g. {@code log.cleaner.backoff.ms}). */
-    Stack startKafka(Map<String, String> brokerProperties) {
+    BenchStack startKafka(Map<String, String> brokerProperties) {
         progress.log("starting Kafka (KRaft, one node)" + (brokerProperties.isEmpty() ? "" : " " + brokerProperties));
         kafka = tier.startKafka(b -> {
             brokerProperties.forEach(b::brokerProperty);
@@ -64,7 +64,7 @@ final class Stack implements AutoCloseable {
         return this;
     }
 
-    Stack startIngester() {
+    BenchStack startIngester() {
         return startIngester(null, List.of());
     }
 
@@ -74,7 +74,7 @@ final class Stack implements AutoCloseable {
      * @param jar the ingester jar to run, or null for this repository's
      * @param flags further flags of the ingester (e.g. {@code --compression=zstd})
      */
-    Stack startIngester(Path jar, List<String> flags) {
+    BenchStack startIngester(Path jar, List<String> flags) {
         Path run = jar != null ? jar.toAbsolutePath() : StackLauncher.jar(repo, "ingester");
         progress.log("starting the ingester " + run + (flags.isEmpty() ? "" : " " + flags));
         int port = FreePorts.pick();
@@ -92,7 +92,7 @@ final class Stack implements AutoCloseable {
      * Starts the state materializer as a process of its own, the production layout (this
      * repository's ingester jar with {@code --no-publisher}), and waits until it runs.
      */
-    Stack startMaterializer() {
+    BenchStack startMaterializer() {
         Path run = StackLauncher.jar(repo, "ingester");
         progress.log("starting the state materializer " + run + " --no-publisher");
         int port = FreePorts.pick();

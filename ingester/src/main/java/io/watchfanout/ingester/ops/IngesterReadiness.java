@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Thread-safe without locks: the publisher thread writes the state and the commit times, any
  * thread may read; the first fatal reason wins (compare-and-set), from any thread.
  */
-public final class Readiness {
+public final class IngesterReadiness {
     private final DependencyMonitor monitor;
     private final Duration commitTimeout;
     private final String kafkaBootstrap;
@@ -30,7 +30,7 @@ public final class Readiness {
      *     ({@code --dependency-timeout})
      * @param kafkaBootstrap Kafka's bootstrap servers, for the reason
      */
-    public Readiness(DependencyMonitor monitor, Duration commitTimeout, String kafkaBootstrap) {
+    public IngesterReadiness(DependencyMonitor monitor, Duration commitTimeout, String kafkaBootstrap) {
         this.monitor = monitor;
         this.commitTimeout = commitTimeout;
         this.kafkaBootstrap = kafkaBootstrap;

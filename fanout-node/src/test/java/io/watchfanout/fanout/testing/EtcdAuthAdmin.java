@@ -20,8 +20,8 @@ import io.grpc.MethodDescriptor;
  * channels that carry a user's token as clientv3 does (gRPC metadata {@code token}). Enable it
  * only on a test's own etcd: a shared one would refuse every other test.
  */
-public final class EtcdAuth {
-    private EtcdAuth() {}
+public final class EtcdAuthAdmin {
+    private EtcdAuthAdmin() {}
 
     /** Adds {@code user} with {@code password} and grants it {@code roles} (adding each role first). */
     public static void addUser(Channel etcd, String user, String password, String... roles) {
