@@ -69,8 +69,8 @@ public final class ProtoJson {
         return Arrays.copyOf(out.array(), out.length());
     }
 
-    /** Writes {@code event} followed by {@code '\n'} into a new array (one JSON-lines frame). */
-    static byte[] toJsonLine(WatchEvent event) {
+    /** Writes {@code event} followed by {@code '\n'} into a new array (one JSON-lines frame); thread-safe. */
+    public static byte[] toJsonLine(WatchEvent event) {
         JsonBuffer out = jsonLine(event);
         return Arrays.copyOf(out.array(), out.length());
     }

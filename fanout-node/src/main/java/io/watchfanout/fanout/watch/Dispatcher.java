@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * The write side of the core (Kubernetes' {@code Cacher.dispatchEvents}): the one feed thread
  * applies each revision to the {@link WatchCache} and hands it to the live watchers it matches,
  * parking those that overflow; it also applies progress, resyncs and failures, and completes
- * the revision waiters. It owns the lock that guards the cache, the {@link RangeIndex} of live
+ * the revision waiters. It owns the lock that guards the cache, the {@link io.watchfanout.common.RangeIndex} of live
  * watchers and the waiters, and every phase change of a watcher that happens under it.
  *
  * <p>Dispatch, as ZooKeeper's {@code triggerWatch}: under the lock the feed thread applies a

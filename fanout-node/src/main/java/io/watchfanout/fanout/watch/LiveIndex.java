@@ -1,5 +1,6 @@
 package io.watchfanout.fanout.watch;
 
+import io.watchfanout.common.RangeIndex;
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.ObjectAttributes;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.watchfanout.fanout.watch;
 
+import io.watchfanout.common.RangeIndex;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import java.nio.ByteBuffer;

@@ -32,7 +32,7 @@
  * from the window or older history), {@code RevisionWaiters}, {@code BookmarkTimer} (bookmarks,
  * progress notifications, expiry of parked watchers), {@code Expiry} (every 410),
  * {@code Watchers} (the registry), {@code WatchCache} and {@code HistoryWindow} (the state and
- * the recent events), {@code RangeIndex}.
+ * the recent events), over the common {@code RangeIndex} (values by key range).
  *
  * <p>Locks: the core's lock ({@code Dispatcher.lock}), then a watcher's monitor
  * (docs/ARCHITECTURE.md, "Concurrency model"). Nothing here writes to a socket or blocks on a

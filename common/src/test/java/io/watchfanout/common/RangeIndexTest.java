@@ -1,10 +1,9 @@
-package io.watchfanout.fanout.watch;
+package io.watchfanout.common;
 
-import static io.watchfanout.fanout.testing.EtcdLog.key;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
-import io.watchfanout.common.KeyRange;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -143,5 +142,9 @@ class RangeIndexTest {
                 }
                 return cmp < 0 ? KeyRange.of(a, b) : KeyRange.of(b, a);
         }
+    }
+
+    private static ByteString key(String s) {
+        return ByteString.copyFrom(s, StandardCharsets.UTF_8);
     }
 }

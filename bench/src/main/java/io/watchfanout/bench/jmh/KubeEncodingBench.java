@@ -1,4 +1,4 @@
-package io.watchfanout.kube.codec;
+package io.watchfanout.bench.jmh;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Descriptors.Descriptor;
@@ -12,6 +12,10 @@ import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
+import io.watchfanout.kube.codec.KubeSchema;
+import io.watchfanout.kube.codec.KubeWatchFrames;
+import io.watchfanout.kube.codec.StoredObject;
+import io.watchfanout.kube.codec.UndecodableObjectException;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.testkit.StorageEnvelope;

@@ -1,4 +1,4 @@
-package io.watchfanout.fanout.watch;
+package io.watchfanout.bench.jmh;
 
 import com.google.protobuf.ByteString;
 import io.watchfanout.bench.BenchEvents;
@@ -8,6 +8,12 @@ import io.watchfanout.fanout.frame.AttributeExtractor;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.ObjectAttributes;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
+import io.watchfanout.fanout.watch.CacheFeed;
+import io.watchfanout.fanout.watch.CoreSettings;
+import io.watchfanout.fanout.watch.Watch;
+import io.watchfanout.fanout.watch.WatchCore;
+import io.watchfanout.fanout.watch.WatchSink;
+import io.watchfanout.fanout.watch.WatchSpec;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import java.nio.ByteBuffer;

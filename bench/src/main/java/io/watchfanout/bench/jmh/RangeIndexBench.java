@@ -1,9 +1,10 @@
-package io.watchfanout.fanout.watch;
+package io.watchfanout.bench.jmh;
 
 import com.google.protobuf.ByteString;
 import io.watchfanout.bench.BenchEvents;
 import io.watchfanout.bench.NanosPerOperation;
 import io.watchfanout.common.KeyRange;
+import io.watchfanout.common.RangeIndex;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

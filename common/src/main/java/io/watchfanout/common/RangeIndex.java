@@ -1,7 +1,6 @@
-package io.watchfanout.fanout.watch;
+package io.watchfanout.common;
 
 import com.google.protobuf.ByteString;
-import io.watchfanout.common.KeyRange;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -19,13 +18,13 @@ import java.util.function.Consumer;
  * <p>Counts values visited and tree nodes examined, so tests can prove the cost of a
  * dispatch without timing it.
  *
- * <p>Not thread-safe: {@link Dispatcher} guards it with its lock.
+ * <p>Not thread-safe: the fan-out node's dispatcher guards it with its lock.
  *
  * @param <V> the indexed values
  */
-final class RangeIndex<V> {
-    /** Where one added value sits, to remove it again. */
-    static final class Handle<V> {
+public final class RangeIndex<V> {
+    /** Where one added value sits, to remove it again ({@link #remove}); opaque to callers. */
+    public static final class Handle<V> {
         final Entry<V> entry;
         final V value;
         /** Position in {@code entry.members}; -1 once removed. */
@@ -85,8 +84,8 @@ final class RangeIndex<V> {
     private long visits;
     private long nodesExamined;
 
-    /** Adds {@code value} for {@code range}; the handle removes it again. */
-    Handle<V> add(KeyRange range, V value) {
+    /** Adds {@code value} for {@code range} (a value may be added under several ranges); the handle removes it again. */
+    public Handle<V> add(KeyRange range, V value) {
         Entry<V> e = entries.get(range);
         if (e == null) {
             e = new Entry<>(range, nextSeq++);
@@ -105,7 +104,7 @@ final class RangeIndex<V> {
     }
 
     /** Removes what {@link #add} added; a handle removed twice is ignored. */
-    void remove(Handle<V> h) {
+    public void remove(Handle<V> h) {
         if (h.slot < 0) {
             return;
         }
@@ -126,27 +125,31 @@ final class RangeIndex<V> {
     }
 
     /** The number of values indexed. */
-    int size() {
+    public int size() {
         return size;
     }
 
     /** Distinct ranges indexed (values with the same range share one). */
-    int distinctRanges() {
+    public int distinctRanges() {
         return entries.size();
     }
 
     /** Values handed to visitors so far. */
-    long visits() {
+    public long visits() {
         return visits;
     }
 
     /** Interval-tree nodes looked at so far (including those that did not match). */
-    long nodesExamined() {
+    public long nodesExamined() {
         return nodesExamined;
     }
 
-    /** Calls {@code visitor} once for every value whose range holds {@code key}. */
-    void forEachMatching(ByteString key, Consumer<? super V> visitor) {
+    /**
+     * Calls {@code visitor} once for every value whose range holds {@code key}: the values of the
+     * key itself (one hash lookup), then of every range that contains it (a walk of the interval
+     * tree that skips subtrees ending before the key). Cost: the matches plus O(log n) nodes.
+     */
+    public void forEachMatching(ByteString key, Consumer<? super V> visitor) {
         Entry<V> e = exact.get(key);
         if (e != null) {
             visitAll(e, visitor);

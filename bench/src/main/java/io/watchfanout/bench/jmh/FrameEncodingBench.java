@@ -1,10 +1,15 @@
-package io.watchfanout.fanout.frame;
+package io.watchfanout.bench.jmh;
 
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import io.watchfanout.bench.BenchEvents;
 import io.watchfanout.bench.NanosPerOperation;
+import io.watchfanout.fanout.frame.CachedEvent;
+import io.watchfanout.fanout.frame.FrameEncoder;
+import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.frame.ProtoJson;
+import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.WatchEvent;
