@@ -5,6 +5,7 @@ import io.watchfanout.ingester.etcd.WatchBatch;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.schema.v1.Progress;
+import io.watchfanout.schema.v1.StateDigest;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -176,6 +177,27 @@ public final class RevisionAssembler {
                 provenRevision);
         lastRecordRevision = provenRevision;
         return record;
+    }
+
+    /**
+     * A progress record that carries a digest of the watched range ({@code Progress.digest}),
+     * otherwise a heartbeat: at the proven revision, chained to the last record. Readers compare
+     * their state at the digest's revision with it. Call only with nothing pending.
+     *
+     * @param digest the range as etcd held it at a revision no newer than the proven one
+     * @throws IllegalStateException when records are pending
+     * @throws IllegalArgumentException when the digest is newer than the proven revision
+     */
+    public KeyedRecord digest(StateDigest digest) {
+        if (digest.getRevision() > provenRevision) {
+            throw new IllegalArgumentException(
+                    "digest at revision " + digest.getRevision() + " after the proven revision " + provenRevision);
+        }
+        KeyedRecord heartbeat = heartbeat();
+        EventsRecord record = heartbeat.value().toBuilder()
+                .setProgress(heartbeat.value().getProgress().toBuilder().setDigest(digest))
+                .build();
+        return new KeyedRecord(heartbeat.key(), record, heartbeat.revision());
     }
 
     /**

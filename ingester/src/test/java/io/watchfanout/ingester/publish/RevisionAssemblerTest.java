@@ -9,6 +9,7 @@ import io.watchfanout.ingester.etcd.WatchBatch;
 import io.watchfanout.schema.RevisionChain;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
+import io.watchfanout.schema.v1.StateDigest;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -105,5 +106,33 @@ class RevisionAssemblerTest {
         assembler.accept(batch(events.toArray(Event[]::new)));
         assertThat(assembler.drainUpTo(3)).hasSize(5);
         assertThat(assembler.drainUpTo(3)).hasSize(1);
+    }
+
+    @Test
+    void aDigestRidesOnAProgressRecordChainedLikeAHeartbeat() throws Exception {
+        RevisionAssembler assembler = new RevisionAssembler(PODS, 10);
+        assembler.accept(batch(put("/pods/a", 11)));
+        assembler.accept(batch(put("/other/b", 12)));
+        List<KeyedRecord> drained = assembler.drain(false);
+        assertThat(drained).hasSize(1);
+        StateDigest digest = StateDigest.newBuilder()
+                .setRevision(11)
+                .setKeyCount(1)
+                .setHash(42)
+                .build();
+        KeyedRecord record = assembler.digest(digest);
+        assertThat(record.key()).isEmpty();
+        assertThat(record.value().getProgress().getRevision()).isEqualTo(12);
+        assertThat(record.value().getProgress().getPrevRevision()).isEqualTo(11);
+        assertThat(record.value().getProgress().getDigest()).isEqualTo(digest);
+        RevisionChain chain = new RevisionChain(10);
+        chain.accept(drained.get(0).value());
+        chain.accept(record.value());
+        assertThat(chain.lastRevision()).isEqualTo(12);
+
+        assertThatThrownBy(() ->
+                        assembler.digest(digest.toBuilder().setRevision(13).build()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("after the proven revision 12");
     }
 }
