@@ -42,6 +42,14 @@ public final class IngesterMetrics {
     public final Histogram eventLatency;
     /** 1 while publishing from a live watch, else 0. */
     public final Gauge ready;
+    /** Digests of the watched range published in progress records. */
+    public final Counter digestsPublished;
+    /** Digest reads that failed, by reason ({@code compacted}, {@code error}). */
+    public final Counter digestFailures;
+    /** What digests cost etcd: range requests ({@code pages}) and key-values read ({@code keys}). */
+    public final Counter digestReads;
+    /** Seconds each digest read took, pauses between pages included. */
+    public final Histogram digestSeconds;
 
     /** Registers the metrics in {@code registry}. */
     public IngesterMetrics(CollectorRegistry registry) {
@@ -101,6 +109,25 @@ public final class IngesterMetrics {
                 .buckets(LATENCY_BUCKETS)
                 .register(registry);
         ready = Gauge.build("watchfanout_ingester_ready", "1 while the ingester publishes from a live etcd watch.")
+                .register(registry);
+        digestsPublished = Counter.build(
+                        "watchfanout_ingester_digests_total",
+                        "Digests of the watched range (key count and hash at a revision) published in progress records.")
+                .register(registry);
+        digestFailures = Counter.build(
+                        "watchfanout_ingester_digest_failures_total",
+                        "Digest reads given up, by reason: compacted (etcd compacted the revision meanwhile) or error.")
+                .labelNames("reason")
+                .register(registry);
+        digestReads = Counter.build(
+                        "watchfanout_ingester_digest_reads_total",
+                        "What digests read from etcd: range requests (unit=pages) and key-values (unit=keys).")
+                .labelNames("unit")
+                .register(registry);
+        digestSeconds = Histogram.build(
+                        "watchfanout_ingester_digest_seconds",
+                        "Seconds a digest read took, pauses between pages included.")
+                .buckets(0.01, 0.1, 1, 10, 60, 300, 1800)
                 .register(registry);
     }
 }
