@@ -6,8 +6,10 @@ import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.watch.CacheFeed;
 import io.watchfanout.fanout.watch.PreloadedRevision;
 import io.watchfanout.fanout.watch.ValueArena;
+import io.watchfanout.schema.DigestVerifier;
 import io.watchfanout.schema.EventsRecordDeserializer;
 import io.watchfanout.schema.RevisionChainException;
+import io.watchfanout.schema.StateHash;
 import io.watchfanout.schema.StateRecordDeserializer;
 import io.watchfanout.schema.StateScan;
 import io.watchfanout.schema.WatchFanoutSerdes;
@@ -15,6 +17,7 @@ import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.StateCheckpoint;
+import io.watchfanout.schema.v1.StateDigest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -70,6 +74,12 @@ import org.slf4j.LoggerFactory;
  * Kafka calls on the feed thread.
  */
 public final class KafkaCacheLoader implements AutoCloseable {
+    /**
+     * Revisions whose changes the digest check keeps (24 bytes each): a digest may lie this far
+     * behind the records read, the time the ingester's digest read took.
+     */
+    private static final int DIGEST_REVISIONS = 200_000;
+
     private static final Logger LOG = LoggerFactory.getLogger(KafkaCacheLoader.class);
     private static final Duration POLL = Duration.ofMillis(100);
     private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(5);
@@ -310,8 +320,8 @@ public final class KafkaCacheLoader implements AutoCloseable {
         feed.fail(reason);
     }
 
-    /** A checkpointed snapshot read from the state topic; checkpoint null = topic empty. */
-    private record Snapshot(StateCheckpoint checkpoint, int keys) {}
+    /** A checkpointed snapshot read from the state topic; checkpoint null = topic empty; hash of its keys. */
+    private record Snapshot(StateCheckpoint checkpoint, int keys, StateHash hash) {}
 
     /**
      * Reads the state topic to its end offsets and loads what it holds into the feed.
@@ -443,6 +453,8 @@ public final class KafkaCacheLoader implements AutoCloseable {
                 throw new FeedException(stateTopic + " holds " + sorted.size()
                         + " keys but no checkpoint under the empty key: cannot tell their revision");
             }
+            StateHash hash = new StateHash();
+            sorted.forEach(hash::add);
             feed.loadState(sorted, arena);
             progress.stateRatio = 1;
             progress.keysLoaded = sorted.size();
@@ -453,7 +465,7 @@ public final class KafkaCacheLoader implements AutoCloseable {
                     stateTopic,
                     checkpoint == null ? 0 : checkpoint.getRevision(),
                     checkpoint == null ? 0 : checkpoint.getEventsOffset());
-            return new Snapshot(checkpoint, sorted.size());
+            return new Snapshot(checkpoint, sorted.size(), hash);
         }
     }
 
@@ -580,6 +592,7 @@ public final class KafkaCacheLoader implements AutoCloseable {
             feed.startAt(Math.max(0, revision), history);
             consumer.seek(tp, startOffset);
             RecordApplier applier = new RecordApplier(feed, revision);
+            DigestVerifier digests = new DigestVerifier(snapshot.hash(), Math.max(0, revision), DIGEST_REVISIONS);
             KafkaHistory index = olderHistory;
             LOG.info(
                     "[node {}] tailing {} from offset {} (revision {}); ready at offset {}",
@@ -604,6 +617,10 @@ public final class KafkaCacheLoader implements AutoCloseable {
                     } catch (RevisionChainException e) {
                         throw new FeedException("revision chain broken in " + eventsTopic + " at offset " + r.offset()
                                 + ": " + e.getMessage());
+                    }
+                    Optional<DigestVerifier.Verdict> verdict = digests.accept(r.value());
+                    if (verdict.isPresent()) {
+                        digest(verdict.get(), r.offset());
                     }
                     progress.newestRecordMillis = Math.max(progress.newestRecordMillis, r.timestamp());
                 }
@@ -662,6 +679,36 @@ public final class KafkaCacheLoader implements AutoCloseable {
                                 nodeId, Math.round(progress.eventsRatio * 100), eventsTopic, position, end);
                     }
                 }
+            }
+        }
+    }
+
+    /**
+     * Counts a digest's verdict; a state that differs from etcd's stops the node from serving
+     * (docs/RELIABILITY.md, "Digests").
+     */
+    private void digest(DigestVerifier.Verdict verdict, long offset) throws FeedException {
+        StateDigest d = verdict.digest();
+        switch (verdict.outcome()) {
+            case EQUAL -> {
+                progress.digestsEqual++;
+                progress.digestVerifiedRevision = d.getRevision();
+                progress.digestVerifiedMillis = System.currentTimeMillis();
+                LOG.debug(
+                        "[node {}] equal to etcd's digest at revision {} ({} keys)",
+                        nodeId,
+                        d.getRevision(),
+                        d.getKeyCount());
+            }
+            case TOO_OLD -> progress.digestsTooOld++;
+            case DIFFERENT -> {
+                progress.digestsDifferent++;
+                throw new FeedException(
+                        "what this node read from Kafka differs from etcd at revision " + d.getRevision()
+                                + " (digest at offset " + offset + " of " + eventsTopic + "): " + verdict.actual()
+                                + " where etcd has " + new StateHash(d.getHash(), d.getKeyCount())
+                                + "; a record was lost or altered between etcd and this node. Restart the node to rebuild it "
+                                + "from Kafka; if the next digest differs again, the topics themselves differ from etcd");
             }
         }
     }

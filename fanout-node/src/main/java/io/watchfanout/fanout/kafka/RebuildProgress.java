@@ -16,6 +16,11 @@ public final class RebuildProgress {
     volatile long newestRecordMillis;
     volatile int rebuildRestarts;
     volatile long deleteRetentionMillis = -1;
+    volatile long digestVerifiedRevision;
+    volatile long digestVerifiedMillis;
+    volatile long digestsEqual;
+    volatile long digestsDifferent;
+    volatile long digestsTooOld;
 
     /**
      * "starting", "waiting for Kafka", "state", "restarting", "events", "waiting for the ingester" (the
@@ -82,5 +87,31 @@ public final class RebuildProgress {
     /** Seconds from start until the node first caught up, -1 before. */
     public double rebuildSeconds() {
         return rebuildSeconds;
+    }
+
+    /**
+     * The etcd revision of the last digest ({@code Progress.digest}) the cache was found equal
+     * to, 0 before the first.
+     */
+    public long digestVerifiedRevision() {
+        return digestVerifiedRevision;
+    }
+
+    /** When the cache was last found equal to a digest (epoch milliseconds), 0 before. */
+    public long digestVerifiedMillis() {
+        return digestVerifiedMillis;
+    }
+
+    /**
+     * Digests compared, by outcome: {@code equal}, {@code different} (the node then stops
+     * serving), {@code too_old} (further back than the revisions the node keeps for it).
+     */
+    public long digests(String outcome) {
+        return switch (outcome) {
+            case "equal" -> digestsEqual;
+            case "different" -> digestsDifferent;
+            case "too_old" -> digestsTooOld;
+            default -> throw new IllegalArgumentException(outcome);
+        };
     }
 }

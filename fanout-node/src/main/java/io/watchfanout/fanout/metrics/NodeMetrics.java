@@ -246,6 +246,24 @@ public final class NodeMetrics extends Collector {
                     "Reads of the state topic dropped and started again because they took half its delete.retention.ms "
                             + "or more (a tombstone may have been removed before it was read).",
                     rebuild.rebuildRestarts()));
+            CounterMetricFamily digests = new CounterMetricFamily(
+                    "watchfanout_digests_total",
+                    "Digests of etcd's state (published by the ingester) compared with the cache, by outcome: equal, "
+                            + "different (the node stops serving), too_old (further back than the revisions kept).",
+                    List.of("outcome"));
+            for (String outcome : List.of("equal", "different", "too_old")) {
+                digests.addMetric(List.of(outcome), rebuild.digests(outcome));
+            }
+            out.add(digests);
+            long verified = rebuild.digestVerifiedMillis();
+            out.add(gauge(
+                    "watchfanout_digest_verified_timestamp_seconds",
+                    "When the cache was last found equal to etcd's digest (Unix time); NaN before.",
+                    verified == 0 ? Double.NaN : verified / 1000.0));
+            out.add(gauge(
+                    "watchfanout_digest_verified_revision",
+                    "The etcd revision of the last digest the cache was found equal to; 0 before.",
+                    rebuild.digestVerifiedRevision()));
             long retention = rebuild.deleteRetentionMillis();
             out.add(gauge(
                     "watchfanout_state_delete_retention_seconds",

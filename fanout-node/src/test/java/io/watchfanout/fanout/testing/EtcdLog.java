@@ -1,11 +1,13 @@
 package io.watchfanout.fanout.testing;
 
 import com.google.protobuf.ByteString;
+import io.watchfanout.schema.StateDigestBuilder;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.EventsRecord;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.Progress;
 import io.watchfanout.schema.v1.Resync;
+import io.watchfanout.schema.v1.StateDigest;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -132,6 +134,24 @@ public final class EtcdLog {
                 .build();
         lastPublished = revision;
         return r;
+    }
+
+    /**
+     * A progress record at the next revision carrying the digest of the state as it was at
+     * {@code digest.revision} (taken earlier with {@link #digestNow}), as the ingester publishes one.
+     */
+    public EventsRecord progressWithDigest(StateDigest digest) {
+        EventsRecord p = progress();
+        return p.toBuilder()
+                .setProgress(p.getProgress().toBuilder().setDigest(digest))
+                .build();
+    }
+
+    /** The digest of the state at the current revision, as the ingester reads it from etcd. */
+    public StateDigest digestNow(int keysPerRange) {
+        StateDigestBuilder b = new StateDigestBuilder(Math.max(1, revision), keysPerRange);
+        kvs.values().forEach(b::add);
+        return b.build();
     }
 
     /** A resync at the next revision replacing the state by {@code newState} (PUT/DELETE diffs). */
