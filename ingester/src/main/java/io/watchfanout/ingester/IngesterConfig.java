@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.watchfanout.common.EtcdSecurity;
 import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.common.tls.TlsFiles;
+import io.watchfanout.ingester.publish.DigestSchedule;
 import io.watchfanout.ingester.topics.TopicSettings;
 import io.watchfanout.schema.WatchFanoutSerdes;
 import java.time.Duration;
@@ -52,6 +53,7 @@ import java.util.List;
  *     plaintext
  * @param compression Kafka's {@code compression.type} of the events the publisher and the state
  *     materializer write: none, gzip, snappy, lz4 or zstd
+ * @param digests how digests of the watched range are read and published
  */
 public record IngesterConfig(
         List<String> etcdEndpoints,
@@ -83,7 +85,8 @@ public record IngesterConfig(
         EtcdSecurity etcdSecurity,
         KafkaClientSettings kafkaSettings,
         TlsFiles tls,
-        String compression) {
+        String compression,
+        DigestSchedule.Settings digests) {
     /**
      * The settings the topics are created with and checked against, the same for a publisher and
      * a process that only materializes, so that either may start first.

@@ -8,6 +8,7 @@ import io.watchfanout.common.Flag;
 import io.watchfanout.common.FlagTable;
 import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.common.KeyBytes;
+import io.watchfanout.ingester.publish.DigestSchedule;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -155,6 +156,21 @@ public final class IngesterFlags extends FlagTable {
             .help(
                     "After this long without a record, publish a heartbeat (a progress record at the last revision) so that "
                             + "fan-out nodes tell an idle etcd from a dead feed.");
+    static final Flag<Duration> DIGEST_INTERVAL = Flag.duration("--digest-interval")
+            .defaultValue("10m")
+            .check(Check.of(
+                    "0 (no digests) or at least 1s", d -> d.isZero() || d.compareTo(Duration.ofSeconds(1)) >= 0))
+            .help("Every this long (from the end of the last one), read a digest of the watched range from etcd at the "
+                    + "last published revision (key count and a hash, whole and per 1000 keys) and publish it in a "
+                    + "progress record: fan-out nodes and consumers compare what they read with it. 0: no digests.");
+    static final Flag<Integer> DIGEST_PAGE_SIZE = Flag.integer("--digest-page-size", "N")
+            .defaultValue("1000")
+            .unit("keys")
+            .check(Check.atLeast(1))
+            .help("Keys per etcd range request of a digest.");
+    static final Flag<Duration> DIGEST_PAGE_PAUSE = Flag.duration("--digest-page-pause")
+            .defaultValue("20ms")
+            .help("Pause between two range requests of a digest, so that etcd barely notices it.");
     static final Flag<Duration> DEPENDENCY_TIMEOUT = Flag.duration("--dependency-timeout")
             .defaultValue("3s")
             .check(Check.atLeast(MIN_PROBE_PERIOD))
@@ -212,6 +228,9 @@ public final class IngesterFlags extends FlagTable {
                 ELECTION_NAME,
                 ELECTION_LEASE_TTL,
                 HEARTBEAT_INTERVAL,
+                DIGEST_INTERVAL,
+                DIGEST_PAGE_SIZE,
+                DIGEST_PAGE_PAUSE,
                 DEPENDENCY_TIMEOUT,
                 ETCD_SECURITY.cacert(),
                 ETCD_SECURITY.cert(),
@@ -295,7 +314,8 @@ public final class IngesterFlags extends FlagTable {
                 CommonFlags.etcdSecurity(spec, v, ETCD_SECURITY, etcdEndpoints),
                 kafkaSettings != null ? kafkaSettings : KafkaClientSettings.NONE,
                 CommonFlags.tlsFiles(spec, v, TLS_CERT_FILE, TLS_KEY_FILE, CLIENT_CA_FILE),
-                v.get(COMPRESSION));
+                v.get(COMPRESSION),
+                new DigestSchedule.Settings(v.get(DIGEST_INTERVAL), v.get(DIGEST_PAGE_SIZE), v.get(DIGEST_PAGE_PAUSE)));
     }
 
     /** A toggle's off form, e.g. {@code --no-publisher}. */

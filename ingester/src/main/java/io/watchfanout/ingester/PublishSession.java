@@ -5,6 +5,7 @@ import io.etcd.jetcd.Client;
 import io.watchfanout.common.KeyBytes;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.ingester.election.LeaderElection;
+import io.watchfanout.ingester.etcd.EtcdDigestReader;
 import io.watchfanout.ingester.etcd.EtcdSnapshot;
 import io.watchfanout.ingester.etcd.EtcdSnapshotReader;
 import io.watchfanout.ingester.etcd.EtcdWatchFeed;
@@ -13,6 +14,7 @@ import io.watchfanout.ingester.ops.DependencyMonitor;
 import io.watchfanout.ingester.ops.IngesterMetrics;
 import io.watchfanout.ingester.ops.IngesterReadiness;
 import io.watchfanout.ingester.publish.DenseRevisionException;
+import io.watchfanout.ingester.publish.DigestSchedule;
 import io.watchfanout.ingester.publish.EventsPublisher;
 import io.watchfanout.ingester.publish.KeyedRecord;
 import io.watchfanout.ingester.publish.PublishFailure;
@@ -25,6 +27,7 @@ import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.Resync;
 import io.watchfanout.schema.v1.StateCheckpoint;
+import io.watchfanout.schema.v1.StateDigest;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -93,6 +96,8 @@ final class PublishSession {
     private long producerMillis;
     /** When the last record was published (System.nanoTime()); publisher thread only. */
     private long lastPublishNanos = System.nanoTime();
+    /** The session's digest reads, null without them; publisher thread only. */
+    private DigestSchedule digests;
 
     /**
      * @param config the settings
@@ -161,7 +166,12 @@ final class PublishSession {
                 long from = startPoint(publisher, warm);
                 retry.reset();
                 afterStartPoint.run();
-                stream(feed, publisher, from);
+                try (DigestSchedule schedule = digestSchedule()) {
+                    digests = schedule;
+                    stream(feed, publisher, from);
+                } finally {
+                    digests = null;
+                }
             }
         } catch (PublishFailure | InterruptedException e) {
             throw e;
@@ -418,6 +428,7 @@ final class PublishSession {
             metrics.watchQueueBytes.set(feed.queuedBytes());
             if (signal == null || signal instanceof WatchSignal.Batch) {
                 heartbeatIfDue(publisher, assembler, progressNotify);
+                publishDigestIfRead(publisher, assembler);
             }
             if (signal instanceof WatchSignal.Failed f) {
                 if (f.compactRevision() > 0) {
@@ -542,6 +553,34 @@ final class PublishSession {
         publish(publisher, List.of(assembler.heartbeat()));
         metrics.progressRecords.inc();
         metrics.heartbeats.inc();
+    }
+
+    /** The session's digest reads ({@code --digest-interval}), or null when they are off. */
+    private DigestSchedule digestSchedule() {
+        DigestSchedule.Settings s = config.digests();
+        if (!s.enabled()) {
+            return null;
+        }
+        EtcdDigestReader reader = new EtcdDigestReader(
+                etcd, s.pageSize(), DigestSchedule.KEYS_PER_RANGE, s.pagePause(), SNAPSHOT_REQUEST_TIMEOUT);
+        return new DigestSchedule(s.interval(), reader, range, this::lastPublished, metrics);
+    }
+
+    /**
+     * Publishes the digest read last, if one is waiting, on a progress record; only with nothing
+     * pending, so that it never falls inside a revision.
+     */
+    private void publishDigestIfRead(EventsPublisher publisher, RevisionAssembler assembler) throws Exception {
+        if (digests == null || assembler.pendingRecords() > 0) {
+            return;
+        }
+        Optional<StateDigest> digest = digests.take();
+        if (digest.isEmpty() || digest.get().getRevision() > assembler.provenRevision()) {
+            return;
+        }
+        publish(publisher, List.of(assembler.digest(digest.get())));
+        metrics.progressRecords.inc();
+        metrics.digestsPublished.inc();
     }
 
     /** What the publisher's producer sets beyond its defaults: the compression, and {@link #fencingBound()}. */

@@ -154,7 +154,8 @@ class IngesterExactnessTest extends EtcdKafkaTest {
                 c.etcdSecurity(),
                 c.kafkaSettings(),
                 c.tls(),
-                c.compression());
+                c.compression(),
+                c.digests());
     }
 
     /** {@code IngesterMain --no-publisher} as a child JVM: no etcd flags at all. */

@@ -27,6 +27,26 @@ import org.slf4j.LoggerFactory;
  */
 public final class DigestSchedule implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DigestSchedule.class);
+    /** Keys per sub-range of a digest: fine enough to name where a reader differs, ~1/1000 of the range's size. */
+    public static final int KEYS_PER_RANGE = 1000;
+
+    /**
+     * How digests are read ({@code --digest-interval}, {@code --digest-page-size},
+     * {@code --digest-page-pause}).
+     *
+     * @param interval time between the end of one read and the start of the next; zero: no digests
+     * @param pageSize keys per range request, {@code > 0}
+     * @param pagePause pause between two range requests, {@code >= 0}
+     */
+    public record Settings(Duration interval, int pageSize, Duration pagePause) {
+        /** No digests. */
+        public static final Settings OFF = new Settings(Duration.ZERO, 1000, Duration.ZERO);
+
+        /** Whether digests are read at all. */
+        public boolean enabled() {
+            return !interval.isZero();
+        }
+    }
 
     private final EtcdDigestReader reader;
     private final KeyRange range;

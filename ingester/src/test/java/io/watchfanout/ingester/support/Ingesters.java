@@ -6,6 +6,7 @@ import io.watchfanout.common.EtcdSecurity;
 import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.ingester.Ingester;
 import io.watchfanout.ingester.IngesterConfig;
+import io.watchfanout.ingester.publish.DigestSchedule;
 import io.watchfanout.testkit.JavaProcess;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,7 +57,8 @@ public final class Ingesters {
                 EtcdSecurity.NONE,
                 KafkaClientSettings.NONE,
                 null,
-                "lz4");
+                "lz4",
+                DigestSchedule.Settings.OFF);
     }
 
     /** Starts an ingester in this JVM with its own metrics registry. */
