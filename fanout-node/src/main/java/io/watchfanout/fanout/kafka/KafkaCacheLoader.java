@@ -706,9 +706,10 @@ public final class KafkaCacheLoader implements AutoCloseable {
                 throw new FeedException(
                         "what this node read from Kafka differs from etcd at revision " + d.getRevision()
                                 + " (digest at offset " + offset + " of " + eventsTopic + "): " + verdict.actual()
-                                + " where etcd has " + new StateHash(d.getHash(), d.getKeyCount())
-                                + "; a record was lost or altered between etcd and this node. Restart the node to rebuild it "
-                                + "from Kafka; if the next digest differs again, the topics themselves differ from etcd");
+                                + " where etcd has " + new StateHash(d.getHash(), d.getKeyCount()) + "; "
+                                + feed.whereCacheDiffers(d)
+                                + ". A record was lost or altered between etcd and this node. Restart the node to rebuild "
+                                + "it from Kafka; if the next digest differs again, the topics themselves differ from etcd");
             }
         }
     }

@@ -3,6 +3,7 @@ package io.watchfanout.fanout.watch;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
+import io.watchfanout.schema.v1.StateDigest;
 import java.util.List;
 
 /**
@@ -82,6 +83,15 @@ public interface CacheFeed {
      * until the node is ready.
      */
     default void rebuildDelayed(String problem) {}
+
+    /**
+     * Where the cache, taken back to {@code digest.revision} (through the history window), differs
+     * from etcd's digest: the first differing sub-range of keys, or why that cannot be said. Scans
+     * the cache under its lock: for after a digest was found different, not per digest.
+     */
+    default String whereCacheDiffers(StateDigest digest) {
+        return "where is not known";
+    }
 
     /** The feed found bad data and stopped for good: the node must stop serving (docs/ARCHITECTURE.md, invariant 8). */
     void fail(String reason);

@@ -8,8 +8,10 @@ import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.frame.ObjectAttributes;
+import io.watchfanout.schema.DigestRanges;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
+import io.watchfanout.schema.v1.StateDigest;
 import io.watchfanout.schema.v1.Status;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -241,6 +243,23 @@ final class Dispatcher implements CacheFeed {
         } finally {
             lock.unlock();
         }
+    }
+
+    @Override
+    public String whereCacheDiffers(StateDigest digest) {
+        ListPage atDigest;
+        lock.lock();
+        try {
+            atDigest = cache.list(KeyRange.all(), ByteString.EMPTY, digest.getRevision(), Integer.MAX_VALUE, false);
+        } catch (HistoryExpiredException e) {
+            return "the history window no longer reaches revision " + digest.getRevision() + " to say where";
+        } finally {
+            lock.unlock();
+        }
+        return DigestRanges.firstDifference(digest, atDigest.kvs(), List.of())
+                .map(d -> "the cache differs first in " + d)
+                .orElse("the cache's key-values at revision " + digest.getRevision()
+                        + " equal etcd's: the records' previous values (prev_kv) differ");
     }
 
     /** The current state of {@code range}. */

@@ -149,6 +149,7 @@ class DigestCheckTest {
             assertThat(core.readiness().failure())
                     .contains("differs from etcd at revision " + (etcd.revision() - 1))
                     .contains("4 keys")
+                    .contains("the cache differs first in keys [, /c): 2 keys where etcd has 2, values differ")
                     .contains("Restart the node to rebuild it from Kafka");
             assertThat(progress.digests("different")).isEqualTo(1);
             assertThat(progress.phase()).isEqualTo("failed");
