@@ -64,6 +64,18 @@ class KubeResourcesTest {
                 .hasValue("CustomResourceDefinition");
         assertThat(parse("/registry/clusterroles/admin").map(KubeResources.ObjectKey::name))
                 .hasValue("admin");
+        // The GA resources of the newer groups, without their group in the key.
+        assertThat(parse("/registry/resourceclaims/ns/gpu-claim")
+                        .map(k -> k.resource().apiVersion()))
+                .hasValue("resource.k8s.io/v1");
+        assertThat(parse("/registry/flowschemas/exempt").map(k -> k.resource().kind()))
+                .hasValue("FlowSchema");
+        assertThat(parse("/registry/csistoragecapacities/kube-system/csisc-1")
+                        .map(k -> k.resource().namespaced()))
+                .hasValue(true);
+        assertThat(parse("/registry/validatingadmissionpolicybindings/b")
+                        .map(k -> k.resource().kind()))
+                .hasValue("ValidatingAdmissionPolicyBinding");
     }
 
     @Test

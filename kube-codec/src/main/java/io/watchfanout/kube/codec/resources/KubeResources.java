@@ -14,8 +14,12 @@ import java.util.Set;
  * ({@code <prefix>/<storage path>/[<namespace>/]<name>}), as kube-apiserver lays them out
  * (kubernetes' {@code test/integration/etcd/data.go}, {@code ExpectedEtcdPath}).
  *
- * <p>events.k8s.io/v1 Events cohabit with core Events under {@code events} (stored in the core
- * schema): only the core form is served. Keys that map to no resource
+ * <p>Every GA resource whose objects kube-apiserver keeps in etcd and whose v1 schema the
+ * Kubernetes protobuf artifact carries. Not served: events.k8s.io/v1 Events, which cohabit with
+ * core Events under {@code events} (stored in the core schema, served converted by
+ * kube-apiserver): only the core form is; APIServices ({@code apiregistration.k8s.io}), whose
+ * schema the artifact lacks; and beta or alpha resources, which kube-apiserver serves only when an
+ * operator enables them. Keys that map to no resource
  * ({@code compact_rev_key}, {@code masterleases/…}, {@code ranges/…}) map to nothing.
  *
  * <p>Immutable and thread-safe.
@@ -159,6 +163,83 @@ public final class KubeResources {
                     "validatingwebhookconfigurations",
                     List.of(),
                     NONE),
+            of(
+                    "admissionregistration.k8s.io",
+                    "ValidatingAdmissionPolicy",
+                    "validatingadmissionpolicies",
+                    false,
+                    "validatingadmissionpolicies",
+                    List.of(),
+                    NONE),
+            of(
+                    "admissionregistration.k8s.io",
+                    "ValidatingAdmissionPolicyBinding",
+                    "validatingadmissionpolicybindings",
+                    false,
+                    "validatingadmissionpolicybindings",
+                    List.of(),
+                    NONE),
+            of(
+                    "admissionregistration.k8s.io",
+                    "MutatingAdmissionPolicy",
+                    "mutatingadmissionpolicies",
+                    false,
+                    "mutatingadmissionpolicies",
+                    List.of(),
+                    NONE),
+            of(
+                    "admissionregistration.k8s.io",
+                    "MutatingAdmissionPolicyBinding",
+                    "mutatingadmissionpolicybindings",
+                    false,
+                    "mutatingadmissionpolicybindings",
+                    List.of(),
+                    NONE),
+            of("flowcontrol.apiserver.k8s.io", "FlowSchema", "flowschemas", false, "flowschemas", List.of(), NONE),
+            of(
+                    "flowcontrol.apiserver.k8s.io",
+                    "PriorityLevelConfiguration",
+                    "prioritylevelconfigurations",
+                    false,
+                    "prioritylevelconfigurations",
+                    List.of(),
+                    NONE),
+            of("networking.k8s.io", "IPAddress", "ipaddresses", false, "ipaddresses", List.of("ip"), NONE),
+            of("networking.k8s.io", "ServiceCIDR", "servicecidrs", false, "servicecidrs", List.of(), NONE),
+            of(
+                    "storage.k8s.io",
+                    "CSIStorageCapacity",
+                    "csistoragecapacities",
+                    true,
+                    "csistoragecapacities",
+                    List.of(),
+                    NONE),
+            of(
+                    "storage.k8s.io",
+                    "VolumeAttributesClass",
+                    "volumeattributesclasses",
+                    false,
+                    "volumeattributesclasses",
+                    List.of("vac"),
+                    NONE),
+            of("resource.k8s.io", "DeviceClass", "deviceclasses", false, "deviceclasses", List.of(), NONE),
+            of("resource.k8s.io", "ResourceClaim", "resourceclaims", true, "resourceclaims", List.of(), NONE),
+            of(
+                    "resource.k8s.io",
+                    "ResourceClaimTemplate",
+                    "resourceclaimtemplates",
+                    true,
+                    "resourceclaimtemplates",
+                    List.of(),
+                    NONE),
+            of(
+                    "resource.k8s.io",
+                    "ResourceSlice",
+                    "resourceslices",
+                    false,
+                    "resourceslices",
+                    List.of(),
+                    Set.of("spec.nodeName", "spec.driver")),
             of(
                     "apiextensions.k8s.io",
                     "CustomResourceDefinition",
