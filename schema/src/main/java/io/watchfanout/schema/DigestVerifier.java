@@ -2,6 +2,7 @@ package io.watchfanout.schema;
 
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.EventsRecord;
+import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.StateDigest;
 import java.util.Optional;
 
@@ -48,11 +49,15 @@ public final class DigestVerifier {
         }
     }
 
+    private static final int INITIAL_REVISIONS = 1024;
+
     private final StateHash state;
-    private final long[] revisions;
-    private final long[] hashDeltas;
-    private final long[] countDeltas;
-    /** Ring of per-revision changes: size entries ending at head - 1. */
+    private final int maxRevisions;
+    /** Ring of per-revision changes: size entries ending at head - 1; grows up to maxRevisions. */
+    private long[] revisions;
+
+    private long[] hashDeltas;
+    private long[] countDeltas;
     private int head;
 
     private int size;
@@ -62,8 +67,8 @@ public final class DigestVerifier {
     /**
      * A verifier of a reader that starts empty at the topic's beginning.
      *
-     * @param maxRevisions revisions whose changes are kept, {@code >= 1} (24 bytes each): how far
-     *     back a digest may lie behind the records already read
+     * @param maxRevisions revisions whose changes are kept, {@code >= 1} (24 bytes each, allocated
+     *     as they come): how far back a digest may lie behind the records already read
      */
     public DigestVerifier(int maxRevisions) {
         this(new StateHash(), 0, maxRevisions);
@@ -83,9 +88,11 @@ public final class DigestVerifier {
         }
         this.state = state;
         this.coveredFrom = revision;
-        this.revisions = new long[maxRevisions];
-        this.hashDeltas = new long[maxRevisions];
-        this.countDeltas = new long[maxRevisions];
+        this.maxRevisions = maxRevisions;
+        int initial = Math.min(maxRevisions, INITIAL_REVISIONS);
+        this.revisions = new long[initial];
+        this.hashDeltas = new long[initial];
+        this.countDeltas = new long[initial];
     }
 
     /**
@@ -108,12 +115,33 @@ public final class DigestVerifier {
 
     /** Applies one event (or resync entry) of revision {@code event.revision}. */
     public void apply(Event event) {
+        apply(
+                event.getRevision(),
+                event.hasPrevKv() ? event.getPrevKv() : null,
+                event.getType() == Event.Type.PUT ? event.getKv() : null);
+    }
+
+    /**
+     * Applies one change of a key at {@code revision}, as the reader's own state saw it: for a
+     * reader that hashes what it holds rather than what the records say.
+     *
+     * @param removed the key-value the change replaced or deleted, null for a new key
+     * @param added the key-value it wrote, null for a delete
+     */
+    public void apply(long revision, KeyValue removed, KeyValue added) {
         long hashBefore = state.hash();
         long countBefore = state.keyCount();
-        state.apply(event);
-        long revision = event.getRevision();
+        if (removed != null) {
+            state.remove(removed);
+        }
+        if (added != null) {
+            state.add(added);
+        }
         int last = (head - 1 + revisions.length) % revisions.length;
         if (size == 0 || revisions[last] != revision) {
+            if (size == revisions.length && revisions.length < maxRevisions) {
+                grow();
+            }
             if (size == revisions.length) {
                 int oldest = (head - size + revisions.length) % revisions.length;
                 coveredFrom = revisions[oldest];
@@ -128,6 +156,24 @@ public final class DigestVerifier {
         }
         hashDeltas[last] += state.hash() - hashBefore;
         countDeltas[last] += state.keyCount() - countBefore;
+    }
+
+    /** Doubles the ring (up to maxRevisions), unrolled so that the oldest change is at 0. */
+    private void grow() {
+        int n = Math.min(maxRevisions, revisions.length * 2);
+        long[] r = new long[n];
+        long[] h = new long[n];
+        long[] c = new long[n];
+        for (int i = 0; i < size; i++) {
+            int slot = (head - size + i + revisions.length) % revisions.length;
+            r[i] = revisions[slot];
+            h[i] = hashDeltas[slot];
+            c[i] = countDeltas[slot];
+        }
+        revisions = r;
+        hashDeltas = h;
+        countDeltas = c;
+        head = size % n;
     }
 
     /** Compares the state at {@code digest.revision} with the digest. */

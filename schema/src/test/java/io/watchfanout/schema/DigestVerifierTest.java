@@ -221,6 +221,22 @@ class DigestVerifierTest {
     }
 
     @Test
+    void theRevisionsKeptGrowAsTheyComeUpToTheBound() {
+        Model m = new Model();
+        Random random = new Random(5);
+        churn(m, random, 10);
+        StateDigest early = m.digest(10);
+        churn(m, random, 3000);
+        DigestVerifier v = new DigestVerifier(5000);
+        m.events.forEach(v::apply);
+        assertThat(v.check(early).outcome()).isEqualTo(DigestVerifier.Outcome.EQUAL);
+        DigestVerifier bounded = new DigestVerifier(2000);
+        m.events.forEach(bounded::apply);
+        assertThat(bounded.check(early).outcome()).isEqualTo(DigestVerifier.Outcome.TOO_OLD);
+        assertThat(bounded.check(m.digest(10)).outcome()).isEqualTo(DigestVerifier.Outcome.EQUAL);
+    }
+
+    @Test
     void theBuilderCutsRangesInKeyOrderAndRefusesDisorder() {
         Model m = new Model();
         for (int i = 0; i < 10; i++) {

@@ -25,7 +25,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -74,12 +73,6 @@ import org.slf4j.LoggerFactory;
  * Kafka calls on the feed thread.
  */
 public final class KafkaCacheLoader implements AutoCloseable {
-    /**
-     * Revisions whose changes the digest check keeps (24 bytes each): a digest may lie this far
-     * behind the records read, the time the ingester's digest read took.
-     */
-    private static final int DIGEST_REVISIONS = 200_000;
-
     private static final Logger LOG = LoggerFactory.getLogger(KafkaCacheLoader.class);
     private static final Duration POLL = Duration.ofMillis(100);
     private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(5);
@@ -320,8 +313,8 @@ public final class KafkaCacheLoader implements AutoCloseable {
         feed.fail(reason);
     }
 
-    /** A checkpointed snapshot read from the state topic; checkpoint null = topic empty; hash of its keys. */
-    private record Snapshot(StateCheckpoint checkpoint, int keys, StateHash hash) {}
+    /** A checkpointed snapshot read from the state topic; checkpoint null = topic empty. */
+    private record Snapshot(StateCheckpoint checkpoint, int keys) {}
 
     /**
      * Reads the state topic to its end offsets and loads what it holds into the feed.
@@ -453,8 +446,6 @@ public final class KafkaCacheLoader implements AutoCloseable {
                 throw new FeedException(stateTopic + " holds " + sorted.size()
                         + " keys but no checkpoint under the empty key: cannot tell their revision");
             }
-            StateHash hash = new StateHash();
-            sorted.forEach(hash::add);
             feed.loadState(sorted, arena);
             progress.stateRatio = 1;
             progress.keysLoaded = sorted.size();
@@ -465,7 +456,7 @@ public final class KafkaCacheLoader implements AutoCloseable {
                     stateTopic,
                     checkpoint == null ? 0 : checkpoint.getRevision(),
                     checkpoint == null ? 0 : checkpoint.getEventsOffset());
-            return new Snapshot(checkpoint, sorted.size(), hash);
+            return new Snapshot(checkpoint, sorted.size());
         }
     }
 
@@ -592,7 +583,6 @@ public final class KafkaCacheLoader implements AutoCloseable {
             feed.startAt(Math.max(0, revision), history);
             consumer.seek(tp, startOffset);
             RecordApplier applier = new RecordApplier(feed, revision);
-            DigestVerifier digests = new DigestVerifier(snapshot.hash(), Math.max(0, revision), DIGEST_REVISIONS);
             KafkaHistory index = olderHistory;
             LOG.info(
                     "[node {}] tailing {} from offset {} (revision {}); ready at offset {}",
@@ -618,9 +608,8 @@ public final class KafkaCacheLoader implements AutoCloseable {
                         throw new FeedException("revision chain broken in " + eventsTopic + " at offset " + r.offset()
                                 + ": " + e.getMessage());
                     }
-                    Optional<DigestVerifier.Verdict> verdict = digests.accept(r.value());
-                    if (verdict.isPresent()) {
-                        digest(verdict.get(), r.offset());
+                    if (r.value().hasProgress() && r.value().getProgress().hasDigest()) {
+                        digest(feed.checkDigest(r.value().getProgress().getDigest()), r.offset());
                     }
                     progress.newestRecordMillis = Math.max(progress.newestRecordMillis, r.timestamp());
                 }
@@ -703,13 +692,12 @@ public final class KafkaCacheLoader implements AutoCloseable {
             case TOO_OLD -> progress.digestsTooOld++;
             case DIFFERENT -> {
                 progress.digestsDifferent++;
-                throw new FeedException(
-                        "what this node read from Kafka differs from etcd at revision " + d.getRevision()
-                                + " (digest at offset " + offset + " of " + eventsTopic + "): " + verdict.actual()
-                                + " where etcd has " + new StateHash(d.getHash(), d.getKeyCount()) + "; "
-                                + feed.whereCacheDiffers(d)
-                                + ". A record was lost or altered between etcd and this node. Restart the node to rebuild "
-                                + "it from Kafka; if the next digest differs again, the topics themselves differ from etcd");
+                throw new FeedException("this node's cache differs from etcd at revision " + d.getRevision()
+                        + " (digest at offset " + offset + " of " + eventsTopic + "): " + verdict.actual()
+                        + " where etcd has " + new StateHash(d.getHash(), d.getKeyCount()) + "; "
+                        + feed.whereCacheDiffers(d)
+                        + ". A record was lost or altered between etcd and this node, or the cache went wrong. Restart the node to rebuild "
+                        + "it from Kafka; if the next digest differs again, the topics themselves differ from etcd");
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.watchfanout.fanout.watch;
 
 import io.watchfanout.common.KeyRange;
+import io.watchfanout.schema.DigestVerifier;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.StateDigest;
@@ -83,6 +84,16 @@ public interface CacheFeed {
      * until the node is ready.
      */
     default void rebuildDelayed(String problem) {}
+
+    /**
+     * Compares the cache with etcd's digest ({@code Progress.digest}), taken back to
+     * {@code digest.revision} by the changes of the revisions after it. The cache's hash is kept
+     * per change of an entry from what the cache held, so an equal digest proves the cache itself.
+     * Called on the feed thread between revisions.
+     */
+    default DigestVerifier.Verdict checkDigest(StateDigest digest) {
+        return new DigestVerifier.Verdict(digest, DigestVerifier.Outcome.TOO_OLD, null);
+    }
 
     /**
      * Where the cache, taken back to {@code digest.revision} (through the history window), differs

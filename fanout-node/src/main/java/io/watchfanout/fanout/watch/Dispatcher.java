@@ -9,6 +9,7 @@ import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
 import io.watchfanout.fanout.frame.ObjectAttributes;
 import io.watchfanout.schema.DigestRanges;
+import io.watchfanout.schema.DigestVerifier;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
 import io.watchfanout.schema.v1.StateDigest;
@@ -246,6 +247,17 @@ final class Dispatcher implements CacheFeed {
     }
 
     @Override
+    public DigestVerifier.Verdict checkDigest(StateDigest digest) {
+        // The feed thread is the cache's only writer and the only user of its digest state.
+        lock.lock();
+        try {
+            return cache.checkDigest(digest);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
     public String whereCacheDiffers(StateDigest digest) {
         ListPage atDigest;
         lock.lock();
@@ -259,7 +271,7 @@ final class Dispatcher implements CacheFeed {
         return DigestRanges.firstDifference(digest, atDigest.kvs(), List.of())
                 .map(d -> "the cache differs first in " + d)
                 .orElse("the cache's key-values at revision " + digest.getRevision()
-                        + " equal etcd's: the records' previous values (prev_kv) differ");
+                        + " equal etcd's range by range: the cache's running hash went wrong");
     }
 
     /** The current state of {@code range}. */

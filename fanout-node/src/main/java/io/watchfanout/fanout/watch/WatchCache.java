@@ -4,8 +4,11 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.CachedEvent;
+import io.watchfanout.schema.DigestVerifier;
+import io.watchfanout.schema.StateHash;
 import io.watchfanout.schema.v1.Event;
 import io.watchfanout.schema.v1.KeyValue;
+import io.watchfanout.schema.v1.StateDigest;
 import java.time.Duration;
 import java.util.AbstractMap;
 import java.util.AbstractSet;
@@ -35,6 +38,12 @@ import java.util.function.LongSupplier;
  * <p>Not thread-safe: the owner ({@code WatchCore}) serializes every call under its lock.
  */
 final class WatchCache {
+    /**
+     * Revisions whose changes the digest check keeps (24 bytes each, allocated as they come): a
+     * digest may lie this far behind the cache, the time the ingester's digest read took.
+     */
+    static final int DIGEST_REVISIONS = 200_000;
+
     private final TreeMap<ByteString, StateEntry> state = new TreeMap<>(KeyRange.KEY_ORDER);
     private final HistoryWindow history;
     private final LongSupplier clockMillis;
@@ -42,6 +51,10 @@ final class WatchCache {
     private final List<CachedEvent> evicted = new ArrayList<>();
     /** Where the loaded state's values are; values written by events stay in their records. */
     private ValueArena arena = new ValueArena();
+    /** The hash of the loaded state, until {@link #startAt} hands it to {@link #digests}. */
+    private StateHash loaded = new StateHash();
+    /** The hash of the state kept per change of an entry, for etcd's digests ({@link #checkDigest}). */
+    private DigestVerifier digests;
 
     /**
      * @param historyMaxEvents events kept in the history window, {@code >= 1}
@@ -113,6 +126,8 @@ final class WatchCache {
         }
         state.clear();
         arena = values;
+        loaded = new StateHash();
+        sortedByKey.forEach(loaded::add);
         state.putAll(new SortedStateView(sortedByKey, values));
         compactArena();
     }
@@ -141,6 +156,7 @@ final class WatchCache {
             previous = r.revision();
         }
         this.revision = revision;
+        digests = new DigestVerifier(loaded, revision, DIGEST_REVISIONS);
         history.reset(preload.isEmpty() ? revision : preload.get(0).revision() - 1, evicted);
         for (PreloadedRevision r : preload) {
             List<CachedEvent> cached = new ArrayList<>(r.events().size());
@@ -220,12 +236,30 @@ final class WatchCache {
 
     /** The state of {@code e}'s key becomes {@code e}'s; a value it replaces leaves a hole in the arena. */
     private void replace(Event e, CachedEvent cached) {
-        StateEntry old = e.getType() == Event.Type.DELETE
+        boolean delete = e.getType() == Event.Type.DELETE;
+        StateEntry old = delete
                 ? state.remove(e.getKv().getKey())
                 : state.put(e.getKv().getKey(), new StateEntry(e.getKv(), cached));
+        // What the cache held, not what the record says it held: the digest proves the cache.
+        digests().apply(e.getRevision(), old == null ? null : old.kv(), delete ? null : e.getKv());
         if (old != null && old.lastEvent() == null) {
             arena.release(old.kv().getValue());
         }
+    }
+
+    private DigestVerifier digests() {
+        if (digests == null) {
+            digests = new DigestVerifier(loaded, revision, DIGEST_REVISIONS);
+        }
+        return digests;
+    }
+
+    /**
+     * Compares the state, taken back to {@code digest.revision} by the changes of later revisions
+     * (up to {@value #DIGEST_REVISIONS} revisions back), with etcd's digest. O(revisions since).
+     */
+    public DigestVerifier.Verdict checkDigest(StateDigest digest) {
+        return digests().check(digest);
     }
 
     /**

@@ -31,8 +31,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * A node compares what it read from Kafka with the digests of etcd's state that the ingester
- * publishes in progress records: equal digests are counted, and a record altered behind the
+ * A node compares its cache with the digests of etcd's state that the ingester publishes in
+ * progress records: equal digests are counted, and a record altered behind the
  * ingester's back in a copy of the topics is caught at the next digest and stops the node.
  */
 @ExtendWith(KafkaExtension.class)
