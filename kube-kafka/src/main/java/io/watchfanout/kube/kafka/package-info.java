@@ -21,6 +21,8 @@
  *       V1Pod.class)}, fabric8's {@code Serialization.unmarshal(json, Pod.class)}.
  *   <li>{@link io.watchfanout.kube.kafka.ObjectContinuity} proves per object that a reader missed and
  *       repeated nothing (each event's previous resourceVersion equals the last one seen).
+ *   <li>{@link io.watchfanout.kube.kafka.streams} holds the Kafka Streams application that writes the
+ *       per-resource change, latest-object and errors topics ({@code KubeTopicsMain}).
  * </ul>
  *
  * <p>Thread-safety is stated per class: the decoder and the continuity check belong to one thread,
