@@ -152,6 +152,27 @@ class KubeTopicsAppTest {
     }
 
     @Test
+    void withoutTheEventsTopicItStopsNotReadyRatherThanRetryingInALoop(KafkaBroker kafka, TestInfo info) {
+        String prefix = TopicPrefixes.unique(info);
+        try (KubeTopicsApp app = new KubeTopicsApp(
+                kafka.bootstrapServers(),
+                KafkaClientSettings.NONE,
+                prefix,
+                "/registry",
+                1,
+                (short) 1,
+                SecretPolicy.REDACT,
+                ResourceFilter.of(List.of("pods"), List.of()),
+                stateDir)) {
+            app.start();
+            await().atMost(Duration.ofMinutes(2))
+                    .until(() -> app.state() == org.apache.kafka.streams.KafkaStreams.State.ERROR
+                            || app.state() == org.apache.kafka.streams.KafkaStreams.State.PENDING_ERROR);
+            assertThat(app.ready()).isFalse();
+        }
+    }
+
+    @Test
     void aBadFlagIsAUsageError() {
         StringWriter err = new StringWriter();
         CommandLine cli = KubeTopicsMain.commandLine().setErr(new PrintWriter(err));

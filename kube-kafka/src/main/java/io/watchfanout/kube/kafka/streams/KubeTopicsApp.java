@@ -2,6 +2,7 @@ package io.watchfanout.kube.kafka.streams;
 
 import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.kube.kafka.KubeEventDecoder;
+import io.watchfanout.schema.WatchFanoutSerdes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -12,6 +13,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.MissingSourceTopicException;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,10 +81,28 @@ public final class KubeTopicsApp implements AutoCloseable {
                 KubeTopicsTopology.build(
                         topicPrefix, etcdPrefix, secrets, filter, "//watch-fanout/" + topicPrefix, topics, metrics),
                 props);
+        String eventsTopic = WatchFanoutSerdes.eventsTopic(topicPrefix);
         streams.setUncaughtExceptionHandler(e -> {
+            if (causedBy(e, MissingSourceTopicException.class)) {
+                // A replaced thread would fail the same way at once, in a loop: stop, not ready, and say why.
+                LOG.error(
+                        "{} does not exist: is the ingester running with --topic-prefix {}? Stopping (not ready)",
+                        eventsTopic,
+                        topicPrefix);
+                return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+            }
             LOG.warn("a stream thread failed; replacing it (resumes from the last commit): {}", e.toString(), e);
             return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
         });
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Starts the stream threads. */
