@@ -10,10 +10,6 @@ import io.watchfanout.fanout.etcd.EtcdCredentials;
 import io.watchfanout.fanout.etcd.EtcdRevisionProbe;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.gateway.GatewayHandler;
-import io.watchfanout.fanout.http.CorsOrigins;
-import io.watchfanout.fanout.http.HttpApi;
-import io.watchfanout.fanout.http.HttpSettings;
-import io.watchfanout.fanout.http.TcpKeepalive;
 import io.watchfanout.fanout.kafka.KafkaCacheLoader;
 import io.watchfanout.fanout.kafka.KafkaHistory;
 import io.watchfanout.fanout.kafka.RebuildProgress;
@@ -27,6 +23,11 @@ import io.watchfanout.fanout.security.FrontProxy;
 import io.watchfanout.fanout.security.NodeSecurity;
 import io.watchfanout.fanout.security.SecurityConfig;
 import io.watchfanout.fanout.security.SecuritySetupException;
+import io.watchfanout.fanout.transport.CorsOrigins;
+import io.watchfanout.fanout.transport.HttpApi;
+import io.watchfanout.fanout.transport.HttpSettings;
+import io.watchfanout.fanout.transport.TcpKeepalive;
+import io.watchfanout.fanout.v1.V1Api;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.io.IOException;
@@ -161,7 +162,6 @@ public final class FanoutNode implements AutoCloseable {
                 etcdChannel == null ? null : EtcdApis.asNode(etcdChannel, etcdCredentials),
                 kubeObjects);
         access.register(registry);
-        api.secure(access);
         etcdApi = config.etcdApiPort() < 0
                 ? null
                 : EtcdApis.create(
@@ -186,9 +186,8 @@ public final class FanoutNode implements AutoCloseable {
         EtcdRevisionProbe revisionProbe = etcdChannel == null
                 ? null
                 : new EtcdRevisionProbe(etcdChannel, etcdCredentials, config.resourceVersionWait());
-        if (revisionProbe != null) {
-            api.consistentReads(revisionProbe);
-        }
+        // The node's own API; its lists are consistent reads when etcd's revision can be learned.
+        new V1Api(core, api.settings(), access, revisionProbe).mountOn(api);
         // The Kubernetes API's reads, on the HTTP port beside /v1 (README.md, "Kubernetes API").
         KubeApi kubeApi = new KubeApi(
                 core,

@@ -2,8 +2,8 @@ package io.watchfanout.fanout;
 
 import io.watchfanout.common.EnvironmentDefaults;
 import io.watchfanout.common.tls.TlsMaterialException;
-import io.watchfanout.fanout.http.HttpApi;
 import io.watchfanout.fanout.security.SecuritySetupException;
+import io.watchfanout.fanout.transport.HttpApi;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.bridge.SLF4JBridgeHandler;

@@ -3,7 +3,7 @@ package io.watchfanout.fanout.gateway;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.watchfanout.fanout.etcd.JsonGateway;
-import io.watchfanout.fanout.http.HangUp;
+import io.watchfanout.fanout.transport.HangUp;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;

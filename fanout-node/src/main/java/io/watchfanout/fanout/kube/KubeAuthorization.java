@@ -1,7 +1,6 @@
 package io.watchfanout.fanout.kube;
 
 import io.watchfanout.common.KeyRange;
-import io.watchfanout.fanout.http.QueryParams;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.AccessDeniedException;
 import io.watchfanout.fanout.security.Identity;
@@ -10,6 +9,7 @@ import io.watchfanout.fanout.security.LimitExceededException;
 import io.watchfanout.fanout.security.Rbac;
 import io.watchfanout.fanout.security.WatchAuthorization;
 import io.watchfanout.fanout.security.WatchGrant;
+import io.watchfanout.fanout.transport.QueryParams;
 import io.watchfanout.kube.codec.select.FieldSelector;
 import io.watchfanout.kube.codec.select.SelectorException;
 import java.util.ArrayList;

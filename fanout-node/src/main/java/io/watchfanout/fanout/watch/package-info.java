@@ -18,8 +18,8 @@
  *       {@link io.watchfanout.fanout.watch.HistoryExpiredException};
  *   <li>the node's state for probes and metrics: {@link io.watchfanout.fanout.watch.Readiness},
  *       {@link io.watchfanout.fanout.watch.NodeStatus}, {@link io.watchfanout.fanout.watch.WatchStats},
- *       {@link io.watchfanout.fanout.watch.Statuses} (the API's error statuses, which the core's own
- *       ERROR frames carry), {@link io.watchfanout.fanout.watch.CoreSettings};
+ *       {@link io.watchfanout.fanout.watch.Statuses} (the statuses of the core's own refusals and
+ *       ERROR frames), {@link io.watchfanout.fanout.watch.CoreSettings};
  *   <li>the feed side, for the Kafka package: {@link io.watchfanout.fanout.watch.CacheFeed},
  *       {@link io.watchfanout.fanout.watch.PreloadedRevision}, {@link io.watchfanout.fanout.watch.ValueArena},
  *       {@link io.watchfanout.fanout.watch.OlderHistory} and its

@@ -11,11 +11,11 @@ import io.watchfanout.fanout.etcd.EtcdApiSettings;
 import io.watchfanout.fanout.etcd.EtcdApis;
 import io.watchfanout.fanout.etcd.EtcdCredentials;
 import io.watchfanout.fanout.frame.FrameEncoder;
-import io.watchfanout.fanout.http.HttpApi;
-import io.watchfanout.fanout.http.HttpSettings;
-import io.watchfanout.fanout.http.TcpKeepalive;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.WatchLimits;
+import io.watchfanout.fanout.transport.HttpApi;
+import io.watchfanout.fanout.transport.HttpSettings;
+import io.watchfanout.fanout.transport.TcpKeepalive;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.testkit.Pki;
@@ -80,7 +80,6 @@ class GatewayHangUpTest {
                 Duration.ofMinutes(10),
                 new TcpKeepalive(Duration.ofMinutes(10), Duration.ofMinutes(1), 3));
         http = new HttpApi(core, settings, new CollectorRegistry(), "127.0.0.1", 0);
-        http.secure(open);
         GatewayHandler.mountOn(
                 http, grpc.gateway(), core.readiness(), settings.writeTimeout(), settings.retryAfterSeconds());
         if (tls) {

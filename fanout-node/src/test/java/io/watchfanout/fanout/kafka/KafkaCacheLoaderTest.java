@@ -7,13 +7,16 @@ import static org.awaitility.Awaitility.await;
 import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.FrameEncoder;
-import io.watchfanout.fanout.http.HttpApi;
-import io.watchfanout.fanout.http.HttpSettings;
-import io.watchfanout.fanout.http.TcpKeepalive;
 import io.watchfanout.fanout.metrics.NodeMetrics;
+import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.Frames;
 import io.watchfanout.fanout.testing.NodeTopics;
+import io.watchfanout.fanout.transport.HttpApi;
+import io.watchfanout.fanout.transport.HttpSettings;
+import io.watchfanout.fanout.transport.TcpKeepalive;
+import io.watchfanout.fanout.v1.V1Api;
 import io.watchfanout.fanout.watch.CacheFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.StateEntry;
@@ -97,6 +100,7 @@ class KafkaCacheLoaderTest {
                     NodeMetrics.registry(core, progress),
                     "127.0.0.1",
                     0);
+            new V1Api(core, api.settings(), AccessControl.open("kafka-test", WatchLimits.NONE), null).mountOn(api);
             api.start();
             KafkaCacheLoader loader = loader(kafka, prefix, core.feed(), progress, "kafka-test");
             HttpClient client =

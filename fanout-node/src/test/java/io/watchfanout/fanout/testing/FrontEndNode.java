@@ -9,10 +9,11 @@ import io.watchfanout.fanout.etcd.EtcdApis;
 import io.watchfanout.fanout.etcd.EtcdCredentials;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.gateway.GatewayHandler;
-import io.watchfanout.fanout.http.HttpApi;
-import io.watchfanout.fanout.http.HttpSettings;
-import io.watchfanout.fanout.http.TcpKeepalive;
 import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.transport.HttpApi;
+import io.watchfanout.fanout.transport.HttpSettings;
+import io.watchfanout.fanout.transport.TcpKeepalive;
+import io.watchfanout.fanout.v1.V1Api;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
 import java.io.IOException;
@@ -63,7 +64,7 @@ public final class FrontEndNode implements AutoCloseable {
         grpc = EtcdApis.create(core, etcd, null, EtcdCredentials.none(), new CollectorRegistry(), access);
         grpc.start();
         http = new HttpApi(core, httpSettings, new CollectorRegistry(), "127.0.0.1", 0);
-        http.secure(access);
+        new V1Api(core, httpSettings, access, null).mountOn(http);
         if (gateway) {
             GatewayHandler.mountOn(
                     http,
