@@ -26,7 +26,6 @@ import io.watchfanout.fanout.security.SecuritySetupException;
 import io.watchfanout.fanout.transport.CorsOrigins;
 import io.watchfanout.fanout.transport.HttpApi;
 import io.watchfanout.fanout.transport.HttpSettings;
-import io.watchfanout.fanout.transport.TcpKeepalive;
 import io.watchfanout.fanout.v1.V1Api;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -85,41 +84,45 @@ public final class FanoutNode implements AutoCloseable {
 
     private boolean closed;
 
-    private FanoutNode(NodeConfig config) {
+    private FanoutNode(NodeConfig config, BenchSettings bench) {
         this.config = config;
         // First: bad TLS files stop the start before anything is opened.
-        ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
-        if (tls != null && config.security().acceptsClientsWithoutCertificates()) {
+        SecurityConfig security = config.security().access();
+        ServerTls tls = config.security().tls() == null
+                ? null
+                : ServerTls.load(config.security().tls());
+        if (tls != null && security.acceptsClientsWithoutCertificates()) {
             // Clients with tokens, anonymous ones and health probes come without a certificate.
             tls = tls.withOptionalClientCertificates();
         }
         FrameEncoder encoder = new FrameEncoder();
         core = new WatchCore(
                 new CoreSettings(
-                        config.historyMaxEvents(),
-                        config.historyMaxAge(),
+                        config.core().historyMaxEvents(),
+                        config.core().historyMaxAge(),
                         System::currentTimeMillis,
-                        config.watcherQueueFrames(),
-                        config.bookmarkInterval(),
+                        config.core().watcherQueueFrames(),
+                        config.core().bookmarkInterval(),
                         config.nodeId(),
-                        config.benchEncodePerWatcher()),
+                        bench.encodePerWatcher()),
                 encoder);
-        if (config.benchEncodePerWatcher()) {
+        if (bench.encodePerWatcher()) {
             LOG.warn(
                     "[node {}] --bench-encode-per-watcher: frames are encoded once per watcher (benchmark only)",
                     config.nodeId());
         }
         RebuildProgress progress = new RebuildProgress();
-        olderHistory = config.deepReadMaxReaders() == 0
+        NodeConfig.Feed feed = config.feed();
+        olderHistory = feed.deepReadMaxReaders() == 0
                 ? null
                 : new KafkaHistory(
-                        config.kafkaBootstrap(),
-                        config.kafkaSettings(),
-                        config.topicPrefix(),
+                        feed.kafkaBootstrap(),
+                        feed.kafkaSettings(),
+                        feed.topicPrefix(),
                         config.nodeId(),
                         core.status()::historyStartRevision,
-                        config.deepReadMaxReaders(),
-                        config.deepReadMaxBytes(),
+                        feed.deepReadMaxReaders(),
+                        feed.deepReadMaxBytes(),
                         OLDER_READ_LINGER);
         if (olderHistory != null) {
             core.useOlderHistory(olderHistory);
@@ -128,20 +131,18 @@ public final class FanoutNode implements AutoCloseable {
         api = new HttpApi(
                 core,
                 new HttpSettings(
-                        config.resourceVersionWait(),
+                        config.core().resourceVersionWait(),
                         RETRY_AFTER_SECONDS,
                         config.nodeId(),
-                        config.stalledCloseAfter(),
-                        config.writeTimeout(),
-                        new TcpKeepalive(
-                                config.tcpKeepaliveIdle(), config.tcpKeepaliveInterval(), config.tcpKeepaliveCount())),
+                        config.http().stalledCloseAfter(),
+                        config.http().writeTimeout(),
+                        config.http().tcpKeepalive()),
                 registry,
-                config.bindAddress(),
-                config.port());
-        api.allowOrigins(CorsOrigins.of(config.corsAllowedOrigins()));
+                config.http().bindAddress(),
+                config.http().port());
+        api.allowOrigins(CorsOrigins.of(config.http().corsAllowedOrigins()));
         if (tls != null) {
-            SecurityConfig.RequestHeaders frontProxy =
-                    config.security().kubernetes().frontProxy();
+            SecurityConfig.RequestHeaders frontProxy = security.kubernetes().frontProxy();
             // kube-apiserver's handshake trusts the front proxy's CA too; only --client-ca-file's name users.
             api.serveTls(
                     frontProxy == null
@@ -149,73 +150,78 @@ public final class FanoutNode implements AutoCloseable {
                             : tls.alsoTrusting(frontProxy.clientCaFile(), "--requestheader-client-ca-file"));
         }
         // Also without the etcd API: consistent reads, --authz=etcd and --etcd-user-auth need etcd.
-        etcdChannel = config.etcdEndpoints().isEmpty()
+        etcdChannel = config.etcd().endpoints().isEmpty()
                 ? null
-                : EtcdApis.channel(config.etcdEndpoints(), config.etcdSecurity());
-        EtcdCredentials etcdCredentials =
-                etcdChannel == null ? EtcdCredentials.none() : EtcdApis.credentials(etcdChannel, config.etcdSecurity());
+                : EtcdApis.channel(config.etcd().endpoints(), config.etcd().security());
+        EtcdCredentials etcdCredentials = etcdChannel == null
+                ? EtcdCredentials.none()
+                : EtcdApis.credentials(etcdChannel, config.etcd().security());
         // kube-apiserver's objects in the cache: ServiceAccount tokens, RBAC and the Node authorizer read them.
-        kubeObjects = new KubeObjects(core, config.kubePrefix(), config.nodeId());
+        kubeObjects = new KubeObjects(core, config.kube().prefix(), config.nodeId());
         access = NodeSecurity.create(
-                config.security(),
+                security,
                 config.nodeId(),
                 etcdChannel == null ? null : EtcdApis.asNode(etcdChannel, etcdCredentials),
                 kubeObjects);
         access.register(registry);
-        etcdApi = config.etcdApiPort() < 0
+        etcdApi = config.etcdApi().port() < 0
                 ? null
                 : EtcdApis.create(
                         core,
                         new EtcdApiSettings(
-                                config.bindAddress(),
-                                config.etcdApiPort(),
+                                config.http().bindAddress(),
+                                config.etcdApi().port(),
                                 config.nodeId(),
-                                config.progressNotifyInterval(),
-                                config.resourceVersionWait()),
+                                config.etcdApi().progressNotifyInterval(),
+                                config.core().resourceVersionWait()),
                         etcdChannel,
                         etcdCredentials,
                         registry,
                         access);
         if (etcdApi != null) {
             GatewayHandler.mountOn(
-                    api, etcdApi.gateway(), core.readiness(), config.writeTimeout(), RETRY_AFTER_SECONDS);
+                    api, etcdApi.gateway(), core.readiness(), config.http().writeTimeout(), RETRY_AFTER_SECONDS);
             if (tls != null) {
                 etcdApi.serveTls(tls);
             }
         }
         EtcdRevisionProbe revisionProbe = etcdChannel == null
                 ? null
-                : new EtcdRevisionProbe(etcdChannel, etcdCredentials, config.resourceVersionWait());
+                : new EtcdRevisionProbe(
+                        etcdChannel, etcdCredentials, config.core().resourceVersionWait());
         // The node's own API; its lists are consistent reads when etcd's revision can be learned.
         new V1Api(core, api.settings(), access, revisionProbe).mountOn(api);
         // The Kubernetes API's reads, on the HTTP port beside /v1 (README.md, "Kubernetes API").
         KubeApi kubeApi = new KubeApi(
                 core,
                 new KubeSettings(
-                        config.kubePrefix(), config.resourceVersionWait(), RETRY_AFTER_SECONDS, config.nodeId()),
+                        config.kube().prefix(),
+                        config.core().resourceVersionWait(),
+                        RETRY_AFTER_SECONDS,
+                        config.nodeId()),
                 access,
                 revisionProbe,
                 registry);
-        List<String> modes = config.security().kubernetes().authorizationModes();
+        List<String> modes = security.kubernetes().authorizationModes();
         if (!modes.isEmpty()) {
             kubeApi.authorizeWith(modes, kubeObjects);
         }
-        SecurityConfig.RequestHeaders proxy = config.security().kubernetes().frontProxy();
+        SecurityConfig.RequestHeaders proxy = security.kubernetes().frontProxy();
         if (proxy != null) {
             kubeApi.trustFrontProxy(frontProxy(proxy));
         }
-        Path encryption = config.security().kubernetes().encryptionProviderConfig();
+        Path encryption = security.kubernetes().encryptionProviderConfig();
         encryptionReload = encryption == null ? () -> {} : kubeApi.decryptWith(encryptionFile(encryption));
         kubeApi.mountOn(api);
         loader = new KafkaCacheLoader(
-                config.kafkaBootstrap(),
-                config.kafkaSettings(),
-                config.topicPrefix(),
+                feed.kafkaBootstrap(),
+                feed.kafkaSettings(),
+                feed.topicPrefix(),
                 core.feed(),
                 progress,
                 config.nodeId(),
-                config.maxFeedStaleness(),
-                config.historyMaxEvents());
+                feed.maxFeedStaleness(),
+                config.core().historyMaxEvents());
         if (olderHistory != null) {
             loader.indexInto(olderHistory);
         }
@@ -256,7 +262,12 @@ public final class FanoutNode implements AutoCloseable {
      * @throws HttpApi.CannotListenException if the HTTP address cannot be bound
      */
     public static FanoutNode start(NodeConfig config) {
-        FanoutNode node = new FanoutNode(config);
+        return start(config, BenchSettings.NONE);
+    }
+
+    /** As {@link #start(NodeConfig)}, with the knobs of a benchmark ({@link BenchSettings}). */
+    static FanoutNode start(NodeConfig config, BenchSettings bench) {
+        FanoutNode node = new FanoutNode(config, bench);
         node.access.start();
         node.core.start();
         node.api.start();
@@ -270,17 +281,17 @@ public final class FanoutNode implements AutoCloseable {
         LOG.info(
                 "[node {}] started: Kafka {} topics {}.events/{}.state, HTTP {}:{}{}",
                 config.nodeId(),
-                config.kafkaBootstrap(),
-                config.topicPrefix(),
-                config.topicPrefix(),
-                config.bindAddress(),
+                config.feed().kafkaBootstrap(),
+                config.feed().topicPrefix(),
+                config.feed().topicPrefix(),
+                config.http().bindAddress(),
                 node.api.port(),
-                node.etcdApi == null ? "" : ", etcd API " + config.bindAddress() + ":" + node.etcdApi.port());
-        SecurityConfig.Kubernetes kube = config.security().kubernetes();
+                node.etcdApi == null ? "" : ", etcd API " + config.http().bindAddress() + ":" + node.etcdApi.port());
+        SecurityConfig.Kubernetes kube = config.security().access().kubernetes();
         LOG.info(
                 "[node {}] Kubernetes API of {}: authorization {}, front proxy {}, encryption at rest {}",
                 config.nodeId(),
-                config.kubePrefix(),
+                config.kube().prefix(),
                 kube.authorizationModes().isEmpty()
                         ? "by the key-range policy (no --authorization-mode)"
                         : String.join(",", kube.authorizationModes()),
@@ -325,8 +336,8 @@ public final class FanoutNode implements AutoCloseable {
                 "[node {}] shutting down: ended {} watch streams, draining up to {} ms",
                 config.nodeId(),
                 streams,
-                config.shutdownDrain().toMillis());
-        long deadline = System.nanoTime() + config.shutdownDrain().toNanos();
+                config.core().shutdownDrain().toMillis());
+        long deadline = System.nanoTime() + config.core().shutdownDrain().toNanos();
         try {
             while (core.status().watcherCount() > 0 && System.nanoTime() < deadline) {
                 Thread.sleep(DRAIN_POLL_MILLIS);

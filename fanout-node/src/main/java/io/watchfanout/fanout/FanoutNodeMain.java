@@ -46,7 +46,7 @@ public final class FanoutNodeMain implements Callable<Integer> {
         NodeConfig config = toConfig();
         FanoutNode node;
         try {
-            node = FanoutNode.start(config);
+            node = FanoutNode.start(config, NodeFlags.benchSettings(spec));
         } catch (HttpApi.CannotListenException e) {
             // A taken port is the user's to fix, not a bug: one line naming the flags, no stack trace.
             spec.commandLine()

@@ -8,6 +8,7 @@ import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.fanout.security.SecurityConfig;
 import io.watchfanout.fanout.security.WatchLimits;
 import io.watchfanout.fanout.transport.CorsOrigins;
+import io.watchfanout.fanout.transport.TcpKeepalive;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Path;
@@ -378,7 +379,7 @@ public final class NodeFlags extends FlagTable {
     }
 
     /**
-     * The node configuration from the flags {@code spec} parsed.
+     * The node configuration from the flags {@code spec} parsed, each part's settings by name.
      *
      * @throws picocli.CommandLine.ParameterException for a missing flag or a value outside its range
      */
@@ -391,35 +392,44 @@ public final class NodeFlags extends FlagTable {
         }
         KafkaClientSettings kafkaSettings = v.get(KAFKA_CONFIG);
         return new NodeConfig(
-                v.get(KAFKA_BOOTSTRAP),
-                v.get(TOPIC_PREFIX),
-                v.get(BIND_ADDRESS),
-                port,
                 id,
-                v.get(BOOKMARK_INTERVAL),
-                v.get(HISTORY_MAX_EVENTS),
-                v.get(HISTORY_MAX_AGE),
-                v.get(RESOURCE_VERSION_WAIT),
-                v.get(WATCHER_QUEUE_FRAMES),
-                v.get(SHUTDOWN_DRAIN),
-                v.get(STALLED_CLOSE_AFTER),
-                v.get(WRITE_TIMEOUT),
-                v.get(TCP_KEEPALIVE_IDLE),
-                v.get(TCP_KEEPALIVE_INTERVAL),
-                v.get(TCP_KEEPALIVE_COUNT),
-                v.get(MAX_FEED_STALENESS),
-                v.get(ETCD_API_PORT),
-                v.get(ETCD_ENDPOINTS),
-                v.get(PROGRESS_NOTIFY_INTERVAL),
-                v.get(CORS_ALLOWED_ORIGINS),
-                v.get(KUBE_PREFIX),
-                v.get(DEEP_READ_MAX_READERS),
-                v.get(DEEP_READ_MAX_BYTES),
-                v.get(BENCH_ENCODE_PER_WATCHER),
-                security(spec, v),
-                CommonFlags.etcdSecurity(spec, v, ETCD_SECURITY, v.get(ETCD_ENDPOINTS)),
-                kafkaSettings != null ? kafkaSettings : KafkaClientSettings.NONE,
-                CommonFlags.tlsFiles(spec, v, TLS_CERT_FILE, TLS_KEY_FILE, CLIENT_CA_FILE));
+                new NodeConfig.Core(
+                        v.get(HISTORY_MAX_EVENTS),
+                        v.get(HISTORY_MAX_AGE),
+                        v.get(WATCHER_QUEUE_FRAMES),
+                        v.get(BOOKMARK_INTERVAL),
+                        v.get(RESOURCE_VERSION_WAIT),
+                        v.get(SHUTDOWN_DRAIN)),
+                new NodeConfig.Feed(
+                        v.get(KAFKA_BOOTSTRAP),
+                        v.get(TOPIC_PREFIX),
+                        kafkaSettings != null ? kafkaSettings : KafkaClientSettings.NONE,
+                        v.get(MAX_FEED_STALENESS),
+                        v.get(DEEP_READ_MAX_READERS),
+                        v.get(DEEP_READ_MAX_BYTES)),
+                new NodeConfig.Http(
+                        v.get(BIND_ADDRESS),
+                        port,
+                        v.get(STALLED_CLOSE_AFTER),
+                        v.get(WRITE_TIMEOUT),
+                        new TcpKeepalive(
+                                v.get(TCP_KEEPALIVE_IDLE), v.get(TCP_KEEPALIVE_INTERVAL), v.get(TCP_KEEPALIVE_COUNT)),
+                        v.get(CORS_ALLOWED_ORIGINS)),
+                new NodeConfig.Etcd(
+                        v.get(ETCD_ENDPOINTS), CommonFlags.etcdSecurity(spec, v, ETCD_SECURITY, v.get(ETCD_ENDPOINTS))),
+                new NodeConfig.EtcdApi(v.get(ETCD_API_PORT), v.get(PROGRESS_NOTIFY_INTERVAL)),
+                new NodeConfig.Kube(v.get(KUBE_PREFIX)),
+                new NodeConfig.Security(
+                        security(spec, v), CommonFlags.tlsFiles(spec, v, TLS_CERT_FILE, TLS_KEY_FILE, CLIENT_CA_FILE)));
+    }
+
+    /**
+     * The benchmark-only knobs from the flags {@code spec} parsed (the hidden
+     * {@code --bench-encode-per-watcher}); apart from {@link #config}, so that the node's
+     * configuration holds only what production sets.
+     */
+    static BenchSettings benchSettings(CommandSpec spec) {
+        return new BenchSettings(new NodeFlags().values(spec).get(BENCH_ENCODE_PER_WATCHER));
     }
 
     /**

@@ -49,20 +49,20 @@ class FanoutNodeMainTest {
                         "500ms",
                         "--anonymous");
         NodeConfig c = main.toConfig();
-        assertThat(c.topicPrefix()).isEqualTo("watch");
-        assertThat(c.historyMaxAge()).isEqualTo(Duration.ofMinutes(2));
-        assertThat(c.bookmarkInterval()).isEqualTo(Duration.ofMillis(500));
-        assertThat(c.resourceVersionWait()).isEqualTo(Duration.ofSeconds(3));
-        assertThat(c.kubePrefix()).isEqualTo("/registry");
-        assertThat(c.historyMaxEvents()).isEqualTo(100_000);
-        assertThat(c.bindAddress()).isEqualTo("127.0.0.1");
+        assertThat(c.feed().topicPrefix()).isEqualTo("watch");
+        assertThat(c.core().historyMaxAge()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(c.core().bookmarkInterval()).isEqualTo(Duration.ofMillis(500));
+        assertThat(c.core().resourceVersionWait()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(c.kube().prefix()).isEqualTo("/registry");
+        assertThat(c.core().historyMaxEvents()).isEqualTo(100_000);
+        assertThat(c.http().bindAddress()).isEqualTo("127.0.0.1");
         assertThat(c.nodeId()).endsWith("-8081");
-        assertThat(c.stalledCloseAfter()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(c.watcherQueueFrames()).isEqualTo(256);
-        assertThat(c.writeTimeout()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(c.tcpKeepaliveIdle()).isEqualTo(Duration.ofSeconds(15));
-        assertThat(c.tcpKeepaliveInterval()).isEqualTo(Duration.ofSeconds(5));
-        assertThat(c.tcpKeepaliveCount()).isEqualTo(3);
+        assertThat(c.http().stalledCloseAfter()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.core().watcherQueueFrames()).isEqualTo(256);
+        assertThat(c.http().writeTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.http().tcpKeepalive().idle()).isEqualTo(Duration.ofSeconds(15));
+        assertThat(c.http().tcpKeepalive().interval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(c.http().tcpKeepalive().count()).isEqualTo(3);
     }
 
     @Test
@@ -72,10 +72,10 @@ class FanoutNodeMainTest {
                 .parseArgs(withRequired(
                         "--write-timeout", "1500ms", "--tcp-keepalive-idle", "1m", "--tcp-keepalive-interval", "2s"));
         NodeConfig c = main.toConfig();
-        assertThat(c.writeTimeout()).isEqualTo(Duration.ofMillis(1500));
-        assertThat(c.tcpKeepaliveIdle()).isEqualTo(Duration.ofMinutes(1));
-        assertThat(c.tcpKeepaliveInterval()).isEqualTo(Duration.ofSeconds(2));
-        assertThat(c.tcpKeepaliveCount()).isEqualTo(5);
+        assertThat(c.http().writeTimeout()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(c.http().tcpKeepalive().idle()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(c.http().tcpKeepalive().interval()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(c.http().tcpKeepalive().count()).isEqualTo(5);
     }
 
     @Test
@@ -105,15 +105,16 @@ class FanoutNodeMainTest {
     void corsAllowedOriginsAreNoneByDefaultAndParsedFromTheFlagOrTheEnvironment() {
         FanoutNodeMain none = new FanoutNodeMain();
         cli(none, Map.of(), new StringWriter()).parseArgs(withRequired());
-        assertThat(none.toConfig().corsAllowedOrigins()).isEmpty();
+        assertThat(none.toConfig().http().corsAllowedOrigins()).isEmpty();
         FanoutNodeMain flag = new FanoutNodeMain();
         cli(flag, Map.of(), new StringWriter())
                 .parseArgs(withRequired("--cors-allowed-origins", "https://a.example,http://127.0.0.1:8080"));
-        assertThat(flag.toConfig().corsAllowedOrigins()).containsExactly("https://a.example", "http://127.0.0.1:8080");
+        assertThat(flag.toConfig().http().corsAllowedOrigins())
+                .containsExactly("https://a.example", "http://127.0.0.1:8080");
         FanoutNodeMain env = new FanoutNodeMain();
         cli(env, Map.of("WATCHFANOUT_CORS_ALLOWED_ORIGINS", "*"), new StringWriter())
                 .parseArgs(withRequired());
-        assertThat(env.toConfig().corsAllowedOrigins()).containsExactly("*");
+        assertThat(env.toConfig().http().corsAllowedOrigins()).containsExactly("*");
         StringWriter err = new StringWriter();
         assertThat(cli(new FanoutNodeMain(), Map.of(), err)
                         .execute(withRequired("--cors-allowed-origins", "https://a.example/app")))
@@ -136,9 +137,9 @@ class FanoutNodeMainTest {
                         "--etcd-user", "node",
                         "--etcd-password-file", password.toString()));
         NodeConfig c = main.toConfig();
-        assertThat(c.etcdSecurity().password()).isEqualTo("s3cret");
-        assertThat(c.etcdSecurity().cert()).hasToString("c.pem");
-        assertThat(c.kafkaSettings().asMap()).containsEntry("sasl.mechanism", "PLAIN");
+        assertThat(c.etcd().security().password()).isEqualTo("s3cret");
+        assertThat(c.etcd().security().cert()).hasToString("c.pem");
+        assertThat(c.feed().kafkaSettings().asMap()).containsEntry("sasl.mechanism", "PLAIN");
         assertThat(c.toString()).doesNotContain("s3cret");
 
         Files.writeString(kafka, "isolation.level=read_uncommitted\n");
@@ -267,7 +268,7 @@ class FanoutNodeMainTest {
         assertThat(badMethod.toString()).contains("--http-authn: method \"jwt\" is not configured");
         FanoutNodeMain open = new FanoutNodeMain();
         cli(open, Map.of(), new StringWriter()).parseArgs(withRequired());
-        assertThat(open.toConfig().security().isOpen()).isTrue();
+        assertThat(open.toConfig().security().access().isOpen()).isTrue();
     }
 
     @Test
@@ -276,12 +277,12 @@ class FanoutNodeMainTest {
         cli(main, Map.of("WATCHFANOUT_CLIENT_CA_FILE", "ca.pem"), new StringWriter())
                 .parseArgs(withRequired("--tls-cert-file", "c.pem", "--tls-key-file", "k.pem"));
         NodeConfig config = main.toConfig();
-        assertThat(config.tls().certFile()).isEqualTo(Path.of("c.pem"));
-        assertThat(config.tls().keyFile()).isEqualTo(Path.of("k.pem"));
-        assertThat(config.tls().clientCaFile()).isEqualTo(Path.of("ca.pem"));
+        assertThat(config.security().tls().certFile()).isEqualTo(Path.of("c.pem"));
+        assertThat(config.security().tls().keyFile()).isEqualTo(Path.of("k.pem"));
+        assertThat(config.security().tls().clientCaFile()).isEqualTo(Path.of("ca.pem"));
         FanoutNodeMain plain = new FanoutNodeMain();
         cli(plain, Map.of(), new StringWriter()).parseArgs(withRequired());
-        assertThat(plain.toConfig().tls()).isNull();
+        assertThat(plain.toConfig().security().tls()).isNull();
     }
 
     @Test

@@ -18,17 +18,18 @@ final class EtcdClients {
     private EtcdClients() {}
 
     /**
+     * @param etcd the etcd source's endpoints, message bound and security
      * @param keepaliveTime gRPC keepalive ping interval
      * @param keepaliveTimeout how long a ping may go unanswered
      * @throws IllegalArgumentException when a certificate or key file cannot be read
      */
-    static Client create(IngesterConfig config, Duration keepaliveTime, Duration keepaliveTimeout) {
+    static Client create(IngesterConfig.Etcd etcd, Duration keepaliveTime, Duration keepaliveTimeout) {
         ClientBuilder b = Client.builder()
-                .endpoints(config.etcdEndpoints().toArray(String[]::new))
-                .maxInboundMessageSize(config.etcdMaxInboundBytes())
+                .endpoints(etcd.endpoints().toArray(String[]::new))
+                .maxInboundMessageSize(etcd.maxInboundBytes())
                 .keepaliveTime(keepaliveTime)
                 .keepaliveTimeout(keepaliveTimeout);
-        EtcdSecurity s = config.etcdSecurity();
+        EtcdSecurity s = etcd.security();
         if (s.tls()) {
             try {
                 b.sslContext(ssl -> {

@@ -92,30 +92,35 @@ public final class Ingester implements IngesterRole {
      * @param registry where the metrics are registered
      */
     public Ingester(IngesterConfig config, CollectorRegistry registry) {
-        if (!config.runPublisher()) {
+        if (!config.roles().publisher()) {
             throw new IllegalArgumentException("a configuration without the publisher is a MaterializerProcess's");
         }
         this.config = config;
         this.registry = registry;
-        this.range = KeyRange.prefix(config.keyPrefix());
+        this.range = KeyRange.prefix(config.etcd().keyPrefix());
         this.metrics = new IngesterMetrics(registry);
-        this.eventsTopic = WatchFanoutSerdes.eventsTopic(config.topicPrefix());
-        this.stateTopic = WatchFanoutSerdes.stateTopic(config.topicPrefix());
-        this.etcd = EtcdClients.create(config, ETCD_KEEPALIVE_TIME, ETCD_KEEPALIVE_TIMEOUT);
-        this.election = config.leaderElection()
-                ? new LeaderElection(etcd, config.electionName(), identity(), config.electionLeaseTtl())
+        this.eventsTopic = WatchFanoutSerdes.eventsTopic(config.kafka().topicPrefix());
+        this.stateTopic = WatchFanoutSerdes.stateTopic(config.kafka().topicPrefix());
+        this.etcd = EtcdClients.create(config.etcd(), ETCD_KEEPALIVE_TIME, ETCD_KEEPALIVE_TIMEOUT);
+        this.election = config.roles().leaderElection()
+                ? new LeaderElection(
+                        etcd,
+                        config.roles().electionName(),
+                        identity(),
+                        config.roles().electionLeaseTtl())
                 : null;
         this.monitor = new DependencyMonitor(
                 etcd,
-                config.etcdEndpoints(),
-                config.kafkaBootstrap(),
-                config.kafkaSettings(),
+                config.etcd().endpoints(),
+                config.kafka().bootstrap(),
+                config.kafka().settings(),
                 eventsTopic,
                 PROBE_INTERVAL,
-                config.dependencyTimeout(),
+                config.recovery().dependencyTimeout(),
                 metrics,
                 this::refreshGauges);
-        this.readiness = new IngesterReadiness(monitor, config.dependencyTimeout(), config.kafkaBootstrap());
+        this.readiness = new IngesterReadiness(
+                monitor, config.recovery().dependencyTimeout(), config.kafka().bootstrap());
         this.session = new PublishSession(
                 config, etcd, election, monitor, readiness, metrics, () -> running, this::startMaterializerAside);
         this.publisherThread = new Thread(this::runPublisher, "publisher");
@@ -131,10 +136,11 @@ public final class Ingester implements IngesterRole {
      */
     @Override
     public synchronized void startOperationsEndpoints() {
-        if (config.httpPort() >= 0 && ops == null) {
+        if (config.operations().port() >= 0 && ops == null) {
             // /readyz answers what the ready gauge says: the publisher's state, and also a lost
             // dependency or a commit that waits too long, which the publisher itself may be stuck in.
-            ops = IngesterRole.openOperationsEndpoints(config, registry, readiness::reason, readiness::fatal, log);
+            ops = IngesterRole.openOperationsEndpoints(
+                    config.operations(), registry, readiness::reason, readiness::fatal, log);
         }
     }
 
@@ -145,9 +151,9 @@ public final class Ingester implements IngesterRole {
         log.info(
                 "publishing {} of etcd {} to {} with transactional.id {}",
                 range,
-                config.etcdEndpoints(),
+                config.etcd().endpoints(),
                 eventsTopic,
-                config.transactionalId());
+                config.commit().transactionalId());
         monitor.start();
         publisherThread.start();
     }
@@ -190,8 +196,8 @@ public final class Ingester implements IngesterRole {
 
     /** The publisher thread: sessions one after another, each failure acted on by its kind. */
     private void runPublisher() {
-        RetryDelay retry = new RetryDelay(SETUP_BACKOFF_START, config.retryBackoffMax(), () -> running);
-        try (EtcdWatchFeed feed = new EtcdWatchFeed(etcd, config.watchQueueBytes())) {
+        RetryDelay retry = new RetryDelay(SETUP_BACKOFF_START, config.recovery().retryBackoffMax(), () -> running);
+        try (EtcdWatchFeed feed = new EtcdWatchFeed(etcd, config.etcd().watchQueueBytes())) {
             this.feed = feed;
             if (!running) {
                 return;
@@ -212,7 +218,7 @@ public final class Ingester implements IngesterRole {
                     log.warn(
                             "[revision {}] lost the leadership of {} (lease not renewed in time); publishing stops",
                             session.lastPublished(),
-                            config.electionName());
+                            config.roles().electionName());
                     election.resign();
                 } catch (PublishFailure.DependencyDown e) {
                     if (!running) {
@@ -260,11 +266,11 @@ public final class Ingester implements IngesterRole {
         long tail;
         try {
             tail = new PublishedLog(
-                            config.kafkaBootstrap(),
-                            config.kafkaSettings(),
+                            config.kafka().bootstrap(),
+                            config.kafka().settings(),
                             eventsTopic,
                             stateTopic,
-                            config.transactionalId())
+                            config.commit().transactionalId())
                     .lastEventsRevision()
                     .orElse(0L);
         } catch (RuntimeException readFailure) {
@@ -273,7 +279,8 @@ public final class Ingester implements IngesterRole {
         }
         if (tail > ours) {
             fail(
-                    "another ingester with transactional.id '" + config.transactionalId() + "' has taken over ("
+                    "another ingester with transactional.id '" + config.commit().transactionalId()
+                            + "' has taken over ("
                             + eventsTopic + " moved from revision " + ours + " to " + tail
                             + "); this one stops writing",
                     e);
@@ -284,7 +291,7 @@ public final class Ingester implements IngesterRole {
     }
 
     private void logEtcdVersion() {
-        String endpoint = config.etcdEndpoints().get(0);
+        String endpoint = config.etcd().endpoints().get(0);
         try {
             String version = etcd.getMaintenanceClient()
                     .statusMember(endpoint)
@@ -311,7 +318,7 @@ public final class Ingester implements IngesterRole {
      */
     private void startMaterializerAside() {
         synchronized (this) {
-            if (!config.runMaterializer() || materializer != null || materializerStarting || !running) {
+            if (!config.roles().materializer() || materializer != null || materializerStarting || !running) {
                 return;
             }
             materializerStarting = true;
@@ -330,13 +337,13 @@ public final class Ingester implements IngesterRole {
     }
 
     private synchronized void startMaterializerOnce() {
-        if (config.runMaterializer() && materializer == null && running) {
+        if (config.roles().materializer() && materializer == null && running) {
             materializer = new StateMaterializer(
-                    config.kafkaBootstrap(),
-                    config.kafkaSettings(),
-                    config.topicPrefix(),
-                    config.maxRecordBytes(),
-                    config.compression(),
+                    config.kafka().bootstrap(),
+                    config.kafka().settings(),
+                    config.kafka().topicPrefix(),
+                    config.kafka().maxRecordBytes(),
+                    config.kafka().compression(),
                     e -> fail("state materializer failed: " + e, e));
             materializer.start();
         }

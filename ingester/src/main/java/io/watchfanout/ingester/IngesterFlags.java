@@ -285,36 +285,37 @@ public final class IngesterFlags extends FlagTable {
         String electionName = v.get(ELECTION_NAME);
         KafkaClientSettings kafkaSettings = v.get(KAFKA_CONFIG);
         return new IngesterConfig(
-                etcdEndpoints,
-                v.get(KAFKA_BOOTSTRAP),
-                topicPrefix,
-                keyPrefix == null ? ByteString.EMPTY : keyPrefix,
-                v.get(HTTP_HOST),
-                v.get(HTTP_PORT),
-                transactionalId != null ? transactionalId : topicPrefix + ".ingester",
-                v.get(EVENTS_RETENTION),
-                v.get(MAX_RECORD_BYTES),
-                v.get(STATE_PARTITIONS),
-                (short) replicationFactor,
-                minInsyncReplicas,
-                v.get(TRANSACTION_TIMEOUT),
-                v.get(WATCH_QUEUE_BYTES),
-                v.get(MAX_BATCH_RECORDS),
-                v.get(ETCD_MAX_INBOUND_BYTES),
-                v.get(SNAPSHOT_PAGE_SIZE),
-                v.get(INITIAL_HISTORY_REVISIONS),
-                publisher,
-                v.get(MATERIALIZER),
-                v.get(RETRY_BACKOFF_MAX),
-                v.get(LEADER_ELECTION),
-                electionName != null ? electionName : "/watchfanout/elections/" + topicPrefix + "/ingester",
-                v.get(ELECTION_LEASE_TTL),
-                v.get(HEARTBEAT_INTERVAL),
-                v.get(DEPENDENCY_TIMEOUT),
-                CommonFlags.etcdSecurity(spec, v, ETCD_SECURITY, etcdEndpoints),
-                kafkaSettings != null ? kafkaSettings : KafkaClientSettings.NONE,
-                CommonFlags.tlsFiles(spec, v, TLS_CERT_FILE, TLS_KEY_FILE, CLIENT_CA_FILE),
-                v.get(COMPRESSION),
+                new IngesterConfig.Etcd(
+                        etcdEndpoints,
+                        keyPrefix == null ? ByteString.EMPTY : keyPrefix,
+                        CommonFlags.etcdSecurity(spec, v, ETCD_SECURITY, etcdEndpoints),
+                        v.get(ETCD_MAX_INBOUND_BYTES),
+                        v.get(WATCH_QUEUE_BYTES)),
+                new IngesterConfig.Kafka(
+                        v.get(KAFKA_BOOTSTRAP),
+                        kafkaSettings != null ? kafkaSettings : KafkaClientSettings.NONE,
+                        topicPrefix,
+                        v.get(MAX_RECORD_BYTES),
+                        v.get(COMPRESSION)),
+                new IngesterConfig.Topics(
+                        v.get(EVENTS_RETENTION), v.get(STATE_PARTITIONS), (short) replicationFactor, minInsyncReplicas),
+                new IngesterConfig.History(v.get(INITIAL_HISTORY_REVISIONS), v.get(SNAPSHOT_PAGE_SIZE)),
+                new IngesterConfig.Commit(
+                        transactionalId != null ? transactionalId : topicPrefix + ".ingester",
+                        v.get(TRANSACTION_TIMEOUT),
+                        v.get(MAX_BATCH_RECORDS),
+                        v.get(HEARTBEAT_INTERVAL)),
+                new IngesterConfig.Roles(
+                        publisher,
+                        v.get(MATERIALIZER),
+                        v.get(LEADER_ELECTION),
+                        electionName != null ? electionName : "/watchfanout/elections/" + topicPrefix + "/ingester",
+                        v.get(ELECTION_LEASE_TTL)),
+                new IngesterConfig.Recovery(v.get(RETRY_BACKOFF_MAX), v.get(DEPENDENCY_TIMEOUT)),
+                new IngesterConfig.Operations(
+                        v.get(HTTP_HOST),
+                        v.get(HTTP_PORT),
+                        CommonFlags.tlsFiles(spec, v, TLS_CERT_FILE, TLS_KEY_FILE, CLIENT_CA_FILE)),
                 new DigestSchedule.Settings(v.get(DIGEST_INTERVAL), v.get(DIGEST_PAGE_SIZE), v.get(DIGEST_PAGE_PAUSE)));
     }
 

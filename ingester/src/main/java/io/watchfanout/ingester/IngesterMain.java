@@ -54,7 +54,7 @@ public final class IngesterMain implements Callable<Integer> {
     public Integer call() throws Exception {
         IngesterConfig config = config();
         DefaultExports.initialize();
-        IngesterRole ingester = config.runPublisher()
+        IngesterRole ingester = config.roles().publisher()
                 ? new Ingester(config, CollectorRegistry.defaultRegistry)
                 : new MaterializerProcess(config, CollectorRegistry.defaultRegistry);
         try {

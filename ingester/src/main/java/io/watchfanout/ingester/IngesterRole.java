@@ -24,25 +24,25 @@ interface IngesterRole extends AutoCloseable {
     void startOperationsEndpoints();
 
     /**
-     * Opens the operations endpoints of {@code config} (over HTTPS with its TLS files, if any) and
-     * logs where they listen: the one way both roles do it.
+     * Opens the operations endpoints {@code operations} describes (over HTTPS with its TLS
+     * files, if any) and logs where they listen: the one way both roles do it.
      *
      * @throws OpsServer.CannotListenException if the address is taken
      * @throws io.watchfanout.common.tls.TlsMaterialException if the TLS files cannot be used
      */
     static OpsServer openOperationsEndpoints(
-            IngesterConfig config,
+            IngesterConfig.Operations operations,
             CollectorRegistry registry,
             Supplier<String> notReadyReason,
             Supplier<String> notLiveReason,
             Logger log) {
-        ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
+        ServerTls tls = operations.tls() == null ? null : ServerTls.load(operations.tls());
         OpsServer ops =
-                new OpsServer(config.httpHost(), config.httpPort(), registry, notReadyReason, notLiveReason, tls);
+                new OpsServer(operations.host(), operations.port(), registry, notReadyReason, notLiveReason, tls);
         log.info(
                 "operations endpoints on {}://{}:{} (/metrics, /readyz, /livez){}",
                 tls == null ? "http" : "https",
-                config.httpHost(),
+                operations.host(),
                 ops.port(),
                 tls == null ? "" : ", " + tls);
         return ops;

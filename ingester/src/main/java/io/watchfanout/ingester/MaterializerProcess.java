@@ -84,8 +84,9 @@ public final class MaterializerProcess implements IngesterRole {
 
     @Override
     public synchronized void startOperationsEndpoints() {
-        if (config.httpPort() >= 0 && ops == null) {
-            ops = IngesterRole.openOperationsEndpoints(config, registry, this::notReadyReason, fatal::get, log);
+        if (config.operations().port() >= 0 && ops == null) {
+            ops = IngesterRole.openOperationsEndpoints(
+                    config.operations(), registry, this::notReadyReason, fatal::get, log);
         }
     }
 
@@ -134,10 +135,10 @@ public final class MaterializerProcess implements IngesterRole {
 
     /** The starter thread: the topics (retried while Kafka is away), then the materializer. */
     private void run() {
-        RetryDelay retry = new RetryDelay(SETUP_BACKOFF_START, config.retryBackoffMax(), () -> running);
+        RetryDelay retry = new RetryDelay(SETUP_BACKOFF_START, config.recovery().retryBackoffMax(), () -> running);
         while (running) {
             try {
-                new TopicManager(config.kafkaBootstrap(), config.kafkaSettings()).ensure(config.topicSettings());
+                new TopicManager(config.kafka().bootstrap(), config.kafka().settings()).ensure(config.topicSettings());
                 break;
             } catch (TopicMisconfiguredException e) {
                 fail(e.getMessage(), e);
@@ -146,7 +147,7 @@ public final class MaterializerProcess implements IngesterRole {
                 Thread.currentThread().interrupt();
                 return;
             } catch (Exception e) {
-                state = "waiting for Kafka at " + config.kafkaBootstrap() + ": " + e;
+                state = "waiting for Kafka at " + config.kafka().bootstrap() + ": " + e;
                 log.warn("cannot set up the topics yet ({}); retrying in {} ms", e.toString(), retry.millis());
                 if (!retry.await()) {
                     return;
@@ -158,11 +159,11 @@ public final class MaterializerProcess implements IngesterRole {
                 return;
             }
             materializer = new StateMaterializer(
-                    config.kafkaBootstrap(),
-                    config.kafkaSettings(),
-                    config.topicPrefix(),
-                    config.maxRecordBytes(),
-                    config.compression(),
+                    config.kafka().bootstrap(),
+                    config.kafka().settings(),
+                    config.kafka().topicPrefix(),
+                    config.kafka().maxRecordBytes(),
+                    config.kafka().compression(),
                     e -> fail("state materializer failed: " + e, e));
             materializer.start();
         }

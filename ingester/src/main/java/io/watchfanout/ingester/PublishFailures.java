@@ -35,9 +35,9 @@ final class PublishFailures {
      * @param kafkaUp whether Kafka answered its last probe
      */
     PublishFailures(IngesterConfig config, BooleanSupplier etcdUp, BooleanSupplier kafkaUp) {
-        this.transactionalId = config.transactionalId();
-        this.kafkaName = "Kafka at " + config.kafkaBootstrap();
-        this.etcdName = "etcd at " + String.join(",", config.etcdEndpoints());
+        this.transactionalId = config.commit().transactionalId();
+        this.kafkaName = "Kafka at " + config.kafka().bootstrap();
+        this.etcdName = "etcd at " + String.join(",", config.etcd().endpoints());
         this.etcdUp = etcdUp;
         this.kafkaUp = kafkaUp;
     }

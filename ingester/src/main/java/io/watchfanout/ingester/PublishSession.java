@@ -120,9 +120,11 @@ final class PublishSession {
             BooleanSupplier running,
             Runnable afterStartPoint) {
         this.config = config;
-        this.range = KeyRange.prefix(config.keyPrefix());
-        this.eventsTopic = io.watchfanout.schema.WatchFanoutSerdes.eventsTopic(config.topicPrefix());
-        this.stateTopic = io.watchfanout.schema.WatchFanoutSerdes.stateTopic(config.topicPrefix());
+        this.range = KeyRange.prefix(config.etcd().keyPrefix());
+        this.eventsTopic = io.watchfanout.schema.WatchFanoutSerdes.eventsTopic(
+                config.kafka().topicPrefix());
+        this.stateTopic = io.watchfanout.schema.WatchFanoutSerdes.stateTopic(
+                config.kafka().topicPrefix());
         this.etcd = etcd;
         this.election = election;
         this.monitor = monitor;
@@ -131,7 +133,9 @@ final class PublishSession {
         this.failures = new PublishFailures(config, monitor::etcdUp, monitor::kafkaUp);
         this.running = running;
         this.commitRetry = new CommitRetryBound(
-                election == null ? null : election::leadershipLeft, config.transactionTimeout(), running);
+                election == null ? null : election::leadershipLeft,
+                config.commit().transactionTimeout(),
+                running);
         this.afterStartPoint = afterStartPoint;
     }
 
@@ -153,7 +157,7 @@ final class PublishSession {
         try {
             if (election != null && !election.isLeader()) {
                 metrics.ready.set(0);
-                readiness.state("starting: campaigning for " + config.electionName());
+                readiness.state("starting: campaigning for " + config.roles().electionName());
                 election.awaitLeadership(this::prepareStandby);
             }
             if (warm == null) {
@@ -208,22 +212,22 @@ final class PublishSession {
                 log.info("cannot prepare the Kafka clients of a standby ({}); campaigning all the same", e.toString());
             }
         }
-        readiness.state("standby: another replica leads " + config.electionName());
+        readiness.state("standby: another replica leads " + config.roles().electionName());
     }
 
     private void ensureTopics() throws ExecutionException, TimeoutException, InterruptedException {
-        new TopicManager(config.kafkaBootstrap(), config.kafkaSettings()).ensure(config.topicSettings());
+        new TopicManager(config.kafka().bootstrap(), config.kafka().settings()).ensure(config.topicSettings());
     }
 
     /** A producer made and initialised now, within the leadership left ({@link #fencingBound()}). */
     private EventsPublisher newProducer() throws PublishFailure.LeadershipLost {
         return new EventsPublisher(
-                config.kafkaBootstrap(),
-                config.kafkaSettings(),
+                config.kafka().bootstrap(),
+                config.kafka().settings(),
                 eventsTopic,
-                config.transactionalId(),
-                config.maxRecordBytes(),
-                config.transactionTimeout(),
+                config.commit().transactionalId(),
+                config.kafka().maxRecordBytes(),
+                config.commit().transactionTimeout(),
                 producerSettings());
     }
 
@@ -233,17 +237,17 @@ final class PublishSession {
      * {@link #MAX_FENCED_BLOCK_MILLIS}), which a fresh leadership leaves at least.
      */
     private EventsPublisher preparedProducer() {
-        long block = Math.max(1, Math.min(config.electionLeaseTtl().toMillis() / 3, MAX_FENCED_BLOCK_MILLIS));
+        long block = Math.max(1, Math.min(config.roles().electionLeaseTtl().toMillis() / 3, MAX_FENCED_BLOCK_MILLIS));
         Map<String, Object> settings = new HashMap<>();
-        settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, config.compression());
+        settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, config.kafka().compression());
         settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, block);
         return EventsPublisher.uninitialised(
-                config.kafkaBootstrap(),
-                config.kafkaSettings(),
+                config.kafka().bootstrap(),
+                config.kafka().settings(),
                 eventsTopic,
-                config.transactionalId(),
-                config.maxRecordBytes(),
-                config.transactionTimeout(),
+                config.commit().transactionalId(),
+                config.kafka().maxRecordBytes(),
+                config.commit().transactionTimeout(),
                 settings);
     }
 
@@ -260,11 +264,15 @@ final class PublishSession {
 
     private PublishedLog publishedLog() {
         return new PublishedLog(
-                config.kafkaBootstrap(), config.kafkaSettings(), eventsTopic, stateTopic, config.transactionalId());
+                config.kafka().bootstrap(),
+                config.kafka().settings(),
+                eventsTopic,
+                stateTopic,
+                config.commit().transactionalId());
     }
 
     private EtcdSnapshotReader snapshotReader() {
-        return new EtcdSnapshotReader(etcd, config.snapshotPageSize(), SNAPSHOT_REQUEST_TIMEOUT);
+        return new EtcdSnapshotReader(etcd, config.history().snapshotPageSize(), SNAPSHOT_REQUEST_TIMEOUT);
     }
 
     /**
@@ -306,7 +314,7 @@ final class PublishSession {
         while (true) {
             readiness.state("looking for the oldest revision etcd holds");
             long oldest = HistoryStart.oldestRevision(
-                    etcd, range, config.initialHistoryRevisions(), SNAPSHOT_REQUEST_TIMEOUT);
+                    etcd, range, config.history().initialRevisions(), SNAPSHOT_REQUEST_TIMEOUT);
             log.info(
                     "[revision {}] {} is empty: publishing the state of {} as of revision {}, the oldest that etcd "
                             + "holds within --initial-history-revisions {}, and every event since",
@@ -314,7 +322,7 @@ final class PublishSession {
                     eventsTopic,
                     range,
                     oldest,
-                    config.initialHistoryRevisions());
+                    config.history().initialRevisions());
             try {
                 return resync(publisher, Map.of(), Resync.Reason.INITIAL, 0, 0, oldest);
             } catch (ExecutionException e) {
@@ -384,11 +392,13 @@ final class PublishSession {
         long proven = from; // what this watch proved and published; the next watch starts after it
         RevisionAssembler assembler = new RevisionAssembler(range, proven);
         feed.watchFrom(proven + 1);
-        RetryDelay retry = new RetryDelay(WATCH_BACKOFF_START, config.retryBackoffMax(), running);
+        RetryDelay retry = new RetryDelay(WATCH_BACKOFF_START, config.recovery().retryBackoffMax(), running);
         long gapAt = -1; // the proven revision at the last skip, to tell a repeated skip
         readiness.state("");
         refreshGauges();
-        Duration poll = POLL.compareTo(config.heartbeatInterval()) <= 0 ? POLL : config.heartbeatInterval();
+        Duration poll = POLL.compareTo(config.commit().heartbeatInterval()) <= 0
+                ? POLL
+                : config.commit().heartbeatInterval();
         while (running.getAsBoolean()) {
             if (election != null && !election.isLeader()) {
                 throw new PublishFailure.LeadershipLost();
@@ -405,7 +415,9 @@ final class PublishSession {
                     monitor.observeEtcdRevision(b.batch().headerRevision());
                     progressNotify |= b.batch().progressNotify();
                     assembler.accept(b.batch());
-                    signal = assembler.pendingRecords() >= config.maxBatchRecords() ? null : feed.poll(Duration.ZERO);
+                    signal = assembler.pendingRecords() >= config.commit().maxBatchRecords()
+                            ? null
+                            : feed.poll(Duration.ZERO);
                 }
             } catch (DenseRevisionException e) {
                 metrics.watchRestarts.labels("gap").inc();
@@ -542,7 +554,7 @@ final class PublishSession {
             throws Exception {
         boolean due = progressNotify
                 || System.nanoTime() - lastPublishNanos
-                        >= config.heartbeatInterval().toNanos();
+                        >= config.commit().heartbeatInterval().toNanos();
         long etcdRevision = monitor.etcdRevision();
         if (!due
                 || etcdRevision < 0
@@ -586,7 +598,7 @@ final class PublishSession {
     /** What the publisher's producer sets beyond its defaults: the compression, and {@link #fencingBound()}. */
     private Map<String, Object> producerSettings() throws PublishFailure.LeadershipLost {
         Map<String, Object> settings = new HashMap<>(fencingBound());
-        settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, config.compression());
+        settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, config.kafka().compression());
         return settings;
     }
 
@@ -648,8 +660,10 @@ final class PublishSession {
     /** Publishes every complete revision the assembler holds; returns the last published revision. */
     private long publishPending(EventsPublisher publisher, RevisionAssembler assembler) throws Exception {
         while (true) {
-            boolean last = assembler.pendingRecords() <= config.maxBatchRecords();
-            List<KeyedRecord> records = last ? assembler.drain(true) : assembler.drainUpTo(config.maxBatchRecords());
+            boolean last = assembler.pendingRecords() <= config.commit().maxBatchRecords();
+            List<KeyedRecord> records = last
+                    ? assembler.drain(true)
+                    : assembler.drainUpTo(config.commit().maxBatchRecords());
             if (!records.isEmpty()) {
                 checkSizes(records);
                 publish(publisher, records);
@@ -671,10 +685,10 @@ final class PublishSession {
     private void checkSizes(List<KeyedRecord> records) {
         for (KeyedRecord r : records) {
             int size = r.key().length + r.value().getSerializedSize();
-            if (size > config.maxRecordBytes() - RECORD_OVERHEAD_BYTES) {
+            if (size > config.kafka().maxRecordBytes() - RECORD_OVERHEAD_BYTES) {
                 throw new RecordTooLargeException("the event of key " + KeyBytes.encode(r.key()) + " at revision "
                         + r.revision() + " needs " + size + " bytes (limit: --max-record-bytes "
-                        + config.maxRecordBytes()
+                        + config.kafka().maxRecordBytes()
                         + " minus " + RECORD_OVERHEAD_BYTES
                         + " bytes of overhead); raise --max-record-bytes and the topics' "
                         + "max.message.bytes");

@@ -124,37 +124,16 @@ class IngesterExactnessTest extends EtcdKafkaTest {
     }
 
     private static IngesterConfig withoutMaterializer(IngesterConfig c) {
+        IngesterConfig.Roles r = c.roles();
         return new IngesterConfig(
-                c.etcdEndpoints(),
-                c.kafkaBootstrap(),
-                c.topicPrefix(),
-                c.keyPrefix(),
-                c.httpHost(),
-                c.httpPort(),
-                c.transactionalId(),
-                c.eventsRetention(),
-                c.maxRecordBytes(),
-                c.statePartitions(),
-                c.replicationFactor(),
-                c.minInsyncReplicas(),
-                c.transactionTimeout(),
-                c.watchQueueBytes(),
-                c.maxBatchRecords(),
-                c.etcdMaxInboundBytes(),
-                c.snapshotPageSize(),
-                c.initialHistoryRevisions(),
-                true,
-                false,
-                c.retryBackoffMax(),
-                c.leaderElection(),
-                c.electionName(),
-                c.electionLeaseTtl(),
-                c.heartbeatInterval(),
-                c.dependencyTimeout(),
-                c.etcdSecurity(),
-                c.kafkaSettings(),
-                c.tls(),
-                c.compression(),
+                c.etcd(),
+                c.kafka(),
+                c.topics(),
+                c.history(),
+                c.commit(),
+                new IngesterConfig.Roles(true, false, r.leaderElection(), r.electionName(), r.electionLeaseTtl()),
+                c.recovery(),
+                c.operations(),
                 c.digests());
     }
 

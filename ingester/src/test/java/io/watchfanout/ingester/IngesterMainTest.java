@@ -92,11 +92,11 @@ class IngesterMainTest {
                 "--key-prefix",
                 "/registry/%00");
         IngesterConfig config = ((IngesterMain) cl.getCommand()).config();
-        assertThat(config.etcdEndpoints()).containsExactly("http://a:2379", "http://b:2379");
-        assertThat(config.transactionalId()).isEqualTo("watch.ingester");
-        assertThat(config.keyPrefix().toByteArray()).endsWith(0);
-        assertThat(config.maxRecordBytes()).isEqualTo(8 << 20);
-        assertThat(config.runMaterializer()).isTrue();
+        assertThat(config.etcd().endpoints()).containsExactly("http://a:2379", "http://b:2379");
+        assertThat(config.commit().transactionalId()).isEqualTo("watch.ingester");
+        assertThat(config.etcd().keyPrefix().toByteArray()).endsWith(0);
+        assertThat(config.kafka().maxRecordBytes()).isEqualTo(8 << 20);
+        assertThat(config.roles().materializer()).isTrue();
     }
 
     /** Runs the command line as {@code main} does, up to the point where it would start. */
@@ -128,9 +128,9 @@ class IngesterMainTest {
         CommandLine cl = IngesterMain.commandLine();
         cl.parseArgs(withRequired("--no-publisher"));
         IngesterConfig config = ((IngesterMain) cl.getCommand()).config();
-        assertThat(config.runPublisher()).isFalse();
-        assertThat(config.runMaterializer()).isTrue();
-        assertThat(config.etcdEndpoints()).isEmpty();
+        assertThat(config.roles().publisher()).isFalse();
+        assertThat(config.roles().materializer()).isTrue();
+        assertThat(config.etcd().endpoints()).isEmpty();
         String[] nothing = run(withRequired("--no-publisher", "--no-materializer"));
         assertThat(nothing[0]).isEqualTo("2");
         assertThat(nothing[2])
@@ -141,7 +141,7 @@ class IngesterMainTest {
     void etcdEndpointsTakeHostPortAsEtcdctlDoes() {
         CommandLine cl = IngesterMain.commandLine();
         cl.parseArgs(withRequired("--etcd-endpoints", "127.0.0.1:2379,https://etcd-1:2379"));
-        assertThat(((IngesterMain) cl.getCommand()).config().etcdEndpoints())
+        assertThat(((IngesterMain) cl.getCommand()).config().etcd().endpoints())
                 .containsExactly("http://127.0.0.1:2379", "https://etcd-1:2379");
     }
 
@@ -169,7 +169,8 @@ class IngesterMainTest {
                 .isEqualTo("2");
         CommandLine cl = IngesterMain.commandLine();
         cl.parseArgs(withRequired("--etcd-endpoints", "e:2379", "--watch-queue-bytes", "32Mi"));
-        assertThat(((IngesterMain) cl.getCommand()).config().watchQueueBytes()).isEqualTo(32 << 20);
+        assertThat(((IngesterMain) cl.getCommand()).config().etcd().watchQueueBytes())
+                .isEqualTo(32 << 20);
     }
 
     @Test
@@ -185,9 +186,9 @@ class IngesterMainTest {
                 "--etcd-password-file", password.toString(),
                 "--kafka-config", kafka.toString()));
         IngesterConfig config = ((IngesterMain) cl.getCommand()).config();
-        assertThat(config.etcdSecurity().password()).isEqualTo("s3cret");
-        assertThat(config.etcdSecurity().caCert()).hasToString("ca.pem");
-        assertThat(config.kafkaSettings().asMap()).containsEntry("security.protocol", "SASL_SSL");
+        assertThat(config.etcd().security().password()).isEqualTo("s3cret");
+        assertThat(config.etcd().security().caCert()).hasToString("ca.pem");
+        assertThat(config.kafka().settings().asMap()).containsEntry("security.protocol", "SASL_SSL");
         assertThat(config.toString()).doesNotContain("s3cret");
 
         Files.writeString(kafka, "transactional.id=mine\n");
@@ -260,9 +261,9 @@ class IngesterMainTest {
                 "--client-ca-file",
                 "ca.pem"));
         IngesterConfig config = ((IngesterMain) cl.getCommand()).config();
-        assertThat(config.tls().certFile()).isEqualTo(Path.of("c.pem"));
-        assertThat(config.tls().keyFile()).isEqualTo(Path.of("k.pem"));
-        assertThat(config.tls().clientCaFile()).isEqualTo(Path.of("ca.pem"));
+        assertThat(config.operations().tls().certFile()).isEqualTo(Path.of("c.pem"));
+        assertThat(config.operations().tls().keyFile()).isEqualTo(Path.of("k.pem"));
+        assertThat(config.operations().tls().clientCaFile()).isEqualTo(Path.of("ca.pem"));
         String[] certOnly = run(withRequired("--etcd-endpoints", "http://e:2379", "--tls-cert-file", "c.pem"));
         assertThat(certOnly[0]).isEqualTo("2");
         assertThat(certOnly[2])

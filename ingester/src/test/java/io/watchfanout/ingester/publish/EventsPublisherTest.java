@@ -62,12 +62,12 @@ class EventsPublisherTest {
      */
     private double produceRequests(IngesterConfig config, long[] lingersOutlasted) throws InterruptedException {
         try (EventsPublisher publisher = new EventsPublisher(
-                config.kafkaBootstrap(),
+                config.kafka().bootstrap(),
                 KafkaClientSettings.NONE,
-                WatchFanoutSerdes.eventsTopic(config.topicPrefix()),
-                config.transactionalId(),
-                config.maxRecordBytes(),
-                config.transactionTimeout(),
+                WatchFanoutSerdes.eventsTopic(config.kafka().topicPrefix()),
+                config.commit().transactionalId(),
+                config.kafka().maxRecordBytes(),
+                config.commit().transactionTimeout(),
                 Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"))) {
             long revision = 1;
             for (int t = 0; t < TRANSACTIONS; t++) {

@@ -28,36 +28,21 @@ public final class Ingesters {
     public static IngesterConfig config(
             String etcdUrl, String bootstrap, String topicPrefix, String keyPrefix, int initialHistoryRevisions) {
         return new IngesterConfig(
-                List.of(etcdUrl),
-                bootstrap,
-                topicPrefix,
-                ByteString.copyFromUtf8(keyPrefix),
-                "127.0.0.1",
-                0,
-                topicPrefix + ".ingester",
-                Duration.ofDays(1),
-                8 << 20,
-                1,
-                (short) -1,
-                -1,
-                Duration.ofSeconds(20),
-                64L << 20,
-                5000,
-                512 << 20,
-                1000,
-                initialHistoryRevisions,
-                true,
-                true,
-                Duration.ofSeconds(1),
-                false,
-                "/watchfanout/elections/" + topicPrefix + "/ingester",
-                Duration.ofSeconds(10),
-                Duration.ofSeconds(1),
-                Duration.ofSeconds(3),
-                EtcdSecurity.NONE,
-                KafkaClientSettings.NONE,
-                null,
-                "lz4",
+                new IngesterConfig.Etcd(
+                        List.of(etcdUrl), ByteString.copyFromUtf8(keyPrefix), EtcdSecurity.NONE, 512 << 20, 64L << 20),
+                new IngesterConfig.Kafka(bootstrap, KafkaClientSettings.NONE, topicPrefix, 8 << 20, "lz4"),
+                new IngesterConfig.Topics(Duration.ofDays(1), 1, (short) -1, -1),
+                new IngesterConfig.History(initialHistoryRevisions, 1000),
+                new IngesterConfig.Commit(
+                        topicPrefix + ".ingester", Duration.ofSeconds(20), 5000, Duration.ofSeconds(1)),
+                new IngesterConfig.Roles(
+                        true,
+                        true,
+                        false,
+                        "/watchfanout/elections/" + topicPrefix + "/ingester",
+                        Duration.ofSeconds(10)),
+                new IngesterConfig.Recovery(Duration.ofSeconds(1), Duration.ofSeconds(3)),
+                new IngesterConfig.Operations("127.0.0.1", 0, null),
                 DigestSchedule.Settings.OFF);
     }
 
