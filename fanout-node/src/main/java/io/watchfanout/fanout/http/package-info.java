@@ -5,7 +5,7 @@
  * {@code WatchStream} serve watch streams on the IO threads with non-blocking gathered writes
  * (one HTTP chunk per write, framed here); {@code KvHandler} serves range reads on worker
  * threads; other front ends plug their routes in with {@code HttpApi.mount} (the Kubernetes API,
- * etcd's JSON gateway); the query and {@code Accept} parsing, the continue token, and the guard
+ * etcd's JSON gateway); the query and {@code Accept} parsing and the guard
  * that answers malformed request targets with a JSON {@code Status} live here too.
  *
  * <p>Threads: a {@code WatchStream} is confined to its connection's IO thread, woken through
