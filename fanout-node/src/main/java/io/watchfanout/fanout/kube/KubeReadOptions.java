@@ -4,7 +4,9 @@ import io.watchfanout.fanout.read.ContinueToken;
 import io.watchfanout.fanout.read.ListRules;
 import io.watchfanout.fanout.read.ReadMode;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The revision a Kubernetes get or list is answered at, and its page size, from
@@ -36,8 +38,26 @@ record KubeReadOptions(ReadMode mode, long resourceVersion, long limit, Continue
      */
     static KubeReadOptions list(String rvText, String match, String limitText, String cont, String sendInitialEvents)
             throws KubeError {
-        long rv = KubeParams.resourceVersion(rvText);
-        long limit = KubeParams.int64(limitText, 0);
+        Map<String, String> query = new HashMap<>();
+        query.put("resourceVersion", rvText);
+        query.put("resourceVersionMatch", match);
+        query.put("limit", limitText);
+        query.put("continue", cont);
+        query.put("sendInitialEvents", sendInitialEvents);
+        return list(KubeListOptions.parse(query::get, null));
+    }
+
+    /**
+     * The options of a list.
+     *
+     * @throws KubeError 400 or 422 as kube-apiserver answers the same parameters
+     */
+    static KubeReadOptions list(KubeListOptions o) throws KubeError {
+        long rv = o.resourceVersion().get();
+        long limit = o.limit().get();
+        String match = o.resourceVersionMatch();
+        String cont = o.continueToken();
+        String sendInitialEvents = o.sendInitialEvents();
         limit = limit <= 0 ? 0 : Math.min(limit, Integer.MAX_VALUE);
         boolean continued = cont != null && !cont.isEmpty();
         List<String> errors = new ArrayList<>();
@@ -74,7 +94,16 @@ record KubeReadOptions(ReadMode mode, long resourceVersion, long limit, Continue
      * @throws KubeError 400 for a resourceVersion that is not a revision
      */
     static KubeReadOptions get(String rvText) throws KubeError {
-        long rv = KubeParams.resourceVersion(rvText);
+        return get(KubeListOptions.parse(name -> name.equals("resourceVersion") ? rvText : null, null));
+    }
+
+    /**
+     * The options of a get, as {@link #get(String)}.
+     *
+     * @throws KubeError 400 for a resourceVersion that is not a revision
+     */
+    static KubeReadOptions get(KubeListOptions o) throws KubeError {
+        long rv = o.resourceVersion().get();
         return new KubeReadOptions(ListRules.getMode(rv), Math.max(rv, 0), 0, null);
     }
 }

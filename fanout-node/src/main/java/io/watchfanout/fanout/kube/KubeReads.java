@@ -115,9 +115,8 @@ final class KubeReads {
             KubeResources resources,
             KubeFormat format,
             KubeFormat jsonFallback,
-            String rv)
+            KubeReadOptions options)
             throws KubeError, InterruptedException {
-        KubeReadOptions options = KubeReadOptions.get(rv);
         awaitFor(options);
         String key = objectKey(path, resources);
         ListPage page;
