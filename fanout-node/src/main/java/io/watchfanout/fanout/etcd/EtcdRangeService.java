@@ -22,6 +22,7 @@ import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.read.RevisionWait;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.AccessDeniedException;
 import io.watchfanout.fanout.security.Verb;
@@ -34,6 +35,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
@@ -72,6 +74,9 @@ final class EtcdRangeService {
     private final Channel etcdAsNode;
 
     private final Duration wait;
+    /** A consistent read's wait for the revision etcd names (learned per call, with the caller's credentials). */
+    private final RevisionWait revisionWait;
+
     private final Executor pool;
     private final AccessControl access;
 
@@ -91,6 +96,7 @@ final class EtcdRangeService {
         this.stats = stats;
         this.etcd = etcd;
         this.wait = wait;
+        this.revisionWait = new RevisionWait(core, wait, null);
         this.pool = pool;
     }
 
@@ -165,34 +171,38 @@ final class EtcdRangeService {
                 .setKey(req.getKey())
                 .setCountOnly(true)
                 .build();
+        CompletableFuture<Long> learned = new CompletableFuture<>();
         ClientCalls.asyncUnaryCall(call(caller, wait.plusSeconds(5)), probe, new StreamObserver<>() {
             @Override
             public void onNext(RangeResponse r) {
                 headers.learn(r.getHeader());
-                long target = r.getHeader().getRevision();
-                core.awaitRevision(target, wait, pool, arrival -> {
-                    if (arrival.reached()) {
-                        answer(req, 0, caller, out);
-                    } else {
-                        if (arrival.outcome() == Arrival.Outcome.TIMED_OUT) {
-                            stats.consistentReadFallbacks.increment();
-                        }
-                        forward(req, caller, out);
-                    }
-                });
+                learned.complete(r.getHeader().getRevision());
             }
 
             @Override
             public void onError(Throwable t) {
+                learned.completeExceptionally(t);
+            }
+
+            @Override
+            public void onCompleted() {}
+        });
+        revisionWait.awaitConsistent(learned, pool, consistent -> {
+            Throwable t = consistent.unlearned();
+            if (t != null) {
                 // etcd's own answer (no leader, permission denied, unauthenticated) is the caller's.
                 out.onError(
                         t instanceof StatusRuntimeException
                                 ? t
                                 : Status.fromThrowable(t).asRuntimeException());
+            } else if (consistent.reached()) {
+                answer(req, 0, caller, out);
+            } else {
+                if (consistent.arrival().outcome() == Arrival.Outcome.TIMED_OUT) {
+                    stats.consistentReadFallbacks.increment();
+                }
+                forward(req, caller, out);
             }
-
-            @Override
-            public void onCompleted() {}
         });
     }
 

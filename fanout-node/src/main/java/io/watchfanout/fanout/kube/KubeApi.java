@@ -34,7 +34,6 @@ import io.watchfanout.kube.codec.ProtoJsonWriter;
 import io.watchfanout.kube.codec.resources.KubeResources;
 import io.watchfanout.kube.codec.select.FieldSelector;
 import io.watchfanout.kube.codec.select.LabelSelector;
-import io.watchfanout.kube.codec.select.SelectorException;
 import java.io.ByteArrayOutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -290,7 +289,9 @@ public final class KubeApi implements HttpHandler {
                         p.resource().version(),
                         p.resource().plural())
                 .isPresent();
-        if (p.legacyWatch() || KubeParams.isTrue(q.text("watch"))) {
+        // The options once, as kube-apiserver's request scope reads them; what does not parse is answered in turn.
+        KubeListOptions options = KubeListOptions.parse(q::text, p.resource());
+        if (p.legacyWatch() || options.watch()) {
             String upgrade = exchange.getRequestHeaders().getFirst(Headers.UPGRADE);
             if (upgrade != null && upgrade.equalsIgnoreCase("websocket")) {
                 // fabric8 tries a WebSocket watch first and falls back to a plain HTTP watch on a 503 (or 200)
@@ -301,8 +302,9 @@ public final class KubeApi implements HttpHandler {
                         "this node serves watches as HTTP streams, not over WebSocket: watch without Upgrade");
             }
             // Kubernetes authorization first (a 403 before a 400), as kube-apiserver's filters run first.
-            WatchAuthorization allowed = authz == null ? null : authz.watch(identity, p, q, API);
-            KeyRange range = KubeReads.range(p, resources, fieldSelector(q, p));
+            WatchAuthorization allowed = authz == null ? null : authz.watch(identity, p, options, API);
+            KeyRange range =
+                    KubeReads.range(p, resources, options.fieldSelector().get());
             KubeWatches.Admission admission;
             if (authz != null) {
                 admission = () -> authz.admit(identity, range, allowed, API);
@@ -315,13 +317,16 @@ public final class KubeApi implements HttpHandler {
             if (format == null) {
                 throw KubeError.of(406, "NotAcceptable", KubeFormat.ACCEPTED);
             }
-            watches.watch(exchange, p, range, format, q, admission);
+            watches.watch(exchange, p, range, format, options, admission);
             return;
         }
         if (authz != null) {
-            authz.read(identity, p, q, API);
+            authz.read(identity, p, options, API);
         } else {
-            authorize(identity, Verb.READ, KubeReads.range(p, resources, fieldSelector(q, p)));
+            authorize(
+                    identity,
+                    Verb.READ,
+                    KubeReads.range(p, resources, options.fieldSelector().get()));
         }
         boolean protobufServed = builtIn.byPlural(
                         p.resource().group(),
@@ -335,32 +340,12 @@ public final class KubeApi implements HttpHandler {
         // For objects stored as JSON, which have no protobuf form here: the client's next choice.
         KubeFormat jsonFallback = KubeFormat.negotiate(accept, false, true);
         if (p.target() == KubePath.Target.OBJECT) {
-            reads.get(exchange, p, resources, format, jsonFallback, q.text("resourceVersion"));
+            reads.get(exchange, p, resources, format, jsonFallback, KubeReadOptions.get(options));
             return;
         }
-        LabelSelector labels;
-        try {
-            labels = LabelSelector.parse(q.text("labelSelector"));
-        } catch (SelectorException e) {
-            throw KubeError.badRequest(e.getMessage());
-        }
-        FieldSelector fields = fieldSelector(q, p);
-        KubeReadOptions options = KubeReadOptions.list(
-                q.text("resourceVersion"),
-                q.text("resourceVersionMatch"),
-                q.text("limit"),
-                q.text("continue"),
-                q.text("sendInitialEvents"));
-        reads.list(exchange, p, resources, format, jsonFallback, options, labels, fields);
-    }
-
-    /** The request's {@code fieldSelector}, checked against the resource's selectable fields. */
-    private static FieldSelector fieldSelector(QueryParams q, KubePath p) throws KubeError {
-        try {
-            return FieldSelector.parse(q.text("fieldSelector"), p.resource());
-        } catch (SelectorException e) {
-            throw KubeError.badRequest(e.getMessage());
-        }
+        LabelSelector labels = options.labelSelector().get();
+        FieldSelector fields = options.fieldSelector().get();
+        reads.list(exchange, p, resources, format, jsonFallback, KubeReadOptions.list(options), labels, fields);
     }
 
     private static void discovery(HttpServerExchange exchange, String accept, byte[] aggregated, byte[] legacy) {

@@ -9,9 +9,6 @@ import io.watchfanout.fanout.security.LimitExceededException;
 import io.watchfanout.fanout.security.Rbac;
 import io.watchfanout.fanout.security.WatchAuthorization;
 import io.watchfanout.fanout.security.WatchGrant;
-import io.watchfanout.fanout.transport.QueryParams;
-import io.watchfanout.kube.codec.select.FieldSelector;
-import io.watchfanout.kube.codec.select.SelectorException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -55,7 +52,7 @@ final class KubeAuthorization {
      *
      * @throws KubeError 403
      */
-    void read(Identity identity, KubePath p, QueryParams q, String api) throws KubeError {
+    void read(Identity identity, KubePath p, KubeListOptions q, String api) throws KubeError {
         String verb = p.target() == KubePath.Target.OBJECT ? "get" : "list";
         decide(identity, request(identity, p, verb, q), nodeName(p, q), api);
     }
@@ -66,7 +63,7 @@ final class KubeAuthorization {
      *
      * @throws KubeError 403 when not allowed
      */
-    WatchAuthorization watch(Identity identity, KubePath p, QueryParams q, String api) throws KubeError {
+    WatchAuthorization watch(Identity identity, KubePath p, KubeListOptions q, String api) throws KubeError {
         Rbac.Request r = request(identity, p, "watch", q);
         String node = nodeName(p, q);
         decide(identity, r, node, api);
@@ -109,11 +106,11 @@ final class KubeAuthorization {
     }
 
     /** kube-apiserver's request info of a resource request. */
-    private static Rbac.Request request(Identity identity, KubePath p, String verb, QueryParams q) {
+    private static Rbac.Request request(Identity identity, KubePath p, String verb, KubeListOptions q) {
         String name = p.name();
         if (name.isEmpty()) {
             // A list or watch of one object by its name is authorized as that object (resourceNames).
-            String selected = selected(p, q, "metadata.name");
+            String selected = q.selected("metadata.name");
             name = selected == null ? "" : selected;
         }
         return new Rbac.Request(
@@ -130,19 +127,10 @@ final class KubeAuthorization {
     }
 
     /** The node a pod list or watch selects with {@code spec.nodeName=}, for the Node authorizer; or null. */
-    private static String nodeName(KubePath p, QueryParams q) {
+    private static String nodeName(KubePath p, KubeListOptions q) {
         return p.resource().group().isEmpty() && p.resource().plural().equals("pods")
-                ? selected(p, q, "spec.nodeName")
+                ? q.selected("spec.nodeName")
                 : null;
-    }
-
-    private static String selected(KubePath p, QueryParams q, String field) {
-        try {
-            return FieldSelector.parse(q.text("fieldSelector"), p.resource()).requiredValue(field);
-        } catch (SelectorException e) {
-            // Answered 400 when the read parses it; no name is authorized from a bad selector.
-            return null;
-        }
     }
 
     private static List<String> groups(Identity identity) {

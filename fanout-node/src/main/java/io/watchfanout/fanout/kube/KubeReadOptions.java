@@ -1,7 +1,12 @@
 package io.watchfanout.fanout.kube;
 
+import io.watchfanout.fanout.read.ContinueToken;
+import io.watchfanout.fanout.read.ListRules;
+import io.watchfanout.fanout.read.ReadMode;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The revision a Kubernetes get or list is answered at, and its page size, from
@@ -16,21 +21,16 @@ import java.util.List;
  * {@code BadRequest} for values that do not parse ({@link KubeParams}) and the others; a
  * {@code limit} below 1 is no limit, as kube-apiserver reads it.
  *
+ * <p>The table itself is the core's ({@link ListRules}), shared with {@code /v1/kv}; this record
+ * reads the values as kube-apiserver reads them and answers its refusals in its words.
+ *
  * @param mode how the revision is chosen
- * @param resourceVersion N for {@link Mode#NOT_OLDER_THAN} and {@link Mode#EXACT}, else 0
+ * @param resourceVersion N for {@link ReadMode#NOT_OLDER_THAN} and {@link ReadMode#EXACT}, else 0
  * @param limit the most objects per page, 0 for all
- * @param token the decoded token for {@link Mode#CONTINUE}, else null
+ * @param token the decoded token (in {@link ContinueToken.Form#KUBERNETES}, its key relative to
+ *     the list's prefix) for {@link ReadMode#CONTINUE}, else null
  */
-record KubeReadOptions(Mode mode, long resourceVersion, long limit, KubeContinueToken token) {
-    /** How the revision of a read is chosen. */
-    enum Mode {
-        MOST_RECENT,
-        ANY,
-        NOT_OLDER_THAN,
-        EXACT,
-        CONTINUE
-    }
-
+record KubeReadOptions(ReadMode mode, long resourceVersion, long limit, ContinueToken token) {
     /**
      * The options of a list.
      *
@@ -38,28 +38,31 @@ record KubeReadOptions(Mode mode, long resourceVersion, long limit, KubeContinue
      */
     static KubeReadOptions list(String rvText, String match, String limitText, String cont, String sendInitialEvents)
             throws KubeError {
-        long rv = KubeParams.resourceVersion(rvText);
-        long limit = KubeParams.int64(limitText, 0);
+        Map<String, String> query = new HashMap<>();
+        query.put("resourceVersion", rvText);
+        query.put("resourceVersionMatch", match);
+        query.put("limit", limitText);
+        query.put("continue", cont);
+        query.put("sendInitialEvents", sendInitialEvents);
+        return list(KubeListOptions.parse(query::get, null));
+    }
+
+    /**
+     * The options of a list.
+     *
+     * @throws KubeError 400 or 422 as kube-apiserver answers the same parameters
+     */
+    static KubeReadOptions list(KubeListOptions o) throws KubeError {
+        long rv = o.resourceVersion().get();
+        long limit = o.limit().get();
+        String match = o.resourceVersionMatch();
+        String cont = o.continueToken();
+        String sendInitialEvents = o.sendInitialEvents();
         limit = limit <= 0 ? 0 : Math.min(limit, Integer.MAX_VALUE);
         boolean continued = cont != null && !cont.isEmpty();
         List<String> errors = new ArrayList<>();
-        if (match != null && !match.isEmpty()) {
-            if (rv < 0) {
-                errors.add("resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless "
-                        + "resourceVersion is provided");
-            }
-            if (continued) {
-                errors.add("resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is "
-                        + "provided");
-            }
-            if (!match.equals("Exact") && !match.equals("NotOlderThan")) {
-                errors.add("resourceVersionMatch: Unsupported value: \"" + match
-                        + "\": supported values: \"Exact\", \"NotOlderThan\", \"\"");
-            }
-            if (match.equals("Exact") && rv == 0) {
-                errors.add("resourceVersionMatch: Forbidden: resourceVersionMatch \"exact\" is forbidden for "
-                        + "resourceVersion \"0\"");
-            }
+        for (ListRules.Violation v : ListRules.matchViolations(rv, match, continued)) {
+            errors.add(v.message(match));
         }
         if (sendInitialEvents != null) {
             errors.add("sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list");
@@ -67,24 +70,22 @@ record KubeReadOptions(Mode mode, long resourceVersion, long limit, KubeContinue
         if (!errors.isEmpty()) {
             throw KubeError.invalidListOptions(errors);
         }
-        if (continued) {
-            if (rv > 0) {
-                throw KubeError.badRequest("specifying resource version is not allowed when using continue");
+        if (ListRules.resourceVersionWithContinue(rv, continued)) {
+            throw KubeError.badRequest(ListRules.Violation.RESOURCE_VERSION_WITH_CONTINUE.message(match));
+        }
+        ReadMode mode = ListRules.mode(rv, match, limit, continued);
+        return switch (mode) {
+            case CONTINUE -> {
+                try {
+                    yield new KubeReadOptions(
+                            mode, 0, limit, ContinueToken.decode(cont, ContinueToken.Form.KUBERNETES));
+                } catch (IllegalArgumentException e) {
+                    throw KubeError.badRequest(e.getMessage());
+                }
             }
-            try {
-                return new KubeReadOptions(Mode.CONTINUE, 0, limit, KubeContinueToken.decode(cont));
-            } catch (IllegalArgumentException e) {
-                throw KubeError.badRequest(e.getMessage());
-            }
-        }
-        if (rv < 0) {
-            return new KubeReadOptions(Mode.MOST_RECENT, 0, limit, null);
-        }
-        if (rv == 0) {
-            return new KubeReadOptions(Mode.ANY, 0, limit, null);
-        }
-        boolean exact = "Exact".equals(match) || ((match == null || match.isEmpty()) && limit > 0);
-        return new KubeReadOptions(exact ? Mode.EXACT : Mode.NOT_OLDER_THAN, rv, limit, null);
+            case MOST_RECENT, ANY -> new KubeReadOptions(mode, 0, limit, null);
+            default -> new KubeReadOptions(mode, rv, limit, null);
+        };
     }
 
     /**
@@ -93,12 +94,16 @@ record KubeReadOptions(Mode mode, long resourceVersion, long limit, KubeContinue
      * @throws KubeError 400 for a resourceVersion that is not a revision
      */
     static KubeReadOptions get(String rvText) throws KubeError {
-        long rv = KubeParams.resourceVersion(rvText);
-        if (rv < 0) {
-            return new KubeReadOptions(Mode.MOST_RECENT, 0, 0, null);
-        }
-        return rv == 0
-                ? new KubeReadOptions(Mode.ANY, 0, 0, null)
-                : new KubeReadOptions(Mode.NOT_OLDER_THAN, rv, 0, null);
+        return get(KubeListOptions.parse(name -> name.equals("resourceVersion") ? rvText : null, null));
+    }
+
+    /**
+     * The options of a get, as {@link #get(String)}.
+     *
+     * @throws KubeError 400 for a resourceVersion that is not a revision
+     */
+    static KubeReadOptions get(KubeListOptions o) throws KubeError {
+        long rv = o.resourceVersion().get();
+        return new KubeReadOptions(ListRules.getMode(rv), Math.max(rv, 0), 0, null);
     }
 }

@@ -6,6 +6,8 @@ import com.google.protobuf.ByteString;
 import io.undertow.server.HttpServerExchange;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.CachedEvent;
+import io.watchfanout.fanout.read.ContinueToken;
+import io.watchfanout.fanout.read.ReadMode;
 import io.watchfanout.fanout.watch.HistoryExpiredException;
 import io.watchfanout.fanout.watch.ListPage;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -28,7 +30,7 @@ import java.util.Optional;
  * Gets and lists of Kubernetes objects from the watch cache, as kube-apiserver answers them: the
  * revision from {@link KubeReadOptions} (waiting in {@link KubeRevisionWait}), pages of
  * {@code limit} objects all read at the first page's revision and chained by
- * {@link KubeContinueToken}s, label and field selectors decided from the stored bytes, and the
+ * continue tokens ({@link ContinueToken.Form#KUBERNETES}), label and field selectors decided from the stored bytes, and the
  * answer in JSON, protobuf or Table ({@link KubeFormat}). List items are written by
  * {@link KubeListWriter}, Table rows read from {@link KubeItems#jsonItem}. {@code metadata.resourceVersion} of an object is its key's mod
  * revision, that of a list the revision it was read at.
@@ -113,9 +115,8 @@ final class KubeReads {
             KubeResources resources,
             KubeFormat format,
             KubeFormat jsonFallback,
-            String rv)
+            KubeReadOptions options)
             throws KubeError, InterruptedException {
-        KubeReadOptions options = KubeReadOptions.get(rv);
         awaitFor(options);
         String key = objectKey(path, resources);
         ListPage page;
@@ -172,14 +173,14 @@ final class KubeReads {
         KeyRange range = range(path, resources, fields);
         long at = 0;
         ByteString from = null;
-        if (options.mode() == KubeReadOptions.Mode.CONTINUE) {
-            KubeContinueToken token = options.token();
-            from = utf8(prefix + token.start());
-            at = token.revision() == KubeContinueToken.LATEST ? 0 : token.revision();
+        if (options.mode() == ReadMode.CONTINUE) {
+            ContinueToken token = options.token();
+            from = utf8(prefix + token.nextKey().toStringUtf8());
+            at = token.revision() == ContinueToken.LATEST ? 0 : token.revision();
             wait.await(at);
         } else {
             awaitFor(options);
-            if (options.mode() == KubeReadOptions.Mode.EXACT) {
+            if (options.mode() == ReadMode.EXACT) {
                 at = options.resourceVersion();
             }
         }
@@ -187,14 +188,11 @@ final class KubeReads {
         try {
             page = read(range, from, at, options, resources, labels, fields);
         } catch (HistoryExpiredException e) {
-            if (options.mode() == KubeReadOptions.Mode.CONTINUE) {
+            if (options.mode() == ReadMode.CONTINUE) {
                 throw KubeError.expired(
                         CONTINUE_EXPIRED,
-                        new KubeContinueToken(
-                                        KubeContinueToken.LATEST,
-                                        options.token().start(),
-                                        -1)
-                                .encode());
+                        new ContinueToken(ContinueToken.LATEST, options.token().nextKey(), -1)
+                                .encode(ContinueToken.Form.KUBERNETES));
             }
             throw KubeError.expired(EXACT_EXPIRED, null);
         }
@@ -207,11 +205,11 @@ final class KubeReads {
         }
         String continueToken = page.next() == null
                 ? null
-                : new KubeContinueToken(
+                : new ContinueToken(
                                 page.revision(),
-                                page.next().toStringUtf8().substring(prefix.length()),
+                                utf8(page.next().toStringUtf8().substring(prefix.length())),
                                 page.remaining())
-                        .encode();
+                        .encode(ContinueToken.Form.KUBERNETES);
         write(exchange, path.resource(), format, page, continueToken);
     }
 
@@ -237,16 +235,15 @@ final class KubeReads {
             throws HistoryExpiredException, KubeError {
         int limit = (int) options.limit();
         boolean selecting = !labels.isEverything() || !fields.isEverything();
-        boolean first = options.mode() != KubeReadOptions.Mode.CONTINUE;
+        boolean first = options.mode() != ReadMode.CONTINUE;
         if (!selecting) {
             ListPage page = core.list(range, from, at, limit == 0 ? Integer.MAX_VALUE : limit, limit > 0 && first);
             long remaining = -1;
             if (page.nextKey() != null) {
                 if (first) {
                     remaining = page.remaining();
-                } else if (options.token().remaining() > 0) {
-                    long left = options.token().remaining() - page.kvs().size();
-                    remaining = left >= 1 ? left : -1;
+                } else {
+                    remaining = options.token().remainingAfter(page.kvs().size());
                 }
             }
             return new Page(page.kvs(), page.lastEvents(), page.revision(), page.nextKey(), remaining);

@@ -1,33 +1,28 @@
 package io.watchfanout.fanout.kube;
 
+import io.watchfanout.fanout.read.RevisionWait;
 import io.watchfanout.fanout.watch.Arrival;
 import io.watchfanout.fanout.watch.CurrentRevision;
 import io.watchfanout.fanout.watch.WatchCore;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
- * Where a Kubernetes read waits for the revision it must be answered at: a resourceVersion ahead
- * of the node, and etcd's current revision for a consistent read (no resourceVersion, KEP-2340),
- * learned from the node's {@link CurrentRevision} source. Blocks the calling worker thread for up
- * to the node's {@code --resource-version-wait}, then answers as kube-apiserver's watch cache
- * does: 504 {@code Too large resource version}; the wait itself is the core's one entry
- * ({@link WatchCore#awaitRevision(long, java.time.Duration, java.util.concurrent.Executor,
- * java.util.function.Consumer)}).
+ * A Kubernetes read's waits (the core's {@link RevisionWait}: a resourceVersion ahead of the node,
+ * etcd's current revision for a consistent read, KEP-2340) answered as kube-apiserver's watch
+ * cache answers them: 504 {@code Too large resource version} when the cache does not get there
+ * within the node's {@code --resource-version-wait}, 503 when etcd's revision cannot be learned or
+ * the node stops serving. Blocks the calling worker thread.
  *
  * <p>Thread-safe.
  */
 final class KubeRevisionWait {
     private final WatchCore core;
     private final KubeSettings settings;
-    /** etcd's current revision, or null (then a consistent read is at the node's revision). */
-    private final CurrentRevision currentRevision;
+    private final RevisionWait wait;
 
     KubeRevisionWait(WatchCore core, KubeSettings settings, CurrentRevision currentRevision) {
         this.core = core;
         this.settings = settings;
-        this.currentRevision = currentRevision;
+        this.wait = new RevisionWait(core, settings.resourceVersionWait(), currentRevision);
     }
 
     /**
@@ -37,20 +32,17 @@ final class KubeRevisionWait {
      * @throws KubeError 503 when etcd's revision cannot be learned, 504 when the cache does not get there
      */
     void awaitConsistent() throws KubeError, InterruptedException {
-        if (currentRevision == null) {
-            return;
-        }
-        long etcd;
-        try {
-            etcd = currentRevision.current().get(settings.resourceVersionWait().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException | TimeoutException e) {
+        RevisionWait.Consistent c = wait.awaitConsistent();
+        if (c.unlearned() != null) {
             throw KubeError.unavailable(
                     "a read without resourceVersion is a consistent read, and etcd's current revision could not be "
-                            + "learned: " + (e.getCause() != null ? e.getCause() : e)
+                            + "learned: " + c.unlearned()
                             + "; retry, or read with resourceVersion=0 for the node's state",
                     settings.retryAfterSeconds());
         }
-        await(etcd);
+        if (c.arrival() != null) {
+            answer(c.arrival(), c.revision());
+        }
     }
 
     /**
@@ -60,7 +52,10 @@ final class KubeRevisionWait {
      *     503 when the node stopped serving meanwhile
      */
     void await(long rv) throws KubeError, InterruptedException {
-        Arrival a = core.awaitRevision(rv, settings.resourceVersionWait());
+        answer(wait.await(rv), rv);
+    }
+
+    private void answer(Arrival a, long rv) throws KubeError {
         switch (a.outcome()) {
             case REACHED:
                 return;

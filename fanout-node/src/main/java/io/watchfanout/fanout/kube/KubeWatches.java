@@ -4,7 +4,6 @@ import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.security.WatchGrant;
-import io.watchfanout.fanout.transport.QueryParams;
 import io.watchfanout.fanout.transport.WatchStreams;
 import io.watchfanout.fanout.watch.Opening;
 import io.watchfanout.fanout.watch.WatchCore;
@@ -13,7 +12,6 @@ import io.watchfanout.fanout.watch.WatchSpec;
 import io.watchfanout.kube.codec.KubeWatchFrames;
 import io.watchfanout.kube.codec.select.FieldSelector;
 import io.watchfanout.kube.codec.select.LabelSelector;
-import io.watchfanout.kube.codec.select.SelectorException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,27 +69,21 @@ final class KubeWatches {
             KubePath path,
             KeyRange range,
             KubeFormat format,
-            QueryParams q,
+            KubeListOptions q,
             Admission admission)
             throws KubeError, InterruptedException {
-        LabelSelector labels;
-        FieldSelector fields;
-        try {
-            labels = LabelSelector.parse(q.text("labelSelector"));
-            fields = FieldSelector.parse(q.text("fieldSelector"), path.resource());
-        } catch (SelectorException e) {
-            throw KubeError.badRequest(e.getMessage());
-        }
-        boolean allowBookmarks = KubeParams.isTrue(q.text("allowWatchBookmarks"));
-        String initialEventsText = q.text("sendInitialEvents");
+        LabelSelector labels = q.labelSelector().get();
+        FieldSelector fields = q.fieldSelector().get();
+        boolean allowBookmarks = q.allowWatchBookmarks();
+        String initialEventsText = q.sendInitialEvents();
         boolean sendInitialEvents = KubeParams.isTrue(initialEventsText);
-        String rvText = q.text("resourceVersion");
-        String rvMatch = q.text("resourceVersionMatch");
-        long timeoutSeconds = KubeParams.int64(q.text("timeoutSeconds"), 0);
-        KubeParams.int64(q.text("limit"), 0); // parsed, as kube-apiserver parses every ListOptions field
-        long rv = Math.max(0, KubeParams.resourceVersion(rvText));
-        validate(initialEventsText, sendInitialEvents, allowBookmarks, rvMatch, q.text("continue"));
-        if (sendInitialEvents && (rvText == null || rvText.isEmpty())) {
+        String rvMatch = q.resourceVersionMatch();
+        long timeoutSeconds = q.timeoutSeconds().get();
+        q.limit().get(); // checked, as kube-apiserver parses every ListOptions field
+        long given = q.resourceVersion().get();
+        long rv = Math.max(0, given);
+        validate(initialEventsText, sendInitialEvents, allowBookmarks, rvMatch, q.continueToken());
+        if (sendInitialEvents && given < 0) {
             // A consistent watch-list: its initial state is at least etcd's revision now.
             wait.awaitConsistent();
         }

@@ -8,6 +8,9 @@ import io.watchfanout.common.KeyRange;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.ProtoJson;
 import io.watchfanout.fanout.frame.WatchEventEncodings;
+import io.watchfanout.fanout.read.ContinueToken;
+import io.watchfanout.fanout.read.ReadMode;
+import io.watchfanout.fanout.read.RevisionWait;
 import io.watchfanout.fanout.security.Identity;
 import io.watchfanout.fanout.security.Verb;
 import io.watchfanout.fanout.transport.ApiException;
@@ -24,9 +27,6 @@ import io.watchfanout.fanout.watch.Statuses;
 import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.schema.v1.KeyValueList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * {@code GET /v1/kv}: a range read from the cache (README.md, "The watch protocol"), with
@@ -52,15 +52,15 @@ final class KvHandler implements HttpHandler {
 
     private final WatchCore core;
     private final HttpSettings settings;
-    /** etcd's current revision for a list without resourceVersion, or null (then the node's revision). */
-    private final CurrentRevision currentRevision;
+    /** Waits for a revision ahead of the node, and for etcd's revision on a list without resourceVersion. */
+    private final RevisionWait revisionWait;
 
     private final HttpAccess access;
 
     KvHandler(WatchCore core, HttpSettings settings, CurrentRevision currentRevision, HttpAccess access) {
         this.core = core;
         this.settings = settings;
-        this.currentRevision = currentRevision;
+        this.revisionWait = new RevisionWait(core, settings.resourceVersionWait(), currentRevision);
         this.access = access;
     }
 
@@ -93,12 +93,7 @@ final class KvHandler implements HttpHandler {
                     at = t.revision();
                     from = t.nextKey();
                 }
-                case MOST_RECENT -> {
-                    if (currentRevision != null) {
-                        // Most recent, as Kubernetes reads it: a consistent read.
-                        awaitRevision(etcdRevision());
-                    }
-                }
+                case MOST_RECENT -> awaitConsistent(); // most recent, as Kubernetes reads it: a consistent read
                 case ANY -> {}
                 case NOT_OLDER_THAN -> awaitRevision(read.resourceVersion());
                 case EXACT -> {
@@ -108,7 +103,7 @@ final class KvHandler implements HttpHandler {
                 default -> throw new IllegalStateException(read.mode().toString());
             }
             long limit = read.limit();
-            boolean firstOfPaged = limit > 0 && read.mode() != ListRead.Mode.CONTINUE;
+            boolean firstOfPaged = limit > 0 && read.mode() != ReadMode.CONTINUE;
             ListPage page;
             try {
                 page = core.list(
@@ -123,8 +118,11 @@ final class KvHandler implements HttpHandler {
             KeyValueList.Builder list =
                     KeyValueList.newBuilder().addAllKvs(page.kvs()).setResourceVersion(page.revision());
             if (page.nextKey() != null) {
-                long remaining = firstOfPaged ? page.remaining() : remainingAfter(read.token(), page);
-                list.setContinue(new ContinueToken(page.revision(), page.nextKey(), remaining).encode());
+                long remaining = firstOfPaged
+                        ? page.remaining()
+                        : read.token().remainingAfter(page.kvs().size());
+                list.setContinue(new ContinueToken(page.revision(), page.nextKey(), remaining)
+                        .encode(ContinueToken.Form.COMPACT));
                 if (remaining >= 0) {
                     list.setRemainingItemCount(remaining);
                 }
@@ -139,35 +137,24 @@ final class KvHandler implements HttpHandler {
         }
     }
 
-    /**
-     * The key-values after a later page: the token's count less the page's, or -1 when the token
-     * has no count (an older node's) or a count the page contradicts (a forged token): better no
-     * {@code remainingItemCount} than a wrong one.
-     */
-    static long remainingAfter(ContinueToken token, ListPage page) {
-        if (token.remaining() < 0) {
-            return -1;
-        }
-        long left = token.remaining() - page.kvs().size();
-        return left >= 1 ? left : -1;
-    }
-
-    /** etcd's current revision, or 503 when etcd cannot be asked (a consistent read cannot be served then). */
-    private long etcdRevision() throws ApiException, InterruptedException {
-        try {
-            return currentRevision.current().get(settings.resourceVersionWait().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException | TimeoutException e) {
+    /** Waits for etcd's current revision, or answers 503 when etcd cannot be asked and 503/504 after the wait. */
+    private void awaitConsistent() throws ApiException, InterruptedException {
+        RevisionWait.Consistent c = revisionWait.awaitConsistent();
+        if (c.unlearned() != null) {
             throw new ApiException(
                     Statuses.notReady("a list without resourceVersion is a consistent read, and etcd's "
-                            + "current revision could not be learned: " + (e.getCause() != null ? e.getCause() : e)
+                            + "current revision could not be learned: " + c.unlearned()
                             + "; ask with resourceVersion=0 for the node's revision"),
                     settings.retryAfterSeconds());
+        }
+        if (!c.reached()) {
+            throw new ApiException(c.arrival().status(), settings.retryAfterSeconds());
         }
     }
 
     /** Blocks this worker thread until the cache reaches {@code rv} (at most the wait), or answers 503/504. */
     private void awaitRevision(long rv) throws ApiException, InterruptedException {
-        Arrival a = core.awaitRevision(rv, settings.resourceVersionWait());
+        Arrival a = revisionWait.await(rv);
         if (!a.reached()) {
             throw new ApiException(a.status(), settings.retryAfterSeconds());
         }

@@ -1,5 +1,8 @@
 package io.watchfanout.fanout.v1;
 
+import io.watchfanout.fanout.read.ContinueToken;
+import io.watchfanout.fanout.read.ListRules;
+import io.watchfanout.fanout.read.ReadMode;
 import io.watchfanout.fanout.transport.ApiException;
 import io.watchfanout.fanout.transport.HttpStatuses;
 import io.watchfanout.fanout.transport.QueryParams;
@@ -7,22 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Which revision a {@code GET /v1/kv} answers at, decided from {@code resourceVersion},
- * {@code resourceVersionMatch}, {@code limit} and {@code continue} as kube-apiserver decides it
- * (https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions, the table
- * "resourceVersionMatch and paging parameters"; k8s.io/apimachinery's {@code ValidateListOptions}
- * and k8s.io/apiserver's storage list validation for the errors):
- *
- * <table>
- *   <caption>resourceVersionMatch, paging and resourceVersion</caption>
- *   <tr><th>resourceVersionMatch</th><th>paging</th><th>absent</th><th>0</th><th>N &gt; 0</th></tr>
- *   <tr><td>absent</td><td>no limit</td><td>most recent</td><td>any</td><td>not older than N</td></tr>
- *   <tr><td>absent</td><td>limit, no continue</td><td>most recent</td><td>any</td><td>exact N</td></tr>
- *   <tr><td>absent</td><td>continue</td><td>the token's revision</td><td>the token's revision</td><td>400</td></tr>
- *   <tr><td>NotOlderThan</td><td>no continue</td><td>400</td><td>any</td><td>not older than N</td></tr>
- *   <tr><td>Exact</td><td>no continue</td><td>400</td><td>400</td><td>exact N</td></tr>
- *   <tr><td>any value</td><td>continue</td><td>400</td><td>400</td><td>400</td></tr>
- * </table>
+ * Which revision a {@code GET /v1/kv} answers at: the query's {@code resourceVersion},
+ * {@code resourceVersionMatch}, {@code limit} and {@code continue} read, then decided by the
+ * core's {@link ListRules} (the table lives there).
  *
  * <p>Every refusal is a 400 {@code BadRequest} whose message starts with kube-apiserver's own
  * text (e.g. {@code resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless
@@ -32,29 +22,15 @@ import java.util.List;
  * promises. An empty {@code resourceVersionMatch=} is absent, as in Kubernetes.
  *
  * @param mode how the revision is chosen
- * @param resourceVersion N for {@link Mode#NOT_OLDER_THAN} and {@link Mode#EXACT}, else 0
+ * @param resourceVersion N for {@link ReadMode#NOT_OLDER_THAN} and {@link ReadMode#EXACT}, else 0
  * @param limit the most key-values per page, 0 for all
- * @param token the decoded token for {@link Mode#CONTINUE}, else null
+ * @param token the decoded token (in {@link ContinueToken.Form#COMPACT}) for {@link ReadMode#CONTINUE}, else null
  */
-record ListRead(Mode mode, long resourceVersion, long limit, ContinueToken token) {
+record ListRead(ReadMode mode, long resourceVersion, long limit, ContinueToken token) {
     /** The values of {@code resourceVersionMatch}, spelt as Kubernetes spells them. */
-    static final String EXACT = "Exact";
+    static final String EXACT = ListRules.EXACT;
     /** See {@link #EXACT}. */
-    static final String NOT_OLDER_THAN = "NotOlderThan";
-
-    /** How the list's revision is chosen. */
-    enum Mode {
-        /** No resourceVersion: etcd's current revision or newer (a consistent read, with --etcd-endpoints). */
-        MOST_RECENT,
-        /** resourceVersion=0: the node's revision, whatever it is. */
-        ANY,
-        /** A revision {@code >= resourceVersion}: the node's, after waiting for it to get there. */
-        NOT_OLDER_THAN,
-        /** Exactly {@code resourceVersion}, from the history window (after waiting if it is ahead). */
-        EXACT,
-        /** A later page: the token's revision, from its next key. */
-        CONTINUE
-    }
+    static final String NOT_OLDER_THAN = ListRules.NOT_OLDER_THAN;
 
     /**
      * Decides the read of a list request.
@@ -67,58 +43,50 @@ record ListRead(Mode mode, long resourceVersion, long limit, ContinueToken token
         String match = q.text("resourceVersionMatch");
         String cont = q.text("continue");
         boolean continued = cont != null && !cont.isEmpty();
-        if (match != null && !match.isEmpty()) {
+        List<ListRules.Violation> violations = ListRules.matchViolations(rv, match, continued);
+        if (!violations.isEmpty()) {
             List<String> errors = new ArrayList<>();
-            String hint = null;
-            if (rv < 0) {
-                errors.add(
-                        "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is "
-                                + "provided");
-                hint = "resourceVersion=N with resourceVersionMatch, or neither for the most recent state";
+            for (ListRules.Violation v : violations) {
+                errors.add(v.message(match));
             }
-            if (continued) {
-                errors.add(
-                        "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided");
-                hint = hint != null ? hint : "continue alone: the token carries the first page's revision";
-            }
-            if (!match.equals(EXACT) && !match.equals(NOT_OLDER_THAN)) {
-                errors.add("resourceVersionMatch: Unsupported value: \"" + match + "\": supported values: \"" + EXACT
-                        + "\", \"" + NOT_OLDER_THAN + "\", \"\"");
-                hint = hint != null
-                        ? hint
-                        : "resourceVersionMatch=" + EXACT + " or " + NOT_OLDER_THAN + ", in this letter case";
-            }
-            if (match.equals(EXACT) && rv == 0) {
-                errors.add(
-                        "resourceVersionMatch: Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion "
-                                + "\"0\"");
-                hint = hint != null
-                        ? hint
-                        : "resourceVersionMatch=" + EXACT + " with a revision > 0; resourceVersion=0 "
-                                + "alone reads at any revision";
-            }
-            if (!errors.isEmpty()) {
-                throw badRequest(errors, hint);
-            }
+            throw badRequest(errors, hint(violations.get(0)));
         }
-        if (continued) {
-            if (rv > 0) {
-                throw badRequest(
-                        List.of("specifying resource version is not allowed when using continue"),
-                        "continue alone, or with resourceVersion=0: the token carries the first page's revision");
-            }
-            return new ListRead(Mode.CONTINUE, 0, limit, ContinueToken.decode(cont));
+        if (ListRules.resourceVersionWithContinue(rv, continued)) {
+            throw badRequest(
+                    List.of(ListRules.Violation.RESOURCE_VERSION_WITH_CONTINUE.message(match)),
+                    hint(ListRules.Violation.RESOURCE_VERSION_WITH_CONTINUE));
         }
-        if (rv < 0) {
-            return new ListRead(Mode.MOST_RECENT, 0, limit, null);
+        ReadMode mode = ListRules.mode(rv, match, limit, continued);
+        return switch (mode) {
+            case CONTINUE -> new ListRead(mode, 0, limit, token(cont));
+            case MOST_RECENT, ANY -> new ListRead(mode, 0, limit, null);
+            default -> new ListRead(mode, rv, limit, null);
+        };
+    }
+
+    /** What to send instead of the first broken rule. */
+    private static String hint(ListRules.Violation first) {
+        return switch (first) {
+            case MATCH_WITHOUT_RESOURCE_VERSION ->
+                "resourceVersion=N with resourceVersionMatch, or neither for the most recent state";
+            case MATCH_WITH_CONTINUE -> "continue alone: the token carries the first page's revision";
+            case UNSUPPORTED_MATCH ->
+                "resourceVersionMatch=" + EXACT + " or " + NOT_OLDER_THAN + ", in this letter case";
+            case EXACT_AT_ZERO ->
+                "resourceVersionMatch=" + EXACT + " with a revision > 0; resourceVersion=0 alone reads at any revision";
+            case RESOURCE_VERSION_WITH_CONTINUE ->
+                "continue alone, or with resourceVersion=0: the token carries the first page's revision";
+        };
+    }
+
+    /** The {@code continue} token, in the form {@code /v1/kv} issues it. */
+    private static ContinueToken token(String text) throws ApiException {
+        try {
+            return ContinueToken.decode(text, ContinueToken.Form.COMPACT);
+        } catch (IllegalArgumentException e) {
+            throw new ApiException(HttpStatuses.badRequest("parameter continue: \"" + text
+                    + "\" is not a valid token (expected: the continue field of a previous page)"));
         }
-        if (rv == 0) {
-            return new ListRead(Mode.ANY, 0, limit, null);
-        }
-        boolean exact = EXACT.equals(match)
-                // Kubernetes' legacy rule: the first page of a paged list at resourceVersion=N is exact.
-                || ((match == null || match.isEmpty()) && limit > 0);
-        return new ListRead(exact ? Mode.EXACT : Mode.NOT_OLDER_THAN, rv, limit, null);
     }
 
     private static ApiException badRequest(List<String> errors, String hint) {

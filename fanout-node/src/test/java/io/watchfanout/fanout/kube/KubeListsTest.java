@@ -6,12 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import com.google.protobuf.ByteString;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.DynamicMessage;
 import io.watchfanout.fanout.frame.CachedEvent;
 import io.watchfanout.fanout.frame.Encoding;
 import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.frame.FrameKind;
+import io.watchfanout.fanout.read.ContinueToken;
+import io.watchfanout.fanout.read.ContinueToken.Form;
 import io.watchfanout.kube.codec.CustomResources;
 import io.watchfanout.kube.codec.KubeListWriter;
 import io.watchfanout.kube.codec.KubeSchema;
@@ -172,9 +175,12 @@ class KubeListsTest {
 
     @Test
     void continueTokensRoundTripAndBadOnesAreRefusedInKubeApiserversWords() {
-        KubeContinueToken token = new KubeContinueToken(77, "default/web-3\u0000", 40);
-        assertThat(KubeContinueToken.decode(token.encode())).isEqualTo(token);
-        assertThat(KubeContinueToken.decode(new KubeContinueToken(77, "a", -1).encode())
+        ContinueToken token = new ContinueToken(77, ByteString.copyFromUtf8("default/web-3\u0000"), 40);
+        assertThat(ContinueToken.decode(token.encode(Form.KUBERNETES), Form.KUBERNETES))
+                .isEqualTo(token);
+        assertThat(ContinueToken.decode(
+                                new ContinueToken(77, ByteString.copyFromUtf8("a"), -1).encode(Form.KUBERNETES),
+                                Form.KUBERNETES)
                         .remaining())
                 .isEqualTo(-1);
         for (String bad : List.of(
@@ -183,7 +189,7 @@ class KubeListsTest {
                 base64("{\"v\":\"x\",\"rv\":1,\"start\":\"a\"}"),
                 base64("{\"v\":\"meta.k8s.io/v1\",\"rv\":0,\"start\":\"a\"}"),
                 base64("{\"v\":\"meta.k8s.io/v1\",\"rv\":5,\"start\":\"/etc\"}"))) {
-            assertThatThrownBy(() -> KubeContinueToken.decode(bad))
+            assertThatThrownBy(() -> ContinueToken.decode(bad, Form.KUBERNETES))
                     .as(bad)
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageStartingWith("continue key is not valid");

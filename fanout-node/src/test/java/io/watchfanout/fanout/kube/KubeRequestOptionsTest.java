@@ -3,6 +3,10 @@ package io.watchfanout.fanout.kube;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.protobuf.ByteString;
+import io.watchfanout.fanout.read.ContinueToken;
+import io.watchfanout.fanout.read.ContinueToken.Form;
+import io.watchfanout.fanout.read.ReadMode;
 import org.junit.jupiter.api.Test;
 
 /** Content negotiation and the revision rules of Kubernetes reads, as kube-apiserver decides them. */
@@ -36,28 +40,29 @@ class KubeRequestOptionsTest {
 
     @Test
     void resourceVersionLimitAndContinueChooseTheRevision() throws KubeError {
-        assertThat(KubeReadOptions.list(null, null, null, null, null).mode())
-                .isEqualTo(KubeReadOptions.Mode.MOST_RECENT);
-        assertThat(KubeReadOptions.list("0", null, "500", null, null).mode()).isEqualTo(KubeReadOptions.Mode.ANY);
-        assertThat(KubeReadOptions.list("7", null, null, null, null).mode())
-                .isEqualTo(KubeReadOptions.Mode.NOT_OLDER_THAN);
+        assertThat(KubeReadOptions.list(null, null, null, null, null).mode()).isEqualTo(ReadMode.MOST_RECENT);
+        assertThat(KubeReadOptions.list("0", null, "500", null, null).mode()).isEqualTo(ReadMode.ANY);
+        assertThat(KubeReadOptions.list("7", null, null, null, null).mode()).isEqualTo(ReadMode.NOT_OLDER_THAN);
         // the legacy rule: the first page of a paged list at N is exact
-        assertThat(KubeReadOptions.list("7", null, "5", null, null).mode()).isEqualTo(KubeReadOptions.Mode.EXACT);
+        assertThat(KubeReadOptions.list("7", null, "5", null, null).mode()).isEqualTo(ReadMode.EXACT);
         assertThat(KubeReadOptions.list("7", "NotOlderThan", "5", null, null).mode())
-                .isEqualTo(KubeReadOptions.Mode.NOT_OLDER_THAN);
+                .isEqualTo(ReadMode.NOT_OLDER_THAN);
         assertThat(KubeReadOptions.list("7", "Exact", null, null, null).resourceVersion())
                 .isEqualTo(7);
         assertThat(KubeReadOptions.list(null, null, "-3", null, null).limit()).isZero();
         assertThat(KubeReadOptions.list(null, null, "99999999999999", null, null)
                         .limit())
                 .isEqualTo(Integer.MAX_VALUE);
-        String token = new KubeContinueToken(9, "a/p2", 4).encode();
+        String token = new ContinueToken(9, ByteString.copyFromUtf8("a/p2"), 4).encode(Form.KUBERNETES);
         KubeReadOptions next = KubeReadOptions.list("0", null, "2", token, null);
-        assertThat(next.mode()).isEqualTo(KubeReadOptions.Mode.CONTINUE);
-        assertThat(next.token()).isEqualTo(new KubeContinueToken(9, "a/p2", 4));
-        assertThat(KubeContinueToken.decode(new KubeContinueToken(KubeContinueToken.LATEST, "p", -1).encode())
+        assertThat(next.mode()).isEqualTo(ReadMode.CONTINUE);
+        assertThat(next.token()).isEqualTo(new ContinueToken(9, ByteString.copyFromUtf8("a/p2"), 4));
+        assertThat(ContinueToken.decode(
+                                new ContinueToken(ContinueToken.LATEST, ByteString.copyFromUtf8("p"), -1)
+                                        .encode(Form.KUBERNETES),
+                                Form.KUBERNETES)
                         .revision())
-                .isEqualTo(KubeContinueToken.LATEST);
+                .isEqualTo(ContinueToken.LATEST);
     }
 
     @Test
@@ -69,8 +74,12 @@ class KubeRequestOptionsTest {
                 .satisfies(e -> assertThat(((KubeError) e).code()).isEqualTo(422));
         assertThatThrownBy(() -> KubeReadOptions.list("0", "Exact", null, null, null))
                 .hasMessageContaining("resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"");
-        assertThatThrownBy(
-                        () -> KubeReadOptions.list("5", null, null, new KubeContinueToken(9, "x", -1).encode(), null))
+        assertThatThrownBy(() -> KubeReadOptions.list(
+                        "5",
+                        null,
+                        null,
+                        new ContinueToken(9, ByteString.copyFromUtf8("x"), -1).encode(Form.KUBERNETES),
+                        null))
                 .hasMessage("specifying resource version is not allowed when using continue")
                 .satisfies(e -> assertThat(((KubeError) e).code()).isEqualTo(400));
         assertThatThrownBy(() -> KubeReadOptions.list("abc", null, null, null, null))
