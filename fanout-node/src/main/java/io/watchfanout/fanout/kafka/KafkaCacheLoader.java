@@ -640,9 +640,10 @@ public final class KafkaCacheLoader implements AutoCloseable {
                         // answer every list and watch wrongly (etcd may hold keys and history).
                         if (!waitingForFirstRecord) {
                             waitingForFirstRecord = true;
-                            progress.phase = "waiting for the ingester";
                             feed.rebuildDelayed("waits for the ingester's first record: " + eventsTopic
                                     + " is empty (is the ingester running with --topic-prefix as this node?)");
+                            // Last, so that whoever sees the phase also sees why the node is not ready.
+                            progress.phase = "waiting for the ingester";
                             LOG.info(
                                     "[node {}] {} is empty: waiting for the ingester's first record",
                                     nodeId,
