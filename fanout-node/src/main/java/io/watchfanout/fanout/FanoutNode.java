@@ -16,6 +16,7 @@ import io.watchfanout.fanout.kafka.RebuildProgress;
 import io.watchfanout.fanout.kube.KubeApi;
 import io.watchfanout.fanout.kube.KubeObjects;
 import io.watchfanout.fanout.kube.KubeSettings;
+import io.watchfanout.fanout.kube.authz.ServiceAccountTokens;
 import io.watchfanout.fanout.metrics.NodeMetrics;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.EncryptionFile;
@@ -162,7 +163,7 @@ public final class FanoutNode implements AutoCloseable {
                 security,
                 config.nodeId(),
                 etcdChannel == null ? null : EtcdApis.asNode(etcdChannel, etcdCredentials),
-                kubeObjects);
+                ServiceAccountTokens.reading(kubeObjects));
         access.register(registry);
         etcdApi = config.etcdApi().port() < 0
                 ? null

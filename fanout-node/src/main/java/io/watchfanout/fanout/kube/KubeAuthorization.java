@@ -1,12 +1,12 @@
 package io.watchfanout.fanout.kube;
 
 import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.kube.authz.KubernetesAuthorizer;
 import io.watchfanout.fanout.security.AccessControl;
 import io.watchfanout.fanout.security.AccessDeniedException;
 import io.watchfanout.fanout.security.Identity;
-import io.watchfanout.fanout.security.KubernetesAuthorizer;
 import io.watchfanout.fanout.security.LimitExceededException;
-import io.watchfanout.fanout.security.Rbac;
+import io.watchfanout.fanout.security.RequestAttributes;
 import io.watchfanout.fanout.security.WatchAuthorization;
 import io.watchfanout.fanout.security.WatchGrant;
 import java.util.ArrayList;
@@ -43,7 +43,8 @@ final class KubeAuthorization {
      * @throws KubeError 403 {@code forbidden: User "x" cannot get path "/apis"}
      */
     void nonResource(Identity identity, String path, String api) throws KubeError {
-        Rbac.Request r = new Rbac.Request(identity.name(), groups(identity), "get", "", "", "", "", "", path, false);
+        RequestAttributes r =
+                new RequestAttributes(identity.name(), groups(identity), "get", "", "", "", "", "", path, false);
         decide(identity, r, null, api);
     }
 
@@ -64,12 +65,12 @@ final class KubeAuthorization {
      * @throws KubeError 403 when not allowed
      */
     WatchAuthorization watch(Identity identity, KubePath p, KubeListOptions q, String api) throws KubeError {
-        Rbac.Request r = request(identity, p, "watch", q);
+        RequestAttributes r = request(identity, p, "watch", q);
         String node = nodeName(p, q);
         decide(identity, r, node, api);
         return new WatchAuthorization() {
             @Override
-            public Rbac.Request request() {
+            public RequestAttributes request() {
                 return r;
             }
 
@@ -96,7 +97,7 @@ final class KubeAuthorization {
         }
     }
 
-    private void decide(Identity identity, Rbac.Request r, String nodeName, String api) throws KubeError {
+    private void decide(Identity identity, RequestAttributes r, String nodeName, String api) throws KubeError {
         readPolicy.run();
         String why = authorizer.denial(r, nodeName);
         if (why != null) {
@@ -106,14 +107,14 @@ final class KubeAuthorization {
     }
 
     /** kube-apiserver's request info of a resource request. */
-    private static Rbac.Request request(Identity identity, KubePath p, String verb, KubeListOptions q) {
+    private static RequestAttributes request(Identity identity, KubePath p, String verb, KubeListOptions q) {
         String name = p.name();
         if (name.isEmpty()) {
             // A list or watch of one object by its name is authorized as that object (resourceNames).
             String selected = q.selected("metadata.name");
             name = selected == null ? "" : selected;
         }
-        return new Rbac.Request(
+        return new RequestAttributes(
                 identity.name(),
                 groups(identity),
                 verb,

@@ -6,7 +6,7 @@
  * {@code KubeResponse}), watches {@code KubeWatches} through the core's one entry ({@code
  * KubeEncodings}, {@code KubeAttributes}, {@code KubeBookmarks}), refusals {@code KubeError}, and
  * {@code KubeAuthorization} is the one authorization step, over {@code KubeObjects} (the RBAC
- * snapshot and the Node graph).
+ * snapshot and the Node graph) and the authorizers of {@code io.watchfanout.fanout.kube.authz}.
  *
  * <p>Objects themselves (storage forms, the protobuf reader and JSON writer, the resourceVersion
  * splice, watch frames, list pages, Table, resources, selectors, decryption at rest) are the

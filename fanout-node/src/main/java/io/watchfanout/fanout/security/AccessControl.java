@@ -246,7 +246,7 @@ public final class AccessControl implements AutoCloseable {
      * Counts and audits a request the Kubernetes API's authorizers refused ({@code reason}:
      * kube-apiserver's message); the caller answers 403.
      */
-    public void deniedKubernetes(Identity identity, String api, Rbac.Request request, String reason) {
+    public void deniedKubernetes(Identity identity, String api, RequestAttributes request, String reason) {
         stats.denied
                 .get(request.verb().equals("watch") ? Verb.WATCH : Verb.READ)
                 .increment();

@@ -36,13 +36,13 @@ final class AuditLog {
     }
 
     /** @param request the Kubernetes request, whose verb, resource, namespace and name are logged, or null */
-    void denied(Identity id, String api, Verb verb, KeyRange range, String reason, Rbac.Request request) {
+    void denied(Identity id, String api, Verb verb, KeyRange range, String reason, RequestAttributes request) {
         if (LOG.isInfoEnabled()) {
             LOG.info(line("denied", id, api, verb, range, -1, -1, reason, null, -1, request));
         }
     }
 
-    void watchStarted(long grant, Identity id, String api, KeyRange range, Rbac.Request request) {
+    void watchStarted(long grant, Identity id, String api, KeyRange range, RequestAttributes request) {
         if (LOG.isInfoEnabled()) {
             LOG.info(line(
                     "watch-start",
@@ -67,7 +67,7 @@ final class AuditLog {
             long durationMillis,
             long frames,
             String reason,
-            Rbac.Request request) {
+            RequestAttributes request) {
         if (LOG.isInfoEnabled()) {
             LOG.info(line(
                     "watch-end",
@@ -85,7 +85,7 @@ final class AuditLog {
     }
 
     /** A Kubernetes request's attributes, as kube-apiserver's audit events name them. */
-    private static void kubernetes(JsonWriter w, Rbac.Request r) throws IOException {
+    private static void kubernetes(JsonWriter w, RequestAttributes r) throws IOException {
         w.name("verb").value(r.verb());
         if (!r.resourceRequest()) {
             w.name("path").value(r.path());
@@ -111,7 +111,7 @@ final class AuditLog {
             String reason,
             Listener listener,
             long grant,
-            Rbac.Request request) {
+            RequestAttributes request) {
         StringWriter out = new StringWriter(256);
         try (JsonWriter w = new JsonWriter(out)) {
             w.beginObject();

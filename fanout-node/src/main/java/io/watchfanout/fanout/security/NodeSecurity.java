@@ -19,9 +19,29 @@ import java.util.Map;
 public final class NodeSecurity {
     private NodeSecurity() {}
 
-    /** As {@link #create(SecurityConfig, String, Channel, ServiceAccountTokens.Lookup)}, with a cache that holds nothing. */
+    /**
+     * Reads the authenticator of kube-apiserver's ServiceAccount tokens ({@code --service-account-key-file}).
+     * It lives with the Kubernetes API, which holds the objects bound tokens are checked against,
+     * so the node passes it in rather than this package knowing the Kubernetes API.
+     */
+    @FunctionalInterface
+    public interface ServiceAccountAuthenticator {
+        /**
+         * The authenticator the flags describe.
+         *
+         * @throws IOException when a key file cannot be read or parsed
+         */
+        Authenticator read(SecurityConfig.Kubernetes flags) throws IOException;
+    }
+
+    /**
+     * As {@link #create(SecurityConfig, String, Channel, ServiceAccountAuthenticator)}, for a node
+     * without the Kubernetes API: {@code --authentication=serviceaccount} is refused.
+     */
     public static AccessControl create(SecurityConfig config, String nodeId, Channel etcd) {
-        return create(config, nodeId, etcd, ServiceAccountTokens.Lookup.nothing());
+        return create(config, nodeId, etcd, flags -> {
+            throw new IOException("ServiceAccount tokens need the node's Kubernetes API");
+        });
     }
 
     /**
@@ -29,19 +49,18 @@ public final class NodeSecurity {
      * are read here (blocking, at most a few seconds when etcd does not answer).
      *
      * @param etcd the node's channel to etcd (for {@code --authz=etcd}), or null without one
-     * @param objects where ServiceAccount tokens look up what they were issued for (the node's
-     *     cache of kube-apiserver's objects)
+     * @param serviceAccounts reads the authenticator of ServiceAccount tokens (the Kubernetes API's)
      * @throws SecuritySetupException when a token, key or policy file cannot be read or parsed,
      *     or etcd refuses to show its roles (the one-line message names the flag and the file)
      */
     public static AccessControl create(
-            SecurityConfig config, String nodeId, Channel etcd, ServiceAccountTokens.Lookup objects) {
+            SecurityConfig config, String nodeId, Channel etcd, ServiceAccountAuthenticator serviceAccounts) {
         if (config.isOpen()) {
             return AccessControl.open(nodeId, config.limits());
         }
         Map<String, Authenticator> methods = new LinkedHashMap<>();
         for (String m : config.configuredMethods()) {
-            methods.put(m, authenticator(m, config, objects));
+            methods.put(m, authenticator(m, config, serviceAccounts));
         }
         AccessControl.Builder b = AccessControl.builder(nodeId)
                 .anonymous(config.anonymous())
@@ -61,7 +80,7 @@ public final class NodeSecurity {
     }
 
     private static Authenticator authenticator(
-            String method, SecurityConfig config, ServiceAccountTokens.Lookup objects) {
+            String method, SecurityConfig config, ServiceAccountAuthenticator serviceAccounts) {
         return switch (method) {
             case "cert" -> new CertificateAuthenticator();
             case "token" -> read("--token-auth-file", () -> new TokenFile(config.tokenAuthFile()));
@@ -69,21 +88,14 @@ public final class NodeSecurity {
                 read(
                         "--jwt-jwks-file",
                         () -> new JwtAuthenticator(
-                                config.jwtJwksFile(),
-                                config.jwtIssuer(),
-                                config.jwtAudience(),
-                                config.jwtUsernameClaim(),
-                                config.jwtGroupsClaim(),
+                                config.jwt().jwksFile(),
+                                config.jwt().issuer(),
+                                config.jwt().audience(),
+                                config.jwt().usernameClaim(),
+                                config.jwt().groupsClaim(),
                                 Clock.systemUTC()));
             case "serviceaccount" ->
-                read(
-                        "--service-account-key-file",
-                        () -> new ServiceAccountTokens(
-                                config.kubernetes().serviceAccountKeyFiles(),
-                                config.kubernetes().serviceAccountIssuers(),
-                                config.kubernetes().apiAudiences(),
-                                objects,
-                                Clock.systemUTC()));
+                read("--service-account-key-file", () -> serviceAccounts.read(config.kubernetes()));
             case "etcd" -> new EtcdTokens();
             default -> throw new IllegalArgumentException("unknown authentication method " + method);
         };

@@ -14,11 +14,7 @@ import java.util.Objects;
  *     {@link Identity#ANONYMOUS}
  * @param clientCertAuth {@code --client-cert-auth}: a verified client certificate's common name is the identity
  * @param tokenAuthFile {@code --token-auth-file}, or null
- * @param jwtJwksFile {@code --jwt-jwks-file}, or null
- * @param jwtIssuer {@code --jwt-issuer}, or null
- * @param jwtAudience {@code --jwt-audience}, or null
- * @param jwtUsernameClaim {@code --jwt-username-claim}
- * @param jwtGroupsClaim {@code --jwt-groups-claim}
+ * @param jwt the {@code --jwt-*} flags
  * @param etcdUserAuth {@code --etcd-user-auth}: etcd's own users (tokens from a forwarded {@code Authenticate})
  * @param httpAuthn {@code --http-authn}: methods of the HTTP port; empty for every configured one
  * @param etcdApiAuthn {@code --etcd-api-authn}: methods of the etcd API port; empty for every configured one
@@ -31,11 +27,7 @@ public record SecurityConfig(
         boolean anonymous,
         boolean clientCertAuth,
         Path tokenAuthFile,
-        Path jwtJwksFile,
-        String jwtIssuer,
-        String jwtAudience,
-        String jwtUsernameClaim,
-        String jwtGroupsClaim,
+        Jwt jwt,
         boolean etcdUserAuth,
         List<String> httpAuthn,
         List<String> etcdApiAuthn,
@@ -106,8 +98,23 @@ public record SecurityConfig(
         }
     }
 
+    /**
+     * The JWT authenticator's flags.
+     *
+     * @param jwksFile {@code --jwt-jwks-file}, or null for no JWTs
+     * @param issuer {@code --jwt-issuer}, or null
+     * @param audience {@code --jwt-audience}, or null
+     * @param usernameClaim {@code --jwt-username-claim}
+     * @param groupsClaim {@code --jwt-groups-claim}
+     */
+    public record Jwt(Path jwksFile, String issuer, String audience, String usernameClaim, String groupsClaim) {
+        /** No JWTs, with the claims' default names. */
+        public static final Jwt NONE = new Jwt(null, null, null, "sub", "groups");
+    }
+
     /** Copies the lists. */
     public SecurityConfig {
+        Objects.requireNonNull(jwt, "jwt");
         httpAuthn = List.copyOf(httpAuthn);
         etcdApiAuthn = List.copyOf(etcdApiAuthn);
         Objects.requireNonNull(limits, "limits");
@@ -119,11 +126,7 @@ public record SecurityConfig(
             boolean anonymous,
             boolean clientCertAuth,
             Path tokenAuthFile,
-            Path jwtJwksFile,
-            String jwtIssuer,
-            String jwtAudience,
-            String jwtUsernameClaim,
-            String jwtGroupsClaim,
+            Jwt jwt,
             boolean etcdUserAuth,
             List<String> httpAuthn,
             List<String> etcdApiAuthn,
@@ -134,11 +137,7 @@ public record SecurityConfig(
                 anonymous,
                 clientCertAuth,
                 tokenAuthFile,
-                jwtJwksFile,
-                jwtIssuer,
-                jwtAudience,
-                jwtUsernameClaim,
-                jwtGroupsClaim,
+                jwt,
                 etcdUserAuth,
                 httpAuthn,
                 etcdApiAuthn,
@@ -154,11 +153,7 @@ public record SecurityConfig(
                 true,
                 false,
                 null,
-                null,
-                null,
-                null,
-                "sub",
-                "groups",
+                Jwt.NONE,
                 false,
                 List.of(),
                 List.of(),
@@ -176,7 +171,7 @@ public record SecurityConfig(
         if (tokenAuthFile != null) {
             out.add("token");
         }
-        if (jwtJwksFile != null) {
+        if (jwt.jwksFile() != null) {
             out.add("jwt");
         }
         if (!kubernetes.serviceAccountKeyFiles().isEmpty()) {
@@ -251,10 +246,10 @@ public record SecurityConfig(
                 && kubernetes.serviceAccountIssuers().isEmpty()) {
             return "--service-account-key-file needs --service-account-issuer (as kube-apiserver)";
         }
-        if (jwtJwksFile != null && (jwtIssuer == null || jwtAudience == null)) {
+        if (jwt.jwksFile() != null && (jwt.issuer() == null || jwt.audience() == null)) {
             return "--jwt-jwks-file needs --jwt-issuer and --jwt-audience";
         }
-        if (jwtJwksFile == null && (jwtIssuer != null || jwtAudience != null)) {
+        if (jwt.jwksFile() == null && (jwt.issuer() != null || jwt.audience() != null)) {
             return "--jwt-issuer and --jwt-audience need --jwt-jwks-file";
         }
         if ((etcdUserAuth || "etcd".equals(authz)) && !etcdEndpoints) {

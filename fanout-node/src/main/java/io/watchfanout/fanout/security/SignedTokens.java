@@ -22,14 +22,15 @@ import java.util.Set;
  * {@code alg: none}, no encrypted JWT, only the allowed algorithms), its signature verified by one
  * of the configured keys, its times checked with {@link #CLOCK_SKEW} of leeway.
  *
- * <p>Stateless and thread-safe.
+ * <p>Stateless and thread-safe. Public for the authenticators that live beside the API they serve
+ * (ServiceAccount tokens with the Kubernetes API).
  */
-final class SignedTokens {
+public final class SignedTokens {
     /** How far the clocks of the issuer and this node may disagree for exp, nbf and iat. */
-    static final Duration CLOCK_SKEW = Duration.ofSeconds(30);
+    public static final Duration CLOCK_SKEW = Duration.ofSeconds(30);
 
     /** A key that may have signed a token: its key id (or null), algorithm and verifier. */
-    record VerificationKey(String id, JWSAlgorithm algorithm, JWSVerifier verifier) {}
+    public record VerificationKey(String id, JWSAlgorithm algorithm, JWSVerifier verifier) {}
 
     private SignedTokens() {}
 
@@ -38,7 +39,7 @@ final class SignedTokens {
      *
      * @throws AuthenticationException for anything else
      */
-    static SignedJWT signed(String token, Set<JWSAlgorithm> algorithms) throws AuthenticationException {
+    public static SignedJWT signed(String token, Set<JWSAlgorithm> algorithms) throws AuthenticationException {
         JWT jwt;
         try {
             jwt = JWTParser.parse(token);
@@ -66,7 +67,8 @@ final class SignedTokens {
      * @param keySource the flag the keys come from, for the message
      * @throws AuthenticationException when no key verifies it
      */
-    static void verify(SignedJWT jwt, List<VerificationKey> keys, String keySource) throws AuthenticationException {
+    public static void verify(SignedJWT jwt, List<VerificationKey> keys, String keySource)
+            throws AuthenticationException {
         verify(jwt, keys, keySource, false);
     }
 
@@ -75,7 +77,7 @@ final class SignedTokens {
      * none of the keys is ignored and every key of the algorithm is tried, as kube-apiserver's
      * ServiceAccount token authenticator does with the keys of its files.
      */
-    static void verify(SignedJWT jwt, List<VerificationKey> keys, String keySource, boolean kidIsHint)
+    public static void verify(SignedJWT jwt, List<VerificationKey> keys, String keySource, boolean kidIsHint)
             throws AuthenticationException {
         String named = jwt.getHeader().getKeyID();
         JWSAlgorithm alg = jwt.getHeader().getAlgorithm();
@@ -102,7 +104,7 @@ final class SignedTokens {
     }
 
     /** The claims of a verified token. */
-    static JWTClaimsSet claims(SignedJWT jwt) throws AuthenticationException {
+    public static JWTClaimsSet claims(SignedJWT jwt) throws AuthenticationException {
         try {
             return jwt.getJWTClaimsSet();
         } catch (ParseException e) {
@@ -115,7 +117,8 @@ final class SignedTokens {
      *
      * @throws AuthenticationException naming the failed time
      */
-    static void checkTimes(JWTClaimsSet claims, Instant now, boolean expiryOptional) throws AuthenticationException {
+    public static void checkTimes(JWTClaimsSet claims, Instant now, boolean expiryOptional)
+            throws AuthenticationException {
         Date exp = claims.getExpirationTime();
         if (exp == null && !expiryOptional) {
             throw new AuthenticationException("JWT has no exp claim");
@@ -133,7 +136,7 @@ final class SignedTokens {
         }
     }
 
-    static String quoted(String s) {
+    public static String quoted(String s) {
         return s == null ? "(none)" : "\"" + s + "\"";
     }
 }

@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  * authenticator knows by value (listed in the token file, or issued by etcd through this node)
  * is its own whatever its shape.
  */
-enum TokenKind {
+public enum TokenKind {
     /** A compact JWS or JWT. */
     JWT,
     /** etcd's simple token. */
@@ -32,7 +32,7 @@ enum TokenKind {
     private static final Pattern ETCD_SHAPE = Pattern.compile("[A-Za-z]+\\.[0-9]+");
 
     /** The kind of {@code token}, by its shape. */
-    static TokenKind of(String token) {
+    public static TokenKind of(String token) {
         if (JWT_SHAPE.matcher(token).matches()) {
             return JWT;
         }

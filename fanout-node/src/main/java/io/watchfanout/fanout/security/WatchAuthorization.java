@@ -12,7 +12,7 @@ package io.watchfanout.fanout.security;
  */
 public interface WatchAuthorization {
     /** kube-apiserver's authorizer attributes of the watch. */
-    Rbac.Request request();
+    RequestAttributes request();
 
     /**
      * Decides the watch again with the policy now in force.

@@ -2,8 +2,10 @@ package io.watchfanout.fanout.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.watchfanout.fanout.security.NodeGraph;
-import io.watchfanout.fanout.security.Rbac;
+import io.watchfanout.fanout.kube.authz.NodeGraph;
+import io.watchfanout.fanout.kube.authz.PodReferences;
+import io.watchfanout.fanout.kube.authz.Rbac;
+import io.watchfanout.fanout.kube.authz.RbacObjects;
 import io.watchfanout.kube.codec.KubeFixtures;
 import io.watchfanout.kube.codec.RequiresKubeFixtures;
 import java.nio.charset.StandardCharsets;

@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kubernetes.client.proto.V1;
-import io.watchfanout.fanout.security.NodeAuthorizer;
-import io.watchfanout.fanout.security.NodeAuthorizer.Decision;
-import io.watchfanout.fanout.security.NodeGraph;
-import io.watchfanout.fanout.security.Rbac;
+import io.watchfanout.fanout.kube.authz.NodeAuthorizer;
+import io.watchfanout.fanout.kube.authz.NodeAuthorizer.Decision;
+import io.watchfanout.fanout.kube.authz.NodeGraph;
+import io.watchfanout.fanout.kube.authz.PodReferences;
+import io.watchfanout.fanout.security.RequestAttributes;
 import io.watchfanout.kube.codec.StoredObjects;
 import io.watchfanout.kube.codec.UndecodableObjectException;
 import io.watchfanout.testkit.StorageEnvelope;
@@ -210,7 +211,7 @@ class NodeAuthorizationTest {
         NodeGraph graph = new NodeGraph();
         graph.pod("shop", "web-0", NodeGraph.links("node-1", List.of("db-password"), List.of(), List.of()));
         NodeAuthorizer node = new NodeAuthorizer(graph);
-        Rbac.Request notANode = new Rbac.Request(
+        RequestAttributes notANode = new RequestAttributes(
                 "system:node:node-1",
                 List.of("system:authenticated"),
                 "get",
@@ -228,14 +229,14 @@ class NodeAuthorizationTest {
                 .isEqualTo(Decision.NO_OPINION);
     }
 
-    private static Rbac.Request get(String user, String group, String resource, String ns, String name) {
-        return new Rbac.Request(
+    private static RequestAttributes get(String user, String group, String resource, String ns, String name) {
+        return new RequestAttributes(
                 user, List.of("system:nodes", "system:authenticated"), "get", group, resource, "", ns, name, "", true);
     }
 
-    private static Rbac.Request request(
+    private static RequestAttributes request(
             String user, String verb, String group, String resource, String ns, String name) {
-        return new Rbac.Request(
+        return new RequestAttributes(
                 user, List.of("system:nodes", "system:authenticated"), verb, group, resource, "", ns, name, "", true);
     }
 }

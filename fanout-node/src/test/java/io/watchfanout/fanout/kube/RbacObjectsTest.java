@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kubernetes.client.proto.V1;
 import io.kubernetes.client.proto.V1Rbac;
-import io.watchfanout.fanout.security.Rbac;
+import io.watchfanout.fanout.kube.authz.Rbac;
+import io.watchfanout.fanout.kube.authz.RbacObjects;
 import io.watchfanout.kube.codec.StoredObjects;
 import io.watchfanout.kube.codec.UndecodableObjectException;
 import io.watchfanout.testkit.StorageEnvelope;

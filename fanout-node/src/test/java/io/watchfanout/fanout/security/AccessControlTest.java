@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -192,5 +193,39 @@ class AccessControlTest {
         Files.writeString(dir.resolve("policy.json"), "{\"rules\": [");
         c.reloadNow();
         c.authorize(BOB, Verb.WATCH, CONFIGMAPS, "http");
+    }
+
+    @Test
+    void theNodesOwnPolicyLeavesAKubernetesWatchToItsOwnAuthorizers() throws Exception {
+        AccessControl access = AccessControl.builder("n1")
+                .anonymous(false)
+                .policy(AccessPolicy.DENY_ALL)
+                .build();
+        RequestAttributes watch =
+                new RequestAttributes("alice", List.of(), "watch", "", "secrets", "", "shop", "", "", true);
+        AtomicReference<String> denial = new AtomicReference<>();
+        WatchGrant grant = access.admitWatch(ALICE, CONFIGMAPS, "kube-read", new WatchAuthorization() {
+            @Override
+            public RequestAttributes request() {
+                return watch;
+            }
+
+            @Override
+            public String recheck() {
+                return denial.get();
+            }
+        });
+        List<String> revoked = new ArrayList<>();
+        grant.onRevoked(revoked::add);
+        // Deny-all would revoke any other watch; a Kubernetes watch is decided by its recheck alone.
+        access.revalidate();
+        assertThat(access.recheckKubernetesWatches()).isZero();
+        assertThat(revoked).isEmpty();
+
+        denial.set("no longer allowed");
+        assertThat(access.recheckKubernetesWatches()).isEqualTo(1);
+        assertThat(revoked).containsExactly("no longer allowed");
+        grant.end("forbidden", 0);
+        assertThat(access.grants()).isZero();
     }
 }

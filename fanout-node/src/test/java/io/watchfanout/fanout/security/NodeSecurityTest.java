@@ -22,11 +22,9 @@ class NodeSecurityTest {
                 false,
                 true,
                 tokens,
-                jwks,
-                jwks == null ? null : "https://issuer.example",
-                jwks == null ? null : "watch-fanout",
-                "sub",
-                "groups",
+                jwks == null
+                        ? SecurityConfig.Jwt.NONE
+                        : new SecurityConfig.Jwt(jwks, "https://issuer.example", "watch-fanout", "sub", "groups"),
                 etcdUsers,
                 httpAuthn,
                 List.of(),

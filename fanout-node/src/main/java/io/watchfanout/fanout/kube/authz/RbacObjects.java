@@ -1,4 +1,4 @@
-package io.watchfanout.fanout.kube;
+package io.watchfanout.fanout.kube.authz;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
@@ -9,7 +9,6 @@ import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.InvalidProtocolBufferException;
-import io.watchfanout.fanout.security.Rbac;
 import io.watchfanout.kube.codec.JsonFields;
 import io.watchfanout.kube.codec.KubeSchema;
 import io.watchfanout.kube.codec.StoredObject;

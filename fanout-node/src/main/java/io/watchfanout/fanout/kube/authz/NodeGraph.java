@@ -1,4 +1,4 @@
-package io.watchfanout.fanout.security;
+package io.watchfanout.fanout.kube.authz;
 
 import java.util.HashMap;
 import java.util.HashSet;

@@ -1,4 +1,4 @@
-package io.watchfanout.fanout.security;
+package io.watchfanout.fanout.kube.authz;
 
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
@@ -7,6 +7,13 @@ import com.nimbusds.jose.crypto.RSASSAVerifier;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.JWTParser;
 import com.nimbusds.jwt.SignedJWT;
+import io.watchfanout.fanout.security.AuthenticationException;
+import io.watchfanout.fanout.security.Authenticator;
+import io.watchfanout.fanout.security.Credentials;
+import io.watchfanout.fanout.security.Identity;
+import io.watchfanout.fanout.security.NodeSecurity;
+import io.watchfanout.fanout.security.SignedTokens;
+import io.watchfanout.fanout.security.TokenKind;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -108,6 +115,21 @@ public final class ServiceAccountTokens implements Authenticator {
     private final Set<String> audiences;
     private final Lookup lookup;
     private final Clock clock;
+
+    /**
+     * How the node reads this authenticator from its flags ({@code --service-account-key-file},
+     * {@code --service-account-issuer}, {@code --api-audiences}), checking tokens against {@code objects}.
+     *
+     * @param objects the node's cache of kube-apiserver's objects
+     */
+    public static NodeSecurity.ServiceAccountAuthenticator reading(Lookup objects) {
+        return flags -> new ServiceAccountTokens(
+                flags.serviceAccountKeyFiles(),
+                flags.serviceAccountIssuers(),
+                flags.apiAudiences(),
+                objects,
+                Clock.systemUTC());
+    }
 
     /**
      * @param keyFiles PEM files of public keys (or private keys)

@@ -1,9 +1,17 @@
-package io.watchfanout.fanout.security;
+package io.watchfanout.fanout.kube.authz;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import io.watchfanout.common.KeyRange;
+import io.watchfanout.fanout.security.AccessControl;
+import io.watchfanout.fanout.security.AccessPolicy;
+import io.watchfanout.fanout.security.Identity;
+import io.watchfanout.fanout.security.RequestAttributes;
+import io.watchfanout.fanout.security.SecurityConfig;
+import io.watchfanout.fanout.security.WatchAuthorization;
+import io.watchfanout.fanout.security.WatchGrant;
+import io.watchfanout.fanout.security.WatchLimits;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,8 +37,8 @@ class KubernetesAuthorizerTest {
                         namespace, "b", "Role", "reader", List.of(new Rbac.Subject("User", "jane", "")))));
     }
 
-    private static Rbac.Request request(String user, List<String> groups, String verb, String ns, String name) {
-        return new Rbac.Request(user, groups, verb, "", "secrets", "", ns, name, "", true);
+    private static RequestAttributes request(String user, List<String> groups, String verb, String ns, String name) {
+        return new RequestAttributes(user, groups, verb, "", "secrets", "", ns, name, "", true);
     }
 
     @Test
@@ -54,7 +62,8 @@ class KubernetesAuthorizerTest {
                         + "namespace \"shop\": no relationship found between node 'node-1' and this object");
         assertThat(nodeRbac.denial(request("system:node:node-1", kubelet, "list", "shop", ""), null))
                 .endsWith(": can only list individual resources of this type");
-        Rbac.Request version = new Rbac.Request("jane", List.of(), "get", "", "", "", "", "", "/version", false);
+        RequestAttributes version =
+                new RequestAttributes("jane", List.of(), "get", "", "", "", "", "", "/version", false);
         assertThat(nodeRbac.denial(version, null)).isEqualTo("User \"jane\" cannot get path \"/version\"");
 
         // AlwaysAllow only when named, and only where the order reaches it; AlwaysDeny gives its reason.
@@ -91,11 +100,7 @@ class KubernetesAuthorizerTest {
                 false,
                 true,
                 null,
-                null,
-                null,
-                null,
-                "sub",
-                "groups",
+                SecurityConfig.Jwt.NONE,
                 false,
                 List.of(),
                 List.of(),
@@ -115,11 +120,11 @@ class KubernetesAuthorizerTest {
                 .policy(AccessPolicy.DENY_ALL)
                 .build();
         Identity jane = Identity.of("jane", Identity.Method.CERTIFICATE);
-        Rbac.Request watch = request("jane", List.of(), "watch", "shop", "");
+        RequestAttributes watch = request("jane", List.of(), "watch", "shop", "");
         KeyRange range = KeyRange.prefix(ByteString.copyFromUtf8("/registry/secrets/shop/"));
         WatchGrant grant = access.admitWatch(jane, range, "kube-read", new WatchAuthorization() {
             @Override
-            public Rbac.Request request() {
+            public RequestAttributes request() {
                 return watch;
             }
 
@@ -130,8 +135,6 @@ class KubernetesAuthorizerTest {
         });
         List<String> revoked = new ArrayList<>();
         grant.onRevoked(revoked::add);
-        // The node's own policy (deny-all here) does not touch a Kubernetes watch.
-        access.revalidate();
         assertThat(access.recheckKubernetesWatches()).isZero();
         assertThat(revoked).isEmpty();
 

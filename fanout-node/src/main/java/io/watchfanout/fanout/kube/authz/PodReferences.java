@@ -1,4 +1,4 @@
-package io.watchfanout.fanout.kube;
+package io.watchfanout.fanout.kube.authz;
 
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
@@ -8,7 +8,6 @@ import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.InvalidProtocolBufferException;
-import io.watchfanout.fanout.security.NodeGraph;
 import io.watchfanout.kube.codec.KubeSchema;
 import io.watchfanout.kube.codec.StoredObject;
 import io.watchfanout.kube.codec.UndecodableObjectException;

@@ -1,4 +1,4 @@
-package io.watchfanout.fanout.security;
+package io.watchfanout.fanout.kube.authz;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,6 +9,9 @@ import com.nimbusds.jose.crypto.ECDSASigner;
 import com.nimbusds.jose.crypto.RSASSASigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import io.watchfanout.fanout.security.AuthenticationException;
+import io.watchfanout.fanout.security.Credentials;
+import io.watchfanout.fanout.security.Identity;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
-package io.watchfanout.fanout.security;
+package io.watchfanout.fanout.kube.authz;
 
+import io.watchfanout.fanout.security.RequestAttributes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -38,19 +39,6 @@ public final class Rbac {
      */
     public record Binding(String namespace, String name, String roleKind, String roleName, List<Subject> subjects) {}
 
-    /** What is asked: kube-apiserver's authorizer attributes. */
-    public record Request(
-            String user,
-            List<String> groups,
-            String verb,
-            String apiGroup,
-            String resource,
-            String subresource,
-            String namespace,
-            String name,
-            String path,
-            boolean resourceRequest) {}
-
     private final Map<String, List<Rule>> clusterRoles;
     private final Map<String, List<Rule>> roles; // "<namespace>/<name>"
     private final Map<String, List<Binding>> bySubject = new HashMap<>();
@@ -76,7 +64,7 @@ public final class Rbac {
     }
 
     /** True when some binding of the requester allows the request. */
-    public boolean allows(Request r) {
+    public boolean allows(RequestAttributes r) {
         if (allowsThrough(bySubject.get("User:" + r.user()), r)) {
             return true;
         }
@@ -92,7 +80,7 @@ public final class Rbac {
      * kube-apiserver's 403 message for a denied request, e.g. {@code User "jane" cannot list
      * resource "secrets" in API group "" in the namespace "prod"}.
      */
-    public static String denial(Request r) {
+    public static String denial(RequestAttributes r) {
         if (!r.resourceRequest()) {
             return "User \"" + r.user() + "\" cannot " + r.verb() + " path \"" + r.path() + "\"";
         }
@@ -102,7 +90,7 @@ public final class Rbac {
                 + r.apiGroup() + "\" " + scope;
     }
 
-    private boolean allowsThrough(List<Binding> bindings, Request r) {
+    private boolean allowsThrough(List<Binding> bindings, RequestAttributes r) {
         if (bindings == null) {
             return false;
         }
@@ -126,7 +114,7 @@ public final class Rbac {
         return false;
     }
 
-    static boolean covers(Rule rule, Request r) {
+    static boolean covers(Rule rule, RequestAttributes r) {
         if (!has(rule.verbs(), r.verb())) {
             return false;
         }

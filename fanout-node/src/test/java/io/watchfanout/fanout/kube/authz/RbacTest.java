@@ -1,7 +1,8 @@
-package io.watchfanout.fanout.security;
+package io.watchfanout.fanout.kube.authz;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.watchfanout.fanout.security.RequestAttributes;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -91,7 +92,7 @@ class RbacTest {
 
     @Test
     void wildcardsGroupsServiceAccountsSubresourcesAndPaths() {
-        Rbac.Request opsSecrets = new Rbac.Request(
+        RequestAttributes opsSecrets = new RequestAttributes(
                 "bob", List.of("ops", "system:authenticated"), "watch", "", "secrets", "", "x", "", "", true);
         assertThat(rbac.allows(opsSecrets)).isTrue();
         assertThat(rbac.allows(resource("system:serviceaccount:team-b:builder", "list", "", "pods", "", "team-b", "")))
@@ -102,10 +103,10 @@ class RbacTest {
                 .isTrue();
         assertThat(rbac.allows(resource("monitor", "get", "apps", "deployments", "", "x", "d")))
                 .isFalse();
-        Rbac.Request discovery =
-                new Rbac.Request("eve", List.of("system:authenticated"), "get", "", "", "", "", "", "/api/v1", false);
+        RequestAttributes discovery = new RequestAttributes(
+                "eve", List.of("system:authenticated"), "get", "", "", "", "", "", "/api/v1", false);
         assertThat(rbac.allows(discovery)).isTrue();
-        assertThat(rbac.allows(new Rbac.Request(
+        assertThat(rbac.allows(new RequestAttributes(
                         "eve", List.of("system:authenticated"), "get", "", "", "", "", "", "/apis", false)))
                 .isFalse();
     }
@@ -118,12 +119,12 @@ class RbacTest {
         assertThat(Rbac.denial(resource("jane", "watch", "apps", "deployments", "status", "", "")))
                 .isEqualTo(
                         "User \"jane\" cannot watch resource \"deployments/status\" in API group \"apps\" at the cluster scope");
-        assertThat(Rbac.denial(new Rbac.Request("eve", List.of(), "get", "", "", "", "", "", "/apis", false)))
+        assertThat(Rbac.denial(new RequestAttributes("eve", List.of(), "get", "", "", "", "", "", "/apis", false)))
                 .isEqualTo("User \"eve\" cannot get path \"/apis\"");
     }
 
-    private static Rbac.Request resource(
+    private static RequestAttributes resource(
             String user, String verb, String group, String resource, String sub, String ns, String name) {
-        return new Rbac.Request(user, List.of(), verb, group, resource, sub, ns, name, "", true);
+        return new RequestAttributes(user, List.of(), verb, group, resource, sub, ns, name, "", true);
     }
 }

@@ -1,5 +1,6 @@
-package io.watchfanout.fanout.security;
+package io.watchfanout.fanout.kube.authz;
 
+import io.watchfanout.fanout.security.RequestAttributes;
 import java.util.Set;
 
 /**
@@ -36,7 +37,7 @@ public final class NodeAuthorizer {
      * @param nodeNameSelector the {@code spec.nodeName} a pod list or watch selects on ({@code =}),
      *     or null
      */
-    public Decision decide(Rbac.Request r, String nodeNameSelector) {
+    public Decision decide(RequestAttributes r, String nodeNameSelector) {
         if (!r.user().startsWith(NODE_PREFIX) || !r.groups().contains("system:nodes") || !r.resourceRequest()) {
             return Decision.NO_OPINION;
         }
@@ -65,7 +66,7 @@ public final class NodeAuthorizer {
      * Why the Node authorizer did not allow {@code r}, in kube-apiserver's words, or null when it
      * has nothing to say (not a node, or not a resource it decides).
      */
-    public String reason(Rbac.Request r) {
+    public String reason(RequestAttributes r) {
         if (!r.user().startsWith(NODE_PREFIX) || !r.groups().contains("system:nodes") || !r.resourceRequest()) {
             return null;
         }

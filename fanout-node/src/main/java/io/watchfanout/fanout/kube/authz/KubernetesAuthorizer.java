@@ -1,5 +1,7 @@
-package io.watchfanout.fanout.security;
+package io.watchfanout.fanout.kube.authz;
 
+import io.watchfanout.fanout.security.RequestAttributes;
+import io.watchfanout.fanout.security.SecurityConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -47,7 +49,7 @@ public final class KubernetesAuthorizer {
      * @param nodeNameSelector the {@code spec.nodeName} a pod list or watch selects ({@code =}), or null
      * @return null when allowed; otherwise kube-apiserver's 403 message
      */
-    public String denial(Rbac.Request r, String nodeNameSelector) {
+    public String denial(RequestAttributes r, String nodeNameSelector) {
         List<String> reasons = new ArrayList<>(1);
         for (String mode : modes) {
             switch (mode) {
