@@ -14,7 +14,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -115,9 +114,6 @@ final class KubeScenario implements Callable<Integer> {
                     + "measured beside this checkout's in every part and round; ratios this / baseline.")
     Path baselineJar;
 
-    /** A node under measurement and the suffix of its rows ("" for this checkout's). */
-    private record Variant(String label, BenchStack.Node node) {}
-
     /** What the feeder writes: pod {@code index % pods} of {@code namespace} on node {@code index % nodes}. */
     private volatile String namespace = "bench";
 
@@ -134,13 +130,7 @@ final class KubeScenario implements Callable<Integer> {
             stack.startKafka();
             KafkaFeeder feeder = new KafkaFeeder(stack.kafka().bootstrapServers(), TOPICS, new Pods(), true);
             stack.closeLater(feeder);
-            List<Variant> nodes = new ArrayList<>();
-            nodes.add(new Variant("", stack.startNode(TOPICS, List.of(), List.of(), "3g")));
-            if (baselineJar != null) {
-                nodes.add(new Variant(
-                        " baseline",
-                        stack.startNode(baselineJar.toAbsolutePath(), TOPICS, List.of(), List.of(), "3g")));
-            }
+            List<NodeVariant> nodes = NodeVariant.start(stack, baselineJar, TOPICS, "3g");
             report = new Report("kube", f);
             if (parts.contains("pods")) {
                 pods(nodes, feeder, f, report, progress);
@@ -158,7 +148,7 @@ final class KubeScenario implements Callable<Integer> {
         return 0;
     }
 
-    private void pods(List<Variant> nodes, KafkaFeeder feeder, Figures f, Report report, Progress progress)
+    private void pods(List<NodeVariant> nodes, KafkaFeeder feeder, Figures f, Report report, Progress progress)
             throws Exception {
         feed("bench", 1000, 100);
         // Every pod exists before the watches start, so that each update is a MODIFIED of a known pod.
@@ -172,30 +162,30 @@ final class KubeScenario implements Callable<Integer> {
         targets.put("kube protobuf", i -> "/api/v1/pods?watch=1");
         formats.put("kube protobuf", WatchLoadClient.Format.KUBE_PROTOBUF);
         for (int r = -1; r < common.rounds; r++) {
-            for (Variant v : nodes) {
+            for (NodeVariant v : nodes) {
                 for (String name : targets.keySet()) {
                     podRound(v, name, targets.get(name), formats.get(name), feeder, r, f, progress);
                 }
             }
         }
-        for (Variant v : nodes) {
-            double raw = f.median("/v1/watch JSON W=" + watchers + v.label, "deliveries/server-CPU-s");
+        for (NodeVariant v : nodes) {
+            double raw = f.median("/v1/watch JSON W=" + watchers + v.label(), "deliveries/server-CPU-s");
             for (String name : List.of("kube JSON", "kube protobuf")) {
-                double kube = f.median(name + " W=" + watchers + v.label, "deliveries/server-CPU-s");
+                double kube = f.median(name + " W=" + watchers + v.label(), "deliveries/server-CPU-s");
                 report.ratio(String.format(
                         "pods W=%d at %.0f updates/s%s: %s %.0f / /v1/watch %.0f deliveries per node CPU-s = %.2f "
                                 + "(target >= 1.0: %s)",
-                        watchers, rate, v.label, name, kube, raw, kube / raw, kube / raw >= 1.0 ? "met" : "missed"));
+                        watchers, rate, v.label(), name, kube, raw, kube / raw, kube / raw >= 1.0 ? "met" : "missed"));
             }
         }
         for (String name : targets.keySet()) {
-            baselineRatio(nodes, f, report, name + " W=" + watchers, "deliveries/server-CPU-s");
+            NodeVariant.baselineRatio(nodes, f, report, name + " W=" + watchers, "deliveries/server-CPU-s");
         }
     }
 
     /** One round of W pod watchers of {@code name} on {@code v}'s node; round -1 warms up. */
     private void podRound(
-            Variant v,
+            NodeVariant v,
             String name,
             IntFunction<String> target,
             WatchLoadClient.Format format,
@@ -205,55 +195,46 @@ final class KubeScenario implements Callable<Integer> {
             Progress progress)
             throws Exception {
         Map<String, Long> pids = new LinkedHashMap<>();
-        pids.put("node", v.node.pid());
+        pids.put("node", v.node().pid());
         pids.put("client", Proc.self());
-        String row = name + " W=" + watchers + v.label;
+        String row = name + " W=" + watchers + v.label();
         long from = feeder.revision();
         try (WatchTarget t = WatchTarget.streams(
-                v.node.port, i -> target.apply(i) + "&resourceVersion=" + from, watchers, format, clientThreads, 0)) {
+                v.node().port, i -> target.apply(i) + "&resourceVersion=" + from, watchers, format, clientThreads, 0)) {
             Round.deliveries(feeder, rate, common, r, t, watchers, pids, f, row, progress);
         }
     }
 
-    /** With a baseline node: this checkout's median of {@code column} in {@code row} over the baseline's. */
-    private static void baselineRatio(List<Variant> nodes, Figures f, Report report, String row, String column) {
-        if (nodes.size() < 2) {
-            return;
-        }
-        double now = f.median(row, column);
-        double before = f.median(row + nodes.get(1).label, column);
-        report.ratio(String.format("%s, %s: this %.3g / baseline %.3g = %.2f", row, column, now, before, now / before));
-    }
-
-    private void nodeScoped(List<Variant> nodes, KafkaFeeder feeder, Figures f, Report report, Progress progress)
+    private void nodeScoped(List<NodeVariant> nodes, KafkaFeeder feeder, Figures f, Report report, Progress progress)
             throws Exception {
         for (int w : nodeScoped) {
             String ns = "scoped-" + w;
             feed(ns, w, w);
             feeder.writeAll(w);
-            for (Variant v : nodes) {
+            for (NodeVariant v : nodes) {
                 nodeScopedRounds(v, w, feeder, f, progress);
             }
         }
-        for (Variant v : nodes) {
+        for (NodeVariant v : nodes) {
             int lo = nodeScoped.get(0);
             int hi = nodeScoped.get(nodeScoped.size() - 1);
-            double a = f.median("node-scoped W=" + lo + v.label, "node CPU µs/event");
-            double b = f.median("node-scoped W=" + hi + v.label, "node CPU µs/event");
+            double a = f.median("node-scoped W=" + lo + v.label(), "node CPU µs/event");
+            double b = f.median("node-scoped W=" + hi + v.label(), "node CPU µs/event");
             report.ratio(String.format(
                     "node-scoped%s: node CPU per event at W=%d %.0f µs / at W=%d %.0f µs = %.2f (target <= 1.5: %s)",
-                    v.label, hi, b, lo, a, b / a, b / a <= 1.5 ? "met" : "missed"));
+                    v.label(), hi, b, lo, a, b / a, b / a <= 1.5 ? "met" : "missed"));
         }
         for (int w : nodeScoped) {
-            baselineRatio(nodes, f, report, "node-scoped W=" + w, "node CPU µs/event");
+            NodeVariant.baselineRatio(nodes, f, report, "node-scoped W=" + w, "node CPU µs/event");
         }
     }
 
     /** W node-scoped protobuf watchers on {@code v}'s node: a warm-up, then the rounds. */
-    private void nodeScopedRounds(Variant v, int w, KafkaFeeder feeder, Figures f, Progress progress) throws Exception {
-        BenchStack.Node node = v.node;
+    private void nodeScopedRounds(NodeVariant v, int w, KafkaFeeder feeder, Figures f, Progress progress)
+            throws Exception {
+        BenchStack.Node node = v.node();
         Map<String, Long> pids = Map.of("node", node.pid());
-        String row = "node-scoped W=" + w + v.label;
+        String row = "node-scoped W=" + w + v.label();
         long from = feeder.revision();
         try (WatchTarget t = WatchTarget.streams(
                 node.port,
@@ -290,7 +271,7 @@ final class KubeScenario implements Callable<Integer> {
         }
     }
 
-    private void list(List<Variant> nodes, KafkaFeeder feeder, Figures f, Report report, Progress progress)
+    private void list(List<NodeVariant> nodes, KafkaFeeder feeder, Figures f, Report report, Progress progress)
             throws Exception {
         feed("list", listPods, 1000);
         progress.log("writing " + listPods + " pods to Kafka");
@@ -300,18 +281,18 @@ final class KubeScenario implements Callable<Integer> {
                 .connectTimeout(Duration.ofSeconds(10))
                 .version(HttpClient.Version.HTTP_1_1)
                 .build();
-        for (Variant v : nodes) {
-            awaitRevision(http, v.node, revision);
+        for (NodeVariant v : nodes) {
+            awaitRevision(http, v.node(), revision);
         }
         for (int r = -1; r < common.rounds; r++) {
-            for (Variant v : nodes) {
+            for (NodeVariant v : nodes) {
                 listRound(http, v, r, f, progress);
             }
         }
-        for (Variant v : nodes) {
+        for (NodeVariant v : nodes) {
             for (String format : List.of("JSON", "protobuf")) {
                 for (String paging : List.of("unpaged", "paged by " + page)) {
-                    String row = "list " + listPods + " pods " + format + " " + paging + v.label;
+                    String row = "list " + listPods + " pods " + format + " " + paging + v.label();
                     double ratio = f.median(row, "allocated / sent");
                     report.ratio(String.format(
                             "%s: %.2f s, bytes allocated per byte sent %.3f (target <= 0.2: %s)",
@@ -322,8 +303,8 @@ final class KubeScenario implements Callable<Integer> {
         for (String format : List.of("JSON", "protobuf")) {
             for (String paging : List.of("unpaged", "paged by " + page)) {
                 String row = "list " + listPods + " pods " + format + " " + paging;
-                baselineRatio(nodes, f, report, row, "node CPU-s");
-                baselineRatio(nodes, f, report, row, "allocated / sent");
+                NodeVariant.baselineRatio(nodes, f, report, row, "node CPU-s");
+                NodeVariant.baselineRatio(nodes, f, report, row, "allocated / sent");
             }
         }
     }
@@ -346,13 +327,13 @@ final class KubeScenario implements Callable<Integer> {
     }
 
     /** Each list (JSON and protobuf, unpaged and paged) once on {@code v}'s node; round -1 warms up. */
-    private void listRound(HttpClient http, Variant v, int r, Figures f, Progress progress) throws Exception {
-        BenchStack.Node node = v.node;
+    private void listRound(HttpClient http, NodeVariant v, int r, Figures f, Progress progress) throws Exception {
+        BenchStack.Node node = v.node();
         String base = "http://127.0.0.1:" + node.port + "/api/v1/namespaces/list/pods";
         for (boolean protobuf : new boolean[] {false, true}) {
             for (int limit : new int[] {0, page}) {
                 String row = "list " + listPods + " pods " + (protobuf ? "protobuf" : "JSON")
-                        + (limit == 0 ? " unpaged" : " paged by " + limit) + v.label;
+                        + (limit == 0 ? " unpaged" : " paged by " + limit) + v.label();
                 Map<String, Double> m0 = node.metrics();
                 double cpu0 = Proc.cpuSeconds(node.pid());
                 long start = System.nanoTime();

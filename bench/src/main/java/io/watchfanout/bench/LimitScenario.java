@@ -7,7 +7,6 @@ import io.watchfanout.fanout.frame.WatchEventEncodings;
 import io.watchfanout.schema.v1.KeyValue;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -83,9 +82,6 @@ final class LimitScenario implements Callable<Integer> {
                     + "measured at every W after this checkout's; ratios this / baseline.")
     Path baselineJar;
 
-    /** A node under measurement and the suffix of its rows ("" for this checkout's). */
-    private record Variant(String label, BenchStack.Node node) {}
-
     @Override
     public Integer call() throws Exception {
         Progress progress = new Progress();
@@ -95,7 +91,7 @@ final class LimitScenario implements Callable<Integer> {
                 .event(new CachedEvent(BenchEvents.put(kv, null, 100), 0), WatchEventEncodings.JSON, FrameKind.EVENT);
         byte[] frame = new byte[frameBuf.remaining()];
         frameBuf.duplicate().get(frame);
-        List<Variant> nodes = new ArrayList<>();
+        List<NodeVariant> nodes;
         try (BenchStack stack = new BenchStack(BenchMain.repo(), progress)) {
             Load load;
             String topics;
@@ -110,12 +106,7 @@ final class LimitScenario implements Callable<Integer> {
                 topics = "limit";
                 load = feeder;
             }
-            nodes.add(new Variant("", stack.startNode(topics, List.of(), List.of(), "2g")));
-            if (baselineJar != null) {
-                nodes.add(new Variant(
-                        " baseline",
-                        stack.startNode(baselineJar.toAbsolutePath(), topics, List.of(), List.of(), "2g")));
-            }
+            nodes = NodeVariant.start(stack, baselineJar, topics, "2g");
             for (int w : watchers) {
                 String limitRow = "limit writer W=" + w;
                 progress.log("attaching " + w + " watchers to the limit writer");
@@ -146,7 +137,7 @@ final class LimitScenario implements Callable<Integer> {
                 // Offer the node as many deliveries per second as the ceiling managed (or what --feed-rate asks).
                 double rate =
                         source.equals("etcd") ? 0 : feedRate > 0 ? feedRate : f.median(limitRow, "deliveries/s") / w;
-                for (Variant v : nodes) {
+                for (NodeVariant v : nodes) {
                     nodeRounds(stack, v, load, rate, w, f, progress);
                 }
             }
@@ -157,20 +148,15 @@ final class LimitScenario implements Callable<Integer> {
         for (int w : watchers) {
             double limit = f.median("limit writer W=" + w, "deliveries/s");
             c.point("limit writer (" + framesPerWrite + " frames/write)", w, limit);
-            for (Variant v : nodes) {
-                double node = f.median("fan-out node W=" + w + v.label, "deliveries/s");
-                c.point("fan-out node" + v.label, w, node);
+            for (NodeVariant v : nodes) {
+                double node = f.median("fan-out node W=" + w + v.label(), "deliveries/s");
+                c.point("fan-out node" + v.label(), w, node);
                 report.ratio(String.format(
                         "W=%d%s: node %.0f / ceiling %.0f deliveries/s = %.2f (target >= 0.5: %s)",
-                        w, v.label, node, limit, node / limit, node / limit >= 0.5 ? "met" : "missed"));
+                        w, v.label(), node, limit, node / limit, node / limit >= 0.5 ? "met" : "missed"));
             }
-            if (nodes.size() > 1) {
-                for (String column : List.of("deliveries/s", "deliveries/server-CPU-s")) {
-                    double now = f.median("fan-out node W=" + w, column);
-                    double before = f.median("fan-out node W=" + w + nodes.get(1).label, column);
-                    report.ratio(String.format(
-                            "W=%d, %s: this %.0f / baseline %.0f = %.2f", w, column, now, before, now / before));
-                }
+            for (String column : List.of("deliveries/s", "deliveries/server-CPU-s")) {
+                NodeVariant.baselineRatio(nodes, f, report, "fan-out node W=" + w, column);
             }
         }
         report.note("node fed by " + source + "; frames of " + frame.length
@@ -181,14 +167,15 @@ final class LimitScenario implements Callable<Integer> {
     }
 
     /** W watchers on {@code v}'s node offered {@code rate} events/s (0 = etcd's max): a warm-up, then the rounds. */
-    private void nodeRounds(BenchStack stack, Variant v, Load load, double rate, int w, Figures f, Progress progress)
+    private void nodeRounds(
+            BenchStack stack, NodeVariant v, Load load, double rate, int w, Figures f, Progress progress)
             throws Exception {
-        BenchStack.Node node = v.node;
-        String nodeRow = "fan-out node W=" + w + v.label;
+        BenchStack.Node node = v.node();
+        String nodeRow = "fan-out node W=" + w + v.label();
         progress.log(String.format(
                 "attaching %d watchers to the fan-out node%s (fed %s)",
                 w,
-                v.label,
+                v.label(),
                 rate > 0 ? String.format("%.0f events/s from Kafka", rate) : "by etcd at its max write rate"));
         Map<String, Long> pids = new LinkedHashMap<>();
         pids.put("node", node.pid());
