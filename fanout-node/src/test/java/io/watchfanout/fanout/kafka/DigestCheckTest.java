@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
-import io.watchfanout.fanout.frame.FrameEncoder;
 import io.watchfanout.fanout.testing.EtcdLog;
 import io.watchfanout.fanout.testing.NodeTopics;
-import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.WatchCore;
-import io.watchfanout.schema.EventsRecordSerializer;
 import io.watchfanout.schema.StateRecordSerializer;
 import io.watchfanout.schema.WatchFanoutSerdes;
 import io.watchfanout.schema.v1.EventsRecord;
@@ -50,7 +47,7 @@ class DigestCheckTest {
         String state = WatchFanoutSerdes.stateTopic(prefix);
         NodeTopics.create(kafka.bootstrapServers(), prefix);
         try (KafkaProducer<byte[], byte[]> producer = NodeTopics.producer(kafka.bootstrapServers(), prefix)) {
-            send(producer, events, before);
+            LoadedCore.send(producer, events, before);
             producer.beginTransaction();
             StateRecordSerializer ss = new StateRecordSerializer();
             for (KeyValue kv : checkpointed.values()) {
@@ -63,19 +60,9 @@ class DigestCheckTest {
             producer.send(NodeTopics.checkpoint(state, 3, 4));
             producer.commitTransaction();
             for (List<EventsRecord> txn : after) {
-                send(producer, events, txn);
+                LoadedCore.send(producer, events, txn);
             }
         }
-    }
-
-    private static void send(KafkaProducer<byte[], byte[]> producer, String topic, List<EventsRecord> records) {
-        EventsRecordSerializer ser = new EventsRecordSerializer();
-        producer.beginTransaction();
-        for (EventsRecord r : records) {
-            byte[] k = r.hasEvent() ? r.getEvent().getKv().getKey().toByteArray() : new byte[0];
-            producer.send(new ProducerRecord<>(topic, k, ser.serialize(topic, r)));
-        }
-        producer.commitTransaction();
     }
 
     private static List<EventsRecord> first3(EtcdLog etcd) {
@@ -103,21 +90,15 @@ class DigestCheckTest {
         after.add(List.of(etcd.progressWithDigest(etcd.digestNow(2))));
 
         topics(kafka, prefix, checkpointed, before, after);
-        WatchCore core =
-                new WatchCore(CoreSettings.of(1000, Duration.ofMinutes(10), 256, "digest-test"), new FrameEncoder());
-        RebuildProgress progress = new RebuildProgress();
-        KafkaCacheLoader loader = KafkaCacheLoaderTest.loader(kafka, prefix, core.feed(), progress, "digest-test");
-        try {
-            loader.start();
+        try (LoadedCore loaded = LoadedCore.start(kafka, prefix, "digest-test")) {
+            WatchCore core = loaded.core();
+            RebuildProgress progress = loaded.progress();
             await().atMost(Duration.ofSeconds(60)).until(() -> progress.digests("equal") == 2);
             assertThat(core.readiness().isRebuilt()).isTrue();
             assertThat(core.readiness().failure()).isNull();
             assertThat(progress.digests("different")).isZero();
             assertThat(progress.digestVerifiedRevision()).isEqualTo(etcd.revision() - 1);
             assertThat(progress.digestVerifiedMillis()).isPositive();
-        } finally {
-            loader.close();
-            core.close();
         }
     }
 
@@ -139,12 +120,9 @@ class DigestCheckTest {
         after.add(List.of(etcd.progressWithDigest(etcd.digestNow(2))));
 
         topics(kafka, prefix, checkpointed, before, after);
-        WatchCore core =
-                new WatchCore(CoreSettings.of(1000, Duration.ofMinutes(10), 256, "digest-test"), new FrameEncoder());
-        RebuildProgress progress = new RebuildProgress();
-        KafkaCacheLoader loader = KafkaCacheLoaderTest.loader(kafka, prefix, core.feed(), progress, "digest-test");
-        try {
-            loader.start();
+        try (LoadedCore loaded = LoadedCore.start(kafka, prefix, "digest-test")) {
+            WatchCore core = loaded.core();
+            RebuildProgress progress = loaded.progress();
             await().atMost(Duration.ofSeconds(60)).until(() -> core.readiness().failure() != null);
             assertThat(core.readiness().failure())
                     .contains("differs from etcd at revision " + (etcd.revision() - 1))
@@ -153,9 +131,6 @@ class DigestCheckTest {
                     .contains("Restart the node to rebuild it from Kafka");
             assertThat(progress.digests("different")).isEqualTo(1);
             assertThat(progress.phase()).isEqualTo("failed");
-        } finally {
-            loader.close();
-            core.close();
         }
     }
 }

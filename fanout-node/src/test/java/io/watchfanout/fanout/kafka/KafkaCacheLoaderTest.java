@@ -21,7 +21,6 @@ import io.watchfanout.fanout.watch.CacheFeed;
 import io.watchfanout.fanout.watch.CoreSettings;
 import io.watchfanout.fanout.watch.StateEntry;
 import io.watchfanout.fanout.watch.WatchCore;
-import io.watchfanout.schema.EventsRecordSerializer;
 import io.watchfanout.schema.StateRecordSerializer;
 import io.watchfanout.schema.WatchFanoutSerdes;
 import io.watchfanout.schema.v1.EventsRecord;
@@ -68,7 +67,7 @@ class KafkaCacheLoaderTest {
             first.addAll(etcd.put("/a", "1"));
             first.addAll(etcd.put("/b", "1"));
             first.addAll(etcd.put("/c", "1"));
-            send(producer, events, first);
+            LoadedCore.send(producer, events, first);
             producer.beginTransaction();
             StateRecordSerializer ss = new StateRecordSerializer();
             for (KeyValue kv : etcd.state().values()) {
@@ -81,9 +80,9 @@ class KafkaCacheLoaderTest {
             producer.send(NodeTopics.checkpoint(state, 3, 4));
             producer.commitTransaction();
             // After the checkpoint: a transaction of two events, a delete and a progress record.
-            send(producer, events, etcd.txn(EtcdLog.Op.put("/a", "2"), EtcdLog.Op.put("/d", "1")));
-            send(producer, events, etcd.delete("/b"));
-            send(producer, events, List.of(etcd.progress()));
+            LoadedCore.send(producer, events, etcd.txn(EtcdLog.Op.put("/a", "2"), EtcdLog.Op.put("/d", "1")));
+            LoadedCore.send(producer, events, etcd.delete("/b"));
+            LoadedCore.send(producer, events, List.of(etcd.progress()));
 
             WatchCore core =
                     new WatchCore(CoreSettings.of(1000, Duration.ofMinutes(10), 256, "kafka-test"), new FrameEncoder());
@@ -127,7 +126,7 @@ class KafkaCacheLoaderTest {
                                 .build(),
                         HttpResponse.BodyHandlers.ofInputStream());
                 assertThat(watch.statusCode()).isEqualTo(200);
-                send(producer, events, etcd.put("/e", "1"));
+                LoadedCore.send(producer, events, etcd.put("/e", "1"));
                 BufferedReader in = new BufferedReader(new InputStreamReader(watch.body(), StandardCharsets.UTF_8));
                 List<WatchEvent> got = new java.util.ArrayList<>();
                 for (int i = 0; i < 4; i++) {
@@ -148,7 +147,7 @@ class KafkaCacheLoaderTest {
                 producer.beginTransaction();
                 producer.send(new ProducerRecord<>(events, key("/x").toByteArray(), new byte[] {(byte) 0xff, 1, 2}));
                 producer.commitTransaction();
-                send(producer, events, etcd.put("/after-bad", "1"));
+                LoadedCore.send(producer, events, etcd.put("/after-bad", "1"));
                 WatchEvent error = Frames.parseJsonLine(in.readLine());
                 assertThat(error.getType()).isEqualTo(WatchEvent.Type.ERROR);
                 assertThat(error.getStatus().getCode()).isEqualTo(503);
@@ -196,7 +195,7 @@ class KafkaCacheLoaderTest {
                 key("/c"), kv("/c", "c2", 7),
                 key("/d"), kv("/d", "x".repeat(5000), 9),
                 key("/e"), kv("/e", "", 8));
-        try (Rebuilt r = rebuild(kafka, TopicPrefixes.unique(info) + "-uncompacted", records)) {
+        try (LoadedCore r = rebuild(kafka, TopicPrefixes.unique(info) + "-uncompacted", records)) {
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> r.core().readiness().isRebuilt());
             assertThat(r.core().snapshot(KeyRange.all()).stream()
@@ -206,7 +205,7 @@ class KafkaCacheLoaderTest {
 
         List<Map.Entry<String, KeyValue>> mismatched =
                 List.of(Map.entry("/a", kv("/a", "a1", 1)), Map.entry("/b", kv("/not-b", "b1", 2)));
-        try (Rebuilt failed = rebuild(kafka, TopicPrefixes.unique(info) + "-mismatched", mismatched)) {
+        try (LoadedCore failed = rebuild(kafka, TopicPrefixes.unique(info) + "-mismatched", mismatched)) {
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> failed.core().readiness().failure() != null);
             assertThat(failed.core().readiness().failure()).contains("holds the key-value of /not-b");
@@ -219,12 +218,9 @@ class KafkaCacheLoaderTest {
             throws Exception {
         String prefix = TopicPrefixes.unique(info);
         NodeTopics.create(kafka.bootstrapServers(), prefix);
-        WatchCore core =
-                new WatchCore(CoreSettings.of(1000, Duration.ofMinutes(10), 256, "kafka-test"), new FrameEncoder());
-        RebuildProgress progress = new RebuildProgress();
-        KafkaCacheLoader loader = loader(kafka, prefix, core.feed(), progress, "kafka-test");
-        try {
-            loader.start();
+        try (LoadedCore loaded = LoadedCore.start(kafka, prefix, "kafka-test")) {
+            WatchCore core = loaded.core();
+            RebuildProgress progress = loaded.progress();
             await().atMost(Duration.ofSeconds(60)).until(() -> "waiting for the ingester".equals(progress.phase()));
             // An empty cache would answer every list and watch wrongly: not ready, and says why.
             assertThat(core.readiness().isRebuilt()).isFalse();
@@ -235,14 +231,11 @@ class KafkaCacheLoaderTest {
 
             EtcdLog etcd = new EtcdLog(0);
             try (KafkaProducer<byte[], byte[]> producer = NodeTopics.producer(kafka.bootstrapServers(), prefix)) {
-                send(producer, WatchFanoutSerdes.eventsTopic(prefix), etcd.put("/a", "1"));
+                LoadedCore.send(producer, WatchFanoutSerdes.eventsTopic(prefix), etcd.put("/a", "1"));
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> core.readiness().isRebuilt());
             assertThat(core.readiness().notReady()).isNull();
             assertThat(core.status().revision()).isEqualTo(etcd.revision());
-        } finally {
-            loader.close();
-            core.close();
         }
     }
 
@@ -256,20 +249,11 @@ class KafkaCacheLoaderTest {
                 .build();
     }
 
-    /** A core and the loader that feeds it. */
-    private record Rebuilt(WatchCore core, KafkaCacheLoader loader) implements AutoCloseable {
-        @Override
-        public void close() {
-            loader.close();
-            core.close();
-        }
-    }
-
     /**
      * A core rebuilt by a loader from a state topic of {@code records} (a null key-value is a tombstone),
      * a checkpoint at revision 10 and an empty events topic.
      */
-    private static Rebuilt rebuild(KafkaBroker kafka, String prefix, List<Map.Entry<String, KeyValue>> records)
+    private static LoadedCore rebuild(KafkaBroker kafka, String prefix, List<Map.Entry<String, KeyValue>> records)
             throws Exception {
         String state = WatchFanoutSerdes.stateTopic(prefix);
         NodeTopics.create(kafka.bootstrapServers(), prefix);
@@ -291,21 +275,7 @@ class KafkaCacheLoaderTest {
             producer.send(NodeTopics.checkpoint(state, 10, 0));
             producer.commitTransaction();
         }
-        WatchCore core =
-                new WatchCore(CoreSettings.of(1000, Duration.ofMinutes(10), 256, "kafka-test"), new FrameEncoder());
-        KafkaCacheLoader loader = loader(kafka, prefix, core.feed(), new RebuildProgress(), "kafka-test");
-        loader.start();
-        return new Rebuilt(core, loader);
-    }
-
-    private static void send(KafkaProducer<byte[], byte[]> producer, String topic, List<EventsRecord> records) {
-        EventsRecordSerializer ser = new EventsRecordSerializer();
-        producer.beginTransaction();
-        for (EventsRecord r : records) {
-            byte[] k = r.hasEvent() ? r.getEvent().getKv().getKey().toByteArray() : new byte[0];
-            producer.send(new ProducerRecord<>(topic, k, ser.serialize(topic, r)));
-        }
-        producer.commitTransaction();
+        return LoadedCore.start(kafka, prefix, "kafka-test");
     }
 
     /** A loader of {@code prefix}'s topics into {@code feed}, without staleness checks or preloaded history. */
