@@ -40,9 +40,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Starts the parts of a local stack in order — etcd, the Kafka broker(s), the ingester, the fan-out
- * nodes — waits until each is ready, prints a short status, and stops them in the reverse order
- * (fan-out nodes, ingester, Kafka, etcd) on JVM shutdown, then removes a temporary data
+ * Starts the parts of a local stack in order — etcd, the Kafka broker(s), the ingester, the
+ * Kubernetes topics application, the fan-out nodes — waits until each is ready, prints a short status, and stops them in the reverse order
+ * (fan-out nodes, Kubernetes topics, ingester, Kafka, etcd) on JVM shutdown, then removes a temporary data
  * directory.
  *
  * <p>Shutdown runs inside the testkit's child reaper ({@link ChildProcesses#runBeforeReaping}),
@@ -80,6 +80,8 @@ final class LocalStack {
 
     private static final String INGESTER_HEAP = "384m";
     private static final String FANOUT_HEAP = "512m";
+    private static final String KUBE_TOPICS_HEAP = "384m";
+    private static final Duration KUBE_TOPICS_STOP_TIMEOUT = Duration.ofSeconds(30);
 
     private final StackConfig config;
     private final StackDirectory dir;
@@ -194,6 +196,9 @@ final class LocalStack {
         startEtcd();
         startKafka();
         startIngester();
+        if (config.kubeTopics()) {
+            startKubeTopics();
+        }
         startFanoutNodes();
         startBalancer();
     }
@@ -214,6 +219,9 @@ final class LocalStack {
                     config.kafkaControllerPorts().get(i)));
         }
         ports.add(Map.entry("ingester port (--ingester-port)", config.ingesterPort()));
+        if (config.kubeTopics()) {
+            ports.add(Map.entry("kube-topics port (--kube-topics-port)", config.kubeTopicsPort()));
+        }
         for (int port : config.fanoutPorts()) {
             ports.add(Map.entry("fan-out node port (--fanout-ports)", port));
         }
@@ -392,6 +400,39 @@ final class LocalStack {
         step(part, () -> {
             process.set(builder.start());
             awaitReady(part, process.get(), url + "/readyz");
+        });
+    }
+
+    /**
+     * The Kubernetes topics application, once the ingester has made the events topic it reads:
+     * the topics' partitions and replication follow the stack's brokers. Its {@code /readyz} is
+     * plain HTTP even with {@code --secure} (it has no TLS of its own; Kafka is SASL_SSL).
+     */
+    private void startKubeTopics() {
+        JavaProcess.Builder builder = javaPart("kube-topics", config.kubeTopicsJar(), KUBE_TOPICS_HEAP)
+                .args(
+                        "--kafka-bootstrap",
+                        tier.kafkaBootstrap(),
+                        "--topic-prefix",
+                        tier.topicPrefix(),
+                        "--replication-factor",
+                        Integer.toString(config.kafkaReplicationFactor()),
+                        "--http-port",
+                        Integer.toString(config.kubeTopicsPort()));
+        if (secure != null) {
+            builder.args(secure.kubeTopicsFlags());
+        }
+        String url = "http://127.0.0.1:" + config.kubeTopicsPort();
+        AtomicReference<JavaProcess> process = new AtomicReference<>();
+        Part part = javaProcessPart("kube-topics", url, process, KUBE_TOPICS_STOP_TIMEOUT, logFile("kube-topics"));
+        step(part, () -> {
+            process.set(builder.start());
+            StackLauncher.awaitReady(
+                    process.get(),
+                    part.name() + " at " + part.address(),
+                    url + "/readyz",
+                    config.startTimeout(),
+                    this::checkNotStopping);
         });
     }
 
@@ -580,10 +621,16 @@ final class LocalStack {
         s.append(String.format(Locale.ROOT, "  %-12s %s%n", "etcd API", String.join(" and ", etcdApis)));
         s.append(String.format(
                 Locale.ROOT,
-                "  %-12s %s.events, %s.state%s%n",
+                "  %-12s %s.events, %s.state%s%s%n",
                 "topics",
                 config.topicPrefix(),
                 config.topicPrefix(),
+                config.kubeTopics()
+                        ? String.format(
+                                Locale.ROOT,
+                                ", %1$s.k8s.<resource>, %1$s.k8s-latest.<resource>, %1$s.k8s-errors",
+                                config.topicPrefix())
+                        : "",
                 config.kafkaBrokers() == 1
                         ? ""
                         : String.format(
@@ -628,6 +675,26 @@ final class LocalStack {
                         + " the rest forwarded to etcd):%n"));
         s.append(String.format(Locale.ROOT, "  etcdctl --endpoints=%s watch --prefix /registry/%n", etcdApi));
         s.append(String.format(Locale.ROOT, "  etcdctl --endpoints=%s get --prefix /registry/ --keys-only%n", etcdApi));
+        if (config.kubeTopics()) {
+            kubeTopicsUsage(s);
+        }
+    }
+
+    /** Where the Kubernetes topics application answers, and a read of one of its topics. */
+    private void kubeTopicsUsage(StringBuilder s) {
+        String ops = "http://127.0.0.1:" + config.kubeTopicsPort();
+        s.append(String.format(
+                Locale.ROOT,
+                "Kubernetes objects as watch events on Kafka, a topic per resource (kube-topics: %s/readyz,"
+                        + " %s/metrics)%s:%n",
+                ops,
+                ops,
+                onPath("kcat") ? "" : "; kcat is in the Debian package kcat"));
+        s.append(String.format(
+                Locale.ROOT,
+                "  kcat -C -b %s -t %s.k8s.pods -o beginning -e -f '%%k %%s\\n'%n",
+                config.kafkaBootstrap(),
+                config.topicPrefix()));
     }
 
     /**

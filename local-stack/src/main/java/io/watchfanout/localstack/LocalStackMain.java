@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
 /**
  * Command line of {@code bin/local-stack} ({@code java -jar local-stack/target/local-stack.jar}):
  * etcd, Kafka (one KRaft broker, or a replicated cluster with {@code --kafka-brokers 3}), the
- * ingester and the fan-out nodes on loopback, until
+ * ingester, the Kubernetes topics application and the fan-out nodes on loopback, until
  * Ctrl-C or SIGTERM. Every flag also reads from {@code WATCHFANOUT_<FLAG_NAME>}. Exit codes: 1
  * when the stack could not start, 2 for bad flags; after Ctrl-C or SIGTERM the JVM's own (130,
  * 143).
@@ -30,8 +30,8 @@ import picocli.CommandLine.Spec;
         modelTransformer = StackFlags.class,
         version = "watch-fanout local stack 0.1.0",
         description =
-                "Runs etcd, Kafka (one KRaft broker, or a replicated cluster with --kafka-brokers 3), the ingester "
-                        + "and two fan-out nodes on 127.0.0.1, "
+                "Runs etcd, Kafka (one KRaft broker, or a replicated cluster with --kafka-brokers 3), the ingester, "
+                        + "the Kubernetes topics application and two fan-out nodes on 127.0.0.1, "
                         + "waits until every part is ready, prints their addresses, and stops all of them on Ctrl-C or SIGTERM.",
         footer = {
             "",
@@ -73,6 +73,9 @@ public final class LocalStackMain implements Callable<Integer> {
         Integer kafkaControllerPort = v.get(StackFlags.KAFKA_CONTROLLER_PORT);
         Path ingesterJar = v.get(StackFlags.INGESTER_JAR);
         Path fanoutNodeJar = v.get(StackFlags.FANOUT_NODE_JAR);
+        Path kubeTopicsJar = v.get(StackFlags.KUBE_TOPICS_JAR);
+        boolean kubeTopics = v.get(StackFlags.KUBE_TOPICS);
+        int kubeTopicsPort = v.get(StackFlags.KUBE_TOPICS_PORT);
         int brokers = v.get(StackFlags.KAFKA_BROKERS);
         int ingesterPort = v.get(StackFlags.INGESTER_PORT);
         List<Integer> fanoutPorts = v.get(StackFlags.FANOUT_PORTS);
@@ -84,6 +87,7 @@ public final class LocalStackMain implements Callable<Integer> {
         boolean etcdGiven = given(StackFlags.ETCD_PORT);
         boolean kafkaGiven = given(StackFlags.KAFKA_PORT);
         boolean ingesterGiven = given(StackFlags.INGESTER_PORT);
+        boolean kubeTopicsGiven = given(StackFlags.KUBE_TOPICS_PORT);
         boolean fanoutGiven = given(StackFlags.FANOUT_PORTS);
         boolean fanoutEtcdGiven = given(StackFlags.FANOUT_ETCD_PORTS);
         boolean balancerGiven = given(StackFlags.BALANCER_PORT);
@@ -103,6 +107,9 @@ public final class LocalStackMain implements Callable<Integer> {
         if (ingesterGiven) {
             ports.given(List.of(ingesterPort));
         }
+        if (kubeTopics && kubeTopicsGiven) {
+            ports.given(List.of(kubeTopicsPort));
+        }
         if (fanoutGiven) {
             ports.given(fanoutPorts);
         }
@@ -119,6 +126,9 @@ public final class LocalStackMain implements Callable<Integer> {
         etcdPort = etcdGiven ? etcdPort : ports.place(etcdPort, 1);
         kafkaPort = kafkaGiven ? kafkaPort : ports.place(kafkaPort, brokers);
         ingesterPort = ingesterGiven ? ingesterPort : ports.place(ingesterPort, 1);
+        if (kubeTopics && !kubeTopicsGiven) {
+            kubeTopicsPort = ports.place(kubeTopicsPort, 1);
+        }
         fanoutPorts = fanoutGiven
                 ? fanoutPorts
                 : fanoutPorts.stream().map(p -> ports.place(p, 1)).toList();
@@ -136,6 +146,7 @@ public final class LocalStackMain implements Callable<Integer> {
                     kafkaControllerPort,
                     brokers,
                     ingesterPort,
+                    kubeTopicsPort,
                     fanoutPorts,
                     fanoutEtcdPorts,
                     balancerPort,
@@ -144,10 +155,12 @@ public final class LocalStackMain implements Callable<Integer> {
                     v.get(StackFlags.TOPIC_PREFIX),
                     v.get(StackFlags.DEMO),
                     v.get(StackFlags.DEMO_RATE),
+                    kubeTopics,
                     v.get(StackFlags.SECURE),
                     v.get(StackFlags.START_TIMEOUT),
                     ingesterJar != null ? ingesterJar : root.resolve("ingester/target/ingester.jar"),
-                    fanoutNodeJar != null ? fanoutNodeJar : root.resolve("fanout-node/target/fanout-node.jar"));
+                    fanoutNodeJar != null ? fanoutNodeJar : root.resolve("fanout-node/target/fanout-node.jar"),
+                    kubeTopicsJar != null ? kubeTopicsJar : root.resolve("kube-kafka/target/kube-topics.jar"));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -182,7 +195,11 @@ public final class LocalStackMain implements Callable<Integer> {
     @Override
     public Integer call() {
         StackConfig config = config();
-        for (Path jar : List.of(config.ingesterJar(), config.fanoutNodeJar())) {
+        List<Path> jars = new ArrayList<>(List.of(config.ingesterJar(), config.fanoutNodeJar()));
+        if (config.kubeTopics()) {
+            jars.add(config.kubeTopicsJar());
+        }
+        for (Path jar : jars) {
             if (!Files.isRegularFile(jar)) {
                 throw new CommandLine.ParameterException(
                         spec.commandLine(),

@@ -54,6 +54,7 @@ final class SecureStack {
     private static final String NODE_ETCD_USER = "watchfanout-node";
     private static final String KAFKA_INGESTER = "ingester";
     private static final String KAFKA_NODE = "fanout";
+    private static final String KAFKA_KUBE_TOPICS = "kube-topics";
 
     private final Path dir;
     private final Pki pki;
@@ -62,6 +63,7 @@ final class SecureStack {
     private final Pki.Issued serverCert;
     private Path ingesterKafkaConfig;
     private Path nodeKafkaConfig;
+    private Path kubeTopicsKafkaConfig;
     private EtcdServer etcd;
 
     private SecureStack(Path dir, Pki pki, Properties secrets) {
@@ -97,6 +99,7 @@ final class SecureStack {
                     "etcd." + ALICE,
                     "kafka." + KAFKA_INGESTER,
                     "kafka." + KAFKA_NODE,
+                    "kafka." + KAFKA_KUBE_TOPICS,
                     "token." + ADMIN,
                     "token." + ALICE)) {
                 if (!secrets.containsKey(key)) {
@@ -197,17 +200,25 @@ final class SecureStack {
         return secrets.getProperty("etcd.root");
     }
 
-    /** Kafka with a SASL_SSL listener and the stack's two users. */
+    /** Kafka with a SASL_SSL listener and the stack's users: the ingester, the nodes, kube-topics. */
     KafkaBroker.Builder kafka(KafkaBroker.Builder b) {
         return b.saslSsl(pki)
                 .saslUser(KAFKA_INGESTER, secrets.getProperty("kafka." + KAFKA_INGESTER))
-                .saslUser(KAFKA_NODE, secrets.getProperty("kafka." + KAFKA_NODE));
+                .saslUser(KAFKA_NODE, secrets.getProperty("kafka." + KAFKA_NODE))
+                .saslUser(KAFKA_KUBE_TOPICS, secrets.getProperty("kafka." + KAFKA_KUBE_TOPICS));
     }
 
-    /** Writes the Kafka client settings of the ingester and the nodes ({@code --kafka-config}). */
+    /** Writes the Kafka client settings of the ingester, the nodes and kube-topics ({@code --kafka-config}). */
     void kafkaStarted(KafkaBroker kafka) {
         ingesterKafkaConfig = kafka.writeSaslClientConfig(dir.resolve("kafka-ingester.properties"), KAFKA_INGESTER);
         nodeKafkaConfig = kafka.writeSaslClientConfig(dir.resolve("kafka-fanout.properties"), KAFKA_NODE);
+        kubeTopicsKafkaConfig =
+                kafka.writeSaslClientConfig(dir.resolve("kafka-kube-topics.properties"), KAFKA_KUBE_TOPICS);
+    }
+
+    /** The Kubernetes topics application's flags: Kafka over SASL_SSL as its own user. */
+    List<String> kubeTopicsFlags() {
+        return List.of("--kafka-config", kubeTopicsKafkaConfig.toString());
     }
 
     /** The ingester's flags: etcd over TLS as its user, Kafka over SASL_SSL, TLS on its port. */

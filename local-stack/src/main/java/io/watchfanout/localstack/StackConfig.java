@@ -22,6 +22,7 @@ import java.util.Set;
  * @param kafkaBrokers how many Kafka brokers: 1, or 3 to 5 replicating every topic 3 times; broker
  *     {@code n} (from 1) listens on {@code kafkaPort + 2(n-1)} and {@code kafkaControllerPort + 2(n-1)}
  * @param ingesterPort the ingester's HTTP port ({@code /metrics}, {@code /readyz}, {@code /livez})
+ * @param kubeTopicsPort the Kubernetes topics application's HTTP port ({@code /readyz}, {@code /metrics})
  * @param fanoutPorts the HTTP port of each fan-out node, one node per port
  * @param fanoutEtcdPorts the etcd API (gRPC) port of each fan-out node, in the order of {@code fanoutPorts}
  * @param balancerPort the load balancer's HTTP port, in front of every fan-out node's HTTP port
@@ -29,14 +30,17 @@ import java.util.Set;
  * @param balancerEtcdPort the load balancer's etcd API port, in front of every node's etcd API port
  * @param dataDir where etcd and Kafka keep their data and every part its log, kept at exit;
  *     empty for a new temporary directory removed at exit
- * @param topicPrefix the topics are {@code <prefix>.events} and {@code <prefix>.state}
+ * @param topicPrefix the topics are {@code <prefix>.events} and {@code <prefix>.state} (and those of
+ *     the Kubernetes topics application, {@code <prefix>.k8s.*})
  * @param demo whether to run the demo load generator
  * @param demoRate the demo's writes per second
+ * @param kubeTopics whether to run the Kubernetes topics application ({@code <prefix>.k8s.*} topics)
  * @param secure TLS and authentication everywhere, with a throwaway CA, certificates, tokens and
  *     a policy made under the data directory ({@code --secure}; docs/SECURITY.md)
  * @param startTimeout how long each part may take to become ready
  * @param ingesterJar the ingester's runnable jar
  * @param fanoutNodeJar the fan-out node's runnable jar
+ * @param kubeTopicsJar the Kubernetes topics application's runnable jar
  */
 public record StackConfig(
         int etcdPort,
@@ -45,6 +49,7 @@ public record StackConfig(
         int kafkaControllerPort,
         int kafkaBrokers,
         int ingesterPort,
+        int kubeTopicsPort,
         List<Integer> fanoutPorts,
         List<Integer> fanoutEtcdPorts,
         int balancerPort,
@@ -53,10 +58,12 @@ public record StackConfig(
         String topicPrefix,
         boolean demo,
         int demoRate,
+        boolean kubeTopics,
         boolean secure,
         Duration startTimeout,
         Path ingesterJar,
-        Path fanoutNodeJar) {
+        Path fanoutNodeJar,
+        Path kubeTopicsJar) {
 
     /**
      * Validates and copies the settings.
@@ -71,6 +78,7 @@ public record StackConfig(
         Objects.requireNonNull(startTimeout, "startTimeout");
         Objects.requireNonNull(ingesterJar, "ingesterJar");
         Objects.requireNonNull(fanoutNodeJar, "fanoutNodeJar");
+        Objects.requireNonNull(kubeTopicsJar, "kubeTopicsJar");
         if (dataDir.isPresent() && dataDir.get().toString().isBlank()) {
             // Path.of("") is the working directory: the stack's data and logs would land there.
             throw new IllegalArgumentException("--data-dir: empty (expected: a directory, e.g. ./stack-data;"
@@ -98,6 +106,10 @@ public record StackConfig(
         }
         names.add("--ingester-port");
         ports.add(ingesterPort);
+        if (kubeTopics) {
+            names.add("--kube-topics-port");
+            ports.add(kubeTopicsPort);
+        }
         for (int port : fanoutPorts) {
             names.add("--fanout-ports");
             ports.add(port);

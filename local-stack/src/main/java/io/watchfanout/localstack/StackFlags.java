@@ -50,6 +50,10 @@ public final class StackFlags extends FlagTable {
             .defaultValue("9100")
             .unit("TCP port")
             .help("Ingester HTTP port (/metrics, /readyz, /livez).");
+    static final Flag<Integer> KUBE_TOPICS_PORT = Flag.integer("--kube-topics-port", "PORT")
+            .defaultValue("8095")
+            .unit("TCP port")
+            .help("HTTP port of the Kubernetes topics application (/readyz, /metrics).");
     static final Flag<List<Integer>> FANOUT_PORTS = Flag.integers("--fanout-ports", "PORTS")
             .defaultValue("8081,8082")
             .unit("TCP ports, comma-separated")
@@ -84,6 +88,11 @@ public final class StackFlags extends FlagTable {
                     + " stores them.");
     static final Flag<Integer> DEMO_RATE =
             demoRate().help("Writes per second of --demo (etcd operations, a transaction counts once).");
+    static final Flag<Boolean> KUBE_TOPICS = Flag.optionalBoolean("--kube-topics")
+            .defaultValue("true")
+            .unit("flag; `--kube-topics=false` turns it off")
+            .help("Also run the Kubernetes topics application: the objects of NAME.events as watch events on"
+                    + " NAME.k8s.<resource> and NAME.k8s-latest.<resource>.");
     static final Flag<Boolean> SECURE = Flag.optionalBoolean("--secure")
             .defaultValue("false")
             .unit("flag; `--secure=false` turns it off")
@@ -101,6 +110,9 @@ public final class StackFlags extends FlagTable {
     static final Flag<Path> FANOUT_NODE_JAR = Flag.path("--fanout-node-jar", "FILE")
             .defaultText("fanout-node/target/fanout-node.jar of this project")
             .help("The fan-out node's jar.");
+    static final Flag<Path> KUBE_TOPICS_JAR = Flag.path("--kube-topics-jar", "FILE")
+            .defaultText("kube-kafka/target/kube-topics.jar of this project")
+            .help("The Kubernetes topics application's jar.");
 
     /** The table in {@code --help}'s order; picocli makes it through {@code @Command(modelTransformer)}. */
     public StackFlags() {
@@ -112,6 +124,7 @@ public final class StackFlags extends FlagTable {
                 KAFKA_CONTROLLER_PORT,
                 KAFKA_BROKERS,
                 INGESTER_PORT,
+                KUBE_TOPICS_PORT,
                 FANOUT_PORTS,
                 FANOUT_ETCD_PORTS,
                 BALANCER_PORT,
@@ -120,10 +133,12 @@ public final class StackFlags extends FlagTable {
                 TOPIC_PREFIX,
                 DEMO,
                 DEMO_RATE,
+                KUBE_TOPICS,
                 SECURE,
                 START_TIMEOUT,
                 INGESTER_JAR,
-                FANOUT_NODE_JAR);
+                FANOUT_NODE_JAR,
+                KUBE_TOPICS_JAR);
     }
 
     /** {@code --demo-rate N}, as the local stack's demo and the stand-alone demo load take it; each adds its help. */

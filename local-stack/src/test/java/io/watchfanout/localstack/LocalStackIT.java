@@ -78,8 +78,8 @@ class LocalStackIT {
                 .isTrue();
         Files.createDirectories(itDir);
         // etcd, etcd peer, Kafka, Kafka controller, ingester, two fan-out nodes, their etcd APIs,
-        // the balancer's HTTP and etcd API ports
-        ports = FreePorts.pick(11);
+        // the balancer's HTTP and etcd API ports, kube-topics
+        ports = FreePorts.pick(12);
     }
 
     @AfterEach
@@ -107,7 +107,9 @@ class LocalStackIT {
                 "--balancer-port",
                 Integer.toString(ports[9]),
                 "--balancer-etcd-port",
-                Integer.toString(ports[10]));
+                Integer.toString(ports[10]),
+                "--kube-topics-port",
+                Integer.toString(ports[11]));
     }
 
     private StackProcess startStack(String name, List<String> extraArgs) throws Exception {
@@ -130,7 +132,13 @@ class LocalStackIT {
         StackProcess stack = startStack("main", List.of());
         Map<String, StackProcess.Part> parts = stack.parts();
         assertThat(parts)
-                .containsKeys("etcd", "kafka", "ingester", "fanout-node@" + ports[5], "fanout-node@" + ports[6]);
+                .containsKeys(
+                        "etcd",
+                        "kafka",
+                        "ingester",
+                        "kube-topics",
+                        "fanout-node@" + ports[5],
+                        "fanout-node@" + ports[6]);
         Path dataDir = stack.dataDir();
         assertThat(dataDir).isDirectory();
         // With haproxy installed the printed lines use the balancer, else the first node.
@@ -424,7 +432,43 @@ class LocalStackIT {
             watch.destroyForcibly();
         }
 
+        assertKubeTopicsCarryTheDemo(stack);
         assertThat(stack.terminate(STOP_TIMEOUT)).hasValue(143);
+    }
+
+    /**
+     * The Kubernetes topics application of a {@code --demo} stack: the printed kcat line reads
+     * the demo's pods from {@code watch.k8s.pods} as watch events keyed {@code namespace/name},
+     * and the printed {@code /readyz} and {@code /metrics} answer.
+     */
+    private void assertKubeTopicsCarryTheDemo(StackProcess stack) throws Exception {
+        String ops = stack.parts().get("kube-topics").address();
+        assertThat(ops).isEqualTo("http://127.0.0.1:" + ports[11]);
+        assertThat(stack.output()).contains("kube-topics: " + ops + "/readyz, " + ops + "/metrics");
+        String kcat = stack.output()
+                .lines()
+                .map(String::trim)
+                .filter(l -> l.startsWith("kcat -C "))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no kcat line printed:\n" + stack.output()));
+        assertThat(kcat).contains("-b 127.0.0.1:" + ports[2], "-t watch.k8s.pods");
+        Awaitility.await("the printed kcat line reads the demo's pods as watch events")
+                .atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(() -> assertThat(shell(kcat)
+                                .lines()
+                                .filter(l -> l.startsWith("team-a/")
+                                        && l.contains("\"type\":\"ADDED\"")
+                                        && l.contains("\"kind\":\"Pod\""))
+                                .count())
+                        .isGreaterThanOrEqualTo(1));
+        HttpResponse<String> ready = HTTP.send(
+                HttpRequest.newBuilder(URI.create(ops + "/readyz")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(ready.statusCode()).isEqualTo(200);
+        HttpResponse<String> metrics = HTTP.send(
+                HttpRequest.newBuilder(URI.create(ops + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(metrics.statusCode()).isEqualTo(200);
+        assertThat(metrics.body()).contains("watchfanout_kube_events_total");
     }
 
     /**
