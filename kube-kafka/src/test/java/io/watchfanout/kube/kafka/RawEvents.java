@@ -8,23 +8,23 @@ import io.watchfanout.schema.v1.KeyValue;
 import java.nio.charset.StandardCharsets;
 
 /** Events-topic records of Kubernetes objects as the ingester publishes them, for the tests. */
-final class RawEvents {
-    static final String CRD_KEY = "/registry/apiextensions.k8s.io/customresourcedefinitions/widgets.example.com";
+public final class RawEvents {
+    public static final String CRD_KEY = "/registry/apiextensions.k8s.io/customresourcedefinitions/widgets.example.com";
 
     private RawEvents() {}
 
     /** A running pod on {@code node}, as kube-apiserver stores it. */
-    static byte[] pod(String namespace, String name, String node) {
+    public static byte[] pod(String namespace, String name, String node) {
         return StoredObjects.pod(namespace, name, node, "Running", name);
     }
 
     /** An Opaque Secret holding {@code key}: {@code value}. */
-    static byte[] secret(String namespace, String name, String key, String value) {
+    public static byte[] secret(String namespace, String name, String key, String value) {
         return StoredObjects.secret(namespace, name, key, value.getBytes(StandardCharsets.UTF_8));
     }
 
     /** The established v1 CRD of {@code widgets.example.com} (namespaced, kind Widget), stored as JSON. */
-    static byte[] widgetDefinition() {
+    public static byte[] widgetDefinition() {
         return ("{\"kind\":\"CustomResourceDefinition\",\"apiVersion\":\"apiextensions.k8s.io/v1\","
                         + "\"metadata\":{\"name\":\"widgets.example.com\",\"uid\":\"u-crd\"},"
                         + "\"spec\":{\"group\":\"example.com\",\"scope\":\"Namespaced\","
@@ -35,14 +35,14 @@ final class RawEvents {
     }
 
     /** A Widget custom resource, stored as JSON. */
-    static byte[] widget(String namespace, String name, int size) {
+    public static byte[] widget(String namespace, String name, int size) {
         return ("{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"" + name
                         + "\",\"namespace\":\"" + namespace + "\",\"uid\":\"u-" + name + "\"},\"spec\":{\"size\":"
                         + size + "}}")
                 .getBytes(StandardCharsets.UTF_8);
     }
 
-    static KeyValue kv(String key, byte[] value, long createRevision, long modRevision, long version) {
+    public static KeyValue kv(String key, byte[] value, long createRevision, long modRevision, long version) {
         return KeyValue.newBuilder()
                 .setKey(ByteString.copyFromUtf8(key))
                 .setValue(ByteString.copyFrom(value))
@@ -53,7 +53,7 @@ final class RawEvents {
     }
 
     /** A PUT of {@code kv} at its mod revision, {@code prev} the value before (null: a new key). */
-    static EventsRecord put(KeyValue kv, KeyValue prev, long prevRevision) {
+    public static EventsRecord put(KeyValue kv, KeyValue prev, long prevRevision) {
         Event.Builder e = Event.newBuilder()
                 .setType(Event.Type.PUT)
                 .setKv(kv)
@@ -68,7 +68,7 @@ final class RawEvents {
     }
 
     /** The DELETE of {@code prev}'s key at {@code revision}. */
-    static EventsRecord delete(KeyValue prev, long revision, long prevRevision) {
+    public static EventsRecord delete(KeyValue prev, long revision, long prevRevision) {
         return EventsRecord.newBuilder()
                 .setEvent(Event.newBuilder()
                         .setType(Event.Type.DELETE)

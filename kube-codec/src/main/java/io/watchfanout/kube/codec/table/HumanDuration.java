@@ -5,12 +5,16 @@ import java.time.Duration;
 /**
  * An age as kubectl and kube-apiserver's printers show it (k8s.io/apimachinery
  * {@code util/duration.HumanDuration}): {@code 45s}, {@code 2m30s}, {@code 15m}, {@code 3h5m},
- * {@code 20h}, {@code 3d4h}, {@code 200d}, {@code 2y30d}, {@code 10y}.
+ * {@code 20h}, {@code 3d4h}, {@code 200d}, {@code 2y30d}, {@code 10y}. Stateless.
  */
-final class HumanDuration {
+public final class HumanDuration {
     private HumanDuration() {}
 
-    static String format(Duration d) {
+    /**
+     * @param d an age; {@code <invalid>} below -1 s, {@code 0s} up to 0 (clocks a little apart)
+     * @return the age as kubectl's AGE column writes it
+     */
+    public static String format(Duration d) {
         long seconds = d.getSeconds();
         if (seconds < -1) {
             return "<invalid>";

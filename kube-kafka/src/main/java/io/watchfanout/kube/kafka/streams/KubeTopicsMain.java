@@ -9,6 +9,7 @@ import io.watchfanout.common.Flag;
 import io.watchfanout.common.FlagTable;
 import io.watchfanout.common.KafkaClientSettings;
 import io.watchfanout.kube.kafka.KubeEventDecoder;
+import io.watchfanout.kube.kafka.KubeFlags;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -55,11 +56,7 @@ public final class KubeTopicsMain implements Callable<Integer> {
         static final Flag<String> TOPIC_PREFIX = CommonFlags.topicPrefix()
                 .defaultValue("watchfanout")
                 .help("Reads <NAME>.events; writes <NAME>.k8s.*, <NAME>.k8s-latest.* and <NAME>.k8s-errors.");
-        static final Flag<String> ETCD_PREFIX = Flag.text("--etcd-prefix", "PREFIX")
-                .defaultValue("/registry")
-                .unit("etcd key prefix")
-                .check(Check.<String>of("a key prefix starting with /", p -> p.startsWith("/")))
-                .help("kube-apiserver's --etcd-prefix: where the cluster's objects are in etcd.");
+        static final Flag<String> ETCD_PREFIX = KubeFlags.etcdPrefix();
         static final Flag<Integer> PARTITIONS = Flag.integer("--partitions", "N")
                 .defaultValue("1")
                 .unit("partitions")
