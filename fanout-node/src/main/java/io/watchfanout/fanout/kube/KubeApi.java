@@ -1,5 +1,6 @@
 package io.watchfanout.fanout.kube;
 
+import com.google.protobuf.ByteString;
 import io.prometheus.client.CollectorRegistry;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
@@ -19,6 +20,7 @@ import io.watchfanout.fanout.security.FrontProxy;
 import io.watchfanout.fanout.security.Identity;
 import io.watchfanout.fanout.security.LimitExceededException;
 import io.watchfanout.fanout.security.Listener;
+import io.watchfanout.fanout.security.RequestAttributes;
 import io.watchfanout.fanout.security.Verb;
 import io.watchfanout.fanout.security.WatchAuthorization;
 import io.watchfanout.fanout.security.WatchGrant;
@@ -31,10 +33,12 @@ import io.watchfanout.fanout.watch.WatchCore;
 import io.watchfanout.kube.codec.KubeListWriter;
 import io.watchfanout.kube.codec.KubeSchema;
 import io.watchfanout.kube.codec.ProtoJsonWriter;
+import io.watchfanout.kube.codec.resources.KubeResource;
 import io.watchfanout.kube.codec.resources.KubeResources;
 import io.watchfanout.kube.codec.select.FieldSelector;
 import io.watchfanout.kube.codec.select.LabelSelector;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -217,6 +221,10 @@ public final class KubeApi implements HttpHandler {
         String path = decodePath(exchange.getRequestPath());
         boolean get = exchange.getRequestMethod().equals(Methods.GET)
                 || exchange.getRequestMethod().equals(Methods.HEAD);
+        if (exchange.getRequestMethod().equals(Methods.POST) && path != null && KubeReviews.isReview(path)) {
+            review(exchange, path);
+            return;
+        }
         if (!get) {
             throw KubeError.of(
                     405,
@@ -270,6 +278,54 @@ public final class KubeApi implements HttpHandler {
             }
             default -> read(exchange, p, served.resources(), q, identity, accept, authz);
         }
+    }
+
+    /** Answers {@code kubectl auth can-i} and {@code whoami}: a question, not a write. */
+    private void review(HttpServerExchange exchange, String path) throws KubeError {
+        Identity identity = authenticate(exchange);
+        exchange.startBlocking();
+        byte[] body;
+        try {
+            body = exchange.getInputStream().readNBytes(KubeReviews.MAX_BODY + 1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        if (body.length > KubeReviews.MAX_BODY) {
+            throw KubeError.of(
+                    413, "RequestEntityTooLarge", "a review's body is at most " + KubeReviews.MAX_BODY + " bytes");
+        }
+        KubeAuthorization authz = authorization;
+        byte[] answer = KubeReviews.answer(
+                path, identity, body, authz != null ? authz::denial : r -> policyDenial(identity, r));
+        exchange.setStatusCode(201);
+        exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, KubeFormat.JSON.mediaType());
+        exchange.getResponseSender().send(ByteBuffer.wrap(answer));
+    }
+
+    /**
+     * Without {@code --authorization-mode}: whether the node's policy over etcd keys lets the
+     * requester read what {@code r} names (discovery is served to every client the node authenticates).
+     */
+    private String policyDenial(Identity identity, RequestAttributes r) {
+        if (!r.resourceRequest()) {
+            return null;
+        }
+        KubeResources resources = live.current().resources();
+        KubeResource resource = resources.all().stream()
+                .filter(k -> k.group().equals(r.apiGroup()) && k.plural().equals(r.resource()))
+                .findFirst()
+                .orElse(null);
+        if (resource == null) {
+            return "this node does not serve " + r.resource() + (r.apiGroup().isEmpty() ? "" : "." + r.apiGroup());
+        }
+        String prefix = r.namespace().isEmpty() || !resource.namespaced()
+                ? resources.keyPrefix(resource)
+                : resources.keyPrefix(resource, r.namespace());
+        KeyRange range = r.name().isEmpty()
+                ? KeyRange.prefix(ByteString.copyFromUtf8(prefix))
+                : KeyRange.single(ByteString.copyFromUtf8(prefix + r.name()));
+        Verb verb = r.verb().equals("watch") ? Verb.WATCH : Verb.READ;
+        return access.allows(identity, verb, range) ? null : identity + " may not " + verb.ruleName() + " " + range;
     }
 
     private void read(

@@ -97,6 +97,15 @@ final class KubeAuthorization {
         }
     }
 
+    /**
+     * The authorizers' answer to {@code r} without refusing anything (an access review's question):
+     * null when allowed, else kube-apiserver's reasons.
+     */
+    String denial(RequestAttributes r) {
+        readPolicy.run();
+        return authorizer.denial(r, null);
+    }
+
     private void decide(Identity identity, RequestAttributes r, String nodeName, String api) throws KubeError {
         readPolicy.run();
         String why = authorizer.denial(r, nodeName);

@@ -227,6 +227,14 @@ public final class AccessControl implements AutoCloseable {
     }
 
     /**
+     * Whether {@code identity} may {@code verb} the whole {@code range}: the question of an access
+     * review, answered without counting or auditing (nothing was refused).
+     */
+    public boolean allows(Identity identity, Verb verb, KeyRange range) {
+        return policy.allows(identity, verb, range);
+    }
+
+    /**
      * Checks that {@code identity} may {@code verb} the whole {@code range}; a refusal is counted
      * and audited.
      *

@@ -170,6 +170,30 @@ class KubeAuthorizationEndToEndTest extends KubeStackTest {
                 .contains("pods is forbidden: User \"jane\" cannot list resource \"pods\" in API group \"\" at the "
                         + "cluster scope");
 
+        // kubectl auth can-i and whoami: questions, answered from the authorizers and the identity this node uses.
+        assertThat(kubectl(jane, "auth", "can-i", "list", "secrets", "-n", "a").out())
+                .isEqualTo("yes\n");
+        Result cannot = kubectl(jane, "auth", "can-i", "list", "secrets", "-n", "b");
+        assertThat(cannot.code()).isEqualTo(1);
+        assertThat(cannot.out()).isEqualTo("no\n");
+        assertThat(kubectl(jane, "auth", "can-i", "get", "configmaps/settings", "-n", "b")
+                        .out())
+                .isEqualTo("yes\n");
+        assertThat(kubectl(jane, "auth", "can-i", "get", "configmaps/other", "-n", "b")
+                        .out())
+                .isEqualTo("no\n");
+        // A write is never allowed here, whatever kube-apiserver would say: this tier only reads.
+        Result write = kubectl(jane, "auth", "can-i", "delete", "secrets", "-n", "a");
+        assertThat(write.code()).isEqualTo(1);
+        assertThat(write.out()).startsWith("no - this node is a read-only tier of the Kubernetes API");
+        JsonObject whoami = JsonParser.parseString(
+                        kubectl(jane, "auth", "whoami", "-o", "json").out())
+                .getAsJsonObject();
+        assertThat(whoami.get("kind").getAsString()).isEqualTo("SelfSubjectReview");
+        JsonObject userInfo = whoami.getAsJsonObject("status").getAsJsonObject("userInfo");
+        assertThat(userInfo.get("username").getAsString()).isEqualTo("jane");
+        assertThat(userInfo.get("groups").toString()).contains("system:authenticated");
+
         // fabric8 with the same certificate.
         Pki.Issued janeFabric8 = pki.client("jane-fabric8", "jane");
         Config config = new ConfigBuilder(Config.empty())
