@@ -369,7 +369,8 @@ public final class KubeApi implements HttpHandler {
                 admission = () -> admitWatch(identity, range);
             }
             // A Table watch (kubectl get -w) is answered in the client's next choice, JSON.
-            KubeFormat format = KubeFormat.negotiate(accept, protobufForWatch, false);
+            KubeFormat format = KubeFormat.negotiate(
+                    accept, protobufForWatch, false, KubeFormat.Answer.of(p.resource(), protobufForWatch, false));
             if (format == null) {
                 throw KubeError.of(406, "NotAcceptable", KubeFormat.ACCEPTED);
             }
@@ -389,12 +390,14 @@ public final class KubeApi implements HttpHandler {
                         p.resource().version(),
                         p.resource().plural())
                 .isPresent();
-        KubeFormat format = KubeFormat.negotiate(accept, protobufServed, true);
+        KubeFormat.Answer answer =
+                KubeFormat.Answer.of(p.resource(), protobufServed, p.target() != KubePath.Target.OBJECT);
+        KubeFormat format = KubeFormat.negotiate(accept, protobufServed, true, answer);
         if (format == null) {
             throw KubeError.of(406, "NotAcceptable", KubeFormat.ACCEPTED);
         }
         // For objects stored as JSON, which have no protobuf form here: the client's next choice.
-        KubeFormat jsonFallback = KubeFormat.negotiate(accept, false, true);
+        KubeFormat jsonFallback = KubeFormat.negotiate(accept, false, true, answer);
         if (p.target() == KubePath.Target.OBJECT) {
             reads.get(exchange, p, resources, format, jsonFallback, KubeReadOptions.get(options));
             return;

@@ -2,6 +2,7 @@ package io.watchfanout.fanout.kube;
 
 import io.watchfanout.fanout.watch.BookmarkFrames;
 import io.watchfanout.kube.codec.KubeWatchFrames;
+import io.watchfanout.kube.codec.PartialObjectMetadata;
 import io.watchfanout.kube.codec.resources.KubeResource;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -17,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Thread-safe.
  */
 final class KubeBookmarks {
-    private record Key(String group, String version, String kind, boolean protobuf) {}
+    private record Key(String group, String version, String kind, boolean protobuf, boolean metadata) {}
 
     private record Latest(long revision, ByteBuffer frame) {}
 
@@ -31,17 +32,22 @@ final class KubeBookmarks {
      *     without it they end with nothing, as a watch from resourceVersion "" or "0"
      */
     BookmarkFrames of(KubeResource resource, KubeFormat format, boolean endsInitialEvents) {
-        boolean protobuf = format == KubeFormat.PROTOBUF;
-        Key key = new Key(resource.group(), resource.version(), resource.kind(), protobuf);
+        boolean protobuf = format.protobuf();
+        // A metadata-only watch's bookmark is a PartialObjectMetadata, whatever the watched kind.
+        String apiVersion = format.metadata() ? PartialObjectMetadata.API_VERSION : resource.apiVersion();
+        String kind = format.metadata() ? PartialObjectMetadata.KIND : resource.kind();
+        Key key = format.metadata()
+                ? new Key("meta.k8s.io", "v1", kind, protobuf, true)
+                : new Key(resource.group(), resource.version(), kind, protobuf, false);
         return (revision, initialEventsEnd) -> {
             if (initialEventsEnd) {
-                return endsInitialEvents ? render(resource, protobuf, revision, true) : null;
+                return endsInitialEvents ? render(apiVersion, kind, protobuf, revision, true) : null;
             }
             Latest l = latest.get(key);
             if (l != null && l.revision() == revision) {
                 return l.frame();
             }
-            ByteBuffer frame = render(resource, protobuf, revision, false);
+            ByteBuffer frame = render(apiVersion, kind, protobuf, revision, false);
             if (l == null || l.revision() < revision) {
                 latest.put(key, new Latest(revision, frame));
             }
@@ -49,10 +55,10 @@ final class KubeBookmarks {
         };
     }
 
-    private static ByteBuffer render(KubeResource resource, boolean protobuf, long revision, boolean end) {
+    private static ByteBuffer render(String apiVersion, String kind, boolean protobuf, long revision, boolean end) {
         return KubeEncodings.wrap(
                 protobuf
-                        ? KubeWatchFrames.protobufBookmark(resource, revision, end)
-                        : KubeWatchFrames.jsonBookmark(resource, revision, end));
+                        ? KubeWatchFrames.protobufBookmark(apiVersion, kind, revision, end)
+                        : KubeWatchFrames.jsonBookmark(apiVersion, kind, revision, end));
     }
 }

@@ -8,6 +8,7 @@ import io.watchfanout.fanout.frame.ObjectAttributes;
 import io.watchfanout.kube.codec.AtRest;
 import io.watchfanout.kube.codec.KubeSchema;
 import io.watchfanout.kube.codec.KubeWatchFrames;
+import io.watchfanout.kube.codec.PartialObjectMetadata;
 import io.watchfanout.kube.codec.StoredBytes;
 import io.watchfanout.kube.codec.UndecodableObjectException;
 import io.watchfanout.schema.v1.Event;
@@ -25,14 +26,24 @@ import java.util.concurrent.atomic.LongAdder;
  * DELETED for it. A value the node cannot render (corrupt, CBOR, encrypted) is not skipped: its
  * frame is an ERROR event, a 500 Status naming the key and the reason, and it is counted.
  *
+ * <p>A metadata-only watch ({@code as=PartialObjectMetadata}) has encodings of its own, JSON and
+ * protobuf, whose events carry the object's {@link PartialObjectMetadata}: made once per event too,
+ * and shared by every metadata-only watcher (the garbage collector's, the namespace controller's).
+ *
  * <p>Bookmarks depend on the watched kind, so each watch brings its own ({@link KubeBookmarks}).
  */
 final class KubeEncodings {
     /** JSON lines ({@code application/json}). */
-    static final Encoding JSON = Encoding.register("kube-json", "application/json", new Format(false));
+    static final Encoding JSON = Encoding.register("kube-json", "application/json", new Format(false, false));
     /** client-go's protobuf stream ({@code application/vnd.kubernetes.protobuf;stream=watch}). */
-    static final Encoding PROTOBUF =
-            Encoding.register("kube-protobuf", "application/vnd.kubernetes.protobuf;stream=watch", new Format(true));
+    static final Encoding PROTOBUF = Encoding.register(
+            "kube-protobuf", "application/vnd.kubernetes.protobuf;stream=watch", new Format(true, false));
+    /** JSON lines of the objects' metadata alone. */
+    static final Encoding METADATA_JSON =
+            Encoding.register("kube-metadata-json", "application/json", new Format(false, true));
+    /** client-go's protobuf stream of the objects' metadata alone. */
+    static final Encoding METADATA_PROTOBUF = Encoding.register(
+            "kube-metadata-protobuf", "application/vnd.kubernetes.protobuf;stream=watch", new Format(true, true));
 
     /** Events whose object could not be rendered (sent as an ERROR event instead). */
     static final LongAdder UNDECODABLE = new LongAdder();
@@ -45,15 +56,22 @@ final class KubeEncodings {
 
     /** The encoding of a watch asked for in {@code format} (a Table watch is answered in JSON). */
     static Encoding of(KubeFormat format) {
-        return format == KubeFormat.PROTOBUF ? PROTOBUF : JSON;
+        return switch (format) {
+            case PROTOBUF -> PROTOBUF;
+            case METADATA_JSON -> METADATA_JSON;
+            case METADATA_PROTOBUF -> METADATA_PROTOBUF;
+            default -> JSON;
+        };
     }
 
     /** Stateless and thread-safe. */
     private static final class Format implements FrameFormat {
         private final boolean protobuf;
+        private final boolean metadata;
 
-        Format(boolean protobuf) {
+        Format(boolean protobuf, boolean metadata) {
             this.protobuf = protobuf;
+            this.metadata = metadata;
         }
 
         @Override
@@ -98,10 +116,15 @@ final class KubeEncodings {
             try {
                 StoredBytes value = AtRest.open(kv);
                 if (protobuf) {
-                    return wrap(FRAMES.protobuf(type, value.array, value.offset, value.length, resourceVersion));
+                    return wrap(
+                            metadata
+                                    ? KubeWatchFrames.metadataProtobuf(
+                                            type, value.array, value.offset, value.length, resourceVersion)
+                                    : FRAMES.protobuf(type, value.array, value.offset, value.length, resourceVersion));
                 }
-                KubeWatchFrames.Frame frame =
-                        FRAMES.json(type, value.array, value.offset, value.length, resourceVersion);
+                KubeWatchFrames.Frame frame = metadata
+                        ? KubeWatchFrames.metadataJson(type, value.array, value.offset, value.length, resourceVersion)
+                        : FRAMES.json(type, value.array, value.offset, value.length, resourceVersion);
                 if (frame.unknownFields() > 0) {
                     UNKNOWN_FIELDS.increment();
                 }

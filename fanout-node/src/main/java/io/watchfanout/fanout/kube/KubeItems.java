@@ -12,6 +12,7 @@ import io.watchfanout.kube.codec.KubeListWriter;
 import io.watchfanout.kube.codec.KubeSchema;
 import io.watchfanout.kube.codec.KubeWatchFrames;
 import io.watchfanout.kube.codec.ObjectFields;
+import io.watchfanout.kube.codec.PartialObjectMetadata;
 import io.watchfanout.kube.codec.ProtoJsonWriter;
 import io.watchfanout.kube.codec.ResourceVersionSplice;
 import io.watchfanout.kube.codec.StoredBytes;
@@ -61,13 +62,25 @@ final class KubeItems {
 
     /**
      * A get's object in {@code format} (Table is rendered from the JSON): JSON with kind and
-     * apiVersion, or the full protobuf envelope with the resourceVersion spliced in.
+     * apiVersion, or the full protobuf envelope with the resourceVersion spliced in, or the
+     * object's {@link PartialObjectMetadata} in either.
      *
      * @throws UndecodableObjectException when the value cannot be rendered in that form
      */
     Rendered object(KeyValue kv, KubeFormat format) throws UndecodableObjectException {
         StoredBytes stored = AtRest.open(kv);
         byte[] value = stored.array;
+        if (format == KubeFormat.METADATA_PROTOBUF) {
+            return new Rendered(
+                    PartialObjectMetadata.protobufEnvelope(value, stored.offset, stored.length, kv.getModRevision()),
+                    0);
+        }
+        if (format == KubeFormat.METADATA_JSON) {
+            JsonBuffer out = new JsonBuffer(512);
+            int unknown =
+                    PartialObjectMetadata.writeJson(out, value, stored.offset, stored.length, kv.getModRevision());
+            return new Rendered(Arrays.copyOf(out.array(), out.length()), unknown);
+        }
         StoredObject object = StoredObject.of(value, stored.offset, stored.length);
         if (format == KubeFormat.PROTOBUF) {
             if (!object.isProtobuf()) {
@@ -201,9 +214,11 @@ final class KubeItems {
                 return i;
             }
             StoredObject object = StoredObject.of(head.array, head.offset, head.length);
+            // The metadata alone needs no schema of the object's kind: its field 1 is an ObjectMeta.
             boolean readable = object.isProtobuf()
-                    ? schema.type(object.apiVersion(), object.kind()).isPresent()
-                    : object.encoding() == StoredObject.StorageEncoding.JSON && format != KubeFormat.PROTOBUF;
+                    ? format.metadata()
+                            || schema.type(object.apiVersion(), object.kind()).isPresent()
+                    : object.encoding() == StoredObject.StorageEncoding.JSON && !format.protobuf();
             if (!readable) {
                 why.append(
                         object.isProtobuf()

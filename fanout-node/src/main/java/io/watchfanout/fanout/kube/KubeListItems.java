@@ -13,23 +13,33 @@ import java.nio.ByteBuffer;
 
 /**
  * List items memoized on the event that wrote the object, as its watch frames are: the codec's
- * {@link KubeListWriter#renderItem} in JSON and in protobuf, registered as the core's encodings
- * {@code kube-json-item} and {@code kube-protobuf-item}. Rendered once per event, shared by every
+ * {@link KubeListWriter#renderItem} in each of its forms, registered as the core's encodings
+ * {@code kube-json-item}, {@code kube-protobuf-item}, and the metadata-only
+ * {@code kube-metadata-json-item} and {@code kube-metadata-protobuf-item}. Rendered once per event, shared by every
  * list while the event is in the history window; an object not renderable memoizes nothing (an
  * empty buffer), and the list renders it again to report why.
  *
  * <p>Thread-safe: the formats are stateless, and the core's memo is.
  */
 final class KubeListItems {
-    static final Encoding JSON_ITEMS = Encoding.register("kube-json-item", "application/json", new ItemFormat(false));
+    static final Encoding JSON_ITEMS =
+            Encoding.register("kube-json-item", "application/json", new ItemFormat(KubeListWriter.Form.JSON));
 
-    static final Encoding PROTOBUF_ITEMS =
-            Encoding.register("kube-protobuf-item", "application/vnd.kubernetes.protobuf", new ItemFormat(true));
+    static final Encoding PROTOBUF_ITEMS = Encoding.register(
+            "kube-protobuf-item", "application/vnd.kubernetes.protobuf", new ItemFormat(KubeListWriter.Form.PROTOBUF));
+
+    static final Encoding METADATA_JSON_ITEMS = Encoding.register(
+            "kube-metadata-json-item", "application/json", new ItemFormat(KubeListWriter.Form.METADATA_JSON));
+
+    static final Encoding METADATA_PROTOBUF_ITEMS = Encoding.register(
+            "kube-metadata-protobuf-item",
+            "application/vnd.kubernetes.protobuf",
+            new ItemFormat(KubeListWriter.Form.METADATA_PROTOBUF));
 
     private KubeListItems() {}
 
     /**
-     * Registers the two encodings now (class initialization does), so that they are the core's
+     * Registers the encodings now (class initialization does), so that they are the core's
      * from the front end's start (metrics list every registered encoding), not from the first list.
      */
     static void register() {}
@@ -46,21 +56,29 @@ final class KubeListItems {
         if (lastEvent == null || encoder == null) {
             return KubeListWriter.Item.of(kv, null);
         }
-        return KubeListWriter.Item.of(
-                kv, protobuf -> lastEvent.initialFrame(protobuf ? PROTOBUF_ITEMS : JSON_ITEMS, encoder));
+        return KubeListWriter.Item.of(kv, form -> lastEvent.initialFrame(encoding(form), encoder));
+    }
+
+    private static Encoding encoding(KubeListWriter.Form form) {
+        return switch (form) {
+            case JSON -> JSON_ITEMS;
+            case PROTOBUF -> PROTOBUF_ITEMS;
+            case METADATA_JSON -> METADATA_JSON_ITEMS;
+            case METADATA_PROTOBUF -> METADATA_PROTOBUF_ITEMS;
+        };
     }
 
     /** Renders the memoized items (stateless; thread-safe). */
     private static final class ItemFormat implements FrameFormat {
-        private final boolean protobuf;
+        private final KubeListWriter.Form form;
 
-        ItemFormat(boolean protobuf) {
-            this.protobuf = protobuf;
+        ItemFormat(KubeListWriter.Form form) {
+            this.form = form;
         }
 
         @Override
         public ByteBuffer initial(KeyValue kv, ObjectAttributes attributes, CachedEvent lastEvent) {
-            return KubeListWriter.renderItem(kv, protobuf);
+            return KubeListWriter.renderItem(kv, form);
         }
 
         @Override

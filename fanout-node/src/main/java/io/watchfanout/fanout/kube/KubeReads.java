@@ -31,7 +31,7 @@ import java.util.Optional;
  * revision from {@link KubeReadOptions} (waiting in {@link KubeRevisionWait}), pages of
  * {@code limit} objects all read at the first page's revision and chained by
  * continue tokens ({@link ContinueToken.Form#KUBERNETES}), label and field selectors decided from the stored bytes, and the
- * answer in JSON, protobuf or Table ({@link KubeFormat}). List items are written by
+ * answer in JSON, protobuf, Table or the objects' metadata alone ({@link KubeFormat}). List items are written by
  * {@link KubeListWriter}, Table rows read from {@link KubeItems#jsonItem}. {@code metadata.resourceVersion} of an object is its key's mod
  * revision, that of a list the revision it was read at.
  *
@@ -312,6 +312,10 @@ final class KubeReads {
                 }
                 case PROTOBUF ->
                     lists.protobuf(resource, items(page), page.revision(), continueToken, page.remaining(), response);
+                case METADATA_JSON ->
+                    lists.metadataJson(items(page), page.revision(), continueToken, page.remaining(), response);
+                case METADATA_PROTOBUF ->
+                    lists.metadataProtobuf(items(page), page.revision(), continueToken, page.remaining(), response);
                 default ->
                     lists.json(resource, items(page), page.revision(), continueToken, page.remaining(), response);
             }
@@ -361,7 +365,7 @@ final class KubeReads {
      * undecodable in protobuf.
      */
     private static KubeFormat withoutProtobufFor(List<KeyValue> kvs, KubeFormat format, KubeFormat jsonFallback) {
-        if (format != KubeFormat.PROTOBUF || jsonFallback == null) {
+        if (!format.protobuf() || jsonFallback == null) {
             return format;
         }
         for (KeyValue kv : kvs) {

@@ -32,7 +32,9 @@ import java.util.List;
  *       an object moving out of (into) the selection is DELETED (ADDED) for the watcher; a watch
  *       with {@code spec.nodeName=X} is indexed under X, so a pod event visits only its node's
  *       watchers;
- *   <li>{@code allowWatchBookmarks}, {@code timeoutSeconds}.
+ *   <li>{@code allowWatchBookmarks}, {@code timeoutSeconds};
+ *   <li>{@code as=PartialObjectMetadata}: every event's object (bookmarks included) the watched
+ *       object's metadata alone, in encodings of their own.
  * </ul>
  *
  * <p>Thread-safety: one request per call; shared state is the thread-safe bookmark memo.
@@ -126,7 +128,7 @@ final class KubeWatches {
         switch (opening.outcome()) {
             case EXPIRED -> {
                 String message = "too old resource version: " + rv + " (" + (core.servableFromRevision() + 1) + ")";
-                byte[] frame = format == KubeFormat.PROTOBUF
+                byte[] frame = format.protobuf()
                         ? KubeWatchFrames.protobufError(410, "Expired", message)
                         : KubeWatchFrames.jsonError(410, "Expired", message);
                 exchange.setStatusCode(200);
@@ -149,7 +151,7 @@ final class KubeWatches {
     }
 
     private static String contentType(KubeFormat format) {
-        return format == KubeFormat.PROTOBUF ? KubeEncodings.PROTOBUF.mediaType() : KubeEncodings.JSON.mediaType();
+        return KubeEncodings.of(format).mediaType();
     }
 
     /**

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.PartialObjectMetadata;
+import io.fabric8.kubernetes.api.model.PartialObjectMetadataList;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -39,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Unchanged Kubernetes clients against a node's Kubernetes API: kubectl 1.32 ({@code /usr/bin/kubectl},
- * {@code --server} the node) and fabric8's kubernetes-client, over real etcd, Kafka, ingester and
+ * {@code --server} the node) and fabric8's kubernetes-client (metadata-only reads included), over real etcd, Kafka, ingester and
  * node processes; a CRD and its custom resources show up and go without a restart.
  */
 class KubeClientsEndToEndTest extends KubeStackTest {
@@ -141,6 +143,28 @@ class KubeClientsEndToEndTest extends KubeStackTest {
                     .list()
                     .getItems();
             assertThat(w).extracting(r -> r.getMetadata().getName()).containsExactly("w1");
+
+            // Metadata-only reads (as=PartialObjectMetadata), as the garbage collector makes them.
+            PartialObjectMetadata web0Meta =
+                    fabric8.pods().inNamespace("a").withName("web-0").getAsPartialObjectMetadata();
+            assertThat(web0Meta.getKind()).isEqualTo("PartialObjectMetadata");
+            assertThat(web0Meta.getApiVersion()).isEqualTo("meta.k8s.io/v1");
+            assertThat(web0Meta.getMetadata().getUid()).isEqualTo("uid-web-0");
+            assertThat(web0Meta.getMetadata().getLabels()).containsEntry("app", "web");
+            assertThat(web0Meta.getMetadata().getResourceVersion())
+                    .isEqualTo(web0.getMetadata().getResourceVersion());
+            PartialObjectMetadataList inAMeta = fabric8.pods().inNamespace("a").listAsPartialObjectMetadata();
+            assertThat(inAMeta.getKind()).isEqualTo("PartialObjectMetadataList");
+            assertThat(inAMeta.getMetadata().getResourceVersion()).isNotEmpty();
+            assertThat(inAMeta.getItems())
+                    .extracting(m -> m.getMetadata().getName())
+                    .containsExactly("db-0", "web-0", "web-1");
+            assertThat(fabric8.genericKubernetesResources("example.com/v1", "Widget")
+                            .inNamespace("b")
+                            .listAsPartialObjectMetadata()
+                            .getItems())
+                    .extracting(m -> m.getMetadata().getName())
+                    .containsExactly("w1");
         }
 
         // The CRD removed: its resources go from discovery and their paths, without a restart.

@@ -65,26 +65,32 @@ public final class EtcdLog {
     /** One revision with the given operations (deletes of missing keys are dropped, like etcd). */
     /** A put of a key given as bytes (keys need not be UTF-8). */
     public List<EventsRecord> putBytes(ByteString key, String value) {
-        return txn(List.of(Map.entry(key, value)));
+        return txn(List.of(Map.entry(key, ByteString.copyFromUtf8(value))));
+    }
+
+    /** A put of a value given as bytes (kube-apiserver's protobuf envelopes are not UTF-8). */
+    public List<EventsRecord> put(String key, byte[] value) {
+        return txn(List.of(Map.entry(key(key), ByteString.copyFrom(value))));
     }
 
     public List<EventsRecord> txn(Op... ops) {
-        List<Map.Entry<ByteString, String>> byKey = new ArrayList<>();
+        List<Map.Entry<ByteString, ByteString>> byKey = new ArrayList<>();
         for (Op op : ops) {
-            byKey.add(new java.util.AbstractMap.SimpleEntry<>(key(op.key()), op.value()));
+            byKey.add(new java.util.AbstractMap.SimpleEntry<>(
+                    key(op.key()), op.value() == null ? null : ByteString.copyFromUtf8(op.value())));
         }
         return txn(byKey);
     }
 
     /** A transaction of (key, value) puts, a null value being a delete. */
-    private List<EventsRecord> txn(List<Map.Entry<ByteString, String>> ops) {
+    private List<EventsRecord> txn(List<Map.Entry<ByteString, ByteString>> ops) {
         long rev = revision + 1;
         List<Event> events = new ArrayList<>();
-        for (Map.Entry<ByteString, String> op : ops) {
+        for (Map.Entry<ByteString, ByteString> op : ops) {
             ByteString k = op.getKey();
             KeyValue prev = kvs.get(k);
             Event.Builder e = Event.newBuilder().setRevision(rev);
-            String value = op.getValue();
+            ByteString value = op.getValue();
             if (value == null) {
                 if (prev == null) {
                     continue;
@@ -96,7 +102,7 @@ public final class EtcdLog {
             } else {
                 KeyValue kv = KeyValue.newBuilder()
                         .setKey(k)
-                        .setValue(ByteString.copyFromUtf8(value))
+                        .setValue(value)
                         .setCreateRevision(prev == null ? rev : prev.getCreateRevision())
                         .setModRevision(rev)
                         .setVersion(prev == null ? 1 : prev.getVersion() + 1)

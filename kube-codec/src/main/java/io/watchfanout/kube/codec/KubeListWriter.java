@@ -20,7 +20,11 @@ import java.util.List;
  *       items keep theirs, as in its unstructured lists);
  *   <li>protobuf: {@code k8s\0} + {@code runtime.Unknown{TypeMeta{v1, PodList}, raw = ListMeta
  *       (field 1) + items (field 2, each the stored typed message with its resourceVersion)}}, all
- *       lengths computed before the first byte is written.
+ *       lengths computed before the first byte is written;
+ *   <li>metadata only ({@code as=PartialObjectMetadataList}): a {@code meta.k8s.io/v1}
+ *       {@code PartialObjectMetadataList} in JSON or protobuf, each item a
+ *       {@link PartialObjectMetadata} (in JSON with its kind and apiVersion, as kube-apiserver
+ *       sets them).
  * </ul>
  *
  * <p>Thread-safe: holds nothing of a response; one writer serves every list.
@@ -35,6 +39,36 @@ public final class KubeListWriter {
         default void unknownFields(int n) {}
     }
 
+    /** The forms of a list's items. */
+    public enum Form {
+        /** The object without kind and apiVersion (a custom resource's keeps them). */
+        JSON(false, false),
+        /** The typed message with its resourceVersion. */
+        PROTOBUF(true, false),
+        /** The object's {@link PartialObjectMetadata} in JSON. */
+        METADATA_JSON(false, true),
+        /** The object's bare {@link PartialObjectMetadata} message. */
+        METADATA_PROTOBUF(true, true);
+
+        private final boolean protobuf;
+        private final boolean metadata;
+
+        Form(boolean protobuf, boolean metadata) {
+            this.protobuf = protobuf;
+            this.metadata = metadata;
+        }
+
+        /** Whether the items are protobuf messages. */
+        public boolean protobuf() {
+            return protobuf;
+        }
+
+        /** Whether the items are the objects' metadata alone. */
+        public boolean metadata() {
+            return metadata;
+        }
+    }
+
     /**
      * An item rendered earlier, kept where its stored object was written (the node memoizes it
      * on the watch event that wrote the object, as that event's frames are): {@link
@@ -42,12 +76,11 @@ public final class KubeListWriter {
      */
     public interface Memo {
         /**
-         * The item in JSON (4 bytes of unknown-field count, then the object without kind and
-         * apiVersion) or protobuf (the typed message with its resourceVersion), as {@link
-         * #renderItem} renders it; read from its position without moving it. Empty when the
-         * object could not be rendered (the list renders it again to report why).
+         * The item in {@code form}, as {@link #renderItem} renders it (JSON forms: 4 bytes of
+         * unknown-field count, then the item); read from its position without moving it. Empty
+         * when the object could not be rendered (the list renders it again to report why).
          */
-        ByteBuffer item(boolean protobuf);
+        ByteBuffer item(Form form);
     }
 
     /**
@@ -118,12 +151,54 @@ public final class KubeListWriter {
             long remainingItemCount,
             Sink sink)
             throws UndecodableObjectException {
+        return json(
+                resource.apiVersion(),
+                resource.listKind(),
+                Form.JSON,
+                items,
+                resourceVersion,
+                continueToken,
+                remainingItemCount,
+                sink);
+    }
+
+    /**
+     * Writes a JSON {@code PartialObjectMetadataList} page: the objects' metadata alone, as
+     * {@link #json(KubeResource, List, long, String, long, Sink)} otherwise.
+     *
+     * @return the number of ObjectMeta fields unknown to the schema across the items
+     * @throws UndecodableObjectException with the index of the item that cannot be rendered
+     */
+    public int metadataJson(
+            List<Item> items, long resourceVersion, String continueToken, long remainingItemCount, Sink sink)
+            throws UndecodableObjectException {
+        return json(
+                PartialObjectMetadata.API_VERSION,
+                PartialObjectMetadata.LIST_KIND,
+                Form.METADATA_JSON,
+                items,
+                resourceVersion,
+                continueToken,
+                remainingItemCount,
+                sink);
+    }
+
+    private int json(
+            String apiVersion,
+            String listKind,
+            Form form,
+            List<Item> items,
+            long resourceVersion,
+            String continueToken,
+            long remainingItemCount,
+            Sink sink)
+            throws UndecodableObjectException {
         JsonBuffer out = JSON_STAGING.get();
         out.reset();
         out.ascii("{\"kind\":")
-                .string(resource.listKind())
+                .string(listKind)
                 .ascii(",\"apiVersion\":")
-                .string(resource.apiVersion())
+                .string(apiVersion)
                 .ascii(",\"metadata\":{\"resourceVersion\":\"")
                 .number(resourceVersion)
                 .raw('"');
@@ -141,13 +216,13 @@ public final class KubeListWriter {
             }
             Item item = items.get(i);
             int n;
-            ByteBuffer memoized = memoized(item, false);
+            ByteBuffer memoized = memoized(item, form);
             if (memoized != null) {
                 n = memoized.getInt(memoized.position());
                 out.bytes(memoized.position(memoized.position() + 4));
             } else {
                 try {
-                    n = renderJson(item, out);
+                    n = form.metadata() ? renderMetadataJson(item, out) : renderJson(item, out);
                 } catch (UndecodableObjectException e) {
                     throw new UndecodableObjectException(e.getMessage(), i);
                 }
@@ -170,6 +245,14 @@ public final class KubeListWriter {
     private static final byte[] PROTOBUF_TAIL = {
         3 << 3 | ProtoReader.LENGTH_DELIMITED, 0, 4 << 3 | ProtoReader.LENGTH_DELIMITED, 0
     };
+
+    /** Writes one JSON metadata item into {@code out}; returns the ObjectMeta fields unknown to the schema. */
+    private static int renderMetadataJson(Item item, JsonBuffer out) throws UndecodableObjectException {
+        if (item.unreadable() != null) {
+            throw new UndecodableObjectException(item.unreadable());
+        }
+        return PartialObjectMetadata.writeJson(out, item.value(), item.offset(), item.length(), item.modRevision());
+    }
 
     /** Writes one JSON item into {@code out}; returns the fields unknown to the schema. */
     private int renderJson(Item item, JsonBuffer out) throws UndecodableObjectException {
@@ -232,33 +315,39 @@ public final class KubeListWriter {
     }
 
     /** The item's memo in that form (a view of its own), or null to render it. */
-    private static ByteBuffer memoized(Item item, boolean protobuf) {
+    private static ByteBuffer memoized(Item item, Form form) {
         if (item.memo() == null) {
             return null;
         }
-        ByteBuffer b = item.memo().item(protobuf);
+        ByteBuffer b = item.memo().item(form);
         return b.hasRemaining() ? b.duplicate() : null;
     }
 
     private static final ByteBuffer NOTHING = ByteBuffer.allocate(0).asReadOnlyBuffer();
 
     /**
-     * Renders the stored object of {@code kv} as a list item to keep in a {@link Memo}: in JSON 4
-     * bytes of unknown-field count, then the object without kind and apiVersion; in protobuf the
-     * typed message with its resourceVersion. An object not renderable gives an empty buffer (the
+     * Renders the stored object of {@code kv} as a list item in {@code form} to keep in a
+     * {@link Memo}: in JSON forms 4 bytes of unknown-field count, then the item; in protobuf forms
+     * the message with its resourceVersion. An object not renderable gives an empty buffer (the
      * list renders it again to report why). Stateless; thread-safe.
      */
-    public static ByteBuffer renderItem(KeyValue kv, boolean protobuf) {
+    public static ByteBuffer renderItem(KeyValue kv, Form form) {
         Item item = Item.of(kv, null);
         try {
-            if (protobuf) {
+            if (form.protobuf()) {
                 ResourceVersionSplice splice = splice(item);
-                byte[] b = new byte[splice.objectLength()];
-                splice.writeObject(b, 0);
+                boolean metadata = form.metadata();
+                byte[] b = new byte[metadata ? splice.metaFieldLength() : splice.objectLength()];
+                if (metadata) {
+                    splice.writeMetaField(b, 0);
+                } else {
+                    splice.writeObject(b, 0);
+                }
                 return ByteBuffer.wrap(b).asReadOnlyBuffer();
             }
-            JsonBuffer out = new JsonBuffer(item.length() + item.length() / 2 + 64);
-            int unknown = STANDARD.renderJson(item, out);
+            boolean metadata = form.metadata();
+            JsonBuffer out = new JsonBuffer(metadata ? 512 : item.length() + item.length() / 2 + 64);
+            int unknown = metadata ? renderMetadataJson(item, out) : STANDARD.renderJson(item, out);
             ByteBuffer b = ByteBuffer.allocate(4 + out.length());
             b.putInt(unknown).put(out.array(), 0, out.length()).flip();
             return b.asReadOnlyBuffer();
@@ -269,7 +358,8 @@ public final class KubeListWriter {
 
     /** The magic, the envelope's TypeMeta, and the list's raw up to its first item. */
     private static void writeProtobufHead(
-            KubeResource resource,
+            String apiVersion,
+            String listKind,
             long itemsLength,
             long resourceVersion,
             String continueToken,
@@ -284,10 +374,8 @@ public final class KubeListWriter {
         }
         byte[] meta = listMeta.toByteArray();
         long raw = 1 + ResourceVersionSplice.varintSize(meta.length) + meta.length + itemsLength;
-        byte[] typeMeta = new ProtoWriter()
-                .string(1, resource.apiVersion())
-                .string(2, resource.listKind())
-                .toByteArray();
+        byte[] typeMeta =
+                new ProtoWriter().string(1, apiVersion).string(2, listKind).toByteArray();
         byte[] head = new byte[64 + typeMeta.length + meta.length];
         int pos = 0;
         System.arraycopy(MAGIC, 0, head, pos, MAGIC.length);
@@ -321,12 +409,56 @@ public final class KubeListWriter {
             long remainingItemCount,
             Sink sink)
             throws UndecodableObjectException {
+        protobuf(
+                resource.apiVersion(),
+                resource.listKind(),
+                Form.PROTOBUF,
+                items,
+                resourceVersion,
+                continueToken,
+                remainingItemCount,
+                sink);
+    }
+
+    /**
+     * Writes a protobuf {@code PartialObjectMetadataList} page: each item the object's
+     * ObjectMeta field alone, as {@link #protobuf(KubeResource, List, long, String, long, Sink)}
+     * otherwise.
+     *
+     * @throws UndecodableObjectException with the item's index, if an item is not a protobuf
+     *     object or is malformed
+     */
+    public void metadataProtobuf(
+            List<Item> items, long resourceVersion, String continueToken, long remainingItemCount, Sink sink)
+            throws UndecodableObjectException {
+        protobuf(
+                PartialObjectMetadata.API_VERSION,
+                PartialObjectMetadata.LIST_KIND,
+                Form.METADATA_PROTOBUF,
+                items,
+                resourceVersion,
+                continueToken,
+                remainingItemCount,
+                sink);
+    }
+
+    private void protobuf(
+            String apiVersion,
+            String listKind,
+            Form form,
+            List<Item> items,
+            long resourceVersion,
+            String continueToken,
+            long remainingItemCount,
+            Sink sink)
+            throws UndecodableObjectException {
+        boolean metadata = form.metadata();
         // Each item is either memoized bytes or a planned splice of the stored bytes.
         Object[] planned = new Object[items.size()];
         long itemsLength = 0;
         for (int i = 0; i < items.size(); i++) {
             Item item = items.get(i);
-            ByteBuffer memoized = memoized(item, true);
+            ByteBuffer memoized = memoized(item, form);
             int length;
             if (memoized != null) {
                 planned[i] = memoized;
@@ -335,21 +467,22 @@ public final class KubeListWriter {
                 try {
                     ResourceVersionSplice splice = splice(item);
                     planned[i] = splice;
-                    length = splice.objectLength();
+                    length = metadata ? splice.metaFieldLength() : splice.objectLength();
                 } catch (UndecodableObjectException e) {
                     throw new UndecodableObjectException(e.getMessage(), i);
                 }
             }
             itemsLength += 1 + ResourceVersionSplice.varintSize(length) + length;
         }
-        writeProtobufHead(resource, itemsLength, resourceVersion, continueToken, remainingItemCount, sink);
+        writeProtobufHead(apiVersion, listKind, itemsLength, resourceVersion, continueToken, remainingItemCount, sink);
 
         byte[] buf = PROTOBUF_STAGING.get();
         int len = 0;
         for (Object item : planned) {
             ResourceVersionSplice splice = item instanceof ResourceVersionSplice r ? r : null;
             ByteBuffer memoized = splice == null ? (ByteBuffer) item : null;
-            int length = splice != null ? splice.objectLength() : memoized.remaining();
+            int length =
+                    splice == null ? memoized.remaining() : metadata ? splice.metaFieldLength() : splice.objectLength();
             int need = 1 + ResourceVersionSplice.varintSize(length) + length;
             if (len + need > buf.length) {
                 sink.write(buf, 0, len);
@@ -361,7 +494,7 @@ public final class KubeListWriter {
             buf[len++] = 2 << 3 | ProtoReader.LENGTH_DELIMITED;
             len = ResourceVersionSplice.writeVarint(buf, len, length);
             if (splice != null) {
-                len = splice.writeObject(buf, len);
+                len = metadata ? splice.writeMetaField(buf, len) : splice.writeObject(buf, len);
             } else {
                 memoized.get(memoized.position(), buf, len, length);
                 len += length;

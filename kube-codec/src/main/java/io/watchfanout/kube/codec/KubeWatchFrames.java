@@ -114,16 +114,52 @@ public final class KubeWatchFrames {
     }
 
     /**
+     * The JSON line of an event of the stored object's metadata alone, a
+     * {@link PartialObjectMetadata} (a watch with {@code as=PartialObjectMetadata}).
+     *
+     * @return the frame, newline included, plus the number of ObjectMeta fields the schema did not know
+     * @throws UndecodableObjectException if the value is not an object the node can render
+     */
+    public static Frame metadataJson(EventType type, byte[] value, int off, int len, long resourceVersion)
+            throws UndecodableObjectException {
+        JsonBuffer out = new JsonBuffer(Math.min(len, 4096) + 64);
+        out.ascii("{\"type\":\"").ascii(type.name()).ascii("\",\"object\":");
+        int unknown = PartialObjectMetadata.writeJson(out, value, off, len, resourceVersion);
+        out.ascii("}\n");
+        return new Frame(Arrays.copyOf(out.array(), out.length()), unknown);
+    }
+
+    /**
+     * The protobuf frame of an event of the stored protobuf object's metadata alone: its object
+     * the {@link PartialObjectMetadata} envelope.
+     *
+     * @throws UndecodableObjectException if the value is not a protobuf envelope or is malformed
+     */
+    public static byte[] metadataProtobuf(EventType type, byte[] value, int off, int len, long resourceVersion)
+            throws UndecodableObjectException {
+        return protobufFrame(type.name(), PartialObjectMetadata.protobufEnvelope(value, off, len, resourceVersion));
+    }
+
+    /**
      * A BOOKMARK's JSON line: an empty object of the watched kind holding only its
      * resourceVersion, and the {@value #INITIAL_EVENTS_END} annotation when it ends a watch-list's
      * initial events.
      */
     public static byte[] jsonBookmark(KubeResource resource, long resourceVersion, boolean initialEventsEnd) {
+        return jsonBookmark(resource.apiVersion(), resource.kind(), resourceVersion, initialEventsEnd);
+    }
+
+    /**
+     * As {@link #jsonBookmark(KubeResource, long, boolean)}, an object of {@code apiVersion} and
+     * {@code kind}: a metadata-only watch's bookmark is a {@link PartialObjectMetadata}, as
+     * kube-apiserver turns every object of such a watch into one.
+     */
+    public static byte[] jsonBookmark(String apiVersion, String kind, long resourceVersion, boolean initialEventsEnd) {
         JsonBuffer out = new JsonBuffer(160);
         out.ascii("{\"type\":\"BOOKMARK\",\"object\":{\"kind\":")
-                .string(resource.kind())
+                .string(kind)
                 .ascii(",\"apiVersion\":")
-                .string(resource.apiVersion())
+                .string(apiVersion)
                 .ascii(",\"metadata\":{\"resourceVersion\":\"")
                 .number(resourceVersion)
                 .raw('"');
@@ -136,12 +172,18 @@ public final class KubeWatchFrames {
 
     /** A BOOKMARK's protobuf frame: the same object as {@link #jsonBookmark}, in an envelope. */
     public static byte[] protobufBookmark(KubeResource resource, long resourceVersion, boolean initialEventsEnd) {
+        return protobufBookmark(resource.apiVersion(), resource.kind(), resourceVersion, initialEventsEnd);
+    }
+
+    /** As {@link #jsonBookmark(String, String, long, boolean)}, in protobuf. */
+    public static byte[] protobufBookmark(
+            String apiVersion, String kind, long resourceVersion, boolean initialEventsEnd) {
         ProtoWriter meta = new ProtoWriter().string(6, Long.toString(resourceVersion));
         if (initialEventsEnd) {
             meta.message(12, new ProtoWriter().string(1, INITIAL_EVENTS_END).string(2, "true"));
         }
         byte[] object = new ProtoWriter().message(1, meta).toByteArray();
-        return protobufFrame("BOOKMARK", envelope(resource.apiVersion(), resource.kind(), object));
+        return protobufFrame("BOOKMARK", envelope(apiVersion, kind, object));
     }
 
     /**

@@ -195,9 +195,26 @@ public final class ResourceVersionSplice {
         return (rawFieldStart - valueStart) + 1 + varintSize(rawLength) + rawLength + (valueEnd - rawEnd);
     }
 
+    /**
+     * Length of the ObjectMeta field alone (tag, length and message) with the resourceVersion
+     * set: a {@code meta.v1.PartialObjectMetadata} message, whose field 1 is the ObjectMeta too.
+     */
+    public int metaFieldLength() {
+        return 1 + varintSize(metaLength) + metaLength;
+    }
+
     /** Writes the typed message at {@code dst[pos]}; returns the position after it. */
     public int writeObject(byte[] dst, int pos) {
         pos = copy(value, rawStart, metaFieldStart, dst, pos);
+        pos = writeMetaField(dst, pos);
+        return copy(value, metaFieldEnd, rawEnd, dst, pos);
+    }
+
+    /**
+     * Writes the ObjectMeta field alone ({@link #metaFieldLength} bytes) at {@code dst[pos]};
+     * returns the position after it.
+     */
+    public int writeMetaField(byte[] dst, int pos) {
         dst[pos++] = TAG_OBJECT_META;
         pos = writeVarint(dst, pos, metaLength);
         for (int span = 0; span <= copySpans.length / 2; span++) {
@@ -210,7 +227,7 @@ public final class ResourceVersionSplice {
                 pos = copy(value, copySpans[2 * span], copySpans[2 * span + 1], dst, pos);
             }
         }
-        return copy(value, metaFieldEnd, rawEnd, dst, pos);
+        return pos;
     }
 
     /** Writes the full envelope at {@code dst[pos]}; returns the position after it. */

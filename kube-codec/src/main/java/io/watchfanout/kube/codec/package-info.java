@@ -26,7 +26,9 @@
  *   <li>wire forms: {@link io.watchfanout.kube.codec.KubeWatchFrames} frames watch events (JSON
  *       lines; client-go's length-prefixed protobuf; bookmarks; ERROR Status events), {@link
  *       io.watchfanout.kube.codec.KubeListWriter} list pages (streamed in JSON; in protobuf with all
- *       lengths known before the first byte; items taken from a memo where the caller keeps one);
+ *       lengths known before the first byte; items taken from a memo where the caller keeps one), {@link
+ *       io.watchfanout.kube.codec.PartialObjectMetadata} an object's metadata alone (kube-apiserver's
+ *       {@code as=PartialObjectMetadata} answers, in JSON and protobuf);
  *   <li>custom resources: {@link io.watchfanout.kube.codec.CustomResources} reads a stored CRD into
  *       the resource it defines (stored objects of other versions are converted as kube-apiserver's
  *       {@code None} strategy does).

@@ -36,6 +36,7 @@ class CodecSurfaceTest {
                     // wire forms
                     "KubeWatchFrames",
                     "KubeListWriter",
+                    "PartialObjectMetadata",
                     // custom resources
                     "CustomResources"),
             "resources",
