@@ -296,7 +296,7 @@ public final class KubeApi implements HttpHandler {
         }
         KubeAuthorization authz = authorization;
         byte[] answer = KubeReviews.answer(
-                path, identity, body, authz != null ? authz::denial : r -> policyDenial(identity, r));
+                path, identity, body, authz != null ? authz::reviewReason : r -> policyDenial(identity, r));
         exchange.setStatusCode(201);
         exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, KubeFormat.JSON.mediaType());
         exchange.getResponseSender().send(ByteBuffer.wrap(answer));

@@ -99,11 +99,11 @@ final class KubeAuthorization {
 
     /**
      * The authorizers' answer to {@code r} without refusing anything (an access review's question):
-     * null when allowed, else kube-apiserver's reasons.
+     * null when allowed, else the reasons they gave (empty when none did, as RBAC gives none).
      */
-    String denial(RequestAttributes r) {
+    String reviewReason(RequestAttributes r) {
         readPolicy.run();
-        return authorizer.denial(r, null);
+        return authorizer.reviewReason(r);
     }
 
     private void decide(Identity identity, RequestAttributes r, String nodeName, String api) throws KubeError {

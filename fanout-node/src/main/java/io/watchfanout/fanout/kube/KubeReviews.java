@@ -4,8 +4,12 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParseException;
 import com.google.gson.JsonParser;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.kubernetes.client.proto.V1Authorization;
 import io.watchfanout.fanout.security.Identity;
 import io.watchfanout.fanout.security.RequestAttributes;
+import io.watchfanout.kube.codec.StoredObject;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +36,7 @@ final class KubeReviews {
 
     private static final Set<String> READ_VERBS = Set.of("get", "list", "watch");
 
-    /** Decides a question: null when allowed, else why not. */
+    /** Decides a question: null when allowed, else why not (empty when no reason is given). */
     @FunctionalInterface
     interface Decider {
         String denial(RequestAttributes request);
@@ -53,7 +57,10 @@ final class KubeReviews {
      *     access review without exactly one of {@code resourceAttributes} and {@code nonResourceAttributes}
      */
     static byte[] answer(String path, Identity identity, byte[] body, Decider decider) throws KubeError {
-        JsonObject review = parse(body, path.equals(ACCESS_REVIEWS) ? "SelfSubjectAccessReview" : "SelfSubjectReview");
+        String kind = path.equals(ACCESS_REVIEWS) ? "SelfSubjectAccessReview" : "SelfSubjectReview";
+        StoredObject envelope = StoredObject.of(body, 0, body.length);
+        // client-go posts built-in kinds as protobuf where its client is set to (kubectl's is).
+        JsonObject review = envelope.isProtobuf() ? fromProtobuf(body, envelope, kind) : parse(body, kind);
         JsonObject status =
                 path.equals(ACCESS_REVIEWS) ? accessStatus(identity, review, decider) : subjectStatus(identity);
         review.add("status", status);
@@ -61,6 +68,48 @@ final class KubeReviews {
             review.add("metadata", new JsonObject());
         }
         return review.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The JSON form of a review posted as protobuf ({@code k8s\0} + {@code runtime.Unknown}): its spec. */
+    private static JsonObject fromProtobuf(byte[] body, StoredObject envelope, String kind) throws KubeError {
+        if (!envelope.kind().equals(kind)) {
+            throw KubeError.badRequest("the body is a " + envelope.kind() + ", not a " + kind);
+        }
+        JsonObject review = new JsonObject();
+        review.addProperty("kind", kind);
+        review.addProperty("apiVersion", envelope.apiVersion());
+        if (!kind.equals("SelfSubjectAccessReview")) {
+            return review; // a SelfSubjectReview has no spec
+        }
+        V1Authorization.SelfSubjectAccessReviewSpec spec;
+        try {
+            spec = V1Authorization.SelfSubjectAccessReview.parseFrom(
+                            ByteString.copyFrom(body, envelope.rawOffset(), envelope.rawLength()))
+                    .getSpec();
+        } catch (InvalidProtocolBufferException e) {
+            throw KubeError.badRequest("the body is not a protobuf " + kind + ": " + e.getMessage());
+        }
+        JsonObject json = new JsonObject();
+        if (spec.hasResourceAttributes()) {
+            V1Authorization.ResourceAttributes r = spec.getResourceAttributes();
+            JsonObject attributes = new JsonObject();
+            attributes.addProperty("namespace", r.getNamespace());
+            attributes.addProperty("verb", r.getVerb());
+            attributes.addProperty("group", r.getGroup());
+            attributes.addProperty("version", r.getVersion());
+            attributes.addProperty("resource", r.getResource());
+            attributes.addProperty("subresource", r.getSubresource());
+            attributes.addProperty("name", r.getName());
+            json.add("resourceAttributes", attributes);
+        }
+        if (spec.hasNonResourceAttributes()) {
+            JsonObject attributes = new JsonObject();
+            attributes.addProperty("path", spec.getNonResourceAttributes().getPath());
+            attributes.addProperty("verb", spec.getNonResourceAttributes().getVerb());
+            json.add("nonResourceAttributes", attributes);
+        }
+        review.add("spec", json);
+        return review;
     }
 
     private static JsonObject parse(byte[] body, String kind) throws KubeError {
@@ -124,7 +173,7 @@ final class KubeReviews {
                         + " is never allowed here; kube-apiserver decides writes";
         JsonObject status = new JsonObject();
         status.addProperty("allowed", denial == null);
-        if (denial != null) {
+        if (denial != null && !denial.isEmpty()) {
             status.addProperty("reason", denial);
         }
         return status;

@@ -171,8 +171,8 @@ class KubeAuthorizationEndToEndTest extends KubeStackTest {
                         + "cluster scope");
 
         // kubectl auth can-i and whoami: questions, answered from the authorizers and the identity this node uses.
-        assertThat(kubectl(jane, "auth", "can-i", "list", "secrets", "-n", "a").out())
-                .isEqualTo("yes\n");
+        Result can = kubectl(jane, "auth", "can-i", "list", "secrets", "-n", "a");
+        assertThat(can.out()).as(can.err()).isEqualTo("yes\n");
         Result cannot = kubectl(jane, "auth", "can-i", "list", "secrets", "-n", "b");
         assertThat(cannot.code()).isEqualTo(1);
         assertThat(cannot.out()).isEqualTo("no\n");

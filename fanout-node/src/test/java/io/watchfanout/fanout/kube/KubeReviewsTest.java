@@ -2,11 +2,14 @@ package io.watchfanout.fanout.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import io.kubernetes.client.proto.V1Authorization;
 import io.watchfanout.fanout.security.Identity;
 import io.watchfanout.fanout.security.RequestAttributes;
+import io.watchfanout.testkit.StorageEnvelope;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +17,8 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class KubeReviewsTest {
-    private static final Identity JANE = new Identity("jane", Set.of("dev", "system:authenticated"), Identity.Method.TOKEN);
+    private static final Identity JANE =
+            new Identity("jane", Set.of("dev", "system:authenticated"), Identity.Method.TOKEN);
 
     private static JsonObject answer(String path, String body, KubeReviews.Decider decider) throws KubeError {
         return JsonParser.parseString(new String(
@@ -35,7 +39,8 @@ class KubeReviewsTest {
                     asked.add(r);
                     return null;
                 });
-        assertThat(allowed.getAsJsonObject("status").get("allowed").getAsBoolean()).isTrue();
+        assertThat(allowed.getAsJsonObject("status").get("allowed").getAsBoolean())
+                .isTrue();
         assertThat(allowed.getAsJsonObject("status").has("reason")).isFalse();
         assertThat(allowed.getAsJsonObject("spec").toString()).contains("deployments");
         assertThat(asked)
@@ -47,7 +52,8 @@ class KubeReviewsTest {
                 KubeReviews.ACCESS_REVIEWS,
                 "{\"spec\":{\"nonResourceAttributes\":{\"path\":\"/apis\",\"verb\":\"get\"}}}",
                 r -> "no rule allows " + r.path());
-        assertThat(denied.getAsJsonObject("status").get("allowed").getAsBoolean()).isFalse();
+        assertThat(denied.getAsJsonObject("status").get("allowed").getAsBoolean())
+                .isFalse();
         assertThat(denied.getAsJsonObject("status").get("reason").getAsString()).isEqualTo("no rule allows /apis");
     }
 
@@ -59,7 +65,8 @@ class KubeReviewsTest {
                 r -> {
                     throw new AssertionError("asked");
                 });
-        assertThat(write.getAsJsonObject("status").get("allowed").getAsBoolean()).isFalse();
+        assertThat(write.getAsJsonObject("status").get("allowed").getAsBoolean())
+                .isFalse();
         assertThat(write.getAsJsonObject("status").get("reason").getAsString())
                 .startsWith("this node is a read-only tier");
     }
@@ -75,15 +82,48 @@ class KubeReviewsTest {
     @Test
     void badBodiesAreRefusedWithKubeApiserversCodes() {
         assertThatThrownBy(() -> answer(KubeReviews.ACCESS_REVIEWS, "not json{", r -> null))
-                .isInstanceOfSatisfying(KubeError.class, e -> assertThat(e.code()).isEqualTo(400));
+                .isInstanceOfSatisfying(
+                        KubeError.class, e -> assertThat(e.code()).isEqualTo(400));
         assertThatThrownBy(() -> answer(KubeReviews.ACCESS_REVIEWS, "{\"kind\":\"Pod\"}", r -> null))
-                .isInstanceOfSatisfying(KubeError.class, e -> assertThat(e.code()).isEqualTo(400));
+                .isInstanceOfSatisfying(
+                        KubeError.class, e -> assertThat(e.code()).isEqualTo(400));
         assertThatThrownBy(() -> answer(KubeReviews.ACCESS_REVIEWS, "{\"spec\":{}}", r -> null))
-                .isInstanceOfSatisfying(KubeError.class, e -> assertThat(e.code()).isEqualTo(422));
+                .isInstanceOfSatisfying(
+                        KubeError.class, e -> assertThat(e.code()).isEqualTo(422));
         assertThatThrownBy(() -> answer(
                         KubeReviews.ACCESS_REVIEWS,
                         "{\"spec\":{\"resourceAttributes\":{},\"nonResourceAttributes\":{}}}",
                         r -> null))
-                .isInstanceOfSatisfying(KubeError.class, e -> assertThat(e.code()).isEqualTo(422));
+                .isInstanceOfSatisfying(
+                        KubeError.class, e -> assertThat(e.code()).isEqualTo(422));
+    }
+
+    @Test
+    void anAccessReviewPostedAsProtobufIsReadAsKubectlSendsIt() throws Exception {
+        byte[] body = StorageEnvelope.wrap(
+                "authorization.k8s.io/v1",
+                "SelfSubjectAccessReview",
+                V1Authorization.SelfSubjectAccessReview.newBuilder()
+                        .setSpec(V1Authorization.SelfSubjectAccessReviewSpec.newBuilder()
+                                .setResourceAttributes(V1Authorization.ResourceAttributes.newBuilder()
+                                        .setNamespace("a")
+                                        .setVerb("watch")
+                                        .setResource("secrets")
+                                        .setName("db")))
+                        .build());
+        List<RequestAttributes> asked = new ArrayList<>();
+        JsonObject answer = JsonParser.parseString(new String(
+                        KubeReviews.answer(KubeReviews.ACCESS_REVIEWS, JANE, body, r -> {
+                            asked.add(r);
+                            return "no";
+                        }),
+                        StandardCharsets.UTF_8))
+                .getAsJsonObject();
+        assertThat(asked)
+                .extracting(RequestAttributes::verb, RequestAttributes::resource, RequestAttributes::name)
+                .containsExactly(tuple("watch", "secrets", "db"));
+        assertThat(answer.get("kind").getAsString()).isEqualTo("SelfSubjectAccessReview");
+        assertThat(answer.getAsJsonObject("status").get("allowed").getAsBoolean())
+                .isFalse();
     }
 }

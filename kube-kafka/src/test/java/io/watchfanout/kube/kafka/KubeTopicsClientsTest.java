@@ -223,7 +223,10 @@ class KubeTopicsClientsTest {
         return out;
     }
 
-    /** Runs kcat; its standard output (errors go to the test's log). */
+    /**
+     * Runs kcat; its standard output (errors go to the test's log), or empty while kcat fails (the
+     * application may not have created the topic yet: "Unknown topic or partition").
+     */
     private static String kcat(String... args) throws Exception {
         List<String> command = new java.util.ArrayList<>();
         command.add(KCAT.toString());
@@ -232,7 +235,6 @@ class KubeTopicsClientsTest {
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor()).as("kcat exit status; output: " + out).isZero();
-        return out;
+        return p.waitFor() == 0 ? out : "";
     }
 }

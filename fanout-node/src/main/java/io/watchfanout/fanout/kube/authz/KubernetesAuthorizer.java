@@ -50,6 +50,26 @@ public final class KubernetesAuthorizer {
      * @return null when allowed; otherwise kube-apiserver's 403 message
      */
     public String denial(RequestAttributes r, String nodeNameSelector) {
+        List<String> reasons = reasons(r, nodeNameSelector);
+        if (reasons == null) {
+            return null;
+        }
+        String message = Rbac.denial(r);
+        return reasons.isEmpty() ? message : message + ": " + String.join(", ", reasons);
+    }
+
+    /**
+     * Decides {@code r} as an access review reports it: null when allowed; otherwise the reasons
+     * the authorizers gave, joined by {@code ", "}, empty when none gave one (RBAC gives none, as
+     * kube-apiserver's {@code SelfSubjectAccessReview} then has no {@code reason}).
+     */
+    public String reviewReason(RequestAttributes r) {
+        List<String> reasons = reasons(r, null);
+        return reasons == null ? null : String.join(", ", reasons);
+    }
+
+    /** Null when a mode allows {@code r}; else the reasons the modes gave, in order. */
+    private List<String> reasons(RequestAttributes r, String nodeNameSelector) {
         List<String> reasons = new ArrayList<>(1);
         for (String mode : modes) {
             switch (mode) {
@@ -74,7 +94,6 @@ public final class KubernetesAuthorizer {
                 default -> throw new IllegalStateException(mode);
             }
         }
-        String message = Rbac.denial(r);
-        return reasons.isEmpty() ? message : message + ": " + String.join(", ", reasons);
+        return reasons;
     }
 }
