@@ -340,7 +340,8 @@ public final class KubeApi implements HttpHandler {
         if (!p.subresource().isEmpty() && !p.subresource().equals("status")) {
             throw KubeError.pathNotFound();
         }
-        boolean protobufForWatch = builtIn.byPlural(
+        // Built-in kinds have a protobuf form here; custom resources are JSON only.
+        boolean protobufServed = builtIn.byPlural(
                         p.resource().group(),
                         p.resource().version(),
                         p.resource().plural())
@@ -370,7 +371,7 @@ public final class KubeApi implements HttpHandler {
             }
             // A Table watch (kubectl get -w) is answered in the client's next choice, JSON.
             KubeFormat format = KubeFormat.negotiate(
-                    accept, protobufForWatch, false, KubeFormat.Answer.of(p.resource(), protobufForWatch, false));
+                    accept, protobufServed, false, KubeFormat.Answer.of(p.resource(), protobufServed, false));
             if (format == null) {
                 throw KubeError.of(406, "NotAcceptable", KubeFormat.ACCEPTED);
             }
@@ -385,11 +386,6 @@ public final class KubeApi implements HttpHandler {
                     Verb.READ,
                     KubeReads.range(p, resources, options.fieldSelector().get()));
         }
-        boolean protobufServed = builtIn.byPlural(
-                        p.resource().group(),
-                        p.resource().version(),
-                        p.resource().plural())
-                .isPresent();
         KubeFormat.Answer answer =
                 KubeFormat.Answer.of(p.resource(), protobufServed, p.target() != KubePath.Target.OBJECT);
         KubeFormat format = KubeFormat.negotiate(accept, protobufServed, true, answer);
