@@ -4,10 +4,13 @@
 //   COMPOSE-HEALTH   a `depends_on: {condition: service_healthy}` target has a health check
 //                    (its own, or its Dockerfile's HEALTHCHECK CMD)
 //   COMPOSE-VOLUME   etcd and Kafka keep their data on named volumes, all declared
-//   COMPOSE-ENV      every WATCHFANOUT_* variable of an ingester or fan-out service is a flag
-//                    of that runnable
+//   COMPOSE-ENV      every WATCHFANOUT_* variable of an ingester, kube-topics or fan-out service
+//                    is a flag of that runnable
 //   COMPOSE-FANOUT   fan-out: listens on 0.0.0.0, publishes and probes the port it listens on,
 //                    and its stop_grace_period exceeds its shutdown drain
+//   COMPOSE-INGESTER ingester: the health check probes /livez on its port
+//   COMPOSE-KUBE-TOPICS kube-topics: listens on 0.0.0.0, publishes and probes /readyz on the port
+//                    it listens on
 //   COMPOSE-KAFKA    single-node KRaft settings (docs/ARCHITECTURE.md, "Notes": replication factor 1 and
 //                    min ISR 1 for the offsets and transaction state topics)
 //   COMPOSE-ETCD     etcd sends progress notifications (--experimental-watch-progress-notify-interval)
@@ -129,6 +132,18 @@ function check(file, root) {
       const port = Number(env.WATCHFANOUT_HTTP_PORT || 9100);
       const test = [].concat((s.healthcheck || {}).test || []).join(' ');
       if (test && !test.includes(`:${port}/livez`)) err('COMPOSE-INGESTER', `${name}: the health check does not probe :${port}/livez`);
+    }
+    if (module === 'kube-kafka') {
+      if (env.WATCHFANOUT_HTTP_HOST !== undefined && env.WATCHFANOUT_HTTP_HOST !== '0.0.0.0') {
+        err('COMPOSE-KUBE-TOPICS', `${name}: WATCHFANOUT_HTTP_HOST=${env.WATCHFANOUT_HTTP_HOST} is unreachable from other containers`);
+      }
+      const port = Number(env.WATCHFANOUT_HTTP_PORT || 8095);
+      if (!containerPorts(s).includes(port)) err('COMPOSE-KUBE-TOPICS', `${name}: publishes no port ${port} (WATCHFANOUT_HTTP_PORT)`);
+      const test = [].concat((s.healthcheck || {}).test || []).join(' ');
+      const fromImage = dockerfileHealthcheck(df) || '';
+      if (!test.includes(`:${port}/readyz`) && !(test === '' && /\/readyz/.test(fromImage))) {
+        err('COMPOSE-KUBE-TOPICS', `${name}: the health check does not probe :${port}/readyz`);
+      }
     }
   }
 
