@@ -71,6 +71,23 @@ function containerPorts(service) {
 }
 
 /**
+ * A service other containers reach: it listens on 0.0.0.0 (`hostVar`, when set), publishes the
+ * port it listens on (`portVar`, else `defaultPort`), and its health check probes `path` on that
+ * port (its own check; without one, its image's HEALTHCHECK, which names the port by variable).
+ * @param {(msg: string) => void} report takes each problem
+ */
+function checkServed(report, service, env, dockerfile, { hostVar, portVar, defaultPort, path }) {
+  if (env[hostVar] !== undefined && env[hostVar] !== '0.0.0.0') {
+    report(`${hostVar}=${env[hostVar]} is unreachable from other containers`);
+  }
+  const port = Number(env[portVar] || defaultPort);
+  if (!containerPorts(service).includes(port)) report(`publishes no port ${port} (${portVar})`);
+  const own = [].concat((service.healthcheck || {}).test || []).join(' ');
+  const probes = own ? own.includes(`:${port}${path}`) : (dockerfileHealthcheck(dockerfile) || '').includes(path);
+  if (!probes) report(`the health check does not probe :${port}${path}`);
+}
+
+/**
  * @param {string} file docker-compose.yml
  * @param {string} root repository root
  * @returns {string[]} messages
@@ -117,13 +134,8 @@ function check(file, root) {
     if (module) errors.push(...unknownEnvVars(root, module, Object.keys(env), `${rel}: COMPOSE-ENV ${name}`));
 
     if (module === 'fanout-node') {
-      if (env.WATCHFANOUT_BIND_ADDRESS !== undefined && env.WATCHFANOUT_BIND_ADDRESS !== '0.0.0.0') {
-        err('COMPOSE-FANOUT', `${name}: WATCHFANOUT_BIND_ADDRESS=${env.WATCHFANOUT_BIND_ADDRESS} is unreachable from other containers`);
-      }
-      const port = Number(env.WATCHFANOUT_PORT || 8080);
-      if (!containerPorts(s).includes(port)) err('COMPOSE-FANOUT', `${name}: publishes no port ${port} (WATCHFANOUT_PORT)`);
-      const test = [].concat((s.healthcheck || {}).test || []).join(' ');
-      if (test && !test.includes(`:${port}/readyz`)) err('COMPOSE-FANOUT', `${name}: the health check does not probe :${port}/readyz`);
+      checkServed((msg) => err('COMPOSE-FANOUT', `${name}: ${msg}`), s, env, df,
+        { hostVar: 'WATCHFANOUT_BIND_ADDRESS', portVar: 'WATCHFANOUT_PORT', defaultPort: 8080, path: '/readyz' });
       const drain = env.WATCHFANOUT_SHUTDOWN_DRAIN !== undefined ? durationSeconds(env.WATCHFANOUT_SHUTDOWN_DRAIN) : 5;
       const grace = s.stop_grace_period !== undefined ? composeDurationSeconds(s.stop_grace_period) : 10;
       if (!(grace > drain)) err('COMPOSE-FANOUT', `${name}: stop_grace_period ${grace}s must exceed the shutdown drain ${drain}s`);
@@ -134,16 +146,8 @@ function check(file, root) {
       if (test && !test.includes(`:${port}/livez`)) err('COMPOSE-INGESTER', `${name}: the health check does not probe :${port}/livez`);
     }
     if (module === 'kube-kafka') {
-      if (env.WATCHFANOUT_HTTP_HOST !== undefined && env.WATCHFANOUT_HTTP_HOST !== '0.0.0.0') {
-        err('COMPOSE-KUBE-TOPICS', `${name}: WATCHFANOUT_HTTP_HOST=${env.WATCHFANOUT_HTTP_HOST} is unreachable from other containers`);
-      }
-      const port = Number(env.WATCHFANOUT_HTTP_PORT || 8095);
-      if (!containerPorts(s).includes(port)) err('COMPOSE-KUBE-TOPICS', `${name}: publishes no port ${port} (WATCHFANOUT_HTTP_PORT)`);
-      const test = [].concat((s.healthcheck || {}).test || []).join(' ');
-      const fromImage = dockerfileHealthcheck(df) || '';
-      if (!test.includes(`:${port}/readyz`) && !(test === '' && /\/readyz/.test(fromImage))) {
-        err('COMPOSE-KUBE-TOPICS', `${name}: the health check does not probe :${port}/readyz`);
-      }
+      checkServed((msg) => err('COMPOSE-KUBE-TOPICS', `${name}: ${msg}`), s, env, df,
+        { hostVar: 'WATCHFANOUT_HTTP_HOST', portVar: 'WATCHFANOUT_HTTP_PORT', defaultPort: 8095, path: '/readyz' });
     }
   }
 
