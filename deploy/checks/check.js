@@ -60,7 +60,7 @@ function selftest(root) {
       name: 'bad-k8s.yaml',
       run: () => validateObjects(readYamlDocuments(path.join(dir, 'bad-k8s.yaml')), { root, label: 'bad-k8s' }),
       expect: ['strict: spec.template.spec.containers[0].readinessprobe: unknown field', 'schema: spec.template.spec.containers[0].ports[0].containerPort must be integer',
-        'unknown apiVersion/kind', 'K8S-REF', 'K8S-FANOUT', 'K8S-INGESTER', 'K8S-MATERIALIZER', 'K8S-ENV', 'K8S-HPA', 'K8S-PROBES', 'K8S-NONROOT', 'K8S-PDB'],
+        'unknown apiVersion/kind', 'K8S-REF', 'K8S-FANOUT', 'K8S-INGESTER', 'K8S-MATERIALIZER', 'K8S-KUBE-TOPICS', 'K8S-ENV', 'K8S-HPA', 'K8S-PROBES', 'K8S-NONROOT', 'K8S-PDB'],
     },
     {
       name: 'bad.Dockerfile',
@@ -70,7 +70,8 @@ function selftest(root) {
     {
       name: 'bad-compose.yml',
       run: () => compose.check(path.join(dir, 'bad-compose.yml'), root),
-      expect: ['COMPOSE-HEALTH', 'COMPOSE-VOLUME', 'COMPOSE-ENV', 'COMPOSE-FANOUT', 'COMPOSE-KAFKA', 'COMPOSE-ETCD', 'COMPOSE-BUILD'],
+      expect: ['COMPOSE-HEALTH', 'COMPOSE-VOLUME', 'COMPOSE-ENV', 'COMPOSE-FANOUT', 'COMPOSE-KAFKA', 'COMPOSE-ETCD', 'COMPOSE-BUILD',
+        'COMPOSE-ENV kube-topics', 'COMPOSE-KUBE-TOPICS'],
     },
   ];
   let ok = true;

@@ -4,10 +4,13 @@
 //   COMPOSE-HEALTH   a `depends_on: {condition: service_healthy}` target has a health check
 //                    (its own, or its Dockerfile's HEALTHCHECK CMD)
 //   COMPOSE-VOLUME   etcd and Kafka keep their data on named volumes, all declared
-//   COMPOSE-ENV      every WATCHFANOUT_* variable of an ingester or fan-out service is a flag
-//                    of that runnable
+//   COMPOSE-ENV      every WATCHFANOUT_* variable of an ingester, kube-topics or fan-out service
+//                    is a flag of that runnable
 //   COMPOSE-FANOUT   fan-out: listens on 0.0.0.0, publishes and probes the port it listens on,
 //                    and its stop_grace_period exceeds its shutdown drain
+//   COMPOSE-INGESTER ingester: the health check probes /livez on its port
+//   COMPOSE-KUBE-TOPICS kube-topics: listens on 0.0.0.0, publishes and probes /readyz on the port
+//                    it listens on
 //   COMPOSE-KAFKA    single-node KRaft settings (docs/ARCHITECTURE.md, "Notes": replication factor 1 and
 //                    min ISR 1 for the offsets and transaction state topics)
 //   COMPOSE-ETCD     etcd sends progress notifications (--experimental-watch-progress-notify-interval)
@@ -68,6 +71,23 @@ function containerPorts(service) {
 }
 
 /**
+ * A service other containers reach: it listens on 0.0.0.0 (`hostVar`, when set), publishes the
+ * port it listens on (`portVar`, else `defaultPort`), and its health check probes `path` on that
+ * port (its own check; without one, its image's HEALTHCHECK, which names the port by variable).
+ * @param {(msg: string) => void} report takes each problem
+ */
+function checkServed(report, service, env, dockerfile, { hostVar, portVar, defaultPort, path }) {
+  if (env[hostVar] !== undefined && env[hostVar] !== '0.0.0.0') {
+    report(`${hostVar}=${env[hostVar]} is unreachable from other containers`);
+  }
+  const port = Number(env[portVar] || defaultPort);
+  if (!containerPorts(service).includes(port)) report(`publishes no port ${port} (${portVar})`);
+  const own = [].concat((service.healthcheck || {}).test || []).join(' ');
+  const probes = own ? own.includes(`:${port}${path}`) : (dockerfileHealthcheck(dockerfile) || '').includes(path);
+  if (!probes) report(`the health check does not probe :${port}${path}`);
+}
+
+/**
  * @param {string} file docker-compose.yml
  * @param {string} root repository root
  * @returns {string[]} messages
@@ -114,13 +134,8 @@ function check(file, root) {
     if (module) errors.push(...unknownEnvVars(root, module, Object.keys(env), `${rel}: COMPOSE-ENV ${name}`));
 
     if (module === 'fanout-node') {
-      if (env.WATCHFANOUT_BIND_ADDRESS !== undefined && env.WATCHFANOUT_BIND_ADDRESS !== '0.0.0.0') {
-        err('COMPOSE-FANOUT', `${name}: WATCHFANOUT_BIND_ADDRESS=${env.WATCHFANOUT_BIND_ADDRESS} is unreachable from other containers`);
-      }
-      const port = Number(env.WATCHFANOUT_PORT || 8080);
-      if (!containerPorts(s).includes(port)) err('COMPOSE-FANOUT', `${name}: publishes no port ${port} (WATCHFANOUT_PORT)`);
-      const test = [].concat((s.healthcheck || {}).test || []).join(' ');
-      if (test && !test.includes(`:${port}/readyz`)) err('COMPOSE-FANOUT', `${name}: the health check does not probe :${port}/readyz`);
+      checkServed((msg) => err('COMPOSE-FANOUT', `${name}: ${msg}`), s, env, df,
+        { hostVar: 'WATCHFANOUT_BIND_ADDRESS', portVar: 'WATCHFANOUT_PORT', defaultPort: 8080, path: '/readyz' });
       const drain = env.WATCHFANOUT_SHUTDOWN_DRAIN !== undefined ? durationSeconds(env.WATCHFANOUT_SHUTDOWN_DRAIN) : 5;
       const grace = s.stop_grace_period !== undefined ? composeDurationSeconds(s.stop_grace_period) : 10;
       if (!(grace > drain)) err('COMPOSE-FANOUT', `${name}: stop_grace_period ${grace}s must exceed the shutdown drain ${drain}s`);
@@ -129,6 +144,10 @@ function check(file, root) {
       const port = Number(env.WATCHFANOUT_HTTP_PORT || 9100);
       const test = [].concat((s.healthcheck || {}).test || []).join(' ');
       if (test && !test.includes(`:${port}/livez`)) err('COMPOSE-INGESTER', `${name}: the health check does not probe :${port}/livez`);
+    }
+    if (module === 'kube-kafka') {
+      checkServed((msg) => err('COMPOSE-KUBE-TOPICS', `${name}: ${msg}`), s, env, df,
+        { hostVar: 'WATCHFANOUT_HTTP_HOST', portVar: 'WATCHFANOUT_HTTP_PORT', defaultPort: 8095, path: '/readyz' });
     }
   }
 

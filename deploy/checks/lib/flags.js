@@ -93,6 +93,8 @@ function moduleOfImage(name) {
   if (!name) return null;
   if (/fanout-node/.test(name)) return 'fanout-node';
   if (/ingester/.test(name)) return 'ingester';
+  // The Kubernetes topics application: KubeTopicsMain of kube-kafka (kube-topics.jar).
+  if (/kube-topics/.test(name)) return 'kube-kafka';
   return null;
 }
 

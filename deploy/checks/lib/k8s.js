@@ -4,7 +4,8 @@
 //      kubernetes-models' validators (types, required fields, enums, formats);
 //   2. strict fields: no field the schema does not define (lib/strict-fields.js);
 //   3. references and watch-fanout's own rules (the "K8S-*" messages below), among them that some
-//      container runs the state materializer (K8S-MATERIALIZER).
+//      container runs the state materializer (K8S-MATERIALIZER) and that the Kubernetes topics
+//      application is probed on its /readyz, over plain HTTP (K8S-KUBE-TOPICS).
 
 const path = require('path');
 const { unknownFields, NODE_MODULES } = require('./strict-fields');
@@ -205,6 +206,22 @@ function validateObjects(objects, ctx) {
         if (sleep <= 0) errors.push(`K8S-FANOUT ${cw}: no preStop delay before SIGTERM`);
         if (!(grace > sleep + drain)) {
           errors.push(`K8S-FANOUT ${w}: terminationGracePeriodSeconds ${grace} must exceed preStop ${sleep}s + shutdown drain ${drain}s`);
+        }
+      }
+      if (module === 'kube-kafka') {
+        const port = Number(env.WATCHFANOUT_HTTP_PORT || 8095);
+        if (!(c.ports || []).some((p) => p.containerPort === port)) {
+          errors.push(`K8S-KUBE-TOPICS ${cw}: WATCHFANOUT_HTTP_PORT=${port} is no containerPort`);
+        }
+        if (env.WATCHFANOUT_HTTP_HOST !== undefined && env.WATCHFANOUT_HTTP_HOST !== '0.0.0.0') {
+          errors.push(`K8S-KUBE-TOPICS ${cw}: WATCHFANOUT_HTTP_HOST=${env.WATCHFANOUT_HTTP_HOST} is unreachable by the kubelet's probes`);
+        }
+        const readiness = (c.readinessProbe || {}).httpGet || {};
+        if (readiness.path !== '/readyz' || portNumber(readiness.port, c) !== port) {
+          errors.push(`K8S-KUBE-TOPICS ${cw}: readinessProbe must be GET /readyz on port ${port} (Kafka Streams running)`);
+        }
+        if (String(readiness.scheme || 'HTTP').toUpperCase() !== 'HTTP') {
+          errors.push(`K8S-KUBE-TOPICS ${cw}: the application serves plain HTTP; readinessProbe scheme ${readiness.scheme} fails`);
         }
       }
       if (module === 'ingester') {

@@ -417,6 +417,8 @@ final class LocalStack {
                         tier.topicPrefix(),
                         "--replication-factor",
                         Integer.toString(config.kafkaReplicationFactor()),
+                        "--http-host",
+                        StackLauncher.HOST,
                         "--http-port",
                         Integer.toString(config.kubeTopicsPort()));
         if (secure != null) {

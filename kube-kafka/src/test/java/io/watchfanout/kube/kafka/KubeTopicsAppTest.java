@@ -148,6 +148,9 @@ class KubeTopicsAppTest {
             await().until(app::ready);
             assertThat(app.metrics().prometheusText(System.currentTimeMillis()))
                     .contains("watchfanout_kube_undecodable_total{reason=\"corrupt\"} 1");
+            // Revision 11 is the topic's newest and the last processed: no lag once its end was read.
+            await().until(() -> app.metrics().newestRevision() == 11);
+            assertThat(app.metrics().lagRevisions()).isZero();
         }
     }
 

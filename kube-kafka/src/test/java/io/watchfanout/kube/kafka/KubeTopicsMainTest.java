@@ -8,7 +8,7 @@ import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** The application's command line: usage, and the exit code and message of bad flags (no broker). */
+/** The application's command line: usage, and the exit code and message of bad flags and addresses (no broker). */
 class KubeTopicsMainTest {
 
     /** Exit code, standard output and standard error of {@code kube-topics args}. */
@@ -38,6 +38,8 @@ class KubeTopicsMainTest {
                         "--exclude",
                         "--http-port",
                         "Default: 8095",
+                        "--http-host",
+                        "Default: 0.0.0.0",
                         "WATCHFANOUT_KAFKA_BOOTSTRAP");
     }
 
@@ -61,5 +63,13 @@ class KubeTopicsMainTest {
         Run prefix = run("--kafka-bootstrap", "127.0.0.1:9092", "--etcd-prefix", "registry");
         assertThat(prefix.code()).isEqualTo(2);
         assertThat(prefix.err()).contains("--etcd-prefix");
+    }
+
+    @Test
+    void anAddressThatCannotBeBoundExitsOneNamingTheFlags() {
+        // 192.0.2.1 (TEST-NET-1) is no address of this machine: the bind fails before anything starts.
+        Run r = run("--kafka-bootstrap", "127.0.0.1:9092", "--http-host", "192.0.2.1", "--http-port", "0");
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.err()).contains("kube-topics: --http-host/--http-port: ");
     }
 }

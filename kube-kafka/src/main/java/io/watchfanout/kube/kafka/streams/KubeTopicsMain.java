@@ -26,9 +26,10 @@ import picocli.CommandLine.Command;
  * Command line of the Kubernetes topics application ({@link KubeTopicsApp}): reads
  * {@code <prefix>.events} and writes Kubernetes watch events per resource until SIGTERM, then
  * commits and stops. Serves {@code GET /readyz} (200 while Kafka Streams runs) and
- * {@code GET /metrics} ({@link KubeTopicsMetrics}, Prometheus text) on {@code --http-port}. Every
+ * {@code GET /metrics} ({@link KubeTopicsMetrics}, Prometheus text) on {@code --http-host}
+ * (every interface by default) and {@code --http-port}. Every
  * flag also reads from {@code WATCHFANOUT_<FLAG_NAME>}. Exit codes: 0 after SIGTERM, 1 when the
- * port cannot be bound, 2 for bad flags.
+ * address cannot be bound, 2 for bad flags.
  */
 @Command(
         name = "kube-topics",
@@ -85,6 +86,10 @@ public final class KubeTopicsMain implements Callable<Integer> {
                 .unit("TCP port")
                 .check(Check.between(-1, 65535))
                 .help("Port of /readyz and /metrics; 0 picks a free one, -1 disables them.");
+        static final Flag<String> HTTP_HOST = Flag.text("--http-host", "ADDRESS")
+                .defaultValue("0.0.0.0")
+                .unit("IP address")
+                .help("Address of /readyz and /metrics (0.0.0.0: every interface).");
 
         /** The table in {@code --help}'s order. */
         public Flags() {
@@ -99,7 +104,8 @@ public final class KubeTopicsMain implements Callable<Integer> {
                     PUBLISH_SECRETS,
                     INCLUDE,
                     EXCLUDE,
-                    HTTP_PORT);
+                    HTTP_PORT,
+                    HTTP_HOST);
         }
     }
 
@@ -140,13 +146,14 @@ public final class KubeTopicsMain implements Callable<Integer> {
         int port = v.get(Flags.HTTP_PORT);
         if (port >= 0) {
             try {
-                ops = opsServer(app, port);
+                ops = opsServer(app, v.get(Flags.HTTP_HOST), port);
             } catch (IOException e) {
                 app.close();
                 spec.commandLine()
                         .getErr()
-                        .println("kube-topics: --http-port: " + e.getMessage()
-                                + " (expected: a free port; 0 picks one, -1 disables the endpoints)");
+                        .println(
+                                "kube-topics: --http-host/--http-port: " + e.getMessage()
+                                        + " (expected: a local address and a free port; port 0 picks one, -1 disables the endpoints)");
                 spec.commandLine().getErr().flush();
                 return 1;
             }
@@ -172,9 +179,19 @@ public final class KubeTopicsMain implements Callable<Integer> {
         return 0;
     }
 
-    /** {@code /readyz} and {@code /metrics} on {@code port}, all interfaces. */
-    static HttpServer opsServer(KubeTopicsApp app, int port) throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress(port), 16);
+    /**
+     * {@code /readyz} and {@code /metrics} on {@code host:port}.
+     *
+     * @param host a local IP address or name, {@code 0.0.0.0} for every interface
+     * @param port the TCP port, 0 for a free one
+     * @throws IOException when the address cannot be bound (taken port, address not local)
+     */
+    static HttpServer opsServer(KubeTopicsApp app, String host, int port) throws IOException {
+        InetSocketAddress address = new InetSocketAddress(host, port);
+        if (address.isUnresolved()) {
+            throw new IOException("cannot resolve " + host);
+        }
+        HttpServer server = HttpServer.create(address, 16);
         server.createContext("/readyz", ex -> {
             boolean ready = app.ready();
             respond(ex, ready ? 200 : 503, ready ? "ok\n" : "not ready: " + app.state() + "\n", "text/plain");
@@ -187,7 +204,7 @@ public final class KubeTopicsMain implements Callable<Integer> {
                         app.metrics().prometheusText(System.currentTimeMillis()),
                         "text/plain; version=0.0.4"));
         server.start();
-        LOG.info("serving /readyz and /metrics on port {}", server.getAddress().getPort());
+        LOG.info("serving /readyz and /metrics on {}", server.getAddress());
         return server;
     }
 

@@ -9,8 +9,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What the Kubernetes topics application counts: events written, records skipped, values that
- * could not be decoded (by reason), and the etcd revision and ingester time of the last record
- * processed, from which {@code /metrics} reports how far behind the ingester it is.
+ * could not be decoded (by reason), the etcd revision and ingester time of the last record
+ * processed, and the newest revision in the events topic, from which {@code /metrics} reports how
+ * far behind the ingester it is (in seconds and in revisions).
  *
  * <p>Thread-safe: updated by every stream thread, read by the metrics endpoint.
  */
@@ -20,6 +21,7 @@ public final class KubeTopicsMetrics {
     private final Map<DecodeResult.Reason, LongAdder> undecodable = new EnumMap<>(DecodeResult.Reason.class);
     private final AtomicLong revision = new AtomicLong();
     private final AtomicLong recordTimeMillis = new AtomicLong();
+    private final AtomicLong newestRevision = new AtomicLong();
 
     /** Counters at zero. */
     public KubeTopicsMetrics() {
@@ -46,6 +48,11 @@ public final class KubeTopicsMetrics {
         recordTimeMillis.accumulateAndGet(timestampMillis, Math::max);
     }
 
+    /** Takes note of the newest revision read from the events topic's end (0: none found). */
+    void newestInTopic(long topicRevision) {
+        newestRevision.accumulateAndGet(topicRevision, Math::max);
+    }
+
     /** Watch events written to change topics. */
     public long events() {
         return events.sum();
@@ -64,6 +71,20 @@ public final class KubeTopicsMetrics {
     /** The highest etcd revision processed, 0 before the first. */
     public long revision() {
         return revision.get();
+    }
+
+    /** The newest etcd revision seen at the events topic's end, 0 before the first read found one. */
+    public long newestRevision() {
+        return newestRevision.get();
+    }
+
+    /**
+     * Revisions the application is behind the events topic: the newest revision at the topic's
+     * end minus the highest processed, at least 0; NaN before the topic's end was read.
+     */
+    public double lagRevisions() {
+        long newest = newestRevision();
+        return newest == 0 ? Double.NaN : Math.max(0, newest - revision());
     }
 
     /** The newest events-topic record timestamp processed (when the ingester received it), epoch ms; 0 before the first. */
@@ -97,6 +118,19 @@ public final class KubeTopicsMetrics {
                 .append("# TYPE watchfanout_kube_revision gauge\n")
                 .append("watchfanout_kube_revision ")
                 .append(revision())
+                .append('\n');
+        out.append("# HELP watchfanout_kube_newest_revision The newest etcd revision at the events topic's end "
+                        + "(read every few seconds; 0 before the first).\n")
+                .append("# TYPE watchfanout_kube_newest_revision gauge\n")
+                .append("watchfanout_kube_newest_revision ")
+                .append(newestRevision())
+                .append('\n');
+        double lag = lagRevisions();
+        out.append("# HELP watchfanout_kube_lag_revisions The newest revision in the events topic minus the highest "
+                        + "processed; NaN before the topic's end was read.\n")
+                .append("# TYPE watchfanout_kube_lag_revisions gauge\n")
+                .append("watchfanout_kube_lag_revisions ")
+                .append(Double.isNaN(lag) ? "NaN" : Long.toString((long) lag))
                 .append('\n');
         long time = recordTimeMillis();
         out.append(

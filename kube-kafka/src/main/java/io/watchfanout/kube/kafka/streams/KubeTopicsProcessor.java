@@ -126,7 +126,8 @@ final class KubeTopicsProcessor implements Processor<byte[], byte[], String, Obj
         }
     }
 
-    private static long revisionOf(EventsRecord r) {
+    /** The etcd revision of an events record: its event's or its progress record's, 0 for other records. */
+    static long revisionOf(EventsRecord r) {
         return switch (r.getBodyCase()) {
             case EVENT -> r.getEvent().getRevision();
             case PROGRESS -> r.getProgress().getRevision();
