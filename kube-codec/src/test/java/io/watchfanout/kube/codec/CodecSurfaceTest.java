@@ -44,7 +44,7 @@ class CodecSurfaceTest {
             "select",
             Set.of("LabelSelector", "FieldSelector", "SelectorException"),
             "table",
-            Set.of("KubeTable"),
+            Set.of("KubeTable", "HumanDuration"),
             "atrest",
             Set.of("EncryptionConfiguration", "StorageDecryption"));
 
