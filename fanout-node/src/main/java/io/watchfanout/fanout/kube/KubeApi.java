@@ -338,7 +338,7 @@ public final class KubeApi implements HttpHandler {
             KubeAuthorization authz)
             throws KubeError, InterruptedException {
         if (!p.subresource().isEmpty() && !p.subresource().equals("status")) {
-            throw KubeError.pathNotFound();
+            throw KubeError.subresourceNotServed(p.resource(), p.subresource());
         }
         // Built-in kinds have a protobuf form here; custom resources are JSON only.
         boolean protobufServed = builtIn.byPlural(

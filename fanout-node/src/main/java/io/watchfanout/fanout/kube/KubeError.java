@@ -103,6 +103,29 @@ final class KubeError extends Exception {
                 404, "NotFound", "the server could not find the requested resource", new JsonObject(), 0, null);
     }
 
+    /**
+     * 404 NotFound of a subresource this node does not serve ({@code pods/log}, {@code pods/exec},
+     * {@code deployments/scale}, proxies), in kube-apiserver's words and then where to go: those
+     * reach kubelets or controllers through kube-apiserver, which this read-only tier of stored
+     * objects is not.
+     */
+    static KubeError subresourceNotServed(KubeResource resource, String subresource) {
+        String what = resource.group().isEmpty() ? resource.plural() : resource.plural() + "." + resource.group();
+        JsonObject details = new JsonObject();
+        details.addProperty("group", resource.group());
+        details.addProperty("kind", resource.plural() + "/" + subresource);
+        return new KubeError(
+                404,
+                "NotFound",
+                "the server could not find the requested resource: this node serves the stored objects of " + what
+                        + " and their status only, not " + resource.plural() + "/" + subresource
+                        + " (logs, exec, attach, port-forward, proxies and scale go through kube-apiserver); ask "
+                        + "kube-apiserver",
+                details,
+                0,
+                null);
+    }
+
     /** 410 Expired, optionally with a {@code metadata.continue} that continues the list inconsistently. */
     static KubeError expired(String message, String continueToken) {
         return new KubeError(410, "Expired", message, null, 0, continueToken);

@@ -118,6 +118,14 @@ class KubeApiTest {
         assertThat(get("/api/v1/namespaces/a/configmaps/one", "application/json", null)
                         .statusCode())
                 .isEqualTo(200);
+        // A subresource that reaches kubelets through kube-apiserver (kubectl logs): a 404 that says where to go.
+        HttpResponse<String> logs = get("/api/v1/namespaces/a/pods/web-0/log", "application/json", null);
+        assertThat(logs.statusCode()).isEqualTo(404);
+        assertThat(json(logs).get("reason").getAsString()).isEqualTo("NotFound");
+        assertThat(json(logs).get("message").getAsString())
+                .startsWith("the server could not find the requested resource: ")
+                .contains("not pods/log")
+                .endsWith("ask kube-apiserver");
         // Not below a mounted prefix: the node's own 404, naming its paths.
         HttpResponse<String> apisx = get("/apisx", "application/json", null);
         assertThat(apisx.statusCode()).isEqualTo(404);
